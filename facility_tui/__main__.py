@@ -1,0 +1,3 @@
+from facility_tui.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,170 @@
+"""Command line: the app, and the headless ``apply`` and ``show`` that never import Textual."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from facility_tui import __version__
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="facility-tui",
+        description="Keyboard-driven combat tracker for the Facility and 2297 rule systems.",
+    )
+    p.add_argument("--version", action="version", version=f"facility-tui {__version__}")
+    sub = p.add_subparsers(dest="cmd")
+
+    run = sub.add_parser("run", help="open the tracker (the default)")
+    _app_args(run)
+
+    ap = sub.add_parser("apply", help="apply commands to a save file, headless")
+    ap.add_argument("save", type=Path, help="save file (created if missing)")
+    ap.add_argument("commands", nargs="+", help="command lines, one per argument")
+    ap.add_argument("--seed", type=int, help="seed for the dice of a newly created save")
+    ap.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
+
+    sh = sub.add_parser("show", help="print the state of a save file")
+    sh.add_argument("save", type=Path)
+    sh.add_argument("--json", action="store_true", help="print JSON (see docs/show-json.md)")
+
+    sub.add_parser("commands", help="list the command grammar")
+    return p
+
+
+def _app_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", nargs="?", type=Path, help="a save file to open")
+    p.add_argument("--saves", type=Path, help="save folder (default: saves/ in a checkout)")
+    p.add_argument("--seed", type=int, help="seed for the dice of new encounters")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] not in {"run", "apply", "show", "commands", "-h", "--help", "--version"}:
+        args.insert(0, "run")
+    ns = _parser().parse_args(args)
+    if ns.cmd == "apply":
+        return apply_cmd(ns.save, ns.commands, seed=ns.seed, quiet=ns.quiet)
+    if ns.cmd == "show":
+        return show_cmd(ns.save, as_json=ns.json)
+    if ns.cmd == "commands":
+        return commands_cmd()
+    return run_app(ns.file, ns.saves, ns.seed)
+
+
+def _err(message: str) -> None:
+    print(f"facility-tui: {message}", file=sys.stderr)
+
+
+def run_app(file: Path | None, saves: Path | None, seed: int | None) -> int:
+    from facility_tui.app import FacilityApp
+
+    app = FacilityApp(save_dir=saves, open_file=file, seed=seed)
+    app.run()
+    return app.return_code or 0
+
+
+def apply_cmd(save: Path, lines: Sequence[str], *, seed: int | None, quiet: bool) -> int:
+    """Apply every line or none: on the first error nothing is written and the exit code is 1."""
+    from attrs import evolve
+
+    from facility_tui import store
+    from facility_tui.commands import CommandError
+    from facility_tui.session import Session
+
+    try:
+        if save.exists():
+            session = store.load(save)
+        else:
+            start = store.blank()
+            start = evolve(start, seed=seed if seed is not None else _random_seed())
+            session = Session(start)
+    except store.SaveError as err:
+        _err(str(err))
+        return 2
+    for line in lines:
+        try:
+            outcome = session.execute(line)
+        except CommandError as err:
+            _err(f"'{line}': {err}; nothing was saved")
+            return 1
+        if not quiet:
+            print(f"> {line}")
+            for entry in outcome.events:
+                print(f"  {entry.text}")
+            if not outcome.events:
+                print(f"  {outcome.message}")
+    try:
+        store.save(session, save)
+    except store.SaveError as err:
+        _err(str(err))
+        return 2
+    return 0
+
+
+def _random_seed() -> int:
+    return int.from_bytes(os.urandom(4), "big")
+
+
+def state_json(session: Any) -> dict[str, Any]:
+    from facility_tui.codec import encode
+    from facility_tui.commands import listed
+    from facility_tui.systems import rules_for
+
+    enc = session.encounter
+    rules = rules_for(enc.system)
+    combatants = []
+    for c in listed(enc):
+        data = encode(c)
+        data["derived"] = encode(rules.summary(enc, c))
+        combatants.append(data)
+    return {
+        "schema_version": 1,
+        "name": enc.name,
+        "system": enc.system.value,
+        "phase": enc.phase.value,
+        "round": enc.round,
+        "turn": enc.turn,
+        "current": enc.current,
+        "next": enc.upcoming,
+        "order": list(enc.order),
+        "seed": enc.seed,
+        "rolls": enc.rolls,
+        "state": encode(enc.state),
+        "combatants": combatants,
+        "log": [encode(e) for e in enc.log],
+        "history": {"undo": len(session.undo_steps), "redo": len(session.redo_steps)},
+    }
+
+
+def show_cmd(save: Path, *, as_json: bool) -> int:
+    from facility_tui import store
+
+    try:
+        session = store.load(save)
+    except store.SaveError as err:
+        _err(str(err))
+        return 2
+    if as_json:
+        print(json.dumps(state_json(session), indent=2, ensure_ascii=False))
+        return 0
+    from facility_tui.report import render_text
+
+    print(render_text(session.encounter))
+    return 0
+
+
+def commands_cmd() -> int:
+    from facility_tui.commands import help_lines, register_all
+
+    register_all()
+    for usage, summary in help_lines():
+        print(f"{usage}\n    {summary}")
+    print("undo | u\n    Undo the last change\nredo\n    Redo what was undone")
+    return 0

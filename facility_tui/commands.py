@@ -1,0 +1,319 @@
+"""Commands: the one way an encounter changes, each with a text form.
+
+Grammar (the same in the command bar, ``facility-tui apply`` and the saved history)::
+
+    line    := verb { argument }
+    argument:= word | key=value          (shell-style quoting: "Sergeant Blanc", 'a b')
+    verb    := a registered name or alias (``help`` lists them)
+
+A combatant is named by its id, its name (any case) or an unambiguous prefix of either, or by its
+number in the initiative list (``#2`` or ``2`` where a name is expected). Wherever a number is
+expected, dice are accepted and rolled (C3): ``init=2d6+3``.
+
+Each command is declared once with ``@command``; the declaration carries its usage and help line,
+which the help screen, the command bar and ``docs/commands.md`` all read.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Callable, Iterable
+from attrs import evolve, frozen
+
+from facility_tui.dice import Dice, DiceError, Roll
+from facility_tui.model import ENEMIES, PCS, Combatant, Encounter, Kind, Phase, System
+
+
+class CommandError(ValueError):
+    """A command that cannot be applied; the message is one line, fit for the GM."""
+
+
+Runner = Callable[["Call"], Encounter]
+
+
+@frozen
+class Spec:
+    verb: str
+    usage: str
+    summary: str
+    run: Runner
+    systems: frozenset[System] = frozenset(System)
+    aliases: tuple[str, ...] = ()
+    group: str = "encounter"
+
+
+REGISTRY: dict[str, Spec] = {}
+_ALIASES: dict[str, str] = {}
+
+
+def command(
+    verb: str,
+    usage: str,
+    summary: str,
+    *,
+    systems: Iterable[System] = tuple(System),
+    aliases: tuple[str, ...] = (),
+    group: str = "encounter",
+) -> Callable[[Runner], Runner]:
+    """Declare a command. The decorated function gets a ``Call`` and returns the new encounter."""
+
+    def register(run: Runner) -> Runner:
+        spec = Spec(verb, usage, summary, run, frozenset(systems), aliases, group)
+        REGISTRY[verb] = spec
+        for alias in (verb, *aliases):
+            _ALIASES[alias] = verb
+        return run
+
+    return register
+
+
+def find_spec(verb: str) -> Spec:
+    register_all()
+    name = _ALIASES.get(verb.lower())
+    if name is None:
+        raise CommandError(f"unknown command '{verb}'; type 'help' or press ? for the list")
+    return REGISTRY[name]
+
+
+_OPTION = re.compile(r"^([a-z][a-z0-9_-]*)=(.*)$", re.IGNORECASE)
+
+
+@frozen
+class Parsed:
+    verb: str
+    args: tuple[str, ...]
+    options: tuple[tuple[str, str], ...]
+
+
+def parse(line: str) -> Parsed:
+    try:
+        words = shlex.split(line)
+    except ValueError as err:
+        raise CommandError(f"cannot read '{line}': {err}") from None
+    if not words:
+        raise CommandError("empty command; type 'help' for the list")
+    args: list[str] = []
+    options: list[tuple[str, str]] = []
+    for word in words[1:]:
+        m = _OPTION.match(word)
+        if m:
+            options.append((m.group(1).lower().replace("-", "_"), m.group(2)))
+        else:
+            args.append(word)
+    return Parsed(words[0].lower(), tuple(args), tuple(options))
+
+
+def quote(word: str) -> str:
+    return shlex.quote(word)
+
+
+class Call:
+    """One application of a command: its arguments, the encounter and the dice."""
+
+    def __init__(self, spec: Spec, parsed: Parsed, encounter: Encounter, dice: Dice) -> None:
+        self.spec = spec
+        self.verb = spec.verb
+        self.args = list(parsed.args)
+        self.options = dict(parsed.options)
+        self._used: set[str] = set()
+        self.enc = encounter
+        self.dice = dice
+
+    # -- arguments ----------------------------------------------------------------------------
+
+    def fail(self, message: str) -> CommandError:
+        return CommandError(message)
+
+    def usage_error(self, what: str) -> CommandError:
+        return CommandError(f"{what}; usage: {self.spec.usage}")
+
+    def arg(self, index: int, what: str) -> str:
+        if index >= len(self.args):
+            raise self.usage_error(f"'{self.verb}' needs {what}")
+        return self.args[index]
+
+    def rest(self, start: int, what: str) -> str:
+        if start >= len(self.args):
+            raise self.usage_error(f"'{self.verb}' needs {what}")
+        return " ".join(self.args[start:])
+
+    def option(self, key: str, default: str | None = None) -> str | None:
+        self._used.add(key)
+        return self.options.get(key, default)
+
+    def has(self, key: str) -> bool:
+        self._used.add(key)
+        return key in self.options
+
+    def check_options(self) -> None:
+        unknown = sorted(set(self.options) - self._used)
+        if unknown:
+            raise self.usage_error(f"'{self.verb}' does not take {', '.join(unknown)}=")
+
+    def expect_args(self, count: int) -> None:
+        if len(self.args) > count:
+            extra = " ".join(self.args[count:])
+            raise self.usage_error(f"unexpected '{extra}' after '{self.verb}'")
+
+    # -- numbers and dice ---------------------------------------------------------------------
+
+    def number(self, text: str, what: str, *, minimum: int | None = None) -> int:
+        """A typed number or a dice roll (logged); refuses words and values below ``minimum``."""
+        try:
+            value, roll = self.dice.value(text)
+        except DiceError as err:
+            raise CommandError(f"{what}: {err}") from None
+        if minimum is not None and value < minimum:
+            raise CommandError(f"{what} must be at least {minimum}, got {value}")
+        if roll is not None:
+            self.log_roll(what, roll)
+        return value
+
+    def int_option(self, key: str, what: str, default: int, *, minimum: int | None = None) -> int:
+        text = self.option(key)
+        return default if text is None else self.number(text, what, minimum=minimum)
+
+    def roll(self, expr: str, what: str) -> Roll:
+        try:
+            roll = self.dice.roll(expr)
+        except DiceError as err:
+            raise CommandError(f"{what}: {err}") from None
+        self.log_roll(what, roll)
+        return roll
+
+    def log_roll(self, what: str, roll: Roll) -> None:
+        self.enc = self.enc.logged(f"{what}: {roll.detail}", Kind.ROLL)
+
+    def log(self, text: str, kind: Kind = Kind.INFO) -> None:
+        self.enc = self.enc.logged(text, kind)
+
+    # -- combatants ---------------------------------------------------------------------------
+
+    def combatant(self, ref: str) -> Combatant:
+        return resolve(self.enc, ref)
+
+    def need_phase(self, *phases: Phase) -> None:
+        if self.enc.phase not in phases:
+            wanted = " or ".join(p.value for p in phases)
+            raise CommandError(
+                f"'{self.verb}' works in {wanted}, and the encounter is in {self.enc.phase.value}"
+            )
+
+
+def resolve(enc: Encounter, ref: str) -> Combatant:
+    """Find a combatant by id, name, unique prefix, or list number (``2`` / ``#2``)."""
+    text = ref.strip().lower()
+    if not text:
+        raise CommandError("name a combatant")
+    number = text.removeprefix("#")
+    if number.isdigit():
+        ordered = listed(enc)
+        i = int(number)
+        if 1 <= i <= len(ordered):
+            return ordered[i - 1]
+        raise CommandError(f"no combatant #{i}: the list has {len(ordered)}")
+    for c in enc.combatants:
+        if c.id == text or c.name.lower() == text:
+            return c
+    matches = [c for c in enc.combatants if c.id.startswith(text) or c.name.lower().startswith(text)]
+    if len(matches) == 1:
+        return matches[0]
+    if matches:
+        names = ", ".join(c.name for c in matches[:5])
+        raise CommandError(f"'{ref}' could be {names}; type more of the name")
+    raise CommandError(f"no combatant called '{ref}'; 'show' lists them")
+
+
+def listed(enc: Encounter) -> list[Combatant]:
+    """Combatants in the order the initiative list shows them."""
+    from facility_tui.systems import rules_for
+
+    return rules_for(enc.system).listed(enc)
+
+
+def slug(name: str) -> str:
+    s = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+    return s or "x"
+
+
+def unique_id(enc: Encounter, name: str) -> str:
+    base = slug(name)
+    cid, n = base, 1
+    while enc.has(cid):
+        n += 1
+        cid = f"{base}-{n}"
+    return cid
+
+
+SIDES = {
+    "pc": PCS,
+    "pcs": PCS,
+    "player": PCS,
+    "players": PCS,
+    "ally": PCS,
+    "enemy": ENEMIES,
+    "enemies": ENEMIES,
+    "npc": ENEMIES,
+    "foe": ENEMIES,
+    "foes": ENEMIES,
+}
+
+
+def side_of(text: str) -> str:
+    side = SIDES.get(text.lower())
+    if side is None:
+        raise CommandError(f"unknown side '{text}': use pc or enemy")
+    return side
+
+
+# -- applying ---------------------------------------------------------------------------------
+
+
+@frozen
+class Applied:
+    encounter: Encounter
+    line: str
+    rolls: tuple[Roll, ...]
+
+
+def apply(enc: Encounter, line: str, replay: Iterable[Roll] = ()) -> Applied:
+    """Apply one command line; raises ``CommandError`` and leaves ``enc`` as it was on bad input."""
+    parsed = parse(line)
+    spec = find_spec(parsed.verb)
+    if enc.system not in spec.systems:
+        raise CommandError(f"'{spec.verb}' is a rule of {_systems(spec)}, not of {enc.system.value}")
+    dice = Dice(enc.seed, enc.rolls, tuple(replay))
+    call = Call(spec, parsed, enc, dice)
+    new = spec.run(call)
+    call.check_options()
+    if dice.position != new.rolls:
+        new = evolve(new, rolls=dice.position)
+    return Applied(new, line.strip(), tuple(dice.rolled))
+
+
+def _systems(spec: Spec) -> str:
+    return " and ".join(sorted(s.value for s in spec.systems))
+
+
+def help_lines(system: System | None = None) -> list[tuple[str, str]]:
+    return [
+        (s.usage, s.summary)
+        for s in REGISTRY.values()
+        if system is None or system in s.systems
+    ]
+
+
+_registered = False
+
+
+def register_all() -> None:
+    """Import every module that declares commands (once)."""
+    global _registered
+    if _registered:
+        return
+    _registered = True
+    import facility_tui.systems
+    import facility_tui.verbs  # noqa: F401
+
+    facility_tui.systems.load_all()

@@ -1,0 +1,127 @@
+"""The encounter model: plain, immutable attrs classes.
+
+Every change goes through a command (see ``commands``) that returns a new ``Encounter``; nothing here
+mutates. Immutability is what makes undo a matter of keeping the old value around.
+
+Each rule system keeps its per-combatant data in a *sheet* (an attrs class of its own module), held in
+``Combatant.sheet``; the encounter's ``system`` says which sheet class that is.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable
+from typing import Any
+
+from attrs import evolve, field, frozen
+
+
+class System(enum.StrEnum):
+    R2297 = "2297"
+    FACILITY = "facility"
+
+
+class Phase(enum.StrEnum):
+    SETUP = "setup"
+    ACTIVE = "active"
+    ENDED = "ended"
+
+
+class Kind(enum.StrEnum):
+    """What a log line records; screens colour by it."""
+
+    INFO = "info"
+    ROLL = "roll"
+    OVERRIDE = "override"
+    EFFECT = "effect"
+    TURN = "turn"
+
+
+@frozen
+class LogEntry:
+    round: int
+    text: str
+    kind: Kind = Kind.INFO
+
+
+@frozen
+class Sheet:
+    """The empty sheet; each rule system subclasses it with its own numbers."""
+
+
+@frozen
+class Combatant:
+    id: str
+    name: str
+    side: str = "enemy"
+    initiative: int = 0
+    notes: str = ""
+    sheet: Any = field(factory=Sheet)
+
+
+PCS = "pcs"
+ENEMIES = "enemies"
+
+
+@frozen
+class Encounter:
+    name: str
+    system: System
+    seed: int = 0
+    rolls: int = 0  # how many dice rolls have been made: the position of the seeded RNG
+    phase: Phase = Phase.SETUP
+    round: int = 0
+    turn: int = 0  # index into ``order``
+    order: tuple[str, ...] = ()  # whose turns this round: combatant ids (2297) or sides (Facility)
+    combatants: tuple[Combatant, ...] = ()
+    log: tuple[LogEntry, ...] = ()
+    state: Any = field(factory=Sheet)  # encounter-wide data of the rule system
+
+    # -- lookups ------------------------------------------------------------------------------
+
+    def get(self, cid: str) -> Combatant:
+        for c in self.combatants:
+            if c.id == cid:
+                return c
+        raise KeyError(cid)
+
+    def has(self, cid: str) -> bool:
+        return any(c.id == cid for c in self.combatants)
+
+    @property
+    def current(self) -> str | None:
+        """The slot (combatant id or side) whose turn it is, if combat is running."""
+        if self.phase is Phase.ACTIVE and 0 <= self.turn < len(self.order):
+            return self.order[self.turn]
+        return None
+
+    @property
+    def upcoming(self) -> str | None:
+        """The slot that acts after the current one; at the round's end, the next round's first."""
+        if self.phase is not Phase.ACTIVE or not self.order:
+            return None
+        if self.turn + 1 < len(self.order):
+            return self.order[self.turn + 1]
+        return self.order[0]
+
+    # -- building new values -----------------------------------------------------------------
+
+    def logged(self, text: str, kind: Kind = Kind.INFO) -> Encounter:
+        return evolve(self, log=(*self.log, LogEntry(self.round, text, kind)))
+
+    def logged_all(self, lines: Iterable[tuple[str, Kind]]) -> Encounter:
+        new = tuple(LogEntry(self.round, t, k) for t, k in lines)
+        return evolve(self, log=self.log + new) if new else self
+
+    def replace(self, combatant: Combatant) -> Encounter:
+        return evolve(
+            self,
+            combatants=tuple(combatant if c.id == combatant.id else c for c in self.combatants),
+        )
+
+    def update(self, cid: str, **changes: Any) -> Encounter:
+        return self.replace(evolve(self.get(cid), **changes))
+
+    def update_sheet(self, cid: str, **changes: Any) -> Encounter:
+        c = self.get(cid)
+        return self.replace(evolve(c, sheet=evolve(c.sheet, **changes)))

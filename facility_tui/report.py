@@ -1,0 +1,31 @@
+"""Plain-text rendering of an encounter, for ``facility-tui show``."""
+
+from __future__ import annotations
+
+from facility_tui.commands import listed
+from facility_tui.model import Encounter, Phase
+from facility_tui.systems import rules_for
+
+
+def status_line(enc: Encounter) -> str:
+    rules = rules_for(enc.system)
+    if enc.phase is Phase.SETUP:
+        return "Setup: not started"
+    if enc.phase is Phase.ENDED:
+        return f"Ended after round {enc.round}"
+    cur = rules.slot_name(enc, enc.current) if enc.current else "-"
+    nxt = rules.slot_name(enc, enc.upcoming) if enc.upcoming else "-"
+    return f"Round {enc.round} | Turn: {cur} | Next: {nxt}"
+
+
+def render_text(enc: Encounter, log_lines: int = 10) -> str:
+    rules = rules_for(enc.system)
+    out = [f"{enc.name} [{rules.title}]", status_line(enc), ""]
+    for i, c in enumerate(listed(enc), 1):
+        mark = ">" if c.id == enc.current else " "
+        extra = "  ".join(f"{k}={v}" for k, v in rules.summary(enc, c).items())
+        out.append(f"{mark}{i:>2} {c.name:<24} {c.side:<8} init {c.initiative:>3}  {extra}".rstrip())
+    if enc.log:
+        out += ["", "Log:"]
+        out += [f"  [{e.round}] {e.text}" for e in enc.log[-log_lines:]]
+    return "\n".join(out)

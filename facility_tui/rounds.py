@@ -1,0 +1,70 @@
+"""The round state machine (C1): setup → round N, turn k → ended.
+
+::
+
+    SETUP --start--> ACTIVE(round 1, turn 0) --next--> ... --next at the last turn--> ACTIVE(round+1, 0)
+      ^                    |  prev (marker only)                                    |
+      +--- (undo) ---------+------------------------- end --------------------------> ENDED
+
+The order of a round is fixed when the round starts and never changes inside it (A3). The rule
+system is told when each turn and round starts and ends, which is where timed effects tick (C2).
+"""
+
+from __future__ import annotations
+
+from attrs import evolve
+
+from facility_tui.dice import Dice
+from facility_tui.model import Encounter, Kind, Phase
+from facility_tui.systems import RuleSystem, rules_for
+
+
+def _rules(enc: Encounter) -> RuleSystem:
+    return rules_for(enc.system)
+
+
+def _announce(enc: Encounter) -> Encounter:
+    rules = _rules(enc)
+    slot = enc.current
+    if slot is None:
+        return enc
+    return enc.logged(f"Round {enc.round}: {rules.slot_name(enc, slot)}'s turn", Kind.TURN)
+
+
+def begin_round(enc: Encounter, dice: Dice) -> Encounter:
+    """Start the next round: fix its order, then start its first turn."""
+    rules = _rules(enc)
+    enc = evolve(enc, phase=Phase.ACTIVE, round=enc.round + 1, turn=0)
+    enc = rules.round_order(enc, dice)
+    enc = rules.round_started(enc, dice)
+    return start_turn(enc, dice)
+
+
+def start_turn(enc: Encounter, dice: Dice) -> Encounter:
+    enc = _announce(enc)
+    slot = enc.current
+    return enc if slot is None else _rules(enc).turn_started(enc, slot, dice)
+
+
+def next_turn(enc: Encounter, dice: Dice) -> Encounter:
+    rules = _rules(enc)
+    slot = enc.current
+    if slot is not None:
+        enc = rules.turn_ended(enc, slot, dice)
+    if enc.turn + 1 < len(enc.order):
+        return start_turn(evolve(enc, turn=enc.turn + 1), dice)
+    enc = rules.round_ended(enc, dice)
+    return begin_round(enc, dice)
+
+
+def prev_turn(enc: Encounter) -> Encounter:
+    """Move the turn marker back one slot. Effects are not reversed: that is what undo is for."""
+    if enc.turn > 0:
+        enc = evolve(enc, turn=enc.turn - 1)
+    elif enc.round > 1:
+        enc = evolve(enc, round=enc.round - 1, turn=max(len(enc.order) - 1, 0))
+    else:
+        return enc
+    slot = enc.current
+    name = _rules(enc).slot_name(enc, slot) if slot else "?"
+    return enc.logged(f"Turn marker moved back to round {enc.round}, {name}", Kind.OVERRIDE)

@@ -1,0 +1,140 @@
+"""A session: the current encounter plus its undo/redo history.
+
+History is a list of steps, each the command line and the dice it rolled. In memory every undoable
+step keeps the encounter it replaced, so undo is instant; redo re-applies the line with its recorded
+dice, so it gives back exactly what was shown. On disk the history is the oldest kept encounter plus
+the steps, rebuilt by replaying them (see ``store``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from attrs import frozen
+
+from facility_tui.commands import CommandError, apply, parse, register_all
+from facility_tui.dice import Roll
+from facility_tui.model import Encounter, LogEntry
+
+HISTORY_LIMIT = 200
+
+
+@frozen
+class Step:
+    line: str
+    rolls: tuple[Roll, ...] = ()
+
+
+@frozen
+class Outcome:
+    message: str
+    events: tuple[LogEntry, ...] = ()
+    changed: bool = True
+
+
+class Session:
+    def __init__(
+        self,
+        encounter: Encounter,
+        undo: Sequence[tuple[Step, Encounter]] = (),
+        redo: Sequence[Step] = (),
+        limit: int = HISTORY_LIMIT,
+    ) -> None:
+        register_all()
+        self.encounter = encounter
+        self._undo: list[tuple[Step, Encounter]] = list(undo)
+        self._redo: list[Step] = list(redo)
+        self.limit = limit
+        self.listeners: list[Callable[[Session], None]] = []
+
+    # -- history views ------------------------------------------------------------------------
+
+    @property
+    def undo_steps(self) -> list[Step]:
+        return [s for s, _ in self._undo]
+
+    @property
+    def redo_steps(self) -> list[Step]:
+        """Steps that redo would apply, the next one last."""
+        return list(self._redo)
+
+    @property
+    def base(self) -> Encounter:
+        """The oldest encounter the history can go back to."""
+        return self._undo[0][1] if self._undo else self.encounter
+
+    def can_undo(self) -> bool:
+        return bool(self._undo)
+
+    def can_redo(self) -> bool:
+        return bool(self._redo)
+
+    # -- changing -----------------------------------------------------------------------------
+
+    def execute(self, line: str) -> Outcome:
+        """Run one line: ``undo``, ``redo`` or a command. Raises ``CommandError`` on bad input."""
+        verb = parse(line).verb
+        if verb in ("undo", "u"):
+            return self.undo()
+        if verb in ("redo",):
+            return self.redo()
+        return self.apply(line)
+
+    def apply(self, line: str) -> Outcome:
+        before = self.encounter
+        applied = apply(before, line)
+        self._push(Step(applied.line, applied.rolls), before)
+        self._redo.clear()
+        return self._changed(before, applied.encounter, f"Done: {applied.line}")
+
+    def undo(self) -> Outcome:
+        if not self._undo:
+            raise CommandError("nothing to undo")
+        step, before = self._undo.pop()
+        self._redo.append(step)
+        current = self.encounter
+        self.encounter = before
+        self._notify()
+        return Outcome(f"Undid: {step.line}", (), current != before)
+
+    def redo(self) -> Outcome:
+        if not self._redo:
+            raise CommandError("nothing to redo")
+        step = self._redo[-1]
+        before = self.encounter
+        applied = apply(before, step.line, step.rolls)
+        self._redo.pop()
+        self._push(step, before)
+        return self._changed(before, applied.encounter, f"Redid: {step.line}")
+
+    def _push(self, step: Step, before: Encounter) -> None:
+        self._undo.append((step, before))
+        if len(self._undo) > self.limit:
+            del self._undo[: len(self._undo) - self.limit]
+
+    def _changed(self, before: Encounter, after: Encounter, message: str) -> Outcome:
+        self.encounter = after
+        self._notify()
+        return Outcome(message, new_entries(before, after))
+
+    def _notify(self) -> None:
+        for listener in self.listeners:
+            listener(self)
+
+
+def new_entries(before: Encounter, after: Encounter) -> tuple[LogEntry, ...]:
+    """Log lines that ``after`` added to ``before`` (all of them when the log was replaced)."""
+    n = len(before.log)
+    if n <= len(after.log) and (n == 0 or after.log[n - 1] is before.log[-1]):
+        return after.log[n:]
+    return after.log
+
+
+def rebuild(base: Encounter, steps: Sequence[Step], redo: Sequence[Step] = ()) -> Session:
+    """A session whose history replays ``steps`` from ``base`` with their recorded dice."""
+    undo: list[tuple[Step, Encounter]] = []
+    enc = base
+    for step in steps:
+        undo.append((step, enc))
+        enc = apply(enc, step.line, step.rolls).encounter
+    return Session(enc, undo, redo)

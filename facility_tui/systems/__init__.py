@@ -1,0 +1,93 @@
+"""Rule systems: what differs between 2297 and Facility, behind one small interface.
+
+The round state machine (``facility_tui.rounds``) asks the encounter's system for the order of each
+round and tells it when turns and rounds start and end; the system answers with a new encounter.
+Each system also declares its own commands (``facility_tui.commands.command``) and its sheet.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from facility_tui.model import Combatant, Encounter, Sheet, System
+
+if TYPE_CHECKING:
+    from facility_tui.commands import Call
+    from facility_tui.dice import Dice
+
+
+class RuleSystem:
+    """Default behaviour: turns in descending initiative; no per-turn effects."""
+
+    system: System
+    sheet_type: type = Sheet
+    state_type: type = Sheet
+    title: str = ""
+
+    def new_sheet(self, call: Call) -> Any:
+        """The sheet of a combatant being added, from the ``add`` command's options."""
+        return self.sheet_type()
+
+    def new_state(self) -> Any:
+        return self.state_type()
+
+    def listed(self, enc: Encounter) -> list[Combatant]:
+        """Combatants in the order the initiative pane shows them."""
+        return sorted(enc.combatants, key=lambda c: -c.initiative)
+
+    def begin_combat(self, call: Call) -> Encounter:
+        """Settle what must be settled before round 1 (e.g. Facility's side initiative)."""
+        return call.enc
+
+    def round_order(self, enc: Encounter, dice: Dice) -> Encounter:
+        """Set ``enc.order`` for the round that is starting (``enc.round`` is already the new one)."""
+        raise NotImplementedError
+
+    def round_started(self, enc: Encounter, dice: Dice) -> Encounter:
+        return enc
+
+    def round_ended(self, enc: Encounter, dice: Dice) -> Encounter:
+        return enc
+
+    def turn_started(self, enc: Encounter, slot: str, dice: Dice) -> Encounter:
+        return enc
+
+    def turn_ended(self, enc: Encounter, slot: str, dice: Dice) -> Encounter:
+        return enc
+
+    def slot_name(self, enc: Encounter, slot: str) -> str:
+        """How a turn's owner is shown: a combatant's name, or a side's."""
+        return enc.get(slot).name if enc.has(slot) else slot
+
+    def removed(self, enc: Encounter, cid: str) -> Encounter:
+        """Forget a removed combatant in system state."""
+        return enc
+
+    def summary(self, enc: Encounter, c: Combatant) -> dict[str, Any]:
+        """Rule-derived figures of a combatant for ``show`` and the panes."""
+        return {}
+
+
+_SYSTEMS: dict[System, RuleSystem] = {}
+
+
+def register(rules: RuleSystem) -> RuleSystem:
+    _SYSTEMS[rules.system] = rules
+    return rules
+
+
+def load_all() -> None:
+    from facility_tui.systems import facility, r2297  # noqa: F401
+
+
+def rules_for(system: System) -> RuleSystem:
+    if not _SYSTEMS:
+        load_all()
+    return _SYSTEMS[system]
+
+
+def all_systems() -> Iterable[RuleSystem]:
+    if not _SYSTEMS:
+        load_all()
+    return _SYSTEMS.values()

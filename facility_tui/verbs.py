@@ -1,0 +1,194 @@
+"""Commands common to both rule systems: building the encounter and moving through rounds (C1, C4)."""
+
+from __future__ import annotations
+
+from attrs import evolve
+
+from facility_tui import rounds
+from facility_tui.commands import Call, CommandError, command, side_of, unique_id
+from facility_tui.model import Combatant, Encounter, Kind, Phase, System
+from facility_tui.systems import rules_for
+
+
+def system_of(text: str) -> System:
+    try:
+        return System(text.lower())
+    except ValueError:
+        raise CommandError(f"unknown rule system '{text}': use 2297 or facility") from None
+
+
+@command(
+    "new",
+    "new 2297|facility NAME [seed=N]",
+    "Replace this encounter with a new, empty one (undo brings the old one back)",
+    group="session",
+)
+def new(call: Call) -> Encounter:
+    system = system_of(call.arg(0, "a rule system (2297 or facility)"))
+    name = call.rest(1, "a name for the encounter")
+    seed_text = call.option("seed")
+    if seed_text is None:
+        seed = call.dice.new_seed()  # drawn from the old encounter's dice: replays alike
+    elif seed_text.isdigit():
+        seed = int(seed_text)
+    else:
+        raise CommandError(f"seed must be a whole number, got '{seed_text}'")
+    rules = rules_for(system)
+    enc = Encounter(name=name, system=system, seed=seed, state=rules.new_state())
+    return enc.logged(f"New {system.value} encounter '{name}' (seed {seed})")
+
+
+@command(
+    "add",
+    "add NAME [side=pc|enemy] [init=DICE] [count=N] [rule options]",
+    "Add a combatant (count=3 adds three, numbered)",
+    aliases=("a",),
+)
+def add(call: Call) -> Encounter:
+    name = call.rest(0, "a name")
+    side = side_of(call.option("side", "enemy") or "enemy")
+    count = call.int_option("count", "count", 1, minimum=1)
+    if count > 50:
+        raise CommandError("count: at most 50 at once")
+    init_text = call.option("init")
+    rules = rules_for(call.enc.system)
+    sheet = rules.new_sheet(call)
+    names = [name] if count == 1 else [f"{name} {i}" for i in range(1, count + 1)]
+    for each in names:
+        init = 0 if init_text is None else call.number(init_text, f"{each} initiative")
+        c = Combatant(id=unique_id(call.enc, each), name=each, side=side, initiative=init, sheet=sheet)
+        call.enc = evolve(call.enc, combatants=(*call.enc.combatants, c))
+        when = " (joins the order next round)" if call.enc.phase is Phase.ACTIVE else ""
+        call.log(f"Added {each} ({side}){when}")
+    return call.enc
+
+
+@command("remove", "remove WHO", "Take a combatant out of the encounter", aliases=("rm", "x"))
+def remove(call: Call) -> Encounter:
+    c = call.combatant(call.rest(0, "who to remove"))
+    enc = call.enc
+    current = enc.current
+    order = tuple(s for s in enc.order if s != c.id)
+    turn = enc.turn
+    if c.id in enc.order and enc.order.index(c.id) < enc.turn:
+        turn -= 1
+    enc = evolve(
+        enc,
+        combatants=tuple(x for x in enc.combatants if x.id != c.id),
+        order=order,
+        turn=min(turn, max(len(order) - 1, 0)),
+    )
+    enc = rules_for(enc.system).removed(enc, c.id)
+    enc = enc.logged(f"Removed {c.name}")
+    if current == c.id and enc.phase is Phase.ACTIVE:
+        if not order:
+            return evolve(enc, phase=Phase.ENDED).logged("Combat over: no one left in the order")
+        enc = rounds.start_turn(enc, call.dice) if turn < len(order) else enc
+    return enc
+
+
+@command("init", "init WHO DICE", "Set a combatant's initiative by hand (a number or dice)")
+def set_initiative(call: Call) -> Encounter:
+    c = call.combatant(call.arg(0, "who"))
+    value = call.number(call.arg(1, "a number or dice"), f"{c.name} initiative", minimum=0)
+    call.expect_args(2)
+    call.enc = call.enc.update(c.id, initiative=value)
+    note = " (order changes from next round)" if call.enc.phase is Phase.ACTIVE else ""
+    call.log(f"{c.name} initiative set to {value} by the GM{note}", Kind.OVERRIDE)
+    return call.enc
+
+
+@command("side", "side WHO pc|enemy", "Move a combatant to the other side")
+def set_side(call: Call) -> Encounter:
+    c = call.combatant(call.arg(0, "who"))
+    side = side_of(call.arg(1, "a side (pc or enemy)"))
+    call.expect_args(2)
+    call.enc = call.enc.update(c.id, side=side)
+    call.log(f"{c.name} now on the {side} side", Kind.OVERRIDE)
+    return call.enc
+
+
+@command("rename", "rename WHO NEW NAME", "Change a combatant's shown name")
+def rename(call: Call) -> Encounter:
+    c = call.combatant(call.arg(0, "who"))
+    name = call.rest(1, "the new name")
+    call.enc = call.enc.update(c.id, name=name)
+    call.log(f"{c.name} is now called {name}")
+    return call.enc
+
+
+@command("note", "note WHO TEXT", "Set a combatant's free-form note (empty text clears it)")
+def note(call: Call) -> Encounter:
+    c = call.combatant(call.arg(0, "who"))
+    text = " ".join(call.args[1:])
+    call.enc = call.enc.update(c.id, notes=text)
+    call.log(f"Note on {c.name}: {text}" if text else f"Note on {c.name} cleared")
+    return call.enc
+
+
+@command("log", "log TEXT", "Write a line of your own into the log")
+def log_line(call: Call) -> Encounter:
+    call.log(call.rest(0, "some text"))
+    return call.enc
+
+
+@command("roll", "roll DICE [for=WHAT]", "Roll dice into the log (e.g. roll 2d10+4)", aliases=("r",))
+def roll(call: Call) -> Encounter:
+    what = call.option("for", "Roll") or "Roll"
+    call.roll("".join(call.args) or "", what)
+    return call.enc
+
+
+@command(
+    "start",
+    "start [rule options]",
+    "Start combat: settle initiative and begin round 1",
+    group="rounds",
+)
+def start(call: Call) -> Encounter:
+    call.need_phase(Phase.SETUP)
+    if not call.enc.combatants:
+        raise CommandError("add combatants before starting: add NAME side=pc init=2d6")
+    rules = rules_for(call.enc.system)
+    call.enc = rules.begin_combat(call)
+    call.log("Combat begins", Kind.TURN)
+    return rounds.begin_round(call.enc, call.dice)
+
+
+@command("next", "next", "End this turn and start the next one", aliases=("n",), group="rounds")
+def next_turn(call: Call) -> Encounter:
+    call.need_phase(Phase.ACTIVE)
+    call.expect_args(0)
+    return rounds.next_turn(call.enc, call.dice)
+
+
+@command(
+    "prev",
+    "prev",
+    "Move the turn marker back (effects stay; undo reverses them)",
+    aliases=("p", "back"),
+    group="rounds",
+)
+def prev_turn(call: Call) -> Encounter:
+    call.need_phase(Phase.ACTIVE)
+    call.expect_args(0)
+    if call.enc.round <= 1 and call.enc.turn == 0:
+        raise CommandError("already at the first turn of round 1")
+    return rounds.prev_turn(call.enc)
+
+
+@command("end", "end", "End the combat", group="rounds")
+def end(call: Call) -> Encounter:
+    call.need_phase(Phase.ACTIVE, Phase.SETUP)
+    call.expect_args(0)
+    return evolve(call.enc, phase=Phase.ENDED).logged(
+        f"Combat ended after round {call.enc.round}", Kind.TURN
+    )
+
+
+@command("resume", "resume", "Reopen an ended combat where it stopped", group="rounds")
+def resume(call: Call) -> Encounter:
+    call.need_phase(Phase.ENDED)
+    if call.enc.round == 0:
+        return evolve(call.enc, phase=Phase.SETUP).logged("Back to setup", Kind.TURN)
+    return evolve(call.enc, phase=Phase.ACTIVE).logged("Combat resumed", Kind.TURN)
