@@ -64,9 +64,18 @@ class RuleSystem:
         """Forget a removed combatant in system state."""
         return enc
 
+    #: Headers of the extra initiative-table columns; ``summary`` returns a value for each.
+    columns: tuple[str, ...] = ()
+
     def summary(self, enc: Encounter, c: Combatant) -> dict[str, Any]:
-        """Rule-derived figures of a combatant for ``show`` and the panes."""
+        """Rule-derived figures of a combatant: short values keyed by ``columns`` (and more for
+        ``show --json``). Screens show them; they never compute rules themselves."""
         return {}
+
+    def details(self, enc: Encounter, c: Combatant) -> list[tuple[str, str]]:
+        """Labelled lines for the selected combatant's detail pane (action economy, injuries,
+        fatigue, wound tracks...). Values may use Rich markup."""
+        return []
 
 
 _SYSTEMS: dict[System, RuleSystem] = {}
