@@ -1,0 +1,1 @@
+"""Textual screens and panes (installed as ``facility_tui.screens``)."""

@@ -1,0 +1,1 @@
+"""Textual stylesheets (installed as ``facility_tui.styles``)."""

@@ -1,0 +1,45 @@
+"""The Textual application: opens the workspace and shows the main screen."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.app import App
+
+from facility_tui.paths import default_saves
+from facility_tui.screens.main import MainScreen
+from facility_tui.workspace import Workspace
+
+
+
+def _stylesheet() -> Path:
+    from importlib.resources import files
+
+    return Path(str(files("facility_tui.styles").joinpath("app.tcss")))
+
+
+class FacilityApp(App[None]):
+    """facility-tui: the GM's combat tracker."""
+
+    CSS_PATH = _stylesheet()
+    TITLE = "facility-tui"
+    ENABLE_COMMAND_PALETTE = False
+
+    def __init__(
+        self,
+        save_dir: Path | None = None,
+        open_file: Path | None = None,
+        seed: int | None = None,
+    ) -> None:
+        super().__init__()
+        folder = save_dir if save_dir is not None else default_saves()
+        if open_file is not None and save_dir is None:
+            folder = open_file.resolve().parent
+        self.workspace = Workspace(folder, seed)
+        self._open_file = open_file
+
+    def on_mount(self) -> None:
+        messages = self.workspace.open_initial(self._open_file)
+        self.push_screen(MainScreen(self.workspace))
+        for message in messages:
+            self.notify(message, timeout=8)

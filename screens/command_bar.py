@@ -1,0 +1,56 @@
+"""The command bar: type any command as text (``:``), with the lines typed before a key away."""
+
+from __future__ import annotations
+
+from textual.binding import Binding
+from textual.message import Message
+from textual.widgets import Input
+
+HISTORY = 100
+
+
+class CommandBar(Input):
+    BINDINGS = [
+        Binding("escape", "cancel", "Close", show=False),
+        Binding("up", "history(-1)", "Earlier", show=False),
+        Binding("down", "history(1)", "Later", show=False),
+    ]
+
+    class Cancelled(Message):
+        pass
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(placeholder="command — e.g. add Thug side=enemy init=2d6  (? lists all)",
+                         **kwargs)  # type: ignore[arg-type]
+        self.history: list[str] = []
+        self._at = 0
+
+    def open(self, prefill: str = "") -> None:
+        self.display = True
+        self.value = prefill
+        self.cursor_position = len(prefill)
+        self._at = len(self.history)
+        self.focus()
+
+    def close(self) -> None:
+        if self.value.strip():
+            self.history.append(self.value.strip())
+            del self.history[:-HISTORY]
+        self.value = ""
+        self.display = False
+
+    def keep(self) -> None:
+        """Leave the line as typed so the GM can correct it."""
+        self.focus()
+
+    def action_cancel(self) -> None:
+        self.value = ""
+        self.display = False
+        self.post_message(self.Cancelled())
+
+    def action_history(self, step: int) -> None:
+        if not self.history:
+            return
+        self._at = max(0, min(len(self.history), self._at + step))
+        self.value = self.history[self._at] if self._at < len(self.history) else ""
+        self.cursor_position = len(self.value)

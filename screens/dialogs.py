@@ -1,0 +1,146 @@
+"""Small modal dialogs; each dismisses with its answer (or None when cancelled)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, Label, OptionList, Select
+from textual.widgets.option_list import Option
+
+from facility_tui.commands import quote
+from facility_tui.model import System
+
+
+class ConfirmDialog(ModalScreen[bool]):
+    BINDINGS = [
+        Binding("y,enter", "answer(True)", "Yes"),
+        Binding("n,escape", "answer(False)", "No"),
+    ]
+
+    def __init__(self, question: str) -> None:
+        super().__init__()
+        self.question = question
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label(self.question)
+            yield Label("[b]y[/b] yes   [b]n[/b] no", classes="hint")
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)
+
+
+class AddDialog(ModalScreen[None]):
+    """Add a combatant: name, side, initiative and any rule options, run as an ``add`` command."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, system: System, run: Callable[[str], bool]) -> None:
+        super().__init__()
+        self.system = system
+        self.run = run
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label("[b]Add a combatant[/b]")
+            yield Input(placeholder="Name (e.g. Boarder)", id="name")
+            with Horizontal(classes="row"):
+                yield Select(
+                    [("Enemy", "enemy"), ("PC / ally", "pc")],
+                    value="enemy",
+                    allow_blank=False,
+                    id="side",
+                )
+                yield Input(placeholder="Initiative: 12 or 2d6+3", id="init")
+            yield Input(placeholder="Count (default 1)", id="count")
+            yield Input(placeholder="Rule options, e.g. ag=3 cu=2 hlt=30", id="options")
+            yield Label("enter adds · escape cancels", classes="hint")
+
+    def line(self) -> str:
+        name = self.query_one("#name", Input).value.strip()
+        side = self.query_one("#side", Select).value
+        parts = ["add", quote(name) if name else "", f"side={side}"]
+        init = self.query_one("#init", Input).value.strip()
+        if init:
+            parts.append(f"init={init.replace(' ', '')}")
+        count = self.query_one("#count", Input).value.strip()
+        if count:
+            parts.append(f"count={count}")
+        parts.append(self.query_one("#options", Input).value.strip())
+        return " ".join(p for p in parts if p)
+
+    @on(Input.Submitted)
+    def _submit(self) -> None:
+        if self.run(self.line()):
+            self.dismiss(None)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class NewEncounterDialog(ModalScreen[tuple[System, str] | None]):
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label("[b]New encounter[/b] (the current one stays saved)")
+            yield Select(
+                [("2297", System.R2297.value), ("Facility", System.FACILITY.value)],
+                value=System.R2297.value,
+                allow_blank=False,
+                id="system",
+            )
+            yield Input(placeholder="Name, e.g. Cargo bay ambush", id="name")
+            yield Label("enter creates · escape cancels", classes="hint")
+
+    @on(Input.Submitted)
+    def _submit(self) -> None:
+        name = self.query_one("#name", Input).value.strip()
+        if not name:
+            self.notify("Give the encounter a name", severity="error")
+            return
+        system = System(str(self.query_one("#system", Select).value))
+        self.dismiss((system, name))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class OpenDialog(ModalScreen[Path | None]):
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, saves: list[Path], current: Path) -> None:
+        super().__init__()
+        self.saves = saves
+        self.current = current
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label("[b]Open a saved encounter[/b]")
+            if self.saves:
+                yield OptionList(
+                    *[
+                        Option(p.stem + ("  (open now)" if p == self.current else ""), id=str(i))
+                        for i, p in enumerate(self.saves)
+                    ],
+                    id="saves",
+                )
+            else:
+                yield Label("No saves yet.")
+            yield Label("enter opens · escape cancels", classes="hint")
+
+    @on(OptionList.OptionSelected)
+    def _chosen(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(self.saves[int(event.option.id or 0)])
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+

@@ -1,0 +1,416 @@
+"""The main screen: initiative list, detail pane, log, command bar.
+
+Panes only read the encounter and send command lines; every number they show comes from the core
+(``RuleSystem.summary`` / ``details``).
+"""
+
+from __future__ import annotations
+
+import time
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, RichLog, Static
+
+from facility_tui import store
+from facility_tui.commands import CommandError, listed, quote
+from facility_tui.model import ENEMIES, PCS, Encounter, Kind, LogEntry, Phase, System
+from facility_tui.report import status_line
+from facility_tui.screens.command_bar import CommandBar
+from facility_tui.screens.dialogs import (
+    AddDialog,
+    ConfirmDialog,
+    NewEncounterDialog,
+    OpenDialog,
+)
+from facility_tui.screens.help import HelpScreen
+from facility_tui.session import Outcome, new_entries
+from facility_tui.systems import rules_for
+from facility_tui.workspace import Workspace
+
+LOG_SHOWN = 200
+KIND_STYLE = {
+    Kind.INFO: "",
+    Kind.ROLL: "cyan",
+    Kind.OVERRIDE: "yellow",
+    Kind.EFFECT: "magenta",
+    Kind.TURN: "bold green",
+}
+SIDE_LABEL = {PCS: "PC", ENEMIES: "Enemy"}
+
+# Per-system keys that open the command bar with a command for the selected combatant.
+# (key, description, template) — ``{who}`` is the selected combatant's id.
+QUICK_KEYS: dict[System, tuple[tuple[str, str, str], ...]] = {
+    System.R2297: (),
+    System.FACILITY: (),
+}
+
+
+class MainScreen(Screen[None]):
+    BINDINGS = [
+        Binding("n", "next", "Next turn"),
+        Binding("p", "prev", "Prev", show=False),
+        Binding("s", "start", "Start", show=False),
+        Binding("u,ctrl+z", "undo", "Undo"),
+        Binding("ctrl+y", "redo", "Redo"),
+        Binding("a", "add", "Add"),
+        Binding("x,delete", "remove", "Remove"),
+        Binding("colon", "command", "Command"),
+        Binding("question_mark", "help", "Help"),
+        Binding("ctrl+n", "new", "New", show=False),
+        Binding("o", "open", "Open", show=False),
+        Binding("j", "cursor(1)", "Down", show=False),
+        Binding("k", "cursor(-1)", "Up", show=False),
+        Binding("q", "quit", "Quit"),
+        *[
+            Binding(key, f"quick('{key}')", what)
+            for key, what in {k: d for keys in QUICK_KEYS.values() for k, d, _ in keys}.items()
+        ],
+    ]
+
+    def __init__(self, workspace: Workspace) -> None:
+        super().__init__()
+        self.ws = workspace
+        self._shown: Encounter | None = None
+        self._save_state = ""
+        self._quit_anyway = False
+
+    # -- layout -------------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="status")
+        with Horizontal(id="body"):
+            yield DataTable(id="order", cursor_type="row", zebra_stripes=True)
+            with VerticalScroll(id="detail-box"):
+                yield Static(id="detail")
+        yield RichLog(id="log", markup=False, wrap=True, max_lines=LOG_SHOWN)
+        yield CommandBar(id="command")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.refresh_all()
+        if not self.ws.path.exists():
+            self.save_soon()
+        self.query_one(DataTable).focus()
+        self.set_timer(0.05, self._warm_dice)
+
+    def _warm_dice(self) -> None:
+        from facility_tui.dice import warm_up
+
+        self.run_worker(warm_up, thread=True, exclusive=True, group="warm")
+
+    @property
+    def table(self) -> DataTable[Text | str]:
+        return self.query_one("#order", DataTable)
+
+    # -- rendering ----------------------------------------------------------------------------
+
+    def refresh_all(self) -> None:
+        self._render_table()
+        self._render_log(full=True)
+        self._render_status()
+        self._render_detail()
+        self._shown = self.ws.encounter
+
+    def _render_status(self) -> None:
+        enc = self.ws.encounter
+        rules = rules_for(enc.system)
+        if enc.phase is Phase.ACTIVE and enc.current is not None:
+            turn = Text.assemble(
+                (f"Round {enc.round}", "bold"),
+                "  ▶ ",
+                (rules.slot_name(enc, enc.current), "bold green"),
+                "  next: ",
+                rules.slot_name(enc, enc.upcoming or enc.current),
+            )
+        else:
+            turn = Text(status_line(enc), style="bold")
+        saved = self._save_state or "not saved yet"
+        where = Text.assemble(
+            (enc.name, "bold"), f" [{rules.title}]  ", (f"{self.ws.path} · {saved}", "dim")
+        )
+        for line in (turn, where):
+            line.no_wrap = True
+            line.overflow = "ellipsis"
+        self.query_one("#status", Static).update(Text("\n").join([turn, where]))
+
+    def _render_table(self) -> None:
+        enc = self.ws.encounter
+        rules = rules_for(enc.system)
+        table = self.table
+        selected = self._selected_id()
+        table.clear(columns=True)
+        table.add_column(" ", key="mark", width=1)
+        table.add_column("#", key="n", width=2)
+        table.add_column("Name", key="name")
+        table.add_column("Side", key="side")
+        table.add_column("Init", key="init")
+        for col in rules.columns:
+            table.add_column(col, key=f"x-{col}")
+        current = enc.current
+        for i, c in enumerate(listed(enc), 1):
+            acting = current is not None and (current == c.id or current == c.side)
+            mark = Text("▶", style="bold green") if acting else Text(" ")
+            summary = rules.summary(enc, c)
+            name = Text(c.name, style="bold" if acting else "")
+            side = Text(SIDE_LABEL.get(c.side, c.side), style="cyan" if c.side == PCS else "red")
+            cells = [mark, str(i), name, side, str(c.initiative)]
+            cells += [str(summary.get(col, "")) for col in rules.columns]
+            table.add_row(*cells, key=c.id)
+        self._select(selected)
+
+    def _select(self, cid: str | None) -> None:
+        enc = self.ws.encounter
+        target = cid
+        if enc.current and enc.has(enc.current) and (self._turn_moved() or target is None):
+            target = enc.current
+        if target is None or not enc.has(target):
+            return
+        try:
+            row = self.table.get_row_index(target)
+        except Exception:  # row keys are the ids just added; a miss means nothing to select
+            return
+        self.table.move_cursor(row=row, animate=False)
+
+    def _turn_moved(self) -> bool:
+        before = self._shown
+        enc = self.ws.encounter
+        return before is None or (before.round, before.turn) != (enc.round, enc.turn)
+
+    def _selected_id(self) -> str | None:
+        table = self.table
+        if table.row_count == 0:
+            return None
+        try:
+            key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key
+        except Exception:
+            return None
+        return str(key.value) if key.value is not None else None
+
+    def _render_detail(self) -> None:
+        enc = self.ws.encounter
+        cid = self._selected_id()
+        pane = self.query_one("#detail", Static)
+        if cid is None or not enc.has(cid):
+            pane.update(Text("No combatants yet.\nPress a to add one.", style="dim"))
+            return
+        c = enc.get(cid)
+        rules = rules_for(enc.system)
+        lines = Text()
+        lines.append(f"{c.name}\n", style="bold")
+        lines.append(f"{SIDE_LABEL.get(c.side, c.side)} · init {c.initiative}\n", style="dim")
+        for label, value in rules.details(enc, c):
+            lines.append(f"{label}: ", style="bold")
+            lines.append_text(Text.from_markup(value))
+            lines.append("\n")
+        if c.notes:
+            lines.append(f"Note: {c.notes}\n", style="italic")
+        pane.update(lines)
+
+    def _render_log(self, *, full: bool = False, entries: tuple[LogEntry, ...] = ()) -> None:
+        log = self.query_one("#log", RichLog)
+        if full:
+            log.clear()
+            entries = self.ws.encounter.log[-LOG_SHOWN:]
+        for e in entries:
+            log.write(Text(f"[{e.round}] {e.text}", style=KIND_STYLE.get(e.kind, "")))
+
+    def _after_change(self, outcome: Outcome | None = None) -> None:
+        self.refresh_bindings()
+        before = self._shown
+        enc = self.ws.encounter
+        self._render_table()
+        if before is not None and outcome is not None and outcome.events:
+            added = new_entries(before, enc)
+            self._render_log(full=added is enc.log, entries=added)
+        else:
+            self._render_log(full=True)
+        self._render_detail()
+        self._shown = enc
+        self._render_status()
+        self.save_soon()
+
+    # -- saving -------------------------------------------------------------------------------
+
+    def save_soon(self) -> None:
+        self._save_state = "saving..."
+        self._save(self.ws.session.encounter)
+
+    @work(thread=True, exclusive=True, group="save")
+    def _save(self, _: Encounter) -> None:
+        try:
+            self.ws.save()
+        except store.SaveError as err:
+            self.app.call_from_thread(self._saved, None, str(err))
+        else:
+            self.app.call_from_thread(self._saved, time.strftime("%H:%M:%S"), None)
+
+    def _saved(self, when: str | None, error: str | None) -> None:
+        if error is not None:
+            self._save_state = "NOT SAVED"
+            self.notify(error, severity="error", timeout=10)
+        else:
+            self._save_state = f"saved {when}"
+        self._render_status()
+
+    # -- running commands ---------------------------------------------------------------------
+
+    def run_line(self, line: str) -> bool:
+        """Run a command line; a refusal is shown as one line and changes nothing."""
+        try:
+            outcome = self.ws.execute(line)
+        except CommandError as err:
+            self.notify(str(err), severity="error", timeout=6)
+            return False
+        self._after_change(outcome)
+        if not outcome.events:
+            self.notify(outcome.message, timeout=3)
+        return True
+
+    def selected_or_warn(self) -> str | None:
+        cid = self._selected_id()
+        if cid is None:
+            self.notify("No combatant selected; press a to add one", severity="warning")
+        return cid
+
+    # -- actions ------------------------------------------------------------------------------
+
+    def action_next(self) -> None:
+        enc = self.ws.encounter
+        if enc.phase is Phase.SETUP:
+            self.action_start()
+        elif enc.phase is Phase.ENDED:
+            self.notify("Combat has ended: u undoes, :resume reopens it", severity="warning")
+        else:
+            self.run_line("next")
+
+    def action_prev(self) -> None:
+        self.run_line("prev")
+
+    def action_start(self) -> None:
+        self.run_line("start")
+
+    def action_undo(self) -> None:
+        self.run_line("undo")
+
+    def action_redo(self) -> None:
+        self.run_line("redo")
+
+    def action_cursor(self, delta: int) -> None:
+        table = self.table
+        if table.row_count:
+            table.move_cursor(row=max(0, min(table.row_count - 1, table.cursor_row + delta)))
+
+    def action_command(self, prefill: str = "") -> None:
+        self.query_one(CommandBar).open(prefill)
+
+    def action_prefill(self, template: str) -> None:
+        cid = self.selected_or_warn()
+        if cid is not None:
+            self.action_command(template.format(who=cid))
+
+    def action_add(self) -> None:
+        def done(line: str | None) -> None:
+            if line:
+                self.run_line(line)
+
+        self.app.push_screen(AddDialog(self.ws.encounter.system, self.run_line), done)
+
+    def action_remove(self) -> None:
+        cid = self.selected_or_warn()
+        if cid is None:
+            return
+        name = self.ws.encounter.get(cid).name
+
+        def done(yes: bool | None) -> None:
+            if yes:
+                self.run_line(f"remove {quote(cid)}")
+
+        self.app.push_screen(ConfirmDialog(f"Remove {name}? (u undoes it)"), done)
+
+    def action_help(self) -> None:
+        self.app.push_screen(HelpScreen(self.ws.encounter.system, self._key_rows()))
+
+    def action_new(self) -> None:
+        def done(choice: tuple[System, str] | None) -> None:
+            if choice:
+                self.ws.new_encounter(*choice)
+                self.refresh_all()
+                self.save_soon()
+                self.notify(f"New encounter; the previous one stays in {self.ws.folder}")
+
+        self.app.push_screen(NewEncounterDialog(), done)
+
+    def action_open(self) -> None:
+        def done(path: object) -> None:
+            if path is None:
+                return
+            try:
+                self.ws.open(path)  # type: ignore[arg-type]
+            except store.SaveError as err:
+                self.notify(str(err), severity="error", timeout=10)
+                return
+            self._shown = None
+            self._save_state = "opened"
+            self.refresh_all()
+
+        self.app.push_screen(OpenDialog(self.ws.saves(), self.ws.path), done)
+
+    async def action_quit(self) -> None:
+        try:
+            self.ws.save()
+        except store.SaveError as err:
+            if not self._quit_anyway:
+                self._quit_anyway = True
+                self.notify(f"{err}. Press q again to quit anyway", severity="error")
+                return
+        self.app.exit()
+
+    def _quick(self, key: str) -> str | None:
+        for k, _, template in QUICK_KEYS.get(self.ws.encounter.system, ()):
+            if k == key:
+                return template
+        return None
+
+    def action_quick(self, key: str) -> None:
+        template = self._quick(key)
+        if template is not None:
+            self.action_prefill(template)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        phase = self.ws.encounter.phase
+        if action == "quick":
+            return self._quick(str(parameters[0])) is not None
+        if action == "start":
+            return phase is Phase.SETUP
+        if action == "prev":
+            return phase is Phase.ACTIVE
+        return True
+
+    @on(DataTable.RowHighlighted)
+    def _highlighted(self) -> None:
+        self._render_detail()
+
+    @on(CommandBar.Submitted)
+    def _submitted(self, event: CommandBar.Submitted) -> None:
+        ok = self.run_line(event.value)
+        bar = self.query_one(CommandBar)
+        if ok:
+            bar.close()
+            self.table.focus()
+        else:
+            bar.keep()
+
+    @on(CommandBar.Cancelled)
+    def _cancelled(self) -> None:
+        self.table.focus()
+
+    def _key_rows(self) -> list[tuple[str, str]]:
+        rows = [(b.key.replace("question_mark", "?").replace("colon", ":"), b.description)
+                for b in self.BINDINGS if isinstance(b, Binding)]
+        rows += [(k, d) for k, d, _ in QUICK_KEYS.get(self.ws.encounter.system, ())]
+        return rows
