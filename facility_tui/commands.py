@@ -202,7 +202,8 @@ class Call:
 
 
 def resolve(enc: Encounter, ref: str) -> Combatant:
-    """Find a combatant by id, name, unique prefix, or list number (``2`` / ``#2``)."""
+    """Find a combatant by id, name, unique prefix of either or of a name's word, or list number
+    (``2`` / ``#2``)."""
     text = ref.strip().lower()
     if not text:
         raise CommandError("name a combatant")
@@ -216,13 +217,21 @@ def resolve(enc: Encounter, ref: str) -> Combatant:
     for c in enc.combatants:
         if c.id == text or c.name.lower() == text:
             return c
-    matches = [c for c in enc.combatants if c.id.startswith(text) or c.name.lower().startswith(text)]
+    matches = [c for c in enc.combatants if _starts(c, text)]
     if len(matches) == 1:
         return matches[0]
     if matches:
         names = ", ".join(c.name for c in matches[:5])
         raise CommandError(f"'{ref}' could be {names}; type more of the name")
     raise CommandError(f"no combatant called '{ref}'; 'show' lists them")
+
+
+def _starts(c: Combatant, text: str) -> bool:
+    """``text`` begins the id, the name, or any word of the name ("blanc" finds "Sgt. Blanc")."""
+    words = re.split(r"[^a-z0-9]+", c.name.lower())
+    return c.id.startswith(text) or c.name.lower().startswith(text) or any(
+        w.startswith(text) for w in words if w
+    )
 
 
 def listed(enc: Encounter) -> list[Combatant]:

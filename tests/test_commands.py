@@ -1,0 +1,90 @@
+"""The command grammar, name resolution, and refusals that change nothing."""
+
+from __future__ import annotations
+
+import pytest
+
+from facility_tui.commands import CommandError, parse
+from facility_tui.session import Session
+from tests.conftest import run
+
+
+def test_parse_words_quotes_and_options() -> None:
+    p = parse('add "Sgt. Blanc" side=pc init=2d6+3')
+    assert p.verb == "add"
+    assert p.args == ("Sgt. Blanc",)
+    assert dict(p.options) == {"side": "pc", "init": "2d6+3"}
+
+
+def test_parse_rejects_unbalanced_quotes() -> None:
+    with pytest.raises(CommandError):
+        parse('add "Blanc')
+
+
+def test_names_resolve_by_id_name_prefix_and_number(session: Session) -> None:
+    run(session, "new 2297 T seed=1", 'add "Sgt. Blanc" init=15', "add Cassart init=12")
+    session.execute("note blanc watch the door")
+    session.execute("note SGT. BLANC still")
+    session.execute("note cas hurt")
+    session.execute("note #1 first")
+    enc = session.encounter
+    assert enc.get("sgt-blanc").notes == "first"
+    assert enc.get("cassart").notes == "hurt"
+
+
+def test_ambiguous_prefix_is_refused(session: Session) -> None:
+    run(session, "new 2297 T seed=1", "add Boarder count=2")
+    with pytest.raises(CommandError, match="could be"):
+        session.execute("remove boarder")
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "flibble",
+        "add",
+        "remove nobody",
+        "init 1 foo",
+        "init 1 2d",
+        "add X side=martian",
+        "add X wings=2",
+        "roll 100000d6",
+        "next",  # not started yet
+        "prev",
+        "redo",
+        "add X count=0",
+    ],
+)
+def test_bad_input_changes_nothing(session: Session, line: str) -> None:
+    run(session, "new 2297 T seed=1", "add A init=5")
+    before = session.encounter
+    undo = session.undo_steps
+    with pytest.raises(CommandError) as err:
+        session.execute(line)
+    assert "\n" not in str(err.value)
+    assert session.encounter == before
+    assert session.undo_steps == undo
+
+
+def test_undo_and_redo_with_no_history_are_refused(session: Session) -> None:
+    for line in ("undo", "redo"):
+        with pytest.raises(CommandError, match="nothing to"):
+            session.execute(line)
+
+
+def test_count_adds_numbered_combatants(session: Session) -> None:
+    run(session, "new 2297 T seed=1", "add Boarder count=3 init=1d6")
+    names = [c.name for c in session.encounter.combatants]
+    assert names == ["Boarder 1", "Boarder 2", "Boarder 3"]
+
+
+def test_duplicate_names_get_distinct_ids(session: Session) -> None:
+    run(session, "new 2297 T seed=1", "add Thug", "add Thug")
+    assert [c.id for c in session.encounter.combatants] == ["thug", "thug-2"]
+
+
+def test_C4_manual_initiative_is_logged_as_override(session: Session) -> None:
+    run(session, "new 2297 T seed=1", "add A init=5", "init a 2d6+10")
+    last = session.encounter.log[-1]
+    assert last.kind.value == "override"
+    assert 12 <= session.encounter.get("a").initiative <= 22

@@ -1,0 +1,94 @@
+"""C1: the round state machine."""
+
+from __future__ import annotations
+
+import pytest
+
+from facility_tui.commands import CommandError
+from facility_tui.model import Phase
+from facility_tui.session import Session
+from tests.conftest import run
+
+
+def fight(session: Session) -> Session:
+    return run(
+        session,
+        "new 2297 T seed=1",
+        "add A side=pc init=20",
+        "add B init=15",
+        "add C init=10",
+    )
+
+
+def test_C1_start_begins_round_one_with_the_first_in_order(session: Session) -> None:
+    enc = run(fight(session), "start").encounter
+    assert (enc.phase, enc.round, enc.turn) == (Phase.ACTIVE, 1, 0)
+    assert enc.current == enc.order[0]
+    assert enc.upcoming == enc.order[1]
+
+
+def test_C1_next_wraps_into_a_new_round(session: Session) -> None:
+    enc = run(fight(session), "start", "next", "next").encounter
+    assert (enc.round, enc.turn) == (1, 2)
+    assert enc.upcoming == enc.order[0]  # the next round's first
+    enc = run(session, "next").encounter
+    assert (enc.round, enc.turn) == (2, 0)
+
+
+def test_C1_prev_moves_back_across_a_round(session: Session) -> None:
+    enc = run(fight(session), "start", "next", "next", "next", "prev").encounter
+    assert (enc.round, enc.turn) == (1, 2)
+
+
+def test_C1_prev_refuses_before_the_first_turn(session: Session) -> None:
+    run(fight(session), "start")
+    with pytest.raises(CommandError):
+        session.execute("prev")
+
+
+def test_C1_removing_the_acting_combatant_passes_the_turn(session: Session) -> None:
+    enc = run(fight(session), "start", "next").encounter
+    acting = enc.current
+    enc = run(session, f"remove {acting}").encounter
+    assert enc.current is not None and enc.current != acting
+    assert acting not in enc.order
+
+
+def test_C1_removing_an_earlier_combatant_keeps_the_turn(session: Session) -> None:
+    enc = run(fight(session), "start", "next", "next").encounter
+    acting = enc.current
+    enc = run(session, f"remove {enc.order[0]}").encounter
+    assert enc.current == acting
+
+
+def test_C1_added_mid_round_joins_next_round(session: Session) -> None:
+    enc = run(fight(session), "start", "add D init=30").encounter
+    assert "d" not in enc.order
+    enc = run(session, "next", "next", "next").encounter
+    assert enc.order[0] == "d"
+
+
+def test_C1_end_and_resume(session: Session) -> None:
+    run(fight(session), "start", "next", "end")
+    assert session.encounter.phase is Phase.ENDED
+    with pytest.raises(CommandError):
+        session.execute("next")
+    enc = run(session, "resume").encounter
+    assert (enc.phase, enc.round, enc.turn) == (Phase.ACTIVE, 1, 1)
+
+
+def test_C1_start_needs_combatants(session: Session) -> None:
+    run(session, "new 2297 T seed=1")
+    with pytest.raises(CommandError, match="add combatants"):
+        session.execute("start")
+
+
+def test_C1_facility_sides_alternate(session: Session) -> None:
+    run(session, "new facility F seed=1", "add Ann side=pc", "add Goon")
+    enc = run(session, "start").encounter
+    slots = [enc.current]
+    for _ in range(3):
+        slots.append(run(session, "next").encounter.current)
+    assert slots[0] != slots[1]
+    assert slots[0] == slots[2] and slots[1] == slots[3]
+    assert session.encounter.round == 2
