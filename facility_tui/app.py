@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 from textual.app import App
@@ -30,8 +32,10 @@ class FacilityApp(App[None]):
         save_dir: Path | None = None,
         open_file: Path | None = None,
         seed: int | None = None,
+        clock: Callable[[], str] | None = None,
     ) -> None:
         super().__init__()
+        self.clock = clock or (lambda: time.strftime("%H:%M:%S"))
         folder = save_dir if save_dir is not None else default_saves()
         if open_file is not None and save_dir is None:
             folder = open_file.resolve().parent

@@ -40,6 +40,7 @@ class AddDialog(ModalScreen[None]):
     """Add a combatant: name, side, initiative and any rule options, run as an ``add`` command."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    AUTO_FOCUS = "#name"
 
     def __init__(self, system: System, run: Callable[[str], bool]) -> None:
         super().__init__()
@@ -85,19 +86,20 @@ class AddDialog(ModalScreen[None]):
 
 
 class NewEncounterDialog(ModalScreen[tuple[System, str] | None]):
+    AUTO_FOCUS = "#name"
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Label("[b]New encounter[/b] (the current one stays saved)")
+            yield Input(placeholder="Name, e.g. Cargo bay ambush", id="name")
             yield Select(
-                [("2297", System.R2297.value), ("Facility", System.FACILITY.value)],
+                [("Rules: 2297", System.R2297.value), ("Rules: Facility", System.FACILITY.value)],
                 value=System.R2297.value,
                 allow_blank=False,
                 id="system",
             )
-            yield Input(placeholder="Name, e.g. Cargo bay ambush", id="name")
-            yield Label("enter creates · escape cancels", classes="hint")
+            yield Label("tab picks the rules · enter creates · escape cancels", classes="hint")
 
     @on(Input.Submitted)
     def _submit(self) -> None:

@@ -6,7 +6,7 @@ Panes only read the encounter and send command lines; every number they show com
 
 from __future__ import annotations
 
-import time
+from pathlib import Path
 
 from rich.text import Text
 from textual import on, work
@@ -48,6 +48,18 @@ QUICK_KEYS: dict[System, tuple[tuple[str, str, str], ...]] = {
     System.R2297: (),
     System.FACILITY: (),
 }
+
+
+def shown_path(path: Path) -> str:
+    """The save path as the GM reads it: relative to here, or with ~ for home."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd()))
+    except ValueError:
+        pass
+    try:
+        return "~/" + str(path.resolve().relative_to(Path.home()))
+    except ValueError:
+        return str(path)
 
 
 class MainScreen(Screen[None]):
@@ -131,7 +143,7 @@ class MainScreen(Screen[None]):
             turn = Text(status_line(enc), style="bold")
         saved = self._save_state or "not saved yet"
         where = Text.assemble(
-            (enc.name, "bold"), f" [{rules.title}]  ", (f"{self.ws.path} · {saved}", "dim")
+            (enc.name, "bold"), f" [{rules.title}]  ", (f"{shown_path(self.ws.path)} · {saved}", "dim")
         )
         for line in (turn, where):
             line.no_wrap = True
@@ -247,7 +259,7 @@ class MainScreen(Screen[None]):
         except store.SaveError as err:
             self.app.call_from_thread(self._saved, None, str(err))
         else:
-            self.app.call_from_thread(self._saved, time.strftime("%H:%M:%S"), None)
+            self.app.call_from_thread(self._saved, self.app.clock(), None)  # type: ignore[attr-defined]
 
     def _saved(self, when: str | None, error: str | None) -> None:
         if error is not None:

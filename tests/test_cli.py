@@ -1,0 +1,110 @@
+"""The headless CLI: ``apply`` and ``show`` (issue 2's scripted fight)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from facility_tui.cli import main
+
+
+def show_json(path: Path, capsys: pytest.CaptureFixture[str]) -> dict:
+    capsys.readouterr()
+    assert main(["show", str(path), "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_scripted_fight_matches_show_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    save = tmp_path / "fight.toml"
+    lines = ["new 2297 Deck", "add A side=pc init=20", "add B init=15", "add C init=10",
+             "add D side=pc init=5", "start", *["next"] * 6, "undo", "undo", "redo"]
+    assert main(["apply", str(save), "--seed", "9", *lines]) == 0
+    state = show_json(save, capsys)
+    # 6 nexts from round 1 turn 0 over 4 combatants = round 2 turn 2; undo x2 then redo = turn 1
+    assert (state["phase"], state["round"], state["turn"]) == ("active", 2, 1)
+    assert state["order"] == ["a", "b", "c", "d"]
+    assert state["current"] == "b" and state["next"] == "c"
+    assert state["history"] == {"undo": 11, "redo": 1}
+    assert [c["name"] for c in state["combatants"]] == ["A", "B", "C", "D"]
+
+
+def test_apply_is_all_or_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    save = tmp_path / "f.toml"
+    assert main(["apply", str(save), "--seed", "1", "new 2297 T", "add A init=3"]) == 0
+    before = save.read_bytes()
+    assert main(["apply", str(save), "add B", "init b 2d", "add C"]) == 1
+    err = capsys.readouterr().err
+    assert "bad dice" in err and "nothing was saved" in err
+    assert len(err.strip().splitlines()) == 1
+    assert save.read_bytes() == before
+
+
+def test_history_survives_between_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    save = tmp_path / "f.toml"
+    main(["apply", str(save), "--seed", "1", "new 2297 T", "add A init=2d6", "add B init=2d6"])
+    main(["apply", str(save), "start", "next"])
+    main(["apply", str(save), "undo", "undo", "undo"])
+    state = show_json(save, capsys)
+    assert [c["name"] for c in state["combatants"]] == ["A"]
+    assert state["history"]["redo"] == 3
+    main(["apply", str(save), "redo", "redo", "redo"])
+    state = show_json(save, capsys)
+    assert (state["round"], state["turn"]) == (1, 1)
+
+
+def test_seeded_runs_are_reproducible(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    results = []
+    for name in ("a.toml", "b.toml"):
+        save = tmp_path / name
+        main(["apply", str(save), "--seed", "77", "new 2297 T", "add A init=3d6", "roll 4d10"])
+        results.append(show_json(save, capsys)["log"])
+    assert results[0] == results[1]
+
+
+def test_show_text(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    save = tmp_path / "f.toml"
+    main(["apply", str(save), "--seed", "1", "new 2297 Deck", "add Blanc side=pc init=9", "start"])
+    capsys.readouterr()
+    assert main(["show", str(save)]) == 0
+    out = capsys.readouterr().out
+    assert "Deck" in out and "Round 1" in out and "Blanc" in out
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("", "no schema_version"),
+        ("schema_version = 999\n", "newer facility-tui"),
+        ("this is = = not toml", "not a readable save"),
+    ],
+)
+def test_bad_saves_are_refused_and_kept(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str, message: str
+) -> None:
+    save = tmp_path / "bad.toml"
+    save.write_text(content)
+    assert main(["apply", str(save), "add X"]) == 2
+    assert message in capsys.readouterr().err
+    assert save.read_text() == content
+    assert main(["show", str(save)]) == 2
+
+
+def test_python_dash_m_runs_the_cli(tmp_path: Path) -> None:
+    save = tmp_path / "m.toml"
+    out = subprocess.run(
+        [sys.executable, "-m", "facility_tui", "apply", str(save), "--seed", "2", "new facility X",
+         "add Ann side=pc"],
+        capture_output=True, text=True, check=True,
+    )
+    assert "Added Ann" in out.stdout
+
+
+def test_commands_lists_the_grammar(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["commands"]) == 0
+    out = capsys.readouterr().out
+    for verb in ("add NAME", "start", "next", "undo"):
+        assert verb in out

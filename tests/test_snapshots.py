@@ -1,0 +1,29 @@
+"""SVG snapshots of the main screens at 80×24 and 120×40 (update with --snapshot-update)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from facility_tui.app import FacilityApp
+
+
+@pytest.fixture
+def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> FacilityApp:
+    monkeypatch.chdir(tmp_path)
+    return FacilityApp(save_dir=Path("saves"), seed=1, clock=lambda: "12:00:00")
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+def test_demo_setup(snap_compare, app: FacilityApp, size: tuple[int, int]) -> None:
+    assert snap_compare(app, terminal_size=size, press=["escape"])
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+def test_demo_round_one(snap_compare, app: FacilityApp, size: tuple[int, int]) -> None:
+    assert snap_compare(app, terminal_size=size, press=["s", "n", "n"])
+
+
+def test_help(snap_compare, app: FacilityApp) -> None:
+    assert snap_compare(app, terminal_size=(80, 24), press=["question_mark"])
