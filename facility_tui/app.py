@@ -13,7 +13,6 @@ from facility_tui.screens.main import MainScreen
 from facility_tui.workspace import Workspace
 
 
-
 def _stylesheet() -> Path:
     from importlib.resources import files
 

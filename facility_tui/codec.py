@@ -65,7 +65,10 @@ def decode(cls: Any, data: Any, *, where: str = "") -> Any:
             return tuple(decode(args[0], v, where=f"{where}[{i}]") for i, v in enumerate(data))
         if len(args) != len(data):
             raise DecodeError(f"{where}: expected {len(args)} items")
-        return tuple(decode(a, v, where=f"{where}[{i}]") for i, (a, v) in enumerate(zip(args, data)))
+        return tuple(
+            decode(a, v, where=f"{where}[{i}]")
+            for i, (a, v) in enumerate(zip(args, data, strict=True))
+        )
     if origin is dict:
         _, vt = typing.get_args(cls)
         if not isinstance(data, dict):

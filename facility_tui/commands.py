@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Callable, Iterable
+
 from attrs import evolve, frozen
 
 from facility_tui.dice import Dice, DiceError, Roll
@@ -229,8 +230,10 @@ def resolve(enc: Encounter, ref: str) -> Combatant:
 def _starts(c: Combatant, text: str) -> bool:
     """``text`` begins the id, the name, or any word of the name ("blanc" finds "Sgt. Blanc")."""
     words = re.split(r"[^a-z0-9]+", c.name.lower())
-    return c.id.startswith(text) or c.name.lower().startswith(text) or any(
-        w.startswith(text) for w in words if w
+    return (
+        c.id.startswith(text)
+        or c.name.lower().startswith(text)
+        or any(w.startswith(text) for w in words if w)
     )
 
 
@@ -291,7 +294,9 @@ def apply(enc: Encounter, line: str, replay: Iterable[Roll] = ()) -> Applied:
     parsed = parse(line)
     spec = find_spec(parsed.verb)
     if enc.system not in spec.systems:
-        raise CommandError(f"'{spec.verb}' is a rule of {_systems(spec)}, not of {enc.system.value}")
+        raise CommandError(
+            f"'{spec.verb}' is a rule of {_systems(spec)}, not of {enc.system.value}"
+        )
     dice = Dice(enc.seed, enc.rolls, tuple(replay))
     call = Call(spec, parsed, enc, dice)
     new = spec.run(call)
@@ -307,9 +312,7 @@ def _systems(spec: Spec) -> str:
 
 def help_lines(system: System | None = None) -> list[tuple[str, str]]:
     return [
-        (s.usage, s.summary)
-        for s in REGISTRY.values()
-        if system is None or system in s.systems
+        (s.usage, s.summary) for s in REGISTRY.values() if system is None or system in s.systems
     ]
 
 
@@ -323,6 +326,6 @@ def register_all() -> None:
         return
     _registered = True
     import facility_tui.systems
-    import facility_tui.verbs  # noqa: F401
+    import facility_tui.verbs
 
     facility_tui.systems.load_all()

@@ -1,4 +1,4 @@
-"""The demo encounter a first launch opens: a boarding action aboard the liner *Jean Bart* (2297)."""
+"""The demo encounter a first launch opens: a boarding action aboard the *Jean Bart* (2297)."""
 
 from __future__ import annotations
 

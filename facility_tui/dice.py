@@ -56,7 +56,7 @@ def _d20() -> Any:
         import d20.expression
 
         # d20 draws from the module-level ``random``; point it at our seeded source instead.
-        d20.expression.random = _source  # type: ignore[assignment]
+        d20.expression.random = _source
         _roller = d20.Roller(d20.RollContext(max_rolls=MAX_DICE))
     return _roller
 
@@ -133,7 +133,7 @@ class Dice:
         return recorded.total
 
     def value(self, text: str) -> tuple[int, Roll | None]:
-        """A typed number as is, or dice rolled: the value and the roll (None for a plain number)."""
+        """A typed number as is, or dice rolled: the value and the roll (None for a number)."""
         text = text.strip()
         if _INT.fullmatch(text):
             return int(text), None

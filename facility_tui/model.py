@@ -1,10 +1,10 @@
 """The encounter model: plain, immutable attrs classes.
 
-Every change goes through a command (see ``commands``) that returns a new ``Encounter``; nothing here
-mutates. Immutability is what makes undo a matter of keeping the old value around.
+Every change goes through a command (see ``commands``) that returns a new ``Encounter``; nothing
+here mutates. Immutability is what makes undo a matter of keeping the old value around.
 
-Each rule system keeps its per-combatant data in a *sheet* (an attrs class of its own module), held in
-``Combatant.sheet``; the encounter's ``system`` says which sheet class that is.
+Each rule system keeps its per-combatant data in a *sheet* (an attrs class of its own module), held
+in ``Combatant.sheet``; the encounter's ``system`` says which sheet class that is.
 """
 
 from __future__ import annotations

@@ -24,7 +24,9 @@ def render_text(enc: Encounter, log_lines: int = 10) -> str:
     for i, c in enumerate(listed(enc), 1):
         mark = ">" if c.id == enc.current else " "
         extra = "  ".join(f"{k}={v}" for k, v in rules.summary(enc, c).items())
-        out.append(f"{mark}{i:>2} {c.name:<24} {c.side:<8} init {c.initiative:>3}  {extra}".rstrip())
+        out.append(
+            f"{mark}{i:>2} {c.name:<24} {c.side:<8} init {c.initiative:>3}  {extra}".rstrip()
+        )
     if enc.log:
         out += ["", "Log:"]
         out += [f"  [{e.round}] {e.text}" for e in enc.log[-log_lines:]]

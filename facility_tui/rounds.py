@@ -2,9 +2,10 @@
 
 ::
 
-    SETUP --start--> ACTIVE(round 1, turn 0) --next--> ... --next at the last turn--> ACTIVE(round+1, 0)
-      ^                    |  prev (marker only)                                    |
-      +--- (undo) ---------+------------------------- end --------------------------> ENDED
+    SETUP --start--> ACTIVE(round 1, turn 0) --next--> ... --next at last turn--> ACTIVE(round+1, 0)
+                           |  prev moves the marker back; undo reverses anything       |
+                           +---------------------------- end --------------------------> ENDED
+    ENDED --resume--> ACTIVE (or SETUP if it never started)
 
 The order of a round is fixed when the round starts and never changes inside it (A3). The rule
 system is told when each turn and round starts and ends, which is where timed effects tick (C2).

@@ -1,4 +1,4 @@
-"""Commands common to both rule systems: building the encounter and moving through rounds (C1, C4)."""
+"""Commands common to both rule systems: building the encounter, moving through rounds (C1, C4)."""
 
 from __future__ import annotations
 
@@ -56,7 +56,9 @@ def add(call: Call) -> Encounter:
     names = [name] if count == 1 else [f"{name} {i}" for i in range(1, count + 1)]
     for each in names:
         init = 0 if init_text is None else call.number(init_text, f"{each} initiative")
-        c = Combatant(id=unique_id(call.enc, each), name=each, side=side, initiative=init, sheet=sheet)
+        c = Combatant(
+            id=unique_id(call.enc, each), name=each, side=side, initiative=init, sheet=sheet
+        )
         call.enc = evolve(call.enc, combatants=(*call.enc.combatants, c))
         when = " (joins the order next round)" if call.enc.phase is Phase.ACTIVE else ""
         call.log(f"Added {each} ({side}){when}")
@@ -132,7 +134,9 @@ def log_line(call: Call) -> Encounter:
     return call.enc
 
 
-@command("roll", "roll DICE [for=WHAT]", "Roll dice into the log (e.g. roll 2d10+4)", aliases=("r",))
+@command(
+    "roll", "roll DICE [for=WHAT]", "Roll dice into the log (e.g. roll 2d10+4)", aliases=("r",)
+)
 def roll(call: Call) -> Encounter:
     what = call.option("for", "Roll") or "Roll"
     call.roll("".join(call.args) or "", what)

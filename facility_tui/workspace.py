@@ -45,7 +45,9 @@ class Workspace:
             except store.SaveError as err:
                 messages.append(str(err))
         self.start_demo()
-        messages.append("Demo fight loaded. Press s to start it, ctrl+n for a new encounter, ? for keys")
+        messages.append(
+            "Demo fight loaded. Press s to start it, ctrl+n for a new encounter, ? for keys"
+        )
         return messages
 
     def open(self, path: Path) -> None:

@@ -20,8 +20,9 @@ class CommandBar(Input):
         pass
 
     def __init__(self, **kwargs: object) -> None:
-        super().__init__(placeholder="command — e.g. add Thug side=enemy init=2d6  (? lists all)",
-                         **kwargs)  # type: ignore[arg-type]
+        super().__init__(
+            placeholder="command — e.g. add Thug side=enemy init=2d6  (? lists all)", **kwargs
+        )  # type: ignore[arg-type]
         self.history: list[str] = []
         self._at = 0
 

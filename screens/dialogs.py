@@ -143,6 +143,3 @@ class OpenDialog(ModalScreen[Path | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
-
-
-

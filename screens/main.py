@@ -8,6 +8,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from facility_tui.screens.command_bar import CommandBar
+from facility_tui.screens.dialogs import (
+    AddDialog,
+    ConfirmDialog,
+    NewEncounterDialog,
+    OpenDialog,
+)
+from facility_tui.screens.help import HelpScreen
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -20,14 +28,6 @@ from facility_tui import store
 from facility_tui.commands import CommandError, listed, quote
 from facility_tui.model import ENEMIES, PCS, Encounter, Kind, LogEntry, Phase, System
 from facility_tui.report import status_line
-from facility_tui.screens.command_bar import CommandBar
-from facility_tui.screens.dialogs import (
-    AddDialog,
-    ConfirmDialog,
-    NewEncounterDialog,
-    OpenDialog,
-)
-from facility_tui.screens.help import HelpScreen
 from facility_tui.session import Outcome, new_entries
 from facility_tui.systems import rules_for
 from facility_tui.workspace import Workspace
@@ -143,7 +143,9 @@ class MainScreen(Screen[None]):
             turn = Text(status_line(enc), style="bold")
         saved = self._save_state or "not saved yet"
         where = Text.assemble(
-            (enc.name, "bold"), f" [{rules.title}]  ", (f"{shown_path(self.ws.path)} · {saved}", "dim")
+            (enc.name, "bold"),
+            f" [{rules.title}]  ",
+            (f"{shown_path(self.ws.path)} · {saved}", "dim"),
         )
         for line in (turn, where):
             line.no_wrap = True
@@ -422,7 +424,10 @@ class MainScreen(Screen[None]):
         self.table.focus()
 
     def _key_rows(self) -> list[tuple[str, str]]:
-        rows = [(b.key.replace("question_mark", "?").replace("colon", ":"), b.description)
-                for b in self.BINDINGS if isinstance(b, Binding)]
+        rows = [
+            (b.key.replace("question_mark", "?").replace("colon", ":"), b.description)
+            for b in self.BINDINGS
+            if isinstance(b, Binding)
+        ]
         rows += [(k, d) for k, d, _ in QUICK_KEYS.get(self.ws.encounter.system, ())]
         return rows

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from facility_tui.screens.main import MainScreen
+
 from facility_tui.app import FacilityApp
 from facility_tui.model import Phase
 from facility_tui.store import load
-from facility_tui.screens.main import MainScreen
 
 
 async def settle(pilot) -> None:  # type: ignore[no-untyped-def]

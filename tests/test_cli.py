@@ -18,10 +18,22 @@ def show_json(path: Path, capsys: pytest.CaptureFixture[str]) -> dict:
     return json.loads(capsys.readouterr().out)
 
 
-def test_scripted_fight_matches_show_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_scripted_fight_matches_show_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     save = tmp_path / "fight.toml"
-    lines = ["new 2297 Deck", "add A side=pc init=20", "add B init=15", "add C init=10",
-             "add D side=pc init=5", "start", *["next"] * 6, "undo", "undo", "redo"]
+    lines = [
+        "new 2297 Deck",
+        "add A side=pc init=20",
+        "add B init=15",
+        "add C init=10",
+        "add D side=pc init=5",
+        "start",
+        *["next"] * 6,
+        "undo",
+        "undo",
+        "redo",
+    ]
     assert main(["apply", str(save), "--seed", "9", *lines]) == 0
     state = show_json(save, capsys)
     # 6 nexts from round 1 turn 0 over 4 combatants = round 2 turn 2; undo x2 then redo = turn 1
@@ -96,9 +108,20 @@ def test_bad_saves_are_refused_and_kept(
 def test_python_dash_m_runs_the_cli(tmp_path: Path) -> None:
     save = tmp_path / "m.toml"
     out = subprocess.run(
-        [sys.executable, "-m", "facility_tui", "apply", str(save), "--seed", "2", "new facility X",
-         "add Ann side=pc"],
-        capture_output=True, text=True, check=True,
+        [
+            sys.executable,
+            "-m",
+            "facility_tui",
+            "apply",
+            str(save),
+            "--seed",
+            "2",
+            "new facility X",
+            "add Ann side=pc",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
     )
     assert "Added Ann" in out.stdout
 
