@@ -34,7 +34,8 @@ def _parser() -> argparse.ArgumentParser:
     sh.add_argument("save", type=Path)
     sh.add_argument("--json", action="store_true", help="print JSON (see docs/show-json.md)")
 
-    sub.add_parser("commands", help="list the command grammar")
+    cm = sub.add_parser("commands", help="list the command grammar")
+    cm.add_argument("--markdown", action="store_true", help="as docs/commands.md")
     return p
 
 
@@ -54,7 +55,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if ns.cmd == "show":
         return show_cmd(ns.save, as_json=ns.json)
     if ns.cmd == "commands":
-        return commands_cmd()
+        return commands_cmd(markdown=ns.markdown)
     return run_app(ns.file, ns.saves, ns.seed)
 
 
@@ -160,10 +161,13 @@ def show_cmd(save: Path, *, as_json: bool) -> int:
     return 0
 
 
-def commands_cmd() -> int:
-    from facility_tui.commands import help_lines, register_all
+def commands_cmd(*, markdown: bool = False) -> int:
+    from facility_tui.commands import commands_markdown, help_lines, register_all
 
     register_all()
+    if markdown:
+        print(commands_markdown(), end="")
+        return 0
     for usage, summary in help_lines():
         print(f"{usage}\n    {summary}")
     print("undo | u\n    Undo the last change\nredo\n    Redo what was undone")

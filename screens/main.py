@@ -134,9 +134,9 @@ class MainScreen(Screen[None]):
         if enc.phase is Phase.ACTIVE and enc.current is not None:
             turn = Text.assemble(
                 (f"Round {enc.round}", "bold"),
-                "  ▶ ",
+                " · turn: ",
                 (rules.slot_name(enc, enc.current), "bold green"),
-                "  next: ",
+                " · next: ",
                 rules.slot_name(enc, enc.upcoming or enc.current),
             )
         else:

@@ -131,3 +131,11 @@ def test_commands_lists_the_grammar(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     for verb in ("add NAME", "start", "next", "undo"):
         assert verb in out
+
+
+def test_docs_commands_md_is_current(capsys: pytest.CaptureFixture[str]) -> None:
+    """docs/commands.md is generated; regenerate with `facility-tui commands --markdown`."""
+    assert main(["commands", "--markdown"]) == 0
+    generated = capsys.readouterr().out
+    doc = Path(__file__).resolve().parent.parent / "docs" / "commands.md"
+    assert doc.read_text(encoding="utf-8") == generated
