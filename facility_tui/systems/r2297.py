@@ -1,20 +1,329 @@
-"""2297 rules (A1–A11): per-combatant turns in initiative order."""
+"""2297 rules (A1–A11): per-combatant turns in initiative order, bands, injuries, fatigue.
+
+The pure tables live in ``r2297_rules``, the sheet in ``r2297_sheet``, what hits and turns do in
+``r2297_engine`` and the GM's commands in ``r2297_commands``. This module is the ``RuleSystem``:
+the sheet from ``add``'s options (A1), the round order (A3), the turn hooks (C2) and what the panes
+show (A4 economy, injury level, damage, fatigue).
+"""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from attrs import evolve
 
+from facility_tui.commands import CommandError
 from facility_tui.dice import Dice
-from facility_tui.model import Encounter, System
+from facility_tui.model import Combatant, Encounter, Kind, Phase, System
 from facility_tui.systems import RuleSystem, register
+from facility_tui.systems.r2297_engine import (
+    Ctx,
+    begin_turn,
+    describe,
+    disadvantaged,
+    dying,
+    economy,
+    end_turn,
+    incapacitated,
+    remove_effects,
+    sheet_of,
+    shown_initiative,
+    tired,
+    unconscious,
+)
+from facility_tui.systems.r2297_rules import (
+    AID_TN,
+    RuleError,
+    band,
+    layered,
+    parse_armor,
+)
+from facility_tui.systems.r2297_sheet import Awareness, Effect, EKind, Sheet2297
+from facility_tui.systems.r2297_weapons import parse_weapons
+
+if TYPE_CHECKING:
+    from facility_tui.commands import Call
+
+
+def initiative_expr(s: Sheet2297) -> str:
+    """A3: Xd6 + AG + CU."""
+    mod = s.ag + s.cu
+    return f"{s.dice}d6{mod:+d}" if mod else f"{s.dice}d6"
+
+
+def roll_initiative(ctx: Ctx, cid: str) -> int:
+    """A3: roll Xd6 + AG + CU, never below 0."""
+    s = ctx.sheet(cid)
+    return max(0, ctx.roll(initiative_expr(s), f"{ctx.name(cid)} initiative").total)
+
+
+def parse_awareness(text: str) -> Awareness:
+    t = text.strip().lower()
+    for a in Awareness:
+        if t and a.value.startswith(t):
+            return a
+    raise CommandError(f"unknown awareness '{text}': use full, partial or unaware")
 
 
 class Rules2297(RuleSystem):
     system = System.R2297
     title = "2297"
+    sheet_type = Sheet2297
+
+    def new_sheet(self, call: Call) -> Any:
+        """A1: ``add NAME ag= cu= hlt= sta= edge= dice= armor= weapon= aware= skill= dodge= parry=``."""
+
+        def num(key: str, default: int, minimum: int | None = None) -> int:
+            return call.int_option(key, key, default, minimum=minimum)
+
+        try:
+            armor = parse_armor(call.option("armor", "") or "")
+            weapons = parse_weapons(call.option("weapon", "") or "")
+        except RuleError as err:
+            raise CommandError(str(err)) from None
+        dice = num("dice", 1, 1)
+        if dice > 20:
+            raise CommandError("dice: at most 20 initiative dice")
+        return Sheet2297(
+            ag=num("ag", 0),
+            cu=num("cu", 0),
+            hlt=num("hlt", 20, 1),
+            sta=num("sta", 20, 1),
+            edge=num("edge", 0, 0),
+            dice=dice,
+            skill=num("skill", 0),
+            dodge=num("dodge", 0, 0),
+            parry=num("parry", 0, 0),
+            armor=armor,
+            weapons=weapons,
+            awareness=parse_awareness(call.option("aware", "full") or "full"),
+            rolled=call.has("init"),
+        )
+
+    def listed(self, enc: Encounter) -> list[Combatant]:
+        """Active: this round's order, then those not in it; setup: by initiative, then AG, CU."""
+        position = {cid: i for i, cid in enumerate(enc.order)}
+        if enc.phase is not Phase.SETUP and position:
+            return sorted(
+                enc.combatants,
+                key=lambda c: (position.get(c.id, len(position)), -c.initiative, c.name),
+            )
+        return sorted(
+            enc.combatants,
+            key=lambda c: (-c.initiative, -sheet_of(c).ag, -sheet_of(c).cu, c.name),
+        )
+
+    def begin_combat(self, call: Call) -> Encounter:
+        """A2: Unaware combatants are Surprised until the start of their first turn in round 2."""
+        ctx = Ctx(call.enc, call.dice)
+        for c in ctx.enc.combatants:
+            s = sheet_of(c)
+            if s.awareness is Awareness.UNAWARE and not s.has("surprised"):
+                effect = Effect(EKind.COND, "surprised", until_round=2)
+                ctx.put(c.id, effects=(*s.effects, effect))
+                ctx.log(f"{c.name} is Unaware: no actions in round 1, no Reactions until its "
+                        "turn in round 2", Kind.EFFECT)
+            elif s.awareness is Awareness.PARTIAL:
+                ctx.log(f"{c.name} is only Partially aware", Kind.EFFECT)
+        return ctx.enc
 
     def round_order(self, enc: Encounter, dice: Dice) -> Encounter:
-        return evolve(enc, order=tuple(c.id for c in self.listed(enc)))
+        """A3: effective initiative of each combatant's turn in this round; ties AG, CU, d10."""
+        ctx = Ctx(enc, dice)
+        for c in enc.combatants:
+            s = sheet_of(c)
+            ctx.put(c.id, reaction_used=False)
+            if s.refocus >= 0:
+                ctx.enc = ctx.enc.update(c.id, initiative=s.refocus)
+                ctx.put(c.id, refocus=-1, rolled=True)
+                ctx.log(f"{c.name}: new initiative {s.refocus} (Refocus) from this round")
+        for c in ctx.enc.combatants:
+            s = sheet_of(c)
+            if not s.rolled and c.initiative == 0 and not s.dead:
+                value = roll_initiative(ctx, c.id)
+                ctx.enc = ctx.enc.update(c.id, initiative=value)
+                ctx.put(c.id, rolled=True)
+        for c in ctx.enc.combatants:
+            s = sheet_of(c)
+            if s.boost_pending:
+                boost = ctx.roll("2d6", f"{c.name} Edge boost").total
+                ctx.put(c.id, boost=boost, boost_round=enc.round, boost_pending=False)
+        alive = [c for c in ctx.enc.combatants if not sheet_of(c).dead]
+        eff = {c.id: self.round_initiative(ctx.enc, c) for c in alive}
+        self._break_ties(ctx, alive, eff)
+        alive = [ctx.enc.get(c.id) for c in alive]
+        alive.sort(
+            key=lambda c: (-eff[c.id], -sheet_of(c).ag, -sheet_of(c).cu, -sheet_of(c).tiebreak)
+        )
+        shown = ", ".join(f"{c.name} {eff[c.id]}" for c in alive)
+        ctx.log(f"Round {enc.round} order: {shown or 'no one'}", Kind.TURN)
+        return evolve(ctx.enc, order=tuple(c.id for c in alive))
+
+    @staticmethod
+    def round_initiative(enc: Encounter, c: Combatant) -> int:
+        from facility_tui.systems.r2297_engine import effective_initiative
+
+        s = sheet_of(c)
+        return effective_initiative(s, c.initiative, s.turns + 1, enc.round)
+
+    @staticmethod
+    def _break_ties(ctx: Ctx, alive: list[Combatant], eff: dict[str, int]) -> None:
+        """A3: a d10 roll-off, kept so the order stays stable; tied roll-offs are rolled again."""
+        groups: dict[tuple[int, int, int], list[str]] = {}
+        for c in alive:
+            s = sheet_of(c)
+            groups.setdefault((eff[c.id], s.ag, s.cu), []).append(c.id)
+        for members in groups.values():
+            if len(members) < 2:
+                continue
+            for _ in range(100):
+                values = [ctx.sheet(m).tiebreak for m in members]
+                redo = [m for m in members if ctx.sheet(m).tiebreak == 0
+                        or values.count(ctx.sheet(m).tiebreak) > 1]
+                if not redo:
+                    break
+                for m in redo:
+                    ctx.put(m, tiebreak=ctx.roll("1d10", f"{ctx.name(m)} tie roll-off").total)
+
+    def round_started(self, enc: Encounter, dice: Dice) -> Encounter:
+        """A9: the pending Grit check of stim patches is due."""
+        for c in enc.combatants:
+            st = sheet_of(c).stims
+            if st.count and st.due_round == enc.round:
+                enc = enc.logged(f"{c.name}: Grit check of the stim patches is due now: "
+                                 f"grit {c.id} TOTAL", Kind.EFFECT)
+        return enc
+
+    def turn_started(self, enc: Encounter, slot: str, dice: Dice) -> Encounter:
+        if not enc.has(slot):
+            return enc
+        ctx = Ctx(enc, dice)
+        begin_turn(ctx, slot)
+        return ctx.enc
+
+    def turn_ended(self, enc: Encounter, slot: str, dice: Dice) -> Encounter:
+        if not enc.has(slot):
+            return enc
+        ctx = Ctx(enc, dice)
+        end_turn(ctx, slot)
+        return ctx.enc
+
+    def removed(self, enc: Encounter, cid: str) -> Encounter:
+        ctx = Ctx(enc, Dice(enc.seed, enc.rolls))
+        for c in enc.combatants:
+            remove_effects(ctx, c.id, lambda e: e.by != cid)
+        return ctx.enc
+
+    columns = ("Band", "Ma/Mo/Mi R", "Injury", "Dmg", "Fatigue")
+
+    def summary(self, enc: Encounter, c: Combatant) -> dict[str, Any]:
+        s = sheet_of(c)
+        init = shown_initiative(enc, c)
+        eco = economy(enc, c)
+        pt, dr = layered(s.armor)
+        state = status(s)
+        dmg = f"{s.total}/{s.hlt}" + (f" ({s.stun}s)" if s.stun else "")
+        return {
+            "Band": f"{band(init).name} {init}",
+            "Ma/Mo/Mi R": eco.compact,
+            "Injury": s.level.title if s.level.rank else "-",
+            "Dmg": dmg,
+            "Fatigue": f"{s.fatigue}/{s.sta}",
+            "initiative": init,
+            "band": band(init).name,
+            "actions": {"major": eco.major, "move": eco.move, "minor": eco.minor},
+            "one_action_left": eco.cap,
+            "limit": eco.limit,
+            "reaction": eco.reaction,
+            "injury": s.level.value,
+            "damage": s.damage,
+            "stun": s.stun,
+            "hlt": s.hlt,
+            "fatigue": s.fatigue,
+            "sta": s.sta,
+            "tired": tired(s).value,
+            "edge": s.edge,
+            "pt": pt,
+            "dr": dr,
+            "status": state,
+            "conditions": s.conditions(),
+            "effects": [describe(e) for e in s.effects if e.kind is not EKind.COND],
+            "disadvantage": disadvantaged(s, s.turns if enc.current == c.id else s.turns + 1),
+        }
+
+    def details(self, enc: Encounter, c: Combatant) -> list[tuple[str, str]]:
+        s = sheet_of(c)
+        init = shown_initiative(enc, c)
+        eco = economy(enc, c)
+        pt, dr = layered(s.armor)
+        lines = [
+            ("Stats", f"AG {s.ag}  CU {s.cu}  HLT {s.hlt}  STA {s.sta}  Edge {s.edge}  "
+                      f"init {s.dice}d6{s.ag + s.cu:+d}"),
+            ("Initiative", f"base {c.initiative}, effective {init} ({band(init).name})"
+             + (f", Refocus → {s.refocus} next round" if s.refocus >= 0 else "")
+             + (", Edge boost next round" if s.boost_pending else "")),
+        ]
+        now = "left" if enc.current == c.id else "next turn"
+        acts = f"Major {eco.major}  Move {eco.move}  Minor {eco.minor} ({now})"
+        if eco.cap > 0:
+            acts += " — one action in all"
+        if eco.limit:
+            acts += f" [yellow]{eco.limit}[/]"
+        lines.append(("Actions", acts))
+        lines.append(("Reaction", "available" if eco.reaction else eco.why_no_reaction))
+        if s.ext_name:
+            lines.append(("Extended", f"{s.ext_name}: turn {s.ext_step} of {s.ext_total}"))
+        lines.append(("Armor", ", ".join(a.text for a in s.armor) + f" → PT {pt} DR {dr}%"
+                      if s.armor else "none"))
+        for w in s.weapons:
+            ammo = f", ammo {w.ammo}/{w.capacity}" if w.capacity else ""
+            lines.append(("Weapon", f"{w.name} {w.damage} {'/'.join(w.modes)}{ammo}"))
+        lines.append(("Damage", f"{s.damage} + stun {s.stun} = {s.total}/{s.hlt}"
+                      + (" [red]incapacitated[/]" if incapacitated(s) else "")))
+        lines.append(("Fatigue", f"{s.fatigue}/{s.sta} ({tired(s).value})"))
+        for i in s.injuries:
+            marks = [m for m, on in (("Edge", i.soaked), ("first aid", i.aided),
+                                     ("GM", i.manual)) if on]
+            extra = f" ({', '.join(marks)})" if marks else ""
+            was = f", was {i.inflicted.title}" if i.inflicted is not i.level else ""
+            tn = f", first aid TN {AID_TN[i.level]}" if i.level.rank and not i.aided else ""
+            lines.append((f"Injury {i.id}", f"{i.level.title} (round {i.round}, {i.damage} "
+                          f"damage{was}){extra}{tn}"))
+        conds = s.conditions()
+        if conds:
+            lines.append(("Conditions", ", ".join(conds)))
+        for e in s.effects:
+            if e.kind is not EKind.COND:
+                lines.append(("Effect", f"{describe(e)} — {e.label}"))
+        if s.stims.count:
+            st = s.stims
+            lines.append(("Stims", f"{st.count} patch(es): Grit TN {stim_tn(s)} due round "
+                          f"{st.due_round}; failure {st.fatigue} fatigue"))
+        state = status(s)
+        if state:
+            lines.append(("Status", f"[red]{state}[/]"))
+        if s.awareness is not Awareness.FULL:
+            lines.append(("Awareness", s.awareness.value))
+        return lines
+
+
+def stim_tn(s: Sheet2297) -> int:
+    """A9: Grit vs 20 + R, +5 per further patch in the window."""
+    return 20 + s.stims.rating + 5 * (s.stims.count - 1)
+
+
+def status(s: Sheet2297) -> str:
+    if s.dead:
+        return "dead"
+    if dying(s):
+        return "dying"
+    if unconscious(s):
+        return "unconscious"
+    if incapacitated(s):
+        return "incapacitated"
+    return ""
 
 
 RULES = register(Rules2297())
+
+from facility_tui.systems import r2297_commands  # noqa: E402, F401  (declares the commands)

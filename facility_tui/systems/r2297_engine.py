@@ -1,0 +1,612 @@
+"""2297 engine: what happens to an encounter when a hit lands, a turn starts or ends (A3–A11, C2, C6).
+
+Functions here take a ``Ctx`` (the encounter being built, the command's dice, and the log) so that
+the same code serves commands and the round hooks; every roll is logged with its dice (C3).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from attrs import evolve, frozen
+
+from facility_tui.dice import Dice, DiceError, Roll
+from facility_tui.model import Combatant, Encounter, Kind, Phase
+from facility_tui.systems.r2297_rules import (
+    INJURY_FATIGUE,
+    Band,
+    DamageType,
+    Level,
+    Mitigation,
+    RuleError,
+    Tired,
+    band,
+    injury_level,
+    mitigate,
+    tiredness,
+)
+from facility_tui.systems.r2297_sheet import Effect, EKind, Injury, Sheet2297
+
+
+class Ctx:
+    """An encounter under construction with the dice of the command that builds it."""
+
+    def __init__(self, enc: Encounter, dice: Dice) -> None:
+        self.enc = enc
+        self.dice = dice
+
+    def roll(self, expr: str, what: str) -> Roll:
+        try:
+            roll = self.dice.roll(expr)
+        except DiceError as err:
+            raise RuleError(f"{what}: {err}") from None
+        self.log(f"{what}: {roll.detail}", Kind.ROLL)
+        return roll
+
+    def log(self, text: str, kind: Kind = Kind.INFO) -> None:
+        self.enc = self.enc.logged(text, kind)
+
+    def sheet(self, cid: str) -> Sheet2297:
+        s = self.enc.get(cid).sheet
+        if not isinstance(s, Sheet2297):  # pragma: no cover - a 2297 encounter holds 2297 sheets
+            raise RuleError("not a 2297 combatant")
+        return s
+
+    def name(self, cid: str) -> str:
+        return self.enc.get(cid).name
+
+    def put(self, cid: str, **changes: Any) -> Sheet2297:
+        self.enc = self.enc.update_sheet(cid, **changes)
+        return self.sheet(cid)
+
+    def edit(self, cid: str, fn: Callable[[Sheet2297], Sheet2297]) -> Sheet2297:
+        c = self.enc.get(cid)
+        self.enc = self.enc.replace(evolve(c, sheet=fn(c.sheet)))
+        return self.sheet(cid)
+
+
+def sheet_of(c: Combatant) -> Sheet2297:
+    s = c.sheet
+    return s if isinstance(s, Sheet2297) else Sheet2297()
+
+
+# -- states derived from the sheet ----------------------------------------------------------------
+
+
+def tired(s: Sheet2297) -> Tired:
+    return tiredness(s.fatigue, s.sta)
+
+
+def unconscious(s: Sheet2297) -> bool:
+    return s.has("unconscious") or tired(s) is Tired.UNCONSCIOUS
+
+
+def dying(s: Sheet2297) -> bool:
+    return any(e.kind is EKind.DEATH for e in s.effects)
+
+
+def incapacitated(s: Sheet2297) -> bool:
+    """A8: total damage ≥ Health."""
+    return s.total >= s.hlt
+
+
+def surprised(s: Sheet2297) -> bool:
+    return s.has("surprised")
+
+
+def in_turn(enc: Encounter, cid: str) -> bool:
+    return enc.current == cid
+
+
+def next_turn_no(enc: Encounter, cid: str) -> int:
+    """C6: the number of the combatant's next turn that has not yet started."""
+    return sheet_of(enc.get(cid)).turns + 1
+
+
+def active_on(e: Effect, turn: int) -> bool:
+    return (e.first == 0 or e.first <= turn) and (e.last == 0 or turn <= e.last)
+
+
+def effective_initiative(s: Sheet2297, base: int, turn: int, rnd: int) -> int:
+    """A3: base + this round's boost − reductions due on ``turn``; 0 when a rule says so; ≥ 0."""
+    if tired(s) in (Tired.EXHAUSTED, Tired.UNCONSCIOUS) or incapacitated(s):
+        return 0
+    value = base + (s.boost if s.boost_round == rnd and rnd > 0 else 0)
+    for e in s.effects:
+        if not active_on(e, turn):
+            continue
+        if e.kind is EKind.ZERO:
+            return 0
+        if e.kind is EKind.INIT:
+            value -= e.amount
+    return max(0, value)
+
+
+def shown_initiative(enc: Encounter, c: Combatant) -> int:
+    """The effective initiative of the turn it is in, or else of its next turn."""
+    s = sheet_of(c)
+    if in_turn(enc, c.id):
+        return s.turn_init
+    return effective_initiative(s, c.initiative, s.turns + 1, max(enc.round, 1))
+
+
+def disadvantaged(s: Sheet2297, turn: int) -> bool:
+    return any(e.kind is EKind.DISADV and active_on(e, turn) for e in s.effects)
+
+
+# -- A4 action economy ----------------------------------------------------------------------------
+
+
+@frozen
+class Economy:
+    band: Band
+    major: int  # left this turn
+    move: int
+    minor: int
+    cap: int  # actions left in all under a "one action" limit (-1: no such limit)
+    limit: str  # the limit that applies ("" none)
+    reaction: bool  # a Reaction is available now
+    why_no_reaction: str
+
+    @property
+    def compact(self) -> str:
+        r = "R" if self.reaction else "-"
+        if self.cap == 0:
+            return f"0/0/0 {r}"
+        return f"{self.major}/{self.move}/{self.minor} {r}"
+
+
+def limit_of(enc: Encounter, s: Sheet2297) -> tuple[str, str]:
+    """A4: the most restrictive limit, as (kind, reason): nothing / minor / one / fatigued / ""."""
+    if s.dead:
+        return "nothing", "dead"
+    if dying(s):
+        return "nothing", "dying"
+    if unconscious(s):
+        return "nothing", "unconscious"
+    if surprised(s):
+        return "nothing", "surprised (Unaware)"
+    if s.level in (Level.CRITICAL, Level.LETHAL):
+        return "minor", f"{s.level.title} injury"
+    if incapacitated(s):
+        return "minor", "incapacitated"
+    if tired(s) is Tired.EXHAUSTED:
+        return "minor", "exhausted"
+    if s.level is Level.SERIOUS:
+        return "one", "Serious injury"
+    if tired(s) is Tired.FATIGUED:
+        return "fatigued", f"fatigued (loses a {s.fatigued_loses.capitalize()})"
+    return "", ""
+
+
+def pool(enc: Encounter, s: Sheet2297) -> tuple[Band, int, int, int, int, str, str]:
+    """Actions the current turn grants before spending: band, major, move, minor, cap, limit."""
+    b = band(s.turn_init)
+    major, move, minor, cap = b.major, b.move, b.minor, -1
+    kind, reason = limit_of(enc, s)
+    if kind == "nothing":
+        major = move = minor = cap = 0
+    elif kind == "minor":
+        major, move, minor, cap = 0, 0, 1, 1
+    elif kind == "one":
+        cap = 1
+    elif kind == "fatigued":
+        if s.fatigued_loses == "major" and major > 0:
+            major -= 1
+        else:
+            move -= 1
+    if s.downgrade:
+        frm, to = s.downgrade.split(">")
+        amounts = {"major": major, "move": move, "minor": minor}
+        amounts[frm] -= 1
+        amounts[to] += 1
+        major, move, minor = amounts["major"], amounts["move"], amounts["minor"]
+    major += s.extra_major
+    move += s.extra_move
+    minor += s.extra_minor
+    return b, major, move, minor, cap, kind, reason
+
+
+def reaction_block(enc: Encounter, s: Sheet2297) -> str:
+    """Why a Reaction is not available ("" when it is): A2, A4, A7, A8."""
+    kind, reason = limit_of(enc, s)
+    if kind in ("nothing", "minor", "one"):
+        return f"no Reactions while {reason}"
+    if s.reaction_used:
+        return "already used its Reaction this round"
+    return ""
+
+
+def economy(enc: Encounter, c: Combatant) -> Economy:
+    s = sheet_of(c)
+    if in_turn(enc, c.id):
+        b, major, move, minor, cap, kind, reason = pool(enc, s)
+        major, move, minor = (
+            max(0, major - s.spent_major),
+            max(0, move - s.spent_move),
+            max(0, minor - s.spent_minor),
+        )
+        if cap >= 0:
+            cap = max(0, cap - (s.spent_major + s.spent_move + s.spent_minor))
+            if cap == 0:
+                major = move = minor = 0
+    else:  # what its next turn would grant, as things stand
+        preview = evolve(
+            s,
+            turn_init=shown_initiative(enc, c),
+            spent_major=0,
+            spent_move=0,
+            spent_minor=0,
+            downgrade="",
+            extra_major=0,
+            extra_move=0,
+            extra_minor=0,
+        )
+        b, major, move, minor, cap, kind, reason = pool(enc, preview)
+    block = reaction_block(enc, s)
+    return Economy(b, major, move, minor, cap, reason, not block, block)
+
+
+# -- effects --------------------------------------------------------------------------------------
+
+
+def add_effect(ctx: Ctx, cid: str, effect: Effect) -> None:
+    ctx.edit(cid, lambda s: evolve(s, effects=(*s.effects, effect)))
+
+
+def add_condition(ctx: Ctx, cid: str, name: str, *, source: int = 0, quiet: bool = False) -> None:
+    if ctx.sheet(cid).has(name):
+        return
+    add_effect(ctx, cid, Effect(EKind.COND, name, source=source))
+    if not quiet:
+        ctx.log(f"{ctx.name(cid)} is {name}", Kind.EFFECT)
+
+
+def remove_effects(ctx: Ctx, cid: str, keep: Callable[[Effect], bool]) -> list[Effect]:
+    s = ctx.sheet(cid)
+    gone = [e for e in s.effects if not keep(e)]
+    if gone:
+        ctx.put(cid, effects=tuple(e for e in s.effects if keep(e)))
+    return gone
+
+
+def describe(e: Effect, s: Sheet2297 | None = None) -> str:
+    """A short text of an effect, for the log and the detail pane."""
+    if e.kind is EKind.INIT:
+        what = f"initiative −{e.amount}"
+    elif e.kind is EKind.ZERO:
+        what = "initiative 0"
+    elif e.kind is EKind.DISADV:
+        what = "Disadvantage"
+    elif e.kind is EKind.BLEED:
+        what = f"bleeding {e.dice or e.amount}/round"
+    elif e.kind is EKind.DEATH:
+        return f"dies in {e.rounds} round{'s' if e.rounds != 1 else ''} unless stabilized"
+    else:
+        what = e.label
+    when = []
+    if e.first and e.first == e.last:
+        when.append(f"on turn {e.first}")
+    elif e.first:
+        when.append(f"from turn {e.first}")
+    if e.last and e.last != e.first:
+        when.append(f"to turn {e.last}")
+    if e.rounds and e.kind is EKind.BLEED:
+        when.append(f"{e.rounds} more round{'s' if e.rounds != 1 else ''}")
+    elif e.rounds:
+        when.append(f"{e.rounds} round{'s' if e.rounds != 1 else ''} left")
+    if e.combat:
+        when.append("until end of combat")
+    if e.medical:
+        when.append("until medical care")
+    if e.kind is EKind.BLEED and not e.rounds:
+        when.append("until stabilized")
+    if e.by:
+        when.append(f"until {e.by}'s next turn")
+    return f"{what} ({', '.join(when)})" if when else what
+
+
+# -- fatigue (A9) and cumulative damage (A8) ------------------------------------------------------
+
+
+def add_fatigue(ctx: Ctx, cid: str, amount: int, why: str) -> None:
+    """A9: change fatigue (never below 0) and log any threshold crossed."""
+    s = ctx.sheet(cid)
+    before = tired(s)
+    new = max(0, s.fatigue + amount)
+    s = ctx.put(cid, fatigue=new)
+    sign = "+" if amount >= 0 else "−"
+    ctx.log(f"{ctx.name(cid)}: fatigue {sign}{abs(amount)} ({why}) → {new}/{s.sta}", Kind.EFFECT)
+    after = tired(s)
+    if after is not before:
+        note = {
+            Tired.FRESH: "no longer fatigued",
+            Tired.FATIGUED: "Fatigued: loses one Major or Move each turn",
+            Tired.EXHAUSTED: "Exhausted: initiative 0, one Minor only",
+            Tired.UNCONSCIOUS: "Unconscious from fatigue",
+        }[after]
+        ctx.log(f"{ctx.name(cid)} is {note}", Kind.EFFECT)
+        if after is Tired.UNCONSCIOUS:
+            add_condition(ctx, cid, "prone")
+    if after is not Tired.EXHAUSTED:
+        ctx.put(cid, idle_turns=0)
+
+
+def start_dying(ctx: Ctx, cid: str, why: str, source: int = 0) -> None:
+    """A7 Lethal, A8 twice Health: unconscious, prone, dies in 1d6+1 rounds unless stabilized."""
+    add_condition(ctx, cid, "unconscious", source=source, quiet=True)
+    add_condition(ctx, cid, "prone", source=source, quiet=True)
+    n = ctx.roll("1d6+1", f"{ctx.name(cid)} death countdown").total
+    add_effect(ctx, cid, Effect(EKind.DEATH, why, rounds=n, source=source))
+    ctx.log(f"{ctx.name(cid)} is dying ({why}): unconscious, prone, dies in {n} rounds unless "
+            "stabilized", Kind.EFFECT)
+
+
+def add_damage(ctx: Ctx, cid: str, amount: int, *, stun: bool = False) -> None:
+    """A8: add to the totals; crossing Health or twice Health applies its effects each time."""
+    s = ctx.sheet(cid)
+    before = s.total
+    if stun:
+        s = ctx.put(cid, stun=s.stun + amount)
+    else:
+        s = ctx.put(cid, damage=s.damage + amount)
+    after, h, name = s.total, s.hlt, ctx.name(cid)
+    if before < h <= after:
+        ctx.log(f"{name} is Incapacitated (damage {after} ≥ Health {h})", Kind.EFFECT)
+        add_fatigue(ctx, cid, 20, "incapacitated")
+        add_condition(ctx, cid, "prone")
+    if before < 2 * h <= after:
+        add_fatigue(ctx, cid, 50, "dying")
+        start_dying(ctx, cid, f"damage {after} ≥ twice Health")
+
+
+# -- injuries (A7) --------------------------------------------------------------------------------
+
+
+def inflict(ctx: Ctx, cid: str, injury: Injury) -> Injury:
+    """A7: apply the on-infliction effects of ``injury.level``; returns the injury as recorded."""
+    level, name, src = injury.level, ctx.name(cid), injury.id
+    due = next_turn_no(ctx.enc, cid)
+    fatigue = INJURY_FATIGUE[level]
+    injury = evolve(injury, fatigue=fatigue)
+    if level is Level.NONE:
+        return injury
+    ctx.log(f"{name}: {level.title} injury", Kind.EFFECT)
+    if level is Level.LIGHT:
+        amount = ctx.roll("1d6", f"{name} initiative reduction").total
+        add_effect(ctx, cid, Effect(EKind.INIT, "Light injury", amount, first=due, last=due,
+                                    source=src))
+        add_effect(ctx, cid, Effect(EKind.DISADV, "Light injury", first=due, last=due, source=src))
+        ctx.log(f"{name}: initiative −{amount} and Disadvantage on turn {due} (next turn)",
+                Kind.EFFECT)
+    elif level is Level.MODERATE:
+        amount = ctx.roll("2d6", f"{name} initiative reduction").total
+        n = ctx.roll("1d6+1", f"{name} Disadvantage rounds").total
+        add_effect(ctx, cid, Effect(EKind.INIT, "Moderate injury", amount, first=due, last=due,
+                                    source=src))
+        add_effect(ctx, cid, Effect(EKind.DISADV, "Moderate injury", rounds=n, source=src))
+        ctx.log(f"{name}: initiative −{amount} on turn {due} (next turn); Disadvantage for {n} "
+                "rounds", Kind.EFFECT)
+    elif level is Level.SERIOUS:
+        amount = ctx.roll("2d6", f"{name} initiative reduction").total
+        n = ctx.roll("1d6+1", f"{name} bleeding rounds").total
+        add_effect(ctx, cid, Effect(EKind.INIT, "Serious injury", amount, first=due, combat=True,
+                                    source=src))
+        add_effect(ctx, cid, Effect(EKind.DISADV, "Serious injury", medical=True, source=src))
+        add_effect(ctx, cid, Effect(EKind.BLEED, "Serious injury", 1, rounds=n, source=src))
+        ctx.log(f"{name}: initiative −{amount} from turn {due} until end of combat; Disadvantage "
+                f"until medical care; one action per turn, no Reactions; bleeds 1 per round for "
+                f"{n} rounds", Kind.EFFECT)
+    elif level is Level.CRITICAL:
+        add_effect(ctx, cid, Effect(EKind.ZERO, "Critical injury", first=due, combat=True,
+                                    source=src))
+        add_condition(ctx, cid, "prone", source=src, quiet=True)
+        add_effect(ctx, cid, Effect(EKind.BLEED, "Critical injury", dice="1d6", source=src))
+        ctx.log(f"{name}: initiative 0 from turn {due} until end of combat; prone; one Minor if "
+                "conscious, no Reactions; bleeds 1d6 per round until stabilized", Kind.EFFECT)
+    elif level is Level.LETHAL:
+        start_dying(ctx, cid, "Lethal injury", source=src)
+    add_fatigue(ctx, cid, fatigue, f"{level.title} injury")
+    return injury
+
+
+def record_injury(ctx: Ctx, cid: str, level: Level, damage: int) -> Injury:
+    s = ctx.sheet(cid)
+    injury = Injury(s.next_id, level, level, ctx.enc.round, damage)
+    ctx.put(cid, next_id=s.next_id + 1)
+    injury = inflict(ctx, cid, injury)
+    ctx.edit(cid, lambda s: evolve(s, injuries=(*s.injuries, injury)))
+    return injury
+
+
+def replace_injury(ctx: Ctx, cid: str, injury: Injury) -> None:
+    ctx.edit(
+        cid,
+        lambda s: evolve(
+            s, injuries=tuple(injury if i.id == injury.id else i for i in s.injuries)
+        ),
+    )
+
+
+@frozen
+class HitResult:
+    mitigation: Mitigation
+    level: Level
+    injury: Injury | None
+
+
+def apply_hit(
+    ctx: Ctx,
+    cid: str,
+    raw: int,
+    kind: DamageType = DamageType.PHYSICAL,
+    ap_pt: int = 0,
+    ap_dr: int = 0,
+) -> HitResult:
+    """A6 → A7 → A8: mitigate, find the level, apply the injury and the damage."""
+    s = ctx.sheet(cid)
+    name = ctx.name(cid)
+    if s.dead:
+        raise RuleError(f"{name} is dead; 'set {cid} dead no' first if that was a mistake")
+    m = mitigate(raw, s.armor, kind, ap_pt, ap_dr)
+    through = "stopped by armor" if m.stopped else f"{m.final} gets through"
+    ctx.log(f"Hit on {name}: {raw} {kind.value} vs PT {m.pt} DR {m.dr}% → {through}", Kind.EFFECT)
+    level = injury_level(m.final, s.hlt)
+    if kind is DamageType.STUN and level is not Level.NONE:
+        lowered = level.lowered()
+        ctx.log(f"Stun: {level.title} lowered to {lowered.title if lowered.rank else 'no injury'}",
+                Kind.EFFECT)
+        level = lowered
+    injury = None
+    if level is not Level.NONE:
+        injury = record_injury(ctx, cid, level, m.final)
+    if m.final > 0:
+        add_damage(ctx, cid, m.final, stun=kind is DamageType.STUN)
+        s = ctx.sheet(cid)
+        ctx.log(f"{name}: damage {s.damage} + stun {s.stun} = {s.total}/{s.hlt}", Kind.EFFECT)
+    if injury is not None and s.edge > 0:
+        ctx.log(f"{name} may spend 1 Edge (has {s.edge}) to lower it: soak {cid}")
+    return HitResult(m, level, injury)
+
+
+def lower_injury(ctx: Ctx, cid: str, injury: Injury) -> Injury:
+    """A7 Edge: one step lower; the old level's effects go, the new level's are applied."""
+    name = ctx.name(cid)
+    new_level = injury.level.lowered()
+    ctx.log(f"{name}: {injury.level.title} injury lowered to "
+            f"{new_level.title if new_level.rank else 'no injury'} with Edge", Kind.EFFECT)
+    remove_effects(ctx, cid, lambda e: e.source != injury.id)
+    if injury.fatigue:
+        add_fatigue(ctx, cid, -injury.fatigue, f"{injury.level.title} injury lowered")
+    lowered = evolve(injury, level=new_level, soaked=True, fatigue=0)
+    lowered = inflict(ctx, cid, lowered)
+    replace_injury(ctx, cid, lowered)
+    return lowered
+
+
+# -- turns (C2, C6) -------------------------------------------------------------------------------
+
+
+def expire_pinned_by(ctx: Ctx, cid: str) -> None:
+    """A11: Pinned lasts until the attacker's next action (its next turn)."""
+    for c in ctx.enc.combatants:
+        gone = remove_effects(ctx, c.id, lambda e: e.by != cid)
+        for e in gone:
+            ctx.log(f"{c.name} is no longer {e.label} ({ctx.name(cid)} acts)", Kind.EFFECT)
+
+
+def begin_turn(ctx: Ctx, cid: str) -> None:
+    """C2: count the turn, clear Surprised in round 2, tick bleeding and death, set the band."""
+    s = ctx.sheet(cid)
+    name = ctx.name(cid)
+    turn = s.turns + 1
+    s = ctx.put(cid, turns=turn, spent_major=0, spent_move=0, spent_minor=0, downgrade="",
+                extra_major=0, extra_move=0, extra_minor=0)
+    expire_pinned_by(ctx, cid)
+    for e in s.effects:
+        if e.kind is EKind.COND and e.until_round and ctx.enc.round >= e.until_round:
+            remove_effects(ctx, cid, lambda x, e=e: x is not e)
+            ctx.log(f"{name} is no longer {e.label}", Kind.EFFECT)
+    tick(ctx, cid)
+    s = ctx.sheet(cid)
+    init = effective_initiative(s, ctx.enc.get(cid).initiative, turn, ctx.enc.round)
+    s = ctx.put(cid, turn_init=init)
+    if s.dead:
+        return
+    eco = economy(ctx.enc, ctx.enc.get(cid))
+    if eco.cap == 0:
+        ctx.log(f"{name} cannot act ({eco.limit}): press n", Kind.EFFECT)
+        return
+    text = f"{name}: initiative {init} ({eco.band.name}) — Major {eco.major}, Move {eco.move}, " \
+           f"Minor {eco.minor}"
+    if eco.cap > 0:
+        text += f"; one action in all ({eco.limit})"
+    elif eco.limit:
+        text += f"; {eco.limit}"
+    if disadvantaged(s, turn):
+        text += "; Disadvantage"
+    if s.ext_name:
+        text += f"; extended '{s.ext_name}' {s.ext_step}/{s.ext_total}"
+    ctx.log(text)
+
+
+def tick(ctx: Ctx, cid: str) -> None:
+    """C2: bleeding and death countdowns tick at the start of the turn, even if it cannot act."""
+    name = ctx.name(cid)
+    for e in ctx.sheet(cid).effects:
+        if e.kind is EKind.BLEED:
+            amount = ctx.roll(e.dice, f"{name} bleeding").total if e.dice else e.amount
+            left = e.rounds - 1 if e.rounds else 0
+            if e.rounds and left <= 0:
+                remove_effects(ctx, cid, lambda x, e=e: x is not e)
+                ctx.log(f"{name} bleeds {amount} ({e.label}); the bleeding stops", Kind.EFFECT)
+            else:
+                swap_effect(ctx, cid, e, evolve(e, rounds=left))
+                more = f", {left} more round{'s' if left != 1 else ''}" if e.rounds else ""
+                ctx.log(f"{name} bleeds {amount} ({e.label}{more})", Kind.EFFECT)
+            if amount > 0:
+                add_damage(ctx, cid, amount)
+        elif e.kind is EKind.DEATH:
+            current = next((x for x in ctx.sheet(cid).effects if x == e), None)
+            if current is None:
+                continue
+            left = e.rounds - 1
+            if left <= 0:
+                remove_effects(ctx, cid, lambda x: x.kind is not EKind.DEATH)
+                ctx.put(cid, dead=True)
+                ctx.log(f"{name} dies ({e.label})", Kind.EFFECT)
+                return
+            swap_effect(ctx, cid, e, evolve(e, rounds=left))
+            ctx.log(f"{name} is dying ({e.label}): {left} round{'s' if left != 1 else ''} left",
+                    Kind.EFFECT)
+
+
+def swap_effect(ctx: Ctx, cid: str, old: Effect, new: Effect) -> None:
+    s = ctx.sheet(cid)
+    effects = list(s.effects)
+    for i, e in enumerate(effects):
+        if e is old or e == old:
+            effects[i] = new
+            break
+    ctx.put(cid, effects=tuple(effects))
+
+
+def end_turn(ctx: Ctx, cid: str) -> None:
+    """C2: "next turn" effects end with this turn; "N rounds" count down and expire at 0."""
+    s = ctx.sheet(cid)
+    name, turn = ctx.name(cid), s.turns
+    kept: list[Effect] = []
+    for e in s.effects:
+        if e.kind in (EKind.BLEED, EKind.DEATH):
+            kept.append(e)
+        elif e.last and e.last <= turn:
+            ctx.log(f"{name}: {describe(evolve(e, first=0, last=0))} from {e.label} ends",
+                    Kind.EFFECT)
+        elif e.rounds and (e.first == 0 or e.first <= turn):
+            left = e.rounds - 1
+            if left <= 0:
+                what = e.label if e.kind is EKind.COND else describe(evolve(e, rounds=0))
+                src = "" if e.kind is EKind.COND else f" from {e.label}"
+                ctx.log(f"{name}: {what}{src} ends", Kind.EFFECT)
+            else:
+                kept.append(evolve(e, rounds=left))
+        else:
+            kept.append(e)
+    ctx.put(cid, effects=tuple(kept))
+    s = ctx.sheet(cid)
+    if s.ext_name and s.ext_turn != turn and s.ext_step:
+        ctx.log(f"{name}: extended '{s.ext_name}' not advanced this turn ({s.ext_step}/"
+                f"{s.ext_total})")
+    if tired(s) is Tired.EXHAUSTED:
+        idle = s.spent_major + s.spent_move + s.spent_minor == 0
+        n = s.idle_turns + 1 if idle else 0
+        if n >= 10:
+            ctx.put(cid, idle_turns=0)
+            add_fatigue(ctx, cid, -1, "10 rounds of rest while exhausted")
+        else:
+            ctx.put(cid, idle_turns=n)
+
+
+def phase_active(enc: Encounter) -> bool:
+    return enc.phase is Phase.ACTIVE

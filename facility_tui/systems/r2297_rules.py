@@ -1,0 +1,303 @@
+"""2297 rules as pure functions (A3, A4, A5, A6, A7, A9): no dice, no encounter, no Textual.
+
+Each function takes plain numbers and returns plain values, so the tables of ``RULES.md`` can be
+tested boundary by boundary. The commands and the turn hooks of ``r2297`` build on them.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+
+from attrs import frozen
+
+
+class RuleError(ValueError):
+    """Input the rules cannot accept; the message is one line, fit for the GM."""
+
+
+# -- A4 initiative bands ------------------------------------------------------------------------
+
+
+@frozen
+class Band:
+    name: str
+    low: int
+    major: int
+    move: int
+    minor: int
+
+
+#: A4: the bonuses accumulate ("second bonus Minor" means two in all).
+BANDS: tuple[Band, ...] = (
+    Band("Slow", 0, 1, 1, 0),
+    Band("Normal", 10, 1, 1, 1),
+    Band("Fast", 20, 1, 1, 2),
+    Band("Lightning", 30, 2, 1, 2),
+    Band("Superhuman", 40, 2, 1, 3),
+    Band("Supernatural", 50, 3, 1, 3),
+)
+
+
+def band(initiative: int) -> Band:
+    """A4: the band an effective initiative falls in (below 0 counts as 0, A3)."""
+    found = BANDS[0]
+    for b in BANDS:
+        if initiative >= b.low:
+            found = b
+    return found
+
+
+# -- A7 injury levels ---------------------------------------------------------------------------
+
+
+class Level(enum.StrEnum):
+    NONE = "none"
+    LIGHT = "light"
+    MODERATE = "moderate"
+    SERIOUS = "serious"
+    CRITICAL = "critical"
+    LETHAL = "lethal"
+
+    @property
+    def rank(self) -> int:
+        return LEVELS.index(self)
+
+    @property
+    def title(self) -> str:
+        return self.value.capitalize()
+
+    def lowered(self, steps: int = 1) -> Level:
+        """One step (or more) less severe; below Light is no injury (A7 stun and Edge, A10)."""
+        return LEVELS[max(0, self.rank - steps)]
+
+
+LEVELS: tuple[Level, ...] = tuple(Level)
+
+#: A10: the Medic TN of first aid for each level.
+AID_TN = {
+    Level.LIGHT: 15,
+    Level.MODERATE: 20,
+    Level.SERIOUS: 25,
+    Level.CRITICAL: 30,
+    Level.LETHAL: 30,
+}
+
+#: A7: fatigue suffered on infliction.
+INJURY_FATIGUE = {
+    Level.NONE: 0,
+    Level.LIGHT: 3,
+    Level.MODERATE: 5,
+    Level.SERIOUS: 10,
+    Level.CRITICAL: 20,
+    Level.LETHAL: 50,
+}
+
+
+def injury_level(damage: int, health: int) -> Level:
+    """A7: the level of one hit of final ``damage`` against Health ``health`` (integer compares)."""
+    if health < 1:
+        raise RuleError("Health must be at least 1")
+    if damage <= 0:
+        return Level.NONE
+    if damage >= health:
+        return Level.LETHAL
+    if 4 * damage >= 3 * health:
+        return Level.CRITICAL
+    if 2 * damage >= health:
+        return Level.SERIOUS
+    if 4 * damage >= health:
+        return Level.MODERATE
+    return Level.LIGHT
+
+
+def parse_level(text: str) -> Level:
+    t = text.strip().lower()
+    for level in LEVELS:
+        if level.value.startswith(t) and t:
+            return level
+    raise RuleError(f"unknown injury level '{text}': use none, light, moderate, serious, "
+                    "critical or lethal")
+
+
+# -- A6 armor and mitigation --------------------------------------------------------------------
+
+
+class DamageType(enum.StrEnum):
+    PHYSICAL = "physical"
+    STUN = "stun"
+    ENERGY = "energy"
+
+
+def parse_type(text: str) -> DamageType:
+    t = text.strip().lower()
+    for kind in DamageType:
+        if t and kind.value.startswith(t):
+            return kind
+    raise RuleError(f"unknown damage type '{text}': use physical, stun or energy")
+
+
+@frozen
+class Armor:
+    name: str = "Armor"
+    pt: int = 0
+    dr: int = 0
+
+    @property
+    def text(self) -> str:
+        return f"{self.name} {self.pt}/{self.dr}"
+
+
+DR_CAP = 80
+_LAYER = re.compile(r"^(.*?)\s*(-?\d+)\s*/\s*(-?\d+)\s*%?$")
+
+
+def parse_armor(text: str) -> tuple[Armor, ...]:
+    """A1: worn layers as ``"Vest 15/20, Helmet 5/10"`` (name PT/DR); ``none`` or empty: no armor."""
+    if text.strip().lower() in ("", "none", "-"):
+        return ()
+    layers = []
+    for part in text.split(","):
+        m = _LAYER.match(part.strip())
+        if not m:
+            raise RuleError(f"armor '{part.strip()}': write it as NAME PT/DR, e.g. Vest 15/20")
+        name, pt, dr = m.group(1).strip() or "Armor", int(m.group(2)), int(m.group(3))
+        if pt < 0:
+            raise RuleError(f"armor '{name}': PT must be 0 or more, got {pt}")
+        if not 0 <= dr <= 100:
+            raise RuleError(f"armor '{name}': DR is a percentage from 0 to 100, got {dr}")
+        layers.append(Armor(name, pt, dr))
+    return tuple(layers)
+
+
+def layered(armor: tuple[Armor, ...]) -> tuple[int, int]:
+    """A6: worn layers → (PT, DR): highest PT; highest DR + half the second highest, cap 80."""
+    if not armor:
+        return 0, 0
+    pt = max(a.pt for a in armor)
+    drs = sorted((a.dr for a in armor), reverse=True)
+    dr = drs[0] + (drs[1] // 2 if len(drs) > 1 else 0)
+    return pt, min(dr, DR_CAP)
+
+
+@frozen
+class Mitigation:
+    raw: int
+    pt: int
+    dr: int
+    final: int
+
+    @property
+    def stopped(self) -> bool:
+        return self.raw < self.pt
+
+
+def mitigate(
+    raw: int,
+    armor: tuple[Armor, ...],
+    kind: DamageType = DamageType.PHYSICAL,
+    ap_pt: int = 0,
+    ap_dr: int = 0,
+) -> Mitigation:
+    """A6: layer the armor, adjust for the damage type and piercing, then PT and DR.
+
+    Raw damage below PT: nothing gets through; otherwise floor(raw × (100 − DR) / 100) (C5).
+    """
+    if raw < 0:
+        raise RuleError(f"damage cannot be negative, got {raw}")
+    pt, dr = layered(armor)
+    if kind is DamageType.STUN:
+        pt, dr = pt + 5, dr + 20
+    elif kind is DamageType.ENERGY:
+        pt, dr = pt - 10, dr - 20
+    pt = max(0, pt - ap_pt)
+    dr = min(100, max(0, dr - ap_dr))
+    final = 0 if raw < pt else raw * (100 - dr) // 100
+    return Mitigation(raw, pt, dr, final)
+
+
+def parse_ap(text: str) -> tuple[int, int]:
+    """Armor piercing as ``PT`` or ``PT/DR`` (e.g. ``ap=5`` or ``ap=5/20``)."""
+    m = re.fullmatch(r"\s*(\d+)\s*(?:/\s*(\d+)\s*)?", text)
+    if not m:
+        raise RuleError(f"ap: write the PT (and DR) it pierces, e.g. ap=5 or ap=5/20, got '{text}'")
+    return int(m.group(1)), int(m.group(2) or 0)
+
+
+# -- A9 fatigue ---------------------------------------------------------------------------------
+
+
+class Tired(enum.StrEnum):
+    FRESH = "fresh"
+    FATIGUED = "fatigued"
+    EXHAUSTED = "exhausted"
+    UNCONSCIOUS = "unconscious"
+
+
+def tiredness(fatigue: int, stamina: int) -> Tired:
+    """A9: ≥ 50% STA Fatigued, ≥ 100% Exhausted, ≥ 200% Unconscious."""
+    if stamina < 1:
+        raise RuleError("Stamina must be at least 1")
+    if fatigue >= 2 * stamina:
+        return Tired.UNCONSCIOUS
+    if fatigue >= stamina:
+        return Tired.EXHAUSTED
+    if 2 * fatigue >= stamina:
+        return Tired.FATIGUED
+    return Tired.FRESH
+
+
+# -- A5 attack helper ---------------------------------------------------------------------------
+
+#: A5: ammo per target by fire mode.
+AMMO = {"SS": 1, "SA": 3, "BF": 5, "AF": 10}
+
+
+def attack_pool(net_advantage: int) -> str:
+    """A5: 2d10, plus one d10 per net Advantage (keep the two highest) or Disadvantage (lowest)."""
+    if net_advantage > 0:
+        return f"{2 + net_advantage}d10kh2"
+    if net_advantage < 0:
+        return f"{2 - net_advantage}d10kl2"
+    return "2d10"
+
+
+def attack_tn(defended: bool, defense: int = 0, cover: int = 0, evading: bool = False) -> int:
+    """A5: TN 10 undefended or 20 defended, + cover and +5 evading; Dodge/Parry if higher."""
+    base = (20 if defended else 10) + cover + (5 if evading else 0)
+    return max(base, defense) if defended else base
+
+
+def success_dice(margin: int) -> int:
+    """A5: extra damage dice of a hit: MoS ≥ 10 Perfect (+2d6), ≥ 5 Solid (+1d6)."""
+    if margin >= 10:
+        return 2
+    if margin >= 5:
+        return 1
+    return 0
+
+
+def hit_quality(margin: int) -> str:
+    if margin < 0:
+        return "miss"
+    return {2: "Perfect hit", 1: "Solid hit"}.get(success_dice(margin), "hit")
+
+
+def mode_dice(mode: str, targets: int) -> int:
+    """A5: BF or AF at several targets +1d6, AF at one target +2d6."""
+    if mode == "AF":
+        return 2 if targets == 1 else 1
+    if mode == "BF" and targets > 1:
+        return 1
+    return 0
+
+
+def add_dice(expr: str, extra: int) -> str:
+    """Add ``extra`` d6 to a damage expression: ``3d6+2`` with 2 → ``5d6+2``."""
+    if extra == 0:
+        return expr
+    m = re.match(r"^(\d*)d6(.*)$", expr.strip().lower())
+    if m:
+        n = int(m.group(1) or 1) + extra
+        return f"{n}d6{m.group(2)}" if n > 0 else (m.group(2).lstrip("+") or "0")
+    return f"{expr}{extra:+d}d6" if extra < 0 else f"{expr}+{extra}d6"

@@ -1,0 +1,162 @@
+"""2297 data: the per-combatant sheet (A1) and its timed effects (C2), as frozen attrs values.
+
+Only TOML-friendly field types (str, int, bool, StrEnum, nested frozen attrs, tuples), each with a
+default, so the codec can save and load them. Sentinels (0, "", -1) stand in for "none".
+"""
+
+from __future__ import annotations
+
+import enum
+
+from attrs import frozen
+
+from facility_tui.systems.r2297_rules import Armor, DamageType, Level
+
+
+class Awareness(enum.StrEnum):
+    """A2: set before round 1."""
+
+    FULL = "full"
+    PARTIAL = "partial"
+    UNAWARE = "unaware"
+
+
+class EKind(enum.StrEnum):
+    INIT = "init"  # initiative reduction by ``amount`` (A7)
+    ZERO = "zero"  # initiative 0, cannot rise (A7 Critical)
+    DISADV = "disadvantage"  # Disadvantage on actions (A7)
+    BLEED = "bleed"  # damage at the start of each turn (A7, C2)
+    DEATH = "death"  # dies when the countdown reaches 0 (A7, A8, C2)
+    COND = "condition"  # a condition named by ``label`` (A11)
+
+
+@frozen
+class Effect:
+    """A timed effect (C2, C6).
+
+    ``first``/``last`` are turn numbers of the affected combatant (its ``turns`` counter): the effect
+    applies from the start of turn ``first`` (0: from now) and expires at the end of turn ``last``
+    (0: no turn limit). ``rounds`` counts down at the end of each of its turns and expires at 0 (0:
+    not counted); for BLEED it is the ticks left (0: until stabilized), for DEATH the countdown.
+    ``combat``: until the end of combat; ``medical``: until medical care (first aid).
+    ``by``: lasts until that combatant's next turn starts (Pinned, A11).
+    """
+
+    kind: EKind = EKind.COND
+    label: str = ""
+    amount: int = 0
+    dice: str = ""
+    first: int = 0
+    last: int = 0
+    rounds: int = 0
+    source: int = 0  # injury id (0: none)
+    combat: bool = False
+    medical: bool = False
+    by: str = ""
+    until_round: int = 0  # Surprised: ends at the start of its first turn in this round (A2)
+
+
+@frozen
+class Injury:
+    """One injury (A7). ``level`` is its current level (after Edge, A7, and first aid, A10)."""
+
+    id: int = 0
+    level: Level = Level.LIGHT
+    inflicted: Level = Level.LIGHT
+    round: int = 0
+    damage: int = 0
+    fatigue: int = 0  # fatigue its infliction added (given back if Edge lowers it)
+    soaked: bool = False  # Edge spent on it (A7)
+    aided: bool = False  # first aid succeeded on it (A10)
+    manual: bool = False  # set by the GM (C4)
+
+
+@frozen
+class Weapon:
+    """A1/A5: a weapon's damage dice, fire modes and ammo."""
+
+    name: str = "Weapon"
+    damage: str = "1d6"
+    modes: tuple[str, ...] = ("SS",)
+    ammo: int = 0
+    capacity: int = 0  # 0: no ammo tracked (melee)
+    kind: DamageType = DamageType.PHYSICAL
+
+
+@frozen
+class Stims:
+    """A9: stim patches used in one window; the Grit check they owe is kept as a reminder."""
+
+    count: int = 0
+    rating: int = 0  # highest rating used
+    fatigue: str = ""  # the dice of a failed check, added together per patch: "2d6+4+2d6+6"
+    due_round: int = 0
+
+
+@frozen
+class Sheet2297:
+    # A1
+    ag: int = 0
+    cu: int = 0
+    hlt: int = 20
+    sta: int = 20
+    edge: int = 0
+    dice: int = 1
+    skill: int = 0
+    dodge: int = 0
+    parry: int = 0
+    armor: tuple[Armor, ...] = ()
+    weapons: tuple[Weapon, ...] = ()
+    awareness: Awareness = Awareness.FULL
+    # A3
+    rolled: bool = False  # base initiative rolled or set
+    tiebreak: int = 0  # kept d10 roll-off
+    boost: int = 0
+    boost_round: int = 0
+    boost_pending: bool = False
+    refocus: int = -1  # the new score from the next round (-1: none)
+    # A6–A8
+    damage: int = 0  # physical + energy
+    stun: int = 0
+    fatigue: int = 0
+    injuries: tuple[Injury, ...] = ()
+    effects: tuple[Effect, ...] = ()
+    next_id: int = 1
+    dead: bool = False
+    # A4 (per turn; ``turns`` counts turns started, C6)
+    turns: int = 0
+    turn_init: int = 0
+    spent_major: int = 0
+    spent_move: int = 0
+    spent_minor: int = 0
+    extra_major: int = 0
+    extra_move: int = 0
+    extra_minor: int = 0
+    downgrade: str = ""
+    reaction_used: bool = False
+    fatigued_loses: str = "move"
+    ext_name: str = ""
+    ext_step: int = 0
+    ext_total: int = 0
+    ext_turn: int = 0  # the turn it last advanced
+    idle_turns: int = 0
+    # A9
+    short_rests: int = 0
+    long_rests: int = 0
+    stims: Stims = Stims()
+
+    @property
+    def total(self) -> int:
+        """A8: physical + energy + stun."""
+        return self.damage + self.stun
+
+    @property
+    def level(self) -> Level:
+        """A7: the worst current injury."""
+        return max((i.level for i in self.injuries), key=lambda lv: lv.rank, default=Level.NONE)
+
+    def conditions(self) -> list[str]:
+        return [e.label for e in self.effects if e.kind is EKind.COND]
+
+    def has(self, condition: str) -> bool:
+        return condition.lower() in (c.lower() for c in self.conditions())

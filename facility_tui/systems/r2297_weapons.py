@@ -1,0 +1,58 @@
+"""2297 weapons (A1, A5): ``"PAM9 3d6+2 SA 17, FAM-90 5d6+1 SA/BF/AF 60, Baton 2d6 stun"``."""
+
+from __future__ import annotations
+
+import re
+
+from facility_tui.systems.r2297_rules import AMMO, DamageType, RuleError, parse_type
+from facility_tui.systems.r2297_sheet import Weapon
+
+_DICE = re.compile(r"^\d*d\d+([+-]\d+)*$", re.IGNORECASE)
+_MODES = re.compile(r"^(SS|SA|BF|AF)(/(SS|SA|BF|AF))*$", re.IGNORECASE)
+
+
+def parse_weapon(text: str) -> Weapon:
+    words = text.split()
+    at = next((i for i, w in enumerate(words) if _DICE.match(w)), None)
+    if at is None or at == 0:
+        raise RuleError(f"weapon '{text.strip()}': write NAME DICE [MODES] [AMMO], "
+                        "e.g. PAM9 3d6+2 SA 17")
+    name, damage = " ".join(words[:at]), words[at].lower()
+    modes: tuple[str, ...] = ("SS",)
+    capacity = 0
+    kind = DamageType.PHYSICAL
+    for w in words[at + 1 :]:
+        if _MODES.match(w):
+            modes = tuple(m.upper() for m in w.split("/"))
+        elif w.isdigit():
+            capacity = int(w)
+        else:
+            try:
+                kind = parse_type(w)
+            except RuleError:
+                raise RuleError(f"weapon '{name}': '{w}' is not a fire mode (SS/SA/BF/AF), "
+                                "ammo count or damage type") from None
+    return Weapon(name, damage, modes, capacity, capacity, kind)
+
+
+def parse_weapons(text: str) -> tuple[Weapon, ...]:
+    if not text.strip():
+        return ()
+    return tuple(parse_weapon(part) for part in text.split(",") if part.strip())
+
+
+def find_weapon(weapons: tuple[Weapon, ...], ref: str) -> Weapon:
+    t = ref.strip().lower()
+    for w in weapons:
+        if w.name.lower() == t:
+            return w
+    matches = [w for w in weapons if w.name.lower().startswith(t)]
+    if len(matches) == 1:
+        return matches[0]
+    names = ", ".join(w.name for w in weapons) or "none"
+    raise RuleError(f"no single weapon '{ref}' (has: {names})")
+
+
+def ammo_needed(mode: str, targets: int) -> int:
+    """A5: SS 1, SA 3, BF 5, AF 10 per target."""
+    return AMMO[mode] * targets
