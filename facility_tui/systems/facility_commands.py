@@ -164,6 +164,8 @@ def sheet_from_options(call: Call) -> FacilitySheet:
         for key in STATS:
             total = call.roll("3d6", f"{STAT_NAMES[key]} 3d6").total
             sheet = with_stat(sheet, key, evolve(stat_of(sheet, key), bonus=competence(total)))
+        rolled = ", ".join(f"{STAT_NAMES[k]} {signed(stat_of(sheet, k).bonus)}" for k in STATS)
+        call.log(f"Employee Competence Scale: {rolled}")
     for key in STATS:
         text = call.option(key)
         if text is not None:
