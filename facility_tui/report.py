@@ -23,7 +23,8 @@ def render_text(enc: Encounter, log_lines: int = 10) -> str:
     out = [f"{enc.name} [{rules.title}]", status_line(enc), ""]
     for i, c in enumerate(listed(enc), 1):
         mark = ">" if c.id == enc.current else " "
-        extra = "  ".join(f"{k}={v}" for k, v in rules.summary(enc, c).items())
+        summary = rules.summary(enc, c)
+        extra = "  ".join(f"{k}={summary[k]}" for k in rules.columns if k in summary)
         out.append(
             f"{mark}{i:>2} {c.name:<24} {c.side:<8} init {c.initiative:>3}  {extra}".rstrip()
         )

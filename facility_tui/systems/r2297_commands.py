@@ -335,7 +335,7 @@ def extended(call: Call) -> Encounter:
 # -- A6–A8 hits and injuries ----------------------------------------------------------------------
 
 
-@rule("hit", "hit WHO DAMAGE [physical|stun|energy] [type=...] [ap=PT[/DR]]",
+@rule("hit", "hit WHO DAMAGE [physical|stun|energy] [type=...] [ap=PT|PT/DR]",
       "A6–A8: apply a hit's raw damage (number or dice) through armor", aliases=("h",))
 def hit(call: Call) -> Encounter:
     call.need_phase(Phase.SETUP, Phase.ACTIVE)
@@ -413,6 +413,9 @@ def aid(call: Call) -> Encounter:
     s = sheet(c)
     if not any(i.level.rank for i in s.injuries):
         raise CommandError(f"{c.name} has no injury to give first aid to")
+    if call.option("injury") is None and all(i.aided for i in s.injuries if i.level.rank):
+        raise CommandError(f"{c.name}'s injuries already had first aid; only a new injury can "
+                           "be aided")
     injury = pick_injury(c, call.option("injury"), lambda i: not i.aided, "left without first aid")
     if injury.aided:
         raise CommandError(f"{c.name}'s injury {injury.id} already had first aid; only a new "

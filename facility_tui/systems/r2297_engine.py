@@ -534,7 +534,11 @@ def begin_turn(ctx: Ctx, cid: str) -> None:
 def tick(ctx: Ctx, cid: str) -> None:
     """C2: bleeding and death countdowns tick at the start of the turn, even if it cannot act."""
     name = ctx.name(cid)
+    if ctx.sheet(cid).dead:
+        return
     for e in ctx.sheet(cid).effects:
+        if ctx.sheet(cid).dead:
+            return
         if e.kind is EKind.BLEED:
             amount = ctx.roll(e.dice, f"{name} bleeding").total if e.dice else e.amount
             left = e.rounds - 1 if e.rounds else 0
