@@ -1,49 +1,101 @@
-"""Saving and loading sessions as TOML, atomically.
+"""Saving and loading sessions: checksummed TOML, written atomically, with write-once log files.
 
-A save file holds the current encounter, the oldest encounter undo can reach (``history.base``,
-without its log, which is a prefix of the current one) and the steps from there, plus the redo
-steps. Loading replays the steps with their recorded dice and checks they arrive at the saved
-encounter; if the rules changed since and they do not, the fight loads without its history.
+A save is addressed by one path, ``fight.toml``; next to it lives the folder ``fight.d/``. The main
+file holds the current encounter (without its log), the end of the log, and the undo/redo history.
+The rest of the log sits in ``fight.d/log-*.toml`` files of a few dozen to a few hundred entries
+each: a log file is written once, when its entries are sealed, named after its checksum and never
+rewritten. So the cost of a save depends on the combatants, the history and the current round, not
+on how long the fight has run. ``fight.d/backup-*.toml`` are whole, self-contained copies taken when
+the round changes (the last ``BACKUPS_KEPT``); ``load_or_recover`` falls back to them.
+
+Every file starts with a line ``#facility-tui sha256=<hex>`` over the rest of its bytes, which the
+loader verifies before parsing: an empty, truncated or changed file is refused (``DamagedSave``),
+never read as a blank or partial fight. Log entries are stored as one JSON array per line inside a
+TOML literal string: still a TOML file anyone can read, and ten times faster to load than tables.
 
 Writes never leave a half file: the text is serialized first, written to a temporary file in the
-same folder, flushed and fsynced, moved over the old file with ``os.replace`` and the folder fsynced.
+same folder, fsynced, moved over the old file with ``os.replace`` and the folder fsynced. Log files
+go first, the main file next, the backup last, so a crash at any moment leaves a loadable save.
+
+The on-disk layout is described in ``docs/save-format.md``; older versions load through
+``migrations``. History is the oldest encounter undo can reach (``history.base``) plus the steps
+from there; loading replays them with their recorded dice and checks they arrive at the saved
+encounter, else the fight loads without its history.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
+import hashlib
+import json
+import math
 import os
+import re
 import tempfile
+import threading
+import time
 import tomllib
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-import tomli_w
+from attrs import frozen
 
 from facility_tui import __version__
 from facility_tui.codec import DecodeError, decode, decode_attrs, encode
-from facility_tui.commands import CommandError
 from facility_tui.model import Combatant, Encounter, Kind, LogEntry, System
-from facility_tui.session import Session, Step, rebuild
+from facility_tui.session import Session, Step
 from facility_tui.systems import rules_for
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 SUFFIX = ".toml"
+SIDECAR_SUFFIX = ".d"
 TEMP_PREFIX = ".tmp-"
+BACKUPS_KEPT = 5
+CHUNK_MIN = 64  # a log file closes at the first round change after this many entries...
+CHUNK_MAX = 256  # ...or at this many
+
+_MAGIC = b"#facility-tui sha256="
+_HEADER = re.compile(rb"#facility-tui sha256=([0-9a-f]{64})\r?")
+_CHUNK_NAME = re.compile(r"log-(\d{7,})-r(-?\d+)-([0-9a-f]{16})\.toml")
+_BACKUP_NAME = re.compile(r"backup-(\d{6,})-r(-?\d+)\.toml")
+_CHUNK_BODY = re.compile(
+    r'schema_version = 2\nkind = "log"\nstart = (\d+)\ncount = (\d+)\nentries = \'\'\'\n(.*)\n\'\'\'\n',
+    re.DOTALL,
+)
+_KINDS = {k.value: k for k in Kind}
+# What data of the wrong shape raises while decoding (DecodeError, MigrationError and CommandError
+# are ValueErrors); anything else, an ImportError say, is a bug and must not pass for damage.
+_SHAPE_ERRORS = (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError)
 
 
 class SaveError(Exception):
     """A save that cannot be read or written; the message names the file and what to do."""
 
 
+class DamagedSave(SaveError):
+    """A file that is not a whole save (empty, truncated, changed, not a save): a backup may help."""
+
+
+class NewerSave(SaveError):
+    """A save written by a newer facility-tui."""
+
+
 # -- encounter <-> data -------------------------------------------------------------------------
 
 
 def encounter_data(enc: Encounter, *, with_log: bool = True) -> dict[str, Any]:
-    data: dict[str, Any] = encode(enc)
+    data: dict[str, Any] = encode(enc) if with_log else encode(_without_log(enc))
     if not with_log:
         data.pop("log", None)
     return data
+
+
+def _without_log(enc: Encounter) -> Encounter:
+    from attrs import evolve
+
+    return evolve(enc, log=()) if enc.log else enc
 
 
 def encounter_from(data: Any, *, log: tuple[LogEntry, ...] | None = None) -> Encounter:
@@ -81,44 +133,449 @@ def _steps(value: Any, where: str) -> list[Step]:
     return [decode(Step, s, where=f"{where}[{i}]") for i, s in enumerate(_list(value, where))]
 
 
-# -- session <-> text ---------------------------------------------------------------------------
+# -- log entries <-> lines ----------------------------------------------------------------------
 
 
-def dumps(session: Session) -> str:
-    enc = session.encounter
-    base = session.base
-    doc: dict[str, Any] = {
-        "schema_version": SCHEMA_VERSION,
-        "app": f"facility-tui {__version__}",
-        "encounter": encounter_data(enc),
-        "history": {
-            "base_log": len(base.log),
-            "base": encounter_data(base, with_log=False),
-            "undo": [encode(s) for s in session.undo_steps],
-            "redo": [encode(s) for s in session.redo_steps],
-        },
-    }
-    return tomli_w.dumps(doc)
+def _line(entry: LogEntry) -> str:
+    """One log entry as a line of JSON that fits in a TOML multi-line literal string.
+
+    JSON escapes control characters and non-ASCII; what TOML forbids besides is DEL and three
+    single quotes in a row (which would end the string).
+    """
+    return _json_line([entry.round, entry.kind.value, entry.text])
 
 
-def loads(text: str, source: str = "save") -> Session:
+def _json_line(data: Any) -> str:
+    text = json.dumps(data)
+    return text.replace("'''", "\\u0027" * 3).replace("\x7f", "\\u007f")
+
+
+def _rows(text: Any, where: str) -> list[Any]:
+    if not isinstance(text, str):
+        raise DecodeError(f"{where}: expected text")
+    lines = [line for line in text.split("\n") if line.strip()]
+    if not lines:
+        return []
     try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as err:
-        raise SaveError(f"{source} is not a readable save ({err}); it was left untouched") from None
+        rows = json.loads("[" + ",".join(lines) + "]")
+    except ValueError:
+        raise DecodeError(f"{where}: a log line is not readable") from None
+    return rows  # type: ignore[no-any-return]
+
+
+def _entries(rows: Any, where: str) -> tuple[LogEntry, ...]:
+    try:
+        out = tuple([LogEntry(r, t, _KINDS[k]) for r, k, t in _list(rows, where)])
+    except (ValueError, TypeError, KeyError):
+        out = None
+    if out is None or not all(type(e.round) is int and type(e.text) is str for e in out):
+        raise DecodeError(f"{where}: expected lines of [round, kind, text]")
+    return out
+
+
+def _literal(lines: str) -> str:
+    return f"'''\n{lines}\n'''"
+
+
+# -- checksums ----------------------------------------------------------------------------------
+
+
+def _sign(body: str) -> tuple[str, str]:
+    """The file text for ``body`` (a checksum line, then the body) and the checksum."""
+    digest = hashlib.sha256(body.encode("utf-8")).hexdigest()
+    return f"{_MAGIC.decode()}{digest}\n{body}", digest
+
+
+def _unsign(raw: bytes, source: str) -> tuple[str, bool]:
+    """The body of a file, verified if it has a checksum line; ``(text, signed)``."""
+    if not raw.strip():
+        raise DamagedSave(f"{source} is empty: not a save (it was left untouched)")
+    if raw.startswith(_MAGIC):
+        nl = raw.find(b"\n")
+        header = _HEADER.fullmatch(raw[: max(nl, 0)]) if nl >= 0 else None
+        if header is None:
+            raise DamagedSave(f"{source} is damaged: its checksum line is cut or changed")
+        body = raw[nl + 1 :]
+        if hashlib.sha256(body).hexdigest() != header.group(1).decode():
+            raise DamagedSave(
+                f"{source} is damaged: its checksum does not match (truncated or changed "
+                "after it was saved); it was left untouched"
+            )
+        try:
+            return body.decode("utf-8"), True
+        except UnicodeDecodeError:  # pragma: no cover - a checksummed file we wrote
+            raise DamagedSave(f"{source} is damaged: not UTF-8 text") from None
+    try:
+        return raw.decode("utf-8"), False
+    except UnicodeDecodeError:
+        raise DamagedSave(f"{source} is not a text file: not a save (left untouched)") from None
+
+
+def _parse(raw: bytes, source: str) -> dict[str, Any]:
+    """The verified TOML document of a file, of a version this code can read."""
+    body, signed = _unsign(raw, source)
+    try:
+        doc = tomllib.loads(body)
+    except (tomllib.TOMLDecodeError, RecursionError, ValueError) as err:
+        what = str(err).splitlines()[0] if str(err) else type(err).__name__
+        raise DamagedSave(
+            f"{source} is not a readable save ({what}); it was left untouched"
+        ) from None
     version = doc.get("schema_version")
-    if not isinstance(version, int):
-        raise SaveError(f"{source} has no schema_version: not a facility-tui save")
+    if type(version) is not int or version < 1:
+        raise DamagedSave(f"{source} has no schema_version: not a facility-tui save")
     if version > SCHEMA_VERSION:
-        raise SaveError(
+        raise NewerSave(
             f"{source} was written by a newer facility-tui (schema {version}, this one reads "
             f"up to {SCHEMA_VERSION}); upgrade facility-tui to open it"
         )
+    if version >= 2 and not signed:
+        raise DamagedSave(f"{source} is damaged: its checksum line is missing")
+    return doc
+
+
+# -- session <-> document -----------------------------------------------------------------------
+
+
+@frozen
+class Snapshot:
+    """What a save holds, taken from a session in microseconds: immutable values, no copies."""
+
+    encounter: Encounter
+    base: Encounter
+    undo: tuple[Step, ...]
+    redo: tuple[Step, ...]
+
+    @classmethod
+    def of(cls, session: Session) -> Snapshot:
+        return cls(
+            session.encounter,
+            session.base,
+            tuple(session.undo_steps),
+            tuple(session.redo_steps),
+        )
+
+
+@frozen
+class _Chunk:
+    """A sealed run of log entries and the text of its write-once file."""
+
+    start: int
+    entries: tuple[LogEntry, ...]
+    lines: str
+    name: str
+    text: str
+
+
+def _make_chunk(start: int, entries: tuple[LogEntry, ...]) -> _Chunk:
+    lines = "\n".join(_line(e) for e in entries)
+    body = (
+        f'schema_version = {SCHEMA_VERSION}\nkind = "log"\n'
+        f"start = {start}\ncount = {len(entries)}\nentries = {_literal(lines)}\n"
+    )
+    text, digest = _sign(body)
+    name = f"log-{start:07d}-r{entries[0].round:04d}-{digest[:16]}.toml"
+    return _Chunk(start, entries, lines, name, text)
+
+
+def _boundary(count: int, prev: LogEntry, cur: LogEntry) -> bool:
+    """Whether ``cur`` starts a new log file after ``count`` entries ending with ``prev``."""
+    return count >= CHUNK_MAX or (count >= CHUNK_MIN and cur.round != prev.round)
+
+
+class _Chunker:
+    """Splits logs into sealed chunks, remembering them so that a save only looks at the tail.
+
+    The split is a function of the log alone (greedy from the start, see ``_boundary``), so a log
+    that grew by appending keeps its earlier chunks, and their files never change.
+    """
+
+    def __init__(self) -> None:
+        self.known: dict[int, list[_Chunk]] = {}
+
+    def split(self, log: tuple[LogEntry, ...]) -> tuple[list[_Chunk], int]:
+        """The sealed chunks that cover ``log[:n]`` and ``n``; the rest is the open tail."""
+        out: list[_Chunk] = []
+        pos, size = 0, len(log)
+        while True:
+            for ch in self.known.get(pos, ()):
+                end = pos + len(ch.entries)
+                if (
+                    end < size
+                    and log[pos:end] == ch.entries
+                    and _boundary(len(ch.entries), log[end - 1], log[end])
+                ):
+                    out.append(ch)
+                    pos = end
+                    break
+            else:
+                break
+        start = pos
+        for i in range(pos + 1, size):
+            if _boundary(i - start, log[i - 1], log[i]):
+                ch = _make_chunk(start, log[start:i])
+                self.known.setdefault(start, []).append(ch)
+                out.append(ch)
+                start = i
+        return out, start
+
+    def keep(self, used: Iterable[_Chunk]) -> None:
+        known: dict[int, list[_Chunk]] = {}
+        for ch in used:
+            same = known.setdefault(ch.start, [])
+            if not any(c is ch for c in same):
+                same.append(ch)
+        self.known = known
+
+
+@frozen
+class _Rendered:
+    body: str
+    chunks: tuple[_Chunk, ...]  # log files the body refers to
+
+
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def _toml_str(text: str) -> str:
+    # JSON's escapes are TOML's, but for non-ASCII (kept as is) and DEL (which TOML forbids raw)
+    return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007f")
+
+
+def _toml(value: Any) -> str:
+    """Plain data (``codec.encode`` output) as a one-line TOML value."""
+    t = type(value)
+    if t is str:
+        return _toml_str(value)
+    if t is bool:
+        return "true" if value else "false"
+    if t is int:
+        return str(value)
+    if t is dict:
+        if not value:
+            return "{}"
+        items = ", ".join(f"{_toml_key(k)} = {_toml(v)}" for k, v in value.items())
+        return f"{{ {items} }}"
+    if t is list or t is tuple:
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    if t is float:
+        if math.isfinite(value):
+            return repr(value)
+        return "nan" if value != value else ("inf" if value > 0 else "-inf")
+    for kind in (bool, int, float, str):  # subclasses: StrEnum values and the like
+        if isinstance(value, kind):
+            return _toml(kind(value))
+    raise TypeError(f"cannot write {t.__name__} to a save")
+
+
+def _toml_key(key: str) -> str:
+    return key if _BARE_KEY.fullmatch(key) else _toml_str(key)
+
+
+class _Writer:
+    """Renders documents; remembers the line of each combatant, step and log entry it wrote.
+
+    Combatants, steps and log entries are immutable and shared between successive encounters,
+    so a save only formats the few that changed. Lines are keyed by object identity (the object
+    is kept, so its id cannot be reused) and forgotten when a save no longer uses them.
+    """
+
+    def __init__(self) -> None:
+        self.chunker = _Chunker()
+        self._lines: dict[int, tuple[object, str]] = {}
+        self._used: dict[int, tuple[object, str]] = {}
+
+    def _cached(self, obj: object, make: Any) -> str:
+        key = id(obj)
+        hit = self._lines.get(key) or self._used.get(key)
+        if hit is None or hit[0] is not obj:
+            hit = (obj, make(obj))
+        self._used[key] = hit
+        return hit[1]
+
+    def forget_unused(self) -> None:
+        self._lines, self._used = self._used, {}
+
+    def _item(self, obj: object) -> str:
+        return self._cached(obj, lambda o: _json_line(encode(o)))
+
+    def _entry(self, entry: LogEntry) -> str:
+        return self._cached(entry, _line)
+
+    def _encounter(self, table: str, enc: Encounter) -> str:
+        data = encode(_bare(enc))
+        data.pop("log", None)
+        data.pop("combatants", None)
+        state = data.pop("state", {})
+        lines = [f"\n[{table}]\n"]
+        lines.extend(f"{_toml_key(k)} = {_toml(v)}\n" for k, v in data.items())
+        lines.append(f"state = {_toml(state)}\n")
+        lines.append(_lines("combatants", [self._item(c) for c in enc.combatants]))
+        return "".join(lines)
+
+    def _log_table(
+        self, table: str, chunks: Sequence[_Chunk], log: tuple[LogEntry, ...], tail: int,
+        inline: bool,
+    ) -> str:
+        tail_lines = "\n".join([self._entry(e) for e in log[tail:]])
+        files: list[str] = []
+        if inline:
+            lines = "\n".join([*(c.lines for c in chunks), tail_lines])
+        else:
+            files = [c.name for c in chunks]
+            lines = tail_lines
+        return f"\n[{table}]\n{_array('files', [_toml_str(f) for f in files])}" + (
+            f"entries = {_literal(lines)}\n"
+        )
+
+    def render(self, snap: Snapshot, *, inline: bool) -> _Rendered:
+        enc, base = snap.encounter, snap.base
+        chunks, tail = self.chunker.split(enc.log)
+        used = list(chunks)
+        n = len(base.log)
+        base_is_prefix = n <= len(enc.log) and enc.log[:n] == base.log
+        parts = [
+            f'schema_version = {SCHEMA_VERSION}\nkind = "save"\n'
+            f'app = "facility-tui {__version__}"\n',
+            self._encounter("encounter", enc),
+            self._log_table("log", chunks, enc.log, tail, inline),
+            "\n[history]\n",
+            f"base_log = {n}\n" if base_is_prefix else "",
+            _lines("undo", [self._item(s) for s in snap.undo]),
+            _lines("redo", [self._item(s) for s in snap.redo]),
+            self._encounter("history.base", base),
+        ]
+        if not base_is_prefix:
+            base_chunks, base_tail = self.chunker.split(base.log)
+            used.extend(base_chunks)
+            parts.append(
+                self._log_table("history.base_rows", base_chunks, base.log, base_tail, inline)
+            )
+        return _Rendered("".join(parts), () if inline else tuple(used))
+
+
+def _lines(key: str, items: Sequence[str]) -> str:
+    return f"{key} = {_literal(chr(10).join(items))}\n"
+
+
+def _array(key: str, items: Sequence[str]) -> str:
+    if not items:
+        return f"{key} = []\n"
+    return f"{key} = [\n" + "".join(f"    {item},\n" for item in items) + "]\n"
+
+
+def _bare(enc: Encounter) -> Encounter:
+    """``enc`` without log and combatants, cheap to encode."""
+    from attrs import evolve
+
+    return evolve(enc, log=(), combatants=()) if enc.log or enc.combatants else enc
+
+
+def dumps(session: Session) -> str:
+    """A whole, self-contained save of ``session`` (checksummed, every log entry inline)."""
+    return _sign(_Writer().render(Snapshot.of(session), inline=True).body)[0]
+
+
+def loads(text: str, source: str = "save") -> Session:
+    """The session of a self-contained save text (``dumps``, a backup, or an older version)."""
+    return _session_from(text.encode("utf-8"), source, None)
+
+
+def _session_from(raw: bytes, source: str, sidecar: Path | None) -> Session:
+    from facility_tui.migrations import migrate
+
+    doc = _parse(raw, source)
     try:
-        enc = encounter_from(doc.get("encounter"))
-    except DecodeError as err:
-        raise SaveError(f"{source} is damaged ({err}); it was left untouched") from None
+        if doc["schema_version"] >= 2:
+            doc = _resolve(doc, source, sidecar)
+        doc = migrate(doc)
+        log = _entries(doc.get("log"), "log")
+        enc = encounter_from(doc.get("encounter"), log=log)
+    except _SHAPE_ERRORS as err:  # any shape a damaged or hand-made file can take
+        raise DamagedSave(f"{source} is damaged ({_reason(err)}); it was left untouched") from None
     return _with_history(enc, doc.get("history"))
+
+
+def _reason(err: Exception) -> str:
+    text = str(err).splitlines()[0] if str(err) else ""
+    return text[:200] or type(err).__name__
+
+
+def _resolve(doc: dict[str, Any], source: str, sidecar: Path | None) -> dict[str, Any]:
+    """Read the log files a schema-2 document refers to; its logs become lists of rows."""
+    if doc.get("kind") != "save":
+        raise DecodeError(f"a {doc.get('kind')!r} file, not a save")
+    out = dict(doc)
+    out["encounter"] = _unpacked(doc.get("encounter"), "encounter")
+    out["log"] = _read_log(doc.get("log"), "log", source, sidecar)
+    history = doc.get("history")
+    if isinstance(history, dict):
+        history = dict(history)
+        for key in ("undo", "redo"):
+            history[key] = _rows(history.get(key, ""), f"history.{key}")
+        if "base" in history:
+            history["base"] = _unpacked(history["base"], "history.base")
+        if "base_rows" in history:
+            history["base_rows"] = _read_log(
+                history["base_rows"], "history.base_rows", source, sidecar
+            )
+        out["history"] = history
+    return out
+
+
+def _unpacked(encounter: Any, where: str) -> dict[str, Any]:
+    """An encounter table with its combatants read from their JSON lines."""
+    if not isinstance(encounter, dict):
+        raise DecodeError(f"{where}: expected a table")
+    out = dict(encounter)
+    out["combatants"] = _rows(encounter.get("combatants", ""), f"{where}.combatants")
+    return out
+
+
+def _read_log(table: Any, where: str, source: str, sidecar: Path | None) -> list[Any]:
+    if not isinstance(table, dict):
+        raise DecodeError(f"{where}: expected a table")
+    rows: list[Any] = []
+    for name in _list(table.get("files", []), f"{where}.files"):
+        if sidecar is None:
+            raise DecodeError(f"{where}: refers to log files; open the save by its path")
+        rows.extend(_read_chunk(sidecar, name, len(rows), source))
+    rows.extend(_rows(table.get("entries", ""), f"{where}.entries"))
+    return rows
+
+
+def _read_chunk(sidecar: Path, name: Any, start: int, source: str) -> list[Any]:
+    m = _CHUNK_NAME.fullmatch(name) if isinstance(name, str) else None
+    if m is None:
+        raise DecodeError(f"bad log file name {name!r}")
+    path = sidecar / name
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise DamagedSave(
+            f"{source} is incomplete: its log file {path} is missing; it was left untouched"
+        ) from None
+    except OSError as err:
+        raise SaveError(f"cannot read {path}: {err.strerror or err}") from None
+    if not raw.startswith(_MAGIC + m.group(3).encode()):
+        raise DamagedSave(f"{source} is damaged: its log file {path} is not the one it refers to")
+    body, _ = _unsign(raw, str(path))
+    fast = _CHUNK_BODY.fullmatch(body)
+    if fast is not None:  # the exact layout ``_make_chunk`` writes: skip the TOML parser
+        doc: dict[str, Any] = {
+            "kind": "log",
+            "start": int(fast.group(1)),
+            "count": int(fast.group(2)),
+            "entries": fast.group(3),
+        }
+    else:
+        doc = _parse(raw, str(path))
+    if doc.get("kind") != "log" or doc.get("start") != start:
+        raise DamagedSave(f"{source} is damaged: its log file {path} is out of place")
+    rows = _rows(doc.get("entries"), f"{name}.entries")
+    if doc.get("count") != len(rows):
+        raise DamagedSave(f"{source} is damaged: its log file {path} has the wrong length")
+    return rows
 
 
 def _with_history(enc: Encounter, history: Any) -> Session:
@@ -127,18 +584,49 @@ def _with_history(enc: Encounter, history: Any) -> Session:
     try:
         undo = _steps(history.get("undo", []), "history.undo")
         redo = _steps(history.get("redo", []), "history.redo")
-        base_log = history.get("base_log", 0)
-        if not isinstance(base_log, int) or not 0 <= base_log <= len(enc.log):
-            raise DecodeError("history.base_log out of range")
-        base = encounter_from(history.get("base", {}), log=enc.log[:base_log])
-        session = rebuild(base, undo, redo)
-    except (DecodeError, CommandError):
+        if "base_rows" in history:
+            base_log = _entries(history["base_rows"], "history.base_rows")
+        else:
+            n = history.get("base_log", 0)
+            if type(n) is not int or not 0 <= n <= len(enc.log):
+                raise DecodeError("history.base_log out of range")
+            base_log = enc.log[:n]
+        base = encounter_from(history.get("base", {}), log=base_log)
+        session: Session | None = _replay(base, undo, redo)
+    except Exception:  # a history that does not replay is dropped, whatever the reason
         session = None
     if session is None or session.encounter != enc:
         note = "Undo history could not be rebuilt from the save; the fight itself is intact"
         return Session(enc.logged(note, Kind.INFO))
     session.encounter = enc  # identical value; keep the loaded one
     return session
+
+
+def _replay(base: Encounter, steps: Sequence[Step], redo: Sequence[Step]) -> Session:
+    """Like ``session.rebuild``, at a cost that does not grow with the log.
+
+    Appending to a 10,000-entry log copies it, so the steps are replayed from ``base`` with an
+    empty log and the base's log is put back in front of each result afterwards. This relies on
+    what commands do with the log: append to it, or start a new one (``new``); none reads it. A
+    command that did otherwise would make the replay miss the saved encounter, and the history
+    would be dropped with a note (see ``_with_history``), never the fight.
+    """
+    from attrs import evolve
+
+    from facility_tui.commands import apply
+
+    states = [evolve(base, log=())]
+    for step in steps:
+        states.append(apply(states[-1], step.line, step.rolls).encounter)
+    prefix, before = base.log, ()
+    fixed: list[Encounter] = []
+    for state in states:
+        log = state.log
+        if prefix and not (len(log) >= len(before) and log[: len(before)] == before):
+            prefix = ()  # the log was replaced: the base's log is not part of it any more
+        fixed.append(evolve(state, log=prefix + log) if prefix else state)
+        before = log
+    return Session(fixed[-1], list(zip(steps, fixed[:-1], strict=True)), redo)
 
 
 # -- files --------------------------------------------------------------------------------------
@@ -153,10 +641,13 @@ def write_atomic(path: Path, text: str) -> None:
         mode = path.stat().st_mode & 0o777
     fd, tmp = tempfile.mkstemp(prefix=TEMP_PREFIX, suffix=SUFFIX, dir=folder)
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
         if mode is not None:
             os.chmod(tmp, mode)
         os.replace(tmp, path)
@@ -176,35 +667,221 @@ def _fsync_dir(folder: Path) -> None:
             os.close(fd)
 
 
-def save(session: Session, path: Path) -> None:
-    text = dumps(session)
+_HINTS = {
+    errno.ENOSPC: "the disk is full, free some space",
+    errno.EDQUOT: "the disk quota is used up, free some space",
+    errno.EROFS: "the disk is read-only",
+    errno.EACCES: "no permission to write there",
+    errno.EPERM: "no permission to write there",
+}
+
+
+def _write_error(path: Path, err: OSError, done: str = "the save on disk was not changed") -> str:
+    reason = err.strerror or str(err) or type(err).__name__
+    hint = _HINTS.get(err.errno or 0)
+    return f"could not save {path}: {reason}{f' ({hint})' if hint else ''}; {done}"
+
+
+def sidecar_for(path: Path) -> Path:
+    """The folder of a save's log files and backups: ``fight.d`` next to ``fight.toml``."""
+    return path.with_name(path.stem + SIDECAR_SUFFIX)
+
+
+def backups(path: Path) -> list[Path]:
+    """The backups of a save, the newest first."""
+    return [p for _, _, p in _backups(sidecar_for(path))]
+
+
+def _backups(sidecar: Path) -> list[tuple[int, int, Path]]:
+    found = []
+    with contextlib.suppress(OSError):
+        for p in sidecar.iterdir():
+            m = _BACKUP_NAME.fullmatch(p.name)
+            if m:
+                found.append((int(m.group(1)), int(m.group(2)), p))
+    return sorted(found, reverse=True)
+
+
+class _Saver:
+    """Writes one save path; remembers its log files so each save only writes what is new."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.sidecar = sidecar_for(path)
+        self.lock = threading.Lock()
+        self.writer = _Writer()
+        self.present: set[str] | None = None  # log file names in the sidecar
+        self.good: set[str] = set()  # ...of which these are known to hold what we would write
+        self.backup_round: int | None = None
+        self.backup_seq = 0
+
+    def save(self, snap: Snapshot) -> None:
+        with self.lock:
+            rendered = self.writer.render(snap, inline=False)
+            text = _sign(rendered.body)[0]
+            try:
+                self.sidecar.mkdir(parents=True, exist_ok=True)
+                if self.present is None:
+                    self._first_look()
+                for ch in rendered.chunks:
+                    self._put_chunk(ch)
+                write_atomic(self.path, text)
+            except OSError as err:
+                raise SaveError(_write_error(self.path, err)) from err
+            self.writer.chunker.keep(rendered.chunks)
+            try:
+                if snap.encounter.round != self.backup_round:
+                    self._backup(snap)
+                self._collect({ch.name for ch in rendered.chunks})
+            except OSError as err:
+                self.writer.forget_unused()
+                done = f"the fight was saved but its backup in {self.sidecar} was not written"
+                raise SaveError(_write_error(self.path, err, done)) from err
+            self.writer.forget_unused()
+
+    def _first_look(self) -> None:
+        self.present = {p.name for p in self.sidecar.iterdir() if _CHUNK_NAME.fullmatch(p.name)}
+        found = _backups(self.sidecar)
+        if found:
+            self.backup_seq, self.backup_round = found[0][0], found[0][1]
+        self._keep_legacy()
+
+    def _keep_legacy(self) -> None:
+        """Keep a copy of a save written by an older version before it is first replaced."""
+        try:
+            with self.path.open("rb") as fh:
+                head = fh.read(len(_MAGIC))
+        except OSError:
+            return
+        if head and head != _MAGIC:
+            stamp = time.strftime("%Y%m%d-%H%M%S")
+            write_atomic(self.sidecar / f"before-upgrade-{stamp}.toml", self.path.read_text("utf-8"))
+
+    def _put_chunk(self, ch: _Chunk) -> None:
+        assert self.present is not None
+        if ch.name in self.good:
+            return
+        target = self.sidecar / ch.name
+        if ch.name in self.present:
+            with contextlib.suppress(OSError):
+                if target.read_bytes() == ch.text.encode("utf-8"):
+                    self.good.add(ch.name)
+                    return
+        write_atomic(target, ch.text)
+        self.present.add(ch.name)
+        self.good.add(ch.name)
+
+    def _backup(self, snap: Snapshot) -> None:
+        text = _sign(self.writer.render(snap, inline=True).body)[0]
+        self.backup_seq += 1
+        name = f"backup-{self.backup_seq:06d}-r{snap.encounter.round:04d}.toml"
+        write_atomic(self.sidecar / name, text)
+        self.backup_round = snap.encounter.round
+        for _, _, old in _backups(self.sidecar)[BACKUPS_KEPT:]:
+            with contextlib.suppress(OSError):
+                old.unlink()
+
+    def _collect(self, used: set[str]) -> None:
+        """Delete log files no longer referred to (left by undo across a round, or a crash)."""
+        assert self.present is not None
+        for name in self.present - used:
+            with contextlib.suppress(FileNotFoundError):
+                (self.sidecar / name).unlink()
+            self.present.discard(name)
+            self.good.discard(name)
+
+
+_savers: dict[str, _Saver] = {}
+_savers_lock = threading.Lock()
+
+
+def _saver(path: Path) -> _Saver:
+    key = os.path.abspath(path)
+    with _savers_lock:
+        saver = _savers.get(key)
+        if saver is None:
+            saver = _savers[key] = _Saver(path)
+        return saver
+
+
+def _forget(path: Path) -> None:
+    with _savers_lock:
+        _savers.pop(os.path.abspath(path), None)
+
+
+def save_snapshot(snap: Snapshot, path: Path) -> None:
+    """Write ``snap`` to ``path`` (thread-safe; one writer per path at a time)."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, text)
     except OSError as err:
-        raise SaveError(
-            f"could not save {path}: {err.strerror or err}; the fight is still in memory "
-            "and saving will be retried"
-        ) from err
+        raise SaveError(_write_error(path, err)) from err
+    _saver(path).save(snap)
+
+
+def save(session: Session, path: Path) -> None:
+    save_snapshot(Snapshot.of(session), path)
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise SaveError(f"{path} does not exist") from None
+    except IsADirectoryError:
+        raise SaveError(f"{path} is a folder, not a save") from None
+    except OSError as err:
+        raise SaveError(f"cannot read {path}: {err.strerror or err}") from None
 
 
 def load(path: Path) -> Session:
+    """The session saved at ``path``; ``DamagedSave``/``NewerSave``/``SaveError`` if it cannot be."""
+    raw = _read(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise SaveError(f"{path} does not exist") from None
-    except UnicodeDecodeError:
-        raise SaveError(f"{path} is not a text file; it was left untouched") from None
-    except OSError as err:
-        raise SaveError(f"cannot read {path}: {err.strerror or err}") from None
-    return loads(text, str(path))
+        return _session_from(raw, str(path), sidecar_for(path))
+    except DamagedSave:
+        _forget(path)  # what this process believed about the files may be wrong
+        raise
+
+
+def load_or_recover(path: Path, *, keep_aside: bool = True) -> tuple[Session, str | None]:
+    """The session at ``path`` or, if that file is damaged, from its newest good backup.
+
+    Returns the session and ``None``, or the session and a one-line message saying what was done.
+    The damaged file is renamed to ``fight.toml.corrupt-<time>`` (unless ``keep_aside`` is false,
+    e.g. for a read-only look), never deleted. Raises ``SaveError`` if neither can be read.
+    """
+    try:
+        return load(path), None
+    except DamagedSave as err:
+        damage = str(err)
+    for candidate in backups(path):
+        try:
+            session = load(candidate)
+        except SaveError:
+            continue
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(candidate.stat().st_mtime))
+        opened = f"opened its backup of round {session.encounter.round} ({when})"
+        if not keep_aside:
+            return session, f"{damage}; {opened} (read only, nothing changed)"
+        aside = path.with_name(f"{path.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}")
+        try:
+            os.replace(path, aside)
+        except OSError as move:
+            kept = f"could not rename it aside ({move.strerror or move})"
+        else:
+            kept = f"kept it as {aside.name}"
+        _forget(path)
+        return session, f"{damage.removesuffix('; it was left untouched')}; {kept}; {opened}"
+    raise DamagedSave(f"{damage}; no good backup in {sidecar_for(path)}")
 
 
 def sweep_temp(folder: Path) -> int:
     """Remove temporary files left by a write that was interrupted; returns how many."""
     count = 0
     with contextlib.suppress(OSError):
-        for p in folder.glob(f"{TEMP_PREFIX}*{SUFFIX}"):
+        pattern = f"{TEMP_PREFIX}*{SUFFIX}"
+        stale = [*folder.glob(pattern), *folder.glob(f"*{SIDECAR_SUFFIX}/{pattern}")]
+        for p in stale:
             with contextlib.suppress(OSError):
                 p.unlink()
                 count += 1
@@ -212,12 +889,14 @@ def sweep_temp(folder: Path) -> int:
 
 
 def list_saves(folder: Path) -> list[Path]:
-    """Save files in ``folder``, the most recently changed first."""
+    """Save files in ``folder``, the most recently changed first (log files and backups aside)."""
     try:
-        files = [p for p in folder.glob(f"*{SUFFIX}") if not p.name.startswith(".")]
+        files = [
+            p for p in folder.glob(f"*{SUFFIX}") if not p.name.startswith(".") and p.is_file()
+        ]
+        return sorted(files, key=lambda p: p.stat().st_mtime, reverse=True)
     except OSError:
         return []
-    return sorted(files, key=lambda p: p.stat().st_mtime, reverse=True)
 
 
 def path_for(folder: Path, name: str) -> Path:
@@ -233,4 +912,3 @@ def blank() -> Encounter:
 
 def fresh_session() -> Session:
     return Session(blank())
-

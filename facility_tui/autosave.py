@@ -1,0 +1,188 @@
+"""Autosave: the session is written off the caller's thread after every change (no Textual here).
+
+The app calls ``request(session)`` after each change (a ``Session`` listener fits as is). The call
+only takes a ``store.Snapshot`` (the immutable encounter and the history's step lists, no
+serialization) and wakes the writer thread, which saves the newest snapshot of each path; a burst
+of requests while a write is running is coalesced into one write. A failed write (disk full,
+read-only, permission denied) is reported and retried with back-off, always with the newest
+snapshot, while the fight stays in memory. ``flush`` waits until everything requested so far is on
+disk (round end, exit); ``close`` flushes and stops the thread.
+
+The callbacks ``saved(path, when)`` and ``failed(message)`` run on the writer thread: a UI must
+hand them to its own thread (Textual: ``app.call_from_thread``) and must not block in them.
+"""
+
+from __future__ import annotations
+
+import atexit
+import threading
+import time
+import weakref
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from attrs import frozen
+
+from facility_tui import store
+from facility_tui.model import Encounter
+from facility_tui.session import Session
+
+RETRY_DELAYS = (0.5, 1.0, 2.0, 5.0, 10.0, 30.0)  # seconds between retries of a failed save
+
+Saved = Callable[[Path, float], None]
+Failed = Callable[[str], None]
+Writer = Callable[[store.Snapshot, Path], None]
+
+
+@frozen
+class _Job:
+    seq: int
+    path: Path
+    snapshot: store.Snapshot
+
+
+class Autosaver:
+    """Writes sessions to disk on a background thread; see the module docstring."""
+
+    def __init__(
+        self,
+        path: Path | None = None,
+        *,
+        saved: Saved | None = None,
+        failed: Failed | None = None,
+        retry_delays: Sequence[float] = RETRY_DELAYS,
+        writer: Writer = store.save_snapshot,
+    ) -> None:
+        self.path = path
+        self._saved_cb = saved
+        self._failed_cb = failed
+        self._delays = tuple(retry_delays) or (1.0,)
+        self._write = writer
+        self._cond = threading.Condition()
+        self._pending: dict[Path, _Job] = {}  # the newest job of each path, oldest path first
+        self._inflight: _Job | None = None
+        self._seq = 0
+        self._attempts = 0  # writes started
+        self._failed_attempt = 0  # the number of the last write that failed
+        self._failures = 0  # in a row
+        self._retry_at = 0.0  # monotonic time before which no retry starts (unless flushed)
+        self._closing = False
+        self.last_saved: float | None = None  # wall-clock time of the last successful save
+        self.last_saved_encounter: Encounter | None = None
+        self.last_error: str | None = None  # the message of the last failure, until a success
+        self._thread = threading.Thread(target=self._run, name="facility-tui autosave", daemon=True)
+        self._thread.start()
+        ref = weakref.ref(self)
+        self._atexit = lambda: (lambda s: s is not None and s.close(2.0))(ref())
+        atexit.register(self._atexit)
+
+    # -- the caller's side -------------------------------------------------------------------
+
+    def request(self, session: Session, path: Path | None = None) -> None:
+        """Save ``session`` (to ``path``, else ``self.path``) soon; returns at once."""
+        target = path if path is not None else self.path
+        if target is None:
+            raise ValueError("Autosaver.request: no path to save to")
+        snap = store.Snapshot.of(session)
+        with self._cond:
+            if self._closing:
+                raise RuntimeError("Autosaver.request after close()")
+            self._seq += 1
+            self._pending.pop(target, None)  # re-insert: the order is that of the oldest change
+            self._pending[target] = _Job(self._seq, target, snap)
+            self._cond.notify_all()
+
+    @property
+    def pending(self) -> bool:
+        """Whether some requested change is not on disk yet."""
+        with self._cond:
+            return bool(self._pending) or self._inflight is not None
+
+    def flush(self, timeout: float | None = 5.0) -> bool:
+        """Wait until every change requested so far is saved; ``False`` if a write fails first
+        (after one immediate retry) or on timeout."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._cond:
+            target = self._seq
+            started = self._attempts
+            self._retry_at = 0.0  # retry now rather than after the back-off
+            self._cond.notify_all()
+            while not self._done_through(target):
+                if self._failed_attempt > started:
+                    return False
+                remaining = None if deadline is None else deadline - time.monotonic()
+                if remaining is not None and remaining <= 0:
+                    return False
+                if not self._thread.is_alive():
+                    return False
+                self._cond.wait(remaining)
+            return True
+
+    def close(self, timeout: float | None = 5.0) -> bool:
+        """Flush, then stop the writer thread; returns whether everything was saved."""
+        ok = self.flush(timeout)
+        with self._cond:
+            self._closing = True
+            self._cond.notify_all()
+        self._thread.join(timeout)
+        atexit.unregister(self._atexit)
+        return ok
+
+    def _done_through(self, seq: int) -> bool:
+        if self._inflight is not None and self._inflight.seq <= seq:
+            return False
+        return all(job.seq > seq for job in self._pending.values())
+
+    # -- the writer thread -------------------------------------------------------------------
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while True:
+                    if self._closing and (not self._pending or self._failures):
+                        return
+                    wait = self._retry_at - time.monotonic()
+                    if self._pending and wait <= 0:
+                        break
+                    self._cond.wait(wait if self._pending else None)
+                path = next(iter(self._pending))
+                job = self._inflight = self._pending.pop(path)
+                self._attempts += 1
+                attempt = self._attempts
+            try:
+                self._write(job.snapshot, job.path)
+            except Exception as err:  # SaveError, or a bug: the fight stays in memory either way
+                message = str(err) if isinstance(err, store.SaveError) else f"{err!r}"
+                with self._cond:
+                    self._inflight = None
+                    if job.path not in self._pending:
+                        self._pending[job.path] = job  # retry it unless a newer one came
+                    delay = self._delays[min(self._failures, len(self._delays) - 1)]
+                    self._failures += 1
+                    self._failed_attempt = attempt
+                    self._retry_at = time.monotonic() + delay
+                    self.last_error = f"{message}; the fight is still in memory, retrying in {delay:g} s"
+                    self._cond.notify_all()
+                self._call(self._failed_cb, self.last_error)
+            else:
+                when = time.time()
+                with self._cond:
+                    self._inflight = None
+                    self._failures = 0
+                    self._retry_at = 0.0
+                    self.last_error = None
+                    self.last_saved = when
+                    self.last_saved_encounter = job.snapshot.encounter
+                    self._cond.notify_all()
+                self._call(self._saved_cb, job.path, when)
+
+    @staticmethod
+    def _call(callback: Callable[..., None] | None, *args: object) -> None:
+        if callback is None:
+            return
+        try:
+            callback(*args)
+        except Exception:  # a failing status display must not stop the saving
+            import traceback
+
+            traceback.print_exc()

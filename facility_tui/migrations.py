@@ -1,0 +1,71 @@
+"""Upgrading save documents written by older versions of facility-tui.
+
+A migration takes the *resolved* document of one schema version (the parsed TOML with any log
+files already read in, see ``store``) and returns the document of the next version. ``MIGRATIONS``
+maps the version a function reads to that function; ``migrate`` chains them up to ``CURRENT``.
+
+Each version keeps a fixture save in ``tests/fixtures/saves/`` that the tests load through here.
+
+Versions:
+
+1. One TOML file: ``encounter`` with its whole ``log`` as a list of tables, ``history`` with
+   ``base`` (an encounter without log), ``base_log`` (the base's log length, a prefix of the
+   current log), ``undo`` and ``redo`` (lists of ``{line, rolls}``). No checksum.
+2. A checksummed main file plus write-once log files (``docs/save-format.md``). Resolved, the log
+   is a top-level list of ``[round, kind, text]`` rows and ``encounter`` has no ``log``; the
+   history may carry the base's own log (``history.base_rows``) when it is not a prefix of the
+   current one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+CURRENT = 2
+
+Doc = dict[str, Any]
+
+
+class MigrationError(ValueError):
+    """A document that does not have the shape its version promises."""
+
+
+def _v1_to_v2(doc: Doc) -> Doc:
+    encounter = doc.get("encounter")
+    if not isinstance(encounter, dict):
+        raise MigrationError("encounter: expected a table")
+    encounter = dict(encounter)
+    log = encounter.pop("log", [])
+    if not isinstance(log, list):
+        raise MigrationError("encounter.log: expected a list")
+    rows = []
+    for i, entry in enumerate(log):
+        if not isinstance(entry, dict):
+            raise MigrationError(f"encounter.log[{i}]: expected a table")
+        rows.append([entry.get("round"), entry.get("kind", "info"), entry.get("text")])
+    out = {k: v for k, v in doc.items() if k not in ("encounter", "schema_version")}
+    out["schema_version"] = 2
+    out["encounter"] = encounter
+    out["log"] = rows
+    return out
+
+
+MIGRATIONS: dict[int, Callable[[Doc], Doc]] = {
+    1: _v1_to_v2,
+}
+
+
+def migrate(doc: Doc) -> Doc:
+    """``doc`` brought up to ``CURRENT``; raises ``MigrationError`` if a step does not fit."""
+    version = doc.get("schema_version")
+    while isinstance(version, int) and version < CURRENT:
+        step = MIGRATIONS.get(version)
+        if step is None:
+            raise MigrationError(f"no migration from schema {version}")
+        doc = step(doc)
+        new = doc.get("schema_version")
+        if not isinstance(new, int) or new <= version:  # pragma: no cover - a migration bug
+            raise MigrationError(f"migration from schema {version} did not advance")
+        version = new
+    return doc
