@@ -45,9 +45,13 @@ def refused(session: Session, line: str, match: str = "") -> None:
 
 
 def test_A1_add_defaults_and_options(session: Session) -> None:
-    run(session, "new 2297 T seed=3", "add Thug",
+    run(
+        session,
+        "new 2297 T seed=3",
+        "add Thug",
         'add Blanc side=pc ag=3 cu=2 hlt=32 sta=30 edge=2 dice=2 armor="Vest 15/20, Helmet 5/10"'
-        ' weapon="FAM-90 5d6+1 SA/BF/AF 60" skill=15 dodge=19 aware=partial')
+        ' weapon="FAM-90 5d6+1 SA/BF/AF 60" skill=15 dodge=19 aware=partial',
+    )
     thug, blanc = sheet(session, "thug"), sheet(session, "blanc")
     assert (thug.hlt, thug.sta, thug.dice, thug.armor) == (20, 20, 1, ())
     assert (blanc.ag, blanc.cu, blanc.hlt, blanc.edge, blanc.dice) == (3, 2, 32, 2, 2)
@@ -73,8 +77,15 @@ def test_A3_start_rolls_xd6_plus_ag_plus_cu(session: Session) -> None:
 
 
 def test_A3_ties_break_on_ag_then_cu_then_kept_d10(session: Session) -> None:
-    run(session, "new 2297 T seed=9", "add Low init=12 ag=1 cu=5", "add High init=12 ag=2",
-        "add Cun init=12 ag=1 cu=6", "add X init=12 ag=1 cu=5", "start")
+    run(
+        session,
+        "new 2297 T seed=9",
+        "add Low init=12 ag=1 cu=5",
+        "add High init=12 ag=2",
+        "add Cun init=12 ag=1 cu=6",
+        "add X init=12 ag=1 cu=5",
+        "start",
+    )
     order = session.encounter.order
     assert order[:2] == ("high", "cun")
     rolloff = [sheet(session, c).tiebreak for c in order[2:]]
@@ -155,8 +166,18 @@ def test_A2_awareness_is_set_before_round_one(session: Session) -> None:
 
 @pytest.mark.parametrize(
     ("init", "left"),
-    [(9, "1/1/0"), (10, "1/1/1"), (19, "1/1/1"), (20, "1/1/2"), (29, "1/1/2"), (30, "2/1/2"),
-     (39, "2/1/2"), (40, "2/1/3"), (49, "2/1/3"), (50, "3/1/3")],
+    [
+        (9, "1/1/0"),
+        (10, "1/1/1"),
+        (19, "1/1/1"),
+        (20, "1/1/2"),
+        (29, "1/1/2"),
+        (30, "2/1/2"),
+        (39, "2/1/2"),
+        (40, "2/1/3"),
+        (49, "2/1/3"),
+        (50, "3/1/3"),
+    ],
 )
 def test_A4_band_boundaries_grant_actions_on_the_turn(
     session: Session, init: int, left: str
@@ -295,8 +316,13 @@ def test_A7_stun_lowers_the_level_but_counts_in_damage(session: Session) -> None
 
 @pytest.mark.parametrize(
     ("dmg", "level", "fatigue"),
-    [(4, Level.LIGHT, 3), (5, Level.MODERATE, 5), (10, Level.SERIOUS, 10),
-     (15, Level.CRITICAL, 20), (20, Level.LETHAL, 70)],
+    [
+        (4, Level.LIGHT, 3),
+        (5, Level.MODERATE, 5),
+        (10, Level.SERIOUS, 10),
+        (15, Level.CRITICAL, 20),
+        (20, Level.LETHAL, 70),
+    ],
 )
 def test_A7_each_level_applies_its_fatigue(
     session: Session, dmg: int, level: Level, fatigue: int
@@ -604,9 +630,13 @@ def test_C2_undo_across_a_round_boundary_restores_expired_effects(session: Sessi
 
 
 def test_A5_attack_spends_ammo_and_applies_the_hit(session: Session) -> None:
-    run(session, "new 2297 T seed=21",
+    run(
+        session,
+        "new 2297 T seed=21",
         'add Blanc side=pc init=15 skill=40 weapon="FAM-90 5d6+1 SA/BF/AF 12"',
-        "add Boarder init=10 dodge=18", "start")
+        "add Boarder init=10 dodge=18",
+        "start",
+    )
     run(session, "attack blanc boarder mode=BF")
     log = texts(session.encounter)
     assert "Blanc: FAM-90 BF uses 5 rounds (7 left)" in log
@@ -634,8 +664,15 @@ def test_A5_attack_miss_and_advantage_pool(session: Session) -> None:
 
 def test_C4_overrides_are_logged_as_such(session: Session) -> None:
     duel(session)
-    run(session, "start", "set a fatigue 7", "set a injury serious", "set a major 2",
-        "set b init 30", "set b reaction no")
+    run(
+        session,
+        "start",
+        "set a fatigue 7",
+        "set a injury serious",
+        "set a major 2",
+        "set b init 30",
+        "set b reaction no",
+    )
     enc = session.encounter
     overrides = [e.text for e in enc.log if e.kind is Kind.OVERRIDE]
     assert len(overrides) == 5

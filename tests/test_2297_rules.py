@@ -252,7 +252,11 @@ def test_A5_ammo_by_fire_mode_and_weapon_text() -> None:
     assert ammo_needed("AF", 3) == 30
     w = parse_weapon("FAM-90 5d6+1 SA/BF/AF 60")
     assert (w.name, w.damage, w.modes, w.ammo, w.capacity) == (
-        "FAM-90", "5d6+1", ("SA", "BF", "AF"), 60, 60
+        "FAM-90",
+        "5d6+1",
+        ("SA", "BF", "AF"),
+        60,
+        60,
     )
     assert parse_weapon("Baton 2d6 stun").kind is DamageType.STUN
     with pytest.raises(RuleError):

@@ -71,7 +71,8 @@ class Rules2297(RuleSystem):
     sheet_type = Sheet2297
 
     def new_sheet(self, call: Call) -> Any:
-        """A1: ``add NAME ag= cu= hlt= sta= edge= dice= armor= weapon= aware= skill= dodge= parry=``."""
+        """A1: ``add NAME ag= cu= hlt= sta= edge= dice= armor= weapon= aware= skill= dodge=
+        parry=``; ``add Thug`` alone gives Health 20, Stamina 20, 1d6 initiative, no armor."""
 
         def num(key: str, default: int, minimum: int | None = None) -> int:
             return call.int_option(key, key, default, minimum=minimum)
@@ -121,8 +122,11 @@ class Rules2297(RuleSystem):
             if s.awareness is Awareness.UNAWARE and not s.has("surprised"):
                 effect = Effect(EKind.COND, "surprised", until_round=2)
                 ctx.put(c.id, effects=(*s.effects, effect))
-                ctx.log(f"{c.name} is Unaware: no actions in round 1, no Reactions until its "
-                        "turn in round 2", Kind.EFFECT)
+                ctx.log(
+                    f"{c.name} is Unaware: no actions in round 1, no Reactions until its "
+                    "turn in round 2",
+                    Kind.EFFECT,
+                )
             elif s.awareness is Awareness.PARTIAL:
                 ctx.log(f"{c.name} is only Partially aware", Kind.EFFECT)
         return ctx.enc
@@ -178,8 +182,11 @@ class Rules2297(RuleSystem):
                 continue
             for _ in range(100):
                 values = [ctx.sheet(m).tiebreak for m in members]
-                redo = [m for m in members if ctx.sheet(m).tiebreak == 0
-                        or values.count(ctx.sheet(m).tiebreak) > 1]
+                redo = [
+                    m
+                    for m in members
+                    if ctx.sheet(m).tiebreak == 0 or values.count(ctx.sheet(m).tiebreak) > 1
+                ]
                 if not redo:
                     break
                 for m in redo:
@@ -190,8 +197,10 @@ class Rules2297(RuleSystem):
         for c in enc.combatants:
             st = sheet_of(c).stims
             if st.count and st.due_round == enc.round:
-                enc = enc.logged(f"{c.name}: Grit check of the stim patches is due now: "
-                                 f"grit {c.id} TOTAL", Kind.EFFECT)
+                enc = enc.logged(
+                    f"{c.name}: Grit check of the stim patches is due now: grit {c.id} TOTAL",
+                    Kind.EFFECT,
+                )
         return enc
 
     def turn_started(self, enc: Encounter, slot: str, dice: Dice) -> Encounter:
@@ -226,7 +235,7 @@ class Rules2297(RuleSystem):
         return {
             "Band": f"{band(init).name} {init}",
             "Ma/Mo/Mi R": eco.compact,
-            "Injury": s.level.title if s.level.rank else "-",
+            "Injury": s.level.word if s.level.rank else "-",
             "Dmg": dmg,
             "Fatigue": f"{s.fatigue}/{s.sta}",
             "initiative": init,
@@ -257,11 +266,17 @@ class Rules2297(RuleSystem):
         eco = economy(enc, c)
         pt, dr = layered(s.armor)
         lines = [
-            ("Stats", f"AG {s.ag}  CU {s.cu}  HLT {s.hlt}  STA {s.sta}  Edge {s.edge}  "
-                      f"init {s.dice}d6{s.ag + s.cu:+d}"),
-            ("Initiative", f"base {c.initiative}, effective {init} ({band(init).name})"
-             + (f", Refocus → {s.refocus} next round" if s.refocus >= 0 else "")
-             + (", Edge boost next round" if s.boost_pending else "")),
+            (
+                "Stats",
+                f"AG {s.ag}  CU {s.cu}  HLT {s.hlt}  STA {s.sta}  Edge {s.edge}  "
+                f"init {s.dice}d6{s.ag + s.cu:+d}",
+            ),
+            (
+                "Initiative",
+                f"base {c.initiative}, effective {init} ({band(init).name})"
+                + (f", Refocus → {s.refocus} next round" if s.refocus >= 0 else "")
+                + (", Edge boost next round" if s.boost_pending else ""),
+            ),
         ]
         now = "left" if enc.current == c.id else "next turn"
         acts = f"Major {eco.major}  Move {eco.move}  Minor {eco.minor} ({now})"
@@ -273,22 +288,36 @@ class Rules2297(RuleSystem):
         lines.append(("Reaction", "available" if eco.reaction else eco.why_no_reaction))
         if s.ext_name:
             lines.append(("Extended", f"{s.ext_name}: turn {s.ext_step} of {s.ext_total}"))
-        lines.append(("Armor", ", ".join(a.text for a in s.armor) + f" → PT {pt} DR {dr}%"
-                      if s.armor else "none"))
+        lines.append(
+            (
+                "Armor",
+                ", ".join(a.text for a in s.armor) + f" → PT {pt} DR {dr}%" if s.armor else "none",
+            )
+        )
         for w in s.weapons:
             ammo = f", ammo {w.ammo}/{w.capacity}" if w.capacity else ""
             lines.append(("Weapon", f"{w.name} {w.damage} {'/'.join(w.modes)}{ammo}"))
-        lines.append(("Damage", f"{s.damage} + stun {s.stun} = {s.total}/{s.hlt}"
-                      + (" [red]incapacitated[/]" if incapacitated(s) else "")))
+        lines.append(
+            (
+                "Damage",
+                f"{s.damage} + stun {s.stun} = {s.total}/{s.hlt}"
+                + (" [red]incapacitated[/]" if incapacitated(s) else ""),
+            )
+        )
         lines.append(("Fatigue", f"{s.fatigue}/{s.sta} ({tired(s).value})"))
         for i in s.injuries:
-            marks = [m for m, on in (("Edge", i.soaked), ("first aid", i.aided),
-                                     ("GM", i.manual)) if on]
+            marks = [
+                m for m, on in (("Edge", i.soaked), ("first aid", i.aided), ("GM", i.manual)) if on
+            ]
             extra = f" ({', '.join(marks)})" if marks else ""
-            was = f", was {i.inflicted.title}" if i.inflicted is not i.level else ""
+            was = f", was {i.inflicted.word}" if i.inflicted is not i.level else ""
             tn = f", first aid TN {AID_TN[i.level]}" if i.level.rank and not i.aided else ""
-            lines.append((f"Injury {i.id}", f"{i.level.title} (round {i.round}, {i.damage} "
-                          f"damage{was}){extra}{tn}"))
+            lines.append(
+                (
+                    f"Injury {i.id}",
+                    f"{i.level.word} (round {i.round}, {i.damage} damage{was}){extra}{tn}",
+                )
+            )
         conds = s.conditions()
         if conds:
             lines.append(("Conditions", ", ".join(conds)))
@@ -297,8 +326,13 @@ class Rules2297(RuleSystem):
                 lines.append(("Effect", f"{describe(e)} — {e.label}"))
         if s.stims.count:
             st = s.stims
-            lines.append(("Stims", f"{st.count} patch(es): Grit TN {stim_tn(s)} due round "
-                          f"{st.due_round}; failure {st.fatigue} fatigue"))
+            lines.append(
+                (
+                    "Stims",
+                    f"{st.count} patch(es): Grit TN {stim_tn(s)} due round "
+                    f"{st.due_round}; failure {st.fatigue} fatigue",
+                )
+            )
         state = status(s)
         if state:
             lines.append(("Status", f"[red]{state}[/]"))

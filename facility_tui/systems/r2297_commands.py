@@ -46,9 +46,9 @@ Runner = Callable[[Call], Encounter]
 KINDS = ("major", "move", "minor")
 
 
-def rule(verb: str, usage: str, summary: str, aliases: tuple[str, ...] = ()) -> Callable[
-    [Runner], Runner
-]:
+def rule(
+    verb: str, usage: str, summary: str, aliases: tuple[str, ...] = ()
+) -> Callable[[Runner], Runner]:
     """Declare a 2297 command; ``RuleError`` from the rules becomes a ``CommandError``."""
 
     def wrap(run: Runner) -> Runner:
@@ -59,8 +59,9 @@ def rule(verb: str, usage: str, summary: str, aliases: tuple[str, ...] = ()) -> 
             except RuleError as err:
                 raise CommandError(str(err)) from None
 
-        return command(verb, usage, summary, systems=(System.R2297,), aliases=aliases,
-                       group="2297")(guarded)
+        return command(
+            verb, usage, summary, systems=(System.R2297,), aliases=aliases, group="2297"
+        )(guarded)
 
     return wrap
 
@@ -120,8 +121,9 @@ def aware(call: Call) -> Encounter:
     level = parse_awareness(call.arg(1, "full, partial or unaware"))
     call.expect_args(2)
     call.enc = call.enc.update_sheet(c.id, awareness=level)
-    call.log(f"{c.name} is {level.value}ly aware" if level.value != "unaware"
-             else f"{c.name} is Unaware")
+    call.log(
+        f"{c.name} is {level.value}ly aware" if level.value != "unaware" else f"{c.name} is Unaware"
+    )
     return call.enc
 
 
@@ -159,8 +161,7 @@ def boost(call: Call) -> Encounter:
         raise CommandError(f"{c.name} has no Edge left")
     call.enc = call.enc.update_sheet(c.id, edge=s.edge - 1, boost_pending=True)
     when = "round 1" if call.enc.phase is Phase.SETUP else f"round {call.enc.round + 1}"
-    call.log(f"{c.name} spends 1 Edge ({s.edge - 1} left): +2d6 initiative in {when}",
-             Kind.EFFECT)
+    call.log(f"{c.name} spends 1 Edge ({s.edge - 1} left): +2d6 initiative in {when}", Kind.EFFECT)
     return call.enc
 
 
@@ -197,8 +198,10 @@ def spend(call: Call, kinds: tuple[str, ...], what: str, text: str = "") -> Comb
     )
     after = economy(call.enc, call.enc.get(c.id))
     note = " ".join(rest) or text
-    call.log(f"{c.name}: {what} spent{': ' + note if note else ''} (left {after.major} Major, "
-             f"{after.move} Move, {after.minor} Minor)")
+    call.log(
+        f"{c.name}: {what} spent{': ' + note if note else ''} (left {after.major} Major, "
+        f"{after.move} Move, {after.minor} Minor)"
+    )
     return call.enc.get(c.id)
 
 
@@ -220,27 +223,32 @@ def minor(call: Call) -> Encounter:
     return call.enc
 
 
-@rule("full", "full [WHO] [TEXT]", "A4: a Full action (one Major, Move and Minor)",
-      aliases=("fu",))
+@rule("full", "full [WHO] [TEXT]", "A4: a Full action (one Major, Move and Minor)", aliases=("fu",))
 def full(call: Call) -> Encounter:
     spend(call, KINDS, "Full action")
     return call.enc
 
 
-@rule("down", "down [WHO] major|move minor|move", "A4: downgrade one action, once per turn",
-      aliases=("dg",))
+@rule(
+    "down",
+    "down [WHO] major|move minor|move",
+    "A4: downgrade one action, once per turn",
+    aliases=("dg",),
+)
 def down(call: Call) -> Encounter:
     c, rest = turn_actor(call)
     if len(rest) != 2:
-        raise CommandError("say what becomes what: down major minor, down major move, "
-                           "down move minor")
+        raise CommandError(
+            "say what becomes what: down major minor, down major move, down move minor"
+        )
     frm, to = (w.lower() for w in rest)
     if (frm, to) not in (("major", "move"), ("major", "minor"), ("move", "minor")):
         raise CommandError(f"cannot downgrade {frm} to {to}: Major → Move or Minor, Move → Minor")
     s = sheet(c)
     if s.downgrade:
-        raise CommandError(f"{c.name} already downgraded an action this turn "
-                           f"({s.downgrade.replace('>', ' → ')})")
+        raise CommandError(
+            f"{c.name} already downgraded an action this turn ({s.downgrade.replace('>', ' → ')})"
+        )
     eco = economy(call.enc, c)
     if eco.cap >= 0:
         raise CommandError(f"{c.name} cannot downgrade: {eco.limit or 'no actions'}")
@@ -248,13 +256,19 @@ def down(call: Call) -> Encounter:
         raise CommandError(f"{c.name} has no {frm.capitalize()} action left to downgrade")
     call.enc = call.enc.update_sheet(c.id, downgrade=f"{frm}>{to}")
     after = economy(call.enc, call.enc.get(c.id))
-    call.log(f"{c.name}: {frm.capitalize()} downgraded to {to.capitalize()} (left {after.major} "
-             f"Major, {after.move} Move, {after.minor} Minor)")
+    call.log(
+        f"{c.name}: {frm.capitalize()} downgraded to {to.capitalize()} (left {after.major} "
+        f"Major, {after.move} Move, {after.minor} Minor)"
+    )
     return call.enc
 
 
-@rule("react", "react WHO [overwatch|TEXT]", "A4: mark the Reaction of this round spent",
-      aliases=("re",))
+@rule(
+    "react",
+    "react WHO [overwatch|TEXT]",
+    "A4: mark the Reaction of this round spent",
+    aliases=("re",),
+)
 def react(call: Call) -> Encounter:
     call.need_phase(Phase.ACTIVE)
     c = who(call)
@@ -275,14 +289,17 @@ def react(call: Call) -> Encounter:
     return ctx.enc
 
 
-@rule("overwatch", "overwatch [WHO]", "A11: spend a Major to go on Overwatch (its Reaction "
-      "triggers it)", aliases=("ow",))
+@rule(
+    "overwatch",
+    "overwatch [WHO]",
+    "A11: spend a Major to go on Overwatch (its Reaction triggers it)",
+    aliases=("ow",),
+)
 def overwatch(call: Call) -> Encounter:
     c = spend(call, ("major",), "Major", "Overwatch")
     ctx = ctx_of(call)
     add_effect(ctx, c.id, Effect(EKind.COND, "overwatch", by=c.id))
-    ctx.log(f"{c.name} is on Overwatch until its next turn: react {c.id} overwatch",
-            Kind.EFFECT)
+    ctx.log(f"{c.name} is on Overwatch until its next turn: react {c.id} overwatch", Kind.EFFECT)
     return ctx.enc
 
 
@@ -298,8 +315,11 @@ def refocus(call: Call) -> Encounter:
     return ctx.enc
 
 
-@rule("ext", "ext [WHO] [NAME TURNS | stop]", "A4: start (NAME TURNS) or advance an Extended "
-      "action, one Full action per turn")
+@rule(
+    "ext",
+    "ext [WHO] [NAME TURNS | stop]",
+    "A4: start (NAME TURNS) or advance an Extended action, one Full action per turn",
+)
 def extended(call: Call) -> Encounter:
     c, rest = turn_actor(call)
     s = sheet(c)
@@ -327,16 +347,21 @@ def extended(call: Call) -> Encounter:
         call.enc = call.enc.update_sheet(c.id, ext_name="", ext_step=0, ext_total=0, ext_turn=0)
         call.log(f"{c.name} completes '{name}' ({total} turns)", Kind.EFFECT)
     else:
-        call.enc = call.enc.update_sheet(c.id, ext_name=name, ext_step=step, ext_total=total,
-                                         ext_turn=sheet(c).turns)
+        call.enc = call.enc.update_sheet(
+            c.id, ext_name=name, ext_step=step, ext_total=total, ext_turn=sheet(c).turns
+        )
     return call.enc
 
 
 # -- A6–A8 hits and injuries ----------------------------------------------------------------------
 
 
-@rule("hit", "hit WHO DAMAGE [physical|stun|energy] [type=...] [ap=PT|PT/DR]",
-      "A6–A8: apply a hit's raw damage (number or dice) through armor", aliases=("h",))
+@rule(
+    "hit",
+    "hit WHO DAMAGE [physical|stun|energy] [type=...] [ap=PT|PT/DR]",
+    "A6–A8: apply a hit's raw damage (number or dice) through armor",
+    aliases=("h",),
+)
 def hit(call: Call) -> Encounter:
     call.need_phase(Phase.SETUP, Phase.ACTIVE)
     c = who(call)
@@ -400,12 +425,18 @@ def heal(ctx: Ctx, cid: str, amount: int, why: str) -> None:
     off_damage = min(amount, s.damage)
     off_stun = min(amount - off_damage, s.stun)
     s = ctx.put(cid, damage=s.damage - off_damage, stun=s.stun - off_stun)
-    ctx.log(f"{ctx.name(cid)} regains {off_damage + off_stun} Health ({why}): damage {s.damage} "
-            f"+ stun {s.stun} = {s.total}/{s.hlt}", Kind.EFFECT)
+    ctx.log(
+        f"{ctx.name(cid)} regains {off_damage + off_stun} Health ({why}): damage {s.damage} "
+        f"+ stun {s.stun} = {s.total}/{s.hlt}",
+        Kind.EFFECT,
+    )
 
 
-@rule("aid", "aid WHO MEDIC [injury=N]", "A10: first aid: the Medic total (number or dice) "
-      "against the injury's TN")
+@rule(
+    "aid",
+    "aid WHO MEDIC [injury=N]",
+    "A10: first aid: the Medic total (number or dice) against the injury's TN",
+)
 def aid(call: Call) -> Encounter:
     c = who(call)
     check = call.arg(1, "the Medic check total (a number, or dice like 2d10+8)")
@@ -414,12 +445,14 @@ def aid(call: Call) -> Encounter:
     if not any(i.level.rank for i in s.injuries):
         raise CommandError(f"{c.name} has no injury to give first aid to")
     if call.option("injury") is None and all(i.aided for i in s.injuries if i.level.rank):
-        raise CommandError(f"{c.name}'s injuries already had first aid; only a new injury can "
-                           "be aided")
+        raise CommandError(
+            f"{c.name}'s injuries already had first aid; only a new injury can be aided"
+        )
     injury = pick_injury(c, call.option("injury"), lambda i: not i.aided, "left without first aid")
     if injury.aided:
-        raise CommandError(f"{c.name}'s injury {injury.id} already had first aid; only a new "
-                           "injury can be aided")
+        raise CommandError(
+            f"{c.name}'s injury {injury.id} already had first aid; only a new injury can be aided"
+        )
     if not injury.level.rank:
         raise CommandError(f"{c.name}'s injury {injury.id} is healed already")
     total = call.number(check, f"{c.name} first aid (Medic)")
@@ -428,40 +461,59 @@ def aid(call: Call) -> Encounter:
     ctx = ctx_of(call)
     level = injury.level
     if mos < 0:
-        ctx.log(f"First aid on {c.name}'s {level.title} injury fails ({total} vs TN {tn}); "
-                "it may be tried again", Kind.EFFECT)
+        ctx.log(
+            f"First aid on {c.name}'s {level.word} injury fails ({total} vs TN {tn}); "
+            "it may be tried again",
+            Kind.EFFECT,
+        )
         return ctx.enc
     new = level.lowered()
-    ctx.log(f"First aid on {c.name}: {total} vs TN {tn} (MoS {mos}) — {level.title} → "
-            f"{new.title if new.rank else 'healed'}", Kind.EFFECT)
+    ctx.log(
+        f"First aid on {c.name}: {total} vs TN {tn} (MoS {mos}) — {level.word} → "
+        f"{new.word if new.rank else 'healed'}",
+        Kind.EFFECT,
+    )
     src = injury.id
     if level is Level.LIGHT:
         roll = ctx.roll("1d6", f"{c.name} first aid Health")
         heal(ctx, c.id, roll.total + min(3, mos // 5), "first aid")
     elif level is Level.MODERATE:
         heal(ctx, c.id, min(3, 1 + mos // 5), "first aid")
-        for e in remove_effects(ctx, c.id, lambda e: not (e.source == src
-                                                          and e.kind is EKind.DISADV)):
+        if remove_effects(ctx, c.id, lambda e: not (e.source == src and e.kind is EKind.DISADV)):
             ctx.log(f"{c.name}: the timed Disadvantage ends", Kind.EFFECT)
     elif level is Level.SERIOUS:
-        gone = remove_effects(ctx, c.id, lambda e: not (
-            e.source == src and (e.kind is EKind.BLEED or (e.kind is EKind.DISADV and e.medical))
-        ))
+        gone = remove_effects(
+            ctx,
+            c.id,
+            lambda e: (
+                not (
+                    e.source == src
+                    and (e.kind is EKind.BLEED or (e.kind is EKind.DISADV and e.medical))
+                )
+            ),
+        )
         if gone:
             ctx.log(f"{c.name}: bleeding stops; Disadvantage until medical care ends", Kind.EFFECT)
     elif level is Level.CRITICAL:
         if remove_effects(ctx, c.id, lambda e: not (e.source == src and e.kind is EKind.BLEED)):
             ctx.log(f"{c.name}: bleeding stops", Kind.EFFECT)
-    elif level is Level.LETHAL:
-        if remove_effects(ctx, c.id, lambda e: not (e.source == src and e.kind is EKind.DEATH)):
-            ctx.log(f"{c.name} is stabilized: the death countdown stops (still needs intensive "
-                    "care)", Kind.EFFECT)
+    elif level is Level.LETHAL and remove_effects(
+        ctx, c.id, lambda e: not (e.source == src and e.kind is EKind.DEATH)
+    ):
+        ctx.log(
+            f"{c.name} is stabilized: the death countdown stops (still needs intensive care)",
+            Kind.EFFECT,
+        )
     replace_injury(ctx, c.id, evolve(injury, level=new, aided=True))
     return ctx.enc
 
 
-@rule("stabilize", "stabilize WHO", "Stop all bleeding and death countdowns (GM ruling)",
-      aliases=("stab",))
+@rule(
+    "stabilize",
+    "stabilize WHO",
+    "Stop all bleeding and death countdowns (GM ruling)",
+    aliases=("stab",),
+)
 def stabilize(call: Call) -> Encounter:
     c = who(call)
     call.expect_args(1)
@@ -469,8 +521,7 @@ def stabilize(call: Call) -> Encounter:
     gone = remove_effects(ctx, c.id, lambda e: e.kind not in (EKind.BLEED, EKind.DEATH))
     if not gone:
         raise CommandError(f"{c.name} is neither bleeding nor dying")
-    ctx.log(f"{c.name} is stabilized by the GM: bleeding and death countdowns stop",
-            Kind.OVERRIDE)
+    ctx.log(f"{c.name} is stabilized by the GM: bleeding and death countdowns stop", Kind.OVERRIDE)
     return ctx.enc
 
 
@@ -497,8 +548,11 @@ def fatigue(call: Call) -> Encounter:
     return ctx.enc
 
 
-@rule("rest", "rest WHO|all short|brief|long", "A9: short rest 50% STA (brief 25%, both max 2 a "
-      "day), long rest all (1 a day)")
+@rule(
+    "rest",
+    "rest WHO|all short|brief|long",
+    "A9: short rest 50% STA (brief 25%, both max 2 a day), long rest all (1 a day)",
+)
 def rest(call: Call) -> Encounter:
     ref = call.arg(0, "who rests (or all)")
     kind = call.arg(1, "short, brief or long").lower()
@@ -532,8 +586,11 @@ def newday(call: Call) -> Encounter:
     return call.enc
 
 
-@rule("stim", "stim WHO RATING", "A9: a stim patch restores 1d6+R stamina; the Grit check is kept "
-      "as a reminder")
+@rule(
+    "stim",
+    "stim WHO RATING",
+    "A9: a stim patch restores 1d6+R stamina; the Grit check is kept as a reminder",
+)
 def stim(call: Call) -> Encounter:
     c = who(call)
     rating = call.number(call.arg(1, "the patch rating"), "stim rating", minimum=0)
@@ -552,8 +609,11 @@ def stim(call: Call) -> Encounter:
     ctx.put(c.id, stims=st)
     from facility_tui.systems.r2297 import stim_tn
 
-    ctx.log(f"{c.name}: Grit check vs TN {stim_tn(ctx.sheet(c.id))} due in round {st.due_round}; "
-            f"failure {st.fatigue} fatigue, success half: grit {c.id} TOTAL", Kind.EFFECT)
+    ctx.log(
+        f"{c.name}: Grit check vs TN {stim_tn(ctx.sheet(c.id))} due in round {st.due_round}; "
+        f"failure {st.fatigue} fatigue, success half: grit {c.id} TOTAL",
+        Kind.EFFECT,
+    )
     return ctx.enc
 
 
@@ -571,8 +631,7 @@ def grit(call: Call) -> Encounter:
     ctx = ctx_of(call)
     amount = ctx.roll(s.stims.fatigue, f"{c.name} stim crash").total
     if total >= tn:
-        ctx.log(f"{c.name} passes the Grit check ({total} vs TN {tn}): half the crash",
-                Kind.EFFECT)
+        ctx.log(f"{c.name} passes the Grit check ({total} vs TN {tn}): half the crash", Kind.EFFECT)
         amount //= 2
     else:
         ctx.log(f"{c.name} fails the Grit check ({total} vs TN {tn})", Kind.EFFECT)
@@ -584,8 +643,12 @@ def grit(call: Call) -> Encounter:
 # -- A11 conditions -------------------------------------------------------------------------------
 
 
-@rule("cond", "cond WHO NAME [ROUNDS] [by=WHO]", "A11: give a condition (prone, pinned, "
-      "surprised, unconscious or any name), optionally for N rounds")
+@rule(
+    "cond",
+    "cond WHO NAME [ROUNDS] [by=WHO]",
+    "A11: give a condition (prone, pinned, "
+    "surprised, unconscious or any name), optionally for N rounds",
+)
 def cond(call: Call) -> Encounter:
     c = who(call)
     words = call.args[1:]
@@ -603,8 +666,11 @@ def cond(call: Call) -> Encounter:
     if name == "pinned" and not by:
         raise CommandError("Pinned lasts until the attacker's next action: cond WHO pinned by=WHO")
     ctx = ctx_of(call)
-    until = ctx.enc.round + 1 if name == "surprised" and ctx.enc.phase is Phase.ACTIVE else (
-        2 if name == "surprised" else 0)
+    until = (
+        ctx.enc.round + 1
+        if name == "surprised" and ctx.enc.phase is Phase.ACTIVE
+        else (2 if name == "surprised" else 0)
+    )
     add_effect(ctx, c.id, Effect(EKind.COND, name, rounds=rounds, by=by, until_round=until))
     how = f" for {rounds} round{'s' if rounds != 1 else ''}" if rounds else ""
     if by:
@@ -631,11 +697,14 @@ def uncond(call: Call) -> Encounter:
 _FLAGS = ("aimed", "smash", "flurry", "evade", "undefended", "melee")
 
 
-@rule("attack", "attack WHO TARGET [skill=N] [adv=N] [tn=N] [cover=5|10] [mode=SS|SA|BF|AF] "
-      "[targets=N] [weapon=NAME] [dmg=DICE] [extra=N] [aimed] [smash] [flurry] [evade] "
-      "[undefended] [melee]",
-      "A5: roll 2d10+skill vs TN, MoS, damage dice, ammo; a hit is applied to the target",
-      aliases=("at",))
+@rule(
+    "attack",
+    "attack WHO TARGET [skill=N] [adv=N] [tn=N] [cover=5|10] [mode=SS|SA|BF|AF] "
+    "[targets=N] [weapon=NAME] [dmg=DICE] [extra=N] [aimed] [smash] [flurry] [evade] "
+    "[undefended] [melee]",
+    "A5: roll 2d10+skill vs TN, MoS, damage dice, ammo; a hit is applied to the target",
+    aliases=("at",),
+)
 def attack(call: Call) -> Encounter:
     call.need_phase(Phase.SETUP, Phase.ACTIVE)
     c = who(call)
@@ -643,8 +712,10 @@ def attack(call: Call) -> Encounter:
     flags = {w.lower() for w in call.args[2:]}
     unknown = flags - set(_FLAGS)
     if unknown:
-        raise CommandError(f"unknown attack option '{sorted(unknown)[0]}': use "
-                           f"{', '.join(_FLAGS)} or key=value options")
+        raise CommandError(
+            f"unknown attack option '{sorted(unknown)[0]}': use "
+            f"{', '.join(_FLAGS)} or key=value options"
+        )
     s, t = sheet(c), sheet(target)
     weapon = None
     wref = call.option("weapon")
@@ -671,8 +742,9 @@ def attack(call: Call) -> Encounter:
     if weapon and weapon.capacity:
         need = ammo_needed(mode, targets)
         if weapon.ammo < need:
-            raise CommandError(f"{weapon.name} has {weapon.ammo} rounds, {mode} needs {need}: "
-                               f"reload {c.id}")
+            raise CommandError(
+                f"{weapon.name} has {weapon.ammo} rounds, {mode} needs {need}: reload {c.id}"
+            )
         used = evolve(weapon, ammo=weapon.ammo - need)
         ctx.put(c.id, weapons=tuple(used if w is weapon else w for w in s.weapons))
         ctx.log(f"{c.name}: {weapon.name} {mode} uses {need} rounds ({used.ammo} left)")
@@ -691,9 +763,12 @@ def attack(call: Call) -> Encounter:
     mos = total - tn
     pool = attack_pool(adv)
     shown = ", ".join(str(d) for d in dice)
-    ctx.log(f"{c.name} attacks {target.name}: {pool} ({shown}) keep {kept[0]}+{kept[1]}"
-            f"{' +5 double' if double else ''} + skill {skill} = {total} vs TN {tn}: "
-            f"{hit_quality(mos)}" + (f" (MoS {mos})" if mos >= 0 else ""), Kind.ROLL)
+    ctx.log(
+        f"{c.name} attacks {target.name}: {pool} ({shown}) keep {kept[0]}+{kept[1]}"
+        f"{' +5 double' if double else ''} + skill {skill} = {total} vs TN {tn}: "
+        f"{hit_quality(mos)}" + (f" (MoS {mos})" if mos >= 0 else ""),
+        Kind.ROLL,
+    )
     if mos < 0:
         return ctx.enc
     bonus = success_dice(mos) + mode_dice(mode, targets) + extra
@@ -726,14 +801,43 @@ def reload(call: Call) -> Encounter:
 
 # -- C4 overrides ---------------------------------------------------------------------------------
 
-_INTS = ("ag", "cu", "hlt", "sta", "edge", "dice", "skill", "dodge", "parry", "damage", "stun",
-         "fatigue", "tiebreak")
-_FIELDS = (*_INTS, "init", "armor", "weapon", "injury", "major", "move", "minor", "reaction",
-           "dead", "loses", "aware")
+_INTS = (
+    "ag",
+    "cu",
+    "hlt",
+    "sta",
+    "edge",
+    "dice",
+    "skill",
+    "dodge",
+    "parry",
+    "damage",
+    "stun",
+    "fatigue",
+    "tiebreak",
+)
+_FIELDS = (
+    *_INTS,
+    "init",
+    "armor",
+    "weapon",
+    "injury",
+    "major",
+    "move",
+    "minor",
+    "reaction",
+    "dead",
+    "loses",
+    "aware",
+)
 
 
-@rule("set", "set WHO FIELD VALUE", "C4: override a value by hand (init, damage, fatigue, "
-      "injury, major/move/minor, reaction, dead, armor, ...)")
+@rule(
+    "set",
+    "set WHO FIELD VALUE",
+    "C4: override a value by hand (init, damage, fatigue, "
+    "injury, major/move/minor, reaction, dead, armor, ...)",
+)
 def set_value(call: Call) -> Encounter:
     c = who(call)
     field = call.arg(1, f"a field ({', '.join(_FIELDS)})").lower()
@@ -741,8 +845,11 @@ def set_value(call: Call) -> Encounter:
     s = sheet(c)
     ctx = ctx_of(call)
     if field in _INTS:
-        minimum = 1 if field in ("hlt", "sta", "dice") else (
-            None if field in ("ag", "cu", "skill") else 0)
+        minimum = (
+            1
+            if field in ("hlt", "sta", "dice")
+            else (None if field in ("ag", "cu", "skill") else 0)
+        )
         n = call.number(value, f"{c.name} {field}", minimum=minimum)
         ctx = ctx_of(call)
         old = getattr(s, field)
@@ -816,4 +923,4 @@ def set_injury(ctx: Ctx, c: Combatant, level: Level) -> str:
     else:
         worst = max(s.injuries, key=lambda i: (i.level.rank, i.id))
         replace_injury(ctx, c.id, evolve(worst, level=level, manual=True))
-    return f"{old.title} → {level.title} (no effects applied)"
+    return f"{old.word} → {level.word} (no effects applied)"

@@ -1,4 +1,4 @@
-"""2297 engine: what happens to an encounter when a hit lands, a turn starts or ends (A3–A11, C2, C6).
+"""2297 engine: what a hit, a turn start or a turn end does to an encounter (A3–A11, C2, C6).
 
 Functions here take a ``Ctx`` (the encounter being built, the command's dice, and the log) so that
 the same code serves commands and the round hooks; every roll is logged with its dice (C3).
@@ -168,7 +168,7 @@ def limit_of(enc: Encounter, s: Sheet2297) -> tuple[str, str]:
     if surprised(s):
         return "nothing", "surprised (Unaware)"
     if s.level in (Level.CRITICAL, Level.LETHAL):
-        return "minor", f"{s.level.title} injury"
+        return "minor", f"{s.level.word} injury"
     if incapacitated(s):
         return "minor", "incapacitated"
     if tired(s) is Tired.EXHAUSTED:
@@ -221,7 +221,7 @@ def reaction_block(enc: Encounter, s: Sheet2297) -> str:
 def economy(enc: Encounter, c: Combatant) -> Economy:
     s = sheet_of(c)
     if in_turn(enc, c.id):
-        b, major, move, minor, cap, kind, reason = pool(enc, s)
+        b, major, move, minor, cap, _, reason = pool(enc, s)
         major, move, minor = (
             max(0, major - s.spent_major),
             max(0, move - s.spent_move),
@@ -243,7 +243,7 @@ def economy(enc: Encounter, c: Combatant) -> Economy:
             extra_move=0,
             extra_minor=0,
         )
-        b, major, move, minor, cap, kind, reason = pool(enc, preview)
+        b, major, move, minor, cap, _, reason = pool(enc, preview)
     block = reaction_block(enc, s)
     return Economy(b, major, move, minor, cap, reason, not block, block)
 
@@ -339,18 +339,18 @@ def start_dying(ctx: Ctx, cid: str, why: str, source: int = 0) -> None:
     add_condition(ctx, cid, "prone", source=source, quiet=True)
     n = ctx.roll("1d6+1", f"{ctx.name(cid)} death countdown").total
     add_effect(ctx, cid, Effect(EKind.DEATH, why, rounds=n, source=source))
-    ctx.log(f"{ctx.name(cid)} is dying ({why}): unconscious, prone, dies in {n} rounds unless "
-            "stabilized", Kind.EFFECT)
+    ctx.log(
+        f"{ctx.name(cid)} is dying ({why}): unconscious, prone, dies in {n} rounds unless "
+        "stabilized",
+        Kind.EFFECT,
+    )
 
 
 def add_damage(ctx: Ctx, cid: str, amount: int, *, stun: bool = False) -> None:
     """A8: add to the totals; crossing Health or twice Health applies its effects each time."""
     s = ctx.sheet(cid)
     before = s.total
-    if stun:
-        s = ctx.put(cid, stun=s.stun + amount)
-    else:
-        s = ctx.put(cid, damage=s.damage + amount)
+    s = ctx.put(cid, stun=s.stun + amount) if stun else ctx.put(cid, damage=s.damage + amount)
     after, h, name = s.total, s.hlt, ctx.name(cid)
     if before < h <= after:
         ctx.log(f"{name} is Incapacitated (damage {after} ≥ Health {h})", Kind.EFFECT)
@@ -372,42 +372,57 @@ def inflict(ctx: Ctx, cid: str, injury: Injury) -> Injury:
     injury = evolve(injury, fatigue=fatigue)
     if level is Level.NONE:
         return injury
-    ctx.log(f"{name}: {level.title} injury", Kind.EFFECT)
+    ctx.log(f"{name}: {level.word} injury", Kind.EFFECT)
     if level is Level.LIGHT:
         amount = ctx.roll("1d6", f"{name} initiative reduction").total
-        add_effect(ctx, cid, Effect(EKind.INIT, "Light injury", amount, first=due, last=due,
-                                    source=src))
+        add_effect(
+            ctx, cid, Effect(EKind.INIT, "Light injury", amount, first=due, last=due, source=src)
+        )
         add_effect(ctx, cid, Effect(EKind.DISADV, "Light injury", first=due, last=due, source=src))
-        ctx.log(f"{name}: initiative −{amount} and Disadvantage on turn {due} (next turn)",
-                Kind.EFFECT)
+        ctx.log(
+            f"{name}: initiative −{amount} and Disadvantage on turn {due} (next turn)", Kind.EFFECT
+        )
     elif level is Level.MODERATE:
         amount = ctx.roll("2d6", f"{name} initiative reduction").total
         n = ctx.roll("1d6+1", f"{name} Disadvantage rounds").total
-        add_effect(ctx, cid, Effect(EKind.INIT, "Moderate injury", amount, first=due, last=due,
-                                    source=src))
+        add_effect(
+            ctx, cid, Effect(EKind.INIT, "Moderate injury", amount, first=due, last=due, source=src)
+        )
         add_effect(ctx, cid, Effect(EKind.DISADV, "Moderate injury", rounds=n, source=src))
-        ctx.log(f"{name}: initiative −{amount} on turn {due} (next turn); Disadvantage for {n} "
-                "rounds", Kind.EFFECT)
+        ctx.log(
+            f"{name}: initiative −{amount} on turn {due} (next turn); Disadvantage for {n} rounds",
+            Kind.EFFECT,
+        )
     elif level is Level.SERIOUS:
         amount = ctx.roll("2d6", f"{name} initiative reduction").total
         n = ctx.roll("1d6+1", f"{name} bleeding rounds").total
-        add_effect(ctx, cid, Effect(EKind.INIT, "Serious injury", amount, first=due, combat=True,
-                                    source=src))
+        add_effect(
+            ctx,
+            cid,
+            Effect(EKind.INIT, "Serious injury", amount, first=due, combat=True, source=src),
+        )
         add_effect(ctx, cid, Effect(EKind.DISADV, "Serious injury", medical=True, source=src))
         add_effect(ctx, cid, Effect(EKind.BLEED, "Serious injury", 1, rounds=n, source=src))
-        ctx.log(f"{name}: initiative −{amount} from turn {due} until end of combat; Disadvantage "
-                f"until medical care; one action per turn, no Reactions; bleeds 1 per round for "
-                f"{n} rounds", Kind.EFFECT)
+        ctx.log(
+            f"{name}: initiative −{amount} from turn {due} until end of combat; Disadvantage "
+            f"until medical care; one action per turn, no Reactions; bleeds 1 per round for "
+            f"{n} rounds",
+            Kind.EFFECT,
+        )
     elif level is Level.CRITICAL:
-        add_effect(ctx, cid, Effect(EKind.ZERO, "Critical injury", first=due, combat=True,
-                                    source=src))
+        add_effect(
+            ctx, cid, Effect(EKind.ZERO, "Critical injury", first=due, combat=True, source=src)
+        )
         add_condition(ctx, cid, "prone", source=src, quiet=True)
         add_effect(ctx, cid, Effect(EKind.BLEED, "Critical injury", dice="1d6", source=src))
-        ctx.log(f"{name}: initiative 0 from turn {due} until end of combat; prone; one Minor if "
-                "conscious, no Reactions; bleeds 1d6 per round until stabilized", Kind.EFFECT)
+        ctx.log(
+            f"{name}: initiative 0 from turn {due} until end of combat; prone; one Minor if "
+            "conscious, no Reactions; bleeds 1d6 per round until stabilized",
+            Kind.EFFECT,
+        )
     elif level is Level.LETHAL:
         start_dying(ctx, cid, "Lethal injury", source=src)
-    add_fatigue(ctx, cid, fatigue, f"{level.title} injury")
+    add_fatigue(ctx, cid, fatigue, f"{level.word} injury")
     return injury
 
 
@@ -423,9 +438,7 @@ def record_injury(ctx: Ctx, cid: str, level: Level, damage: int) -> Injury:
 def replace_injury(ctx: Ctx, cid: str, injury: Injury) -> None:
     ctx.edit(
         cid,
-        lambda s: evolve(
-            s, injuries=tuple(injury if i.id == injury.id else i for i in s.injuries)
-        ),
+        lambda s: evolve(s, injuries=tuple(injury if i.id == injury.id else i for i in s.injuries)),
     )
 
 
@@ -455,8 +468,10 @@ def apply_hit(
     level = injury_level(m.final, s.hlt)
     if kind is DamageType.STUN and level is not Level.NONE:
         lowered = level.lowered()
-        ctx.log(f"Stun: {level.title} lowered to {lowered.title if lowered.rank else 'no injury'}",
-                Kind.EFFECT)
+        ctx.log(
+            f"Stun: {level.word} lowered to {lowered.word if lowered.rank else 'no injury'}",
+            Kind.EFFECT,
+        )
         level = lowered
     injury = None
     if level is not Level.NONE:
@@ -474,11 +489,14 @@ def lower_injury(ctx: Ctx, cid: str, injury: Injury) -> Injury:
     """A7 Edge: one step lower; the old level's effects go, the new level's are applied."""
     name = ctx.name(cid)
     new_level = injury.level.lowered()
-    ctx.log(f"{name}: {injury.level.title} injury lowered to "
-            f"{new_level.title if new_level.rank else 'no injury'} with Edge", Kind.EFFECT)
+    ctx.log(
+        f"{name}: {injury.level.word} injury lowered to "
+        f"{new_level.word if new_level.rank else 'no injury'} with Edge",
+        Kind.EFFECT,
+    )
     remove_effects(ctx, cid, lambda e: e.source != injury.id)
     if injury.fatigue:
-        add_fatigue(ctx, cid, -injury.fatigue, f"{injury.level.title} injury lowered")
+        add_fatigue(ctx, cid, -injury.fatigue, f"{injury.level.word} injury lowered")
     lowered = evolve(injury, level=new_level, soaked=True, fatigue=0)
     lowered = inflict(ctx, cid, lowered)
     replace_injury(ctx, cid, lowered)
@@ -501,12 +519,21 @@ def begin_turn(ctx: Ctx, cid: str) -> None:
     s = ctx.sheet(cid)
     name = ctx.name(cid)
     turn = s.turns + 1
-    s = ctx.put(cid, turns=turn, spent_major=0, spent_move=0, spent_minor=0, downgrade="",
-                extra_major=0, extra_move=0, extra_minor=0)
+    s = ctx.put(
+        cid,
+        turns=turn,
+        spent_major=0,
+        spent_move=0,
+        spent_minor=0,
+        downgrade="",
+        extra_major=0,
+        extra_move=0,
+        extra_minor=0,
+    )
     expire_pinned_by(ctx, cid)
     for e in s.effects:
         if e.kind is EKind.COND and e.until_round and ctx.enc.round >= e.until_round:
-            remove_effects(ctx, cid, lambda x, e=e: x is not e)
+            drop_effect(ctx, cid, e)
             ctx.log(f"{name} is no longer {e.label}", Kind.EFFECT)
     tick(ctx, cid)
     s = ctx.sheet(cid)
@@ -518,8 +545,10 @@ def begin_turn(ctx: Ctx, cid: str) -> None:
     if eco.cap == 0:
         ctx.log(f"{name} cannot act ({eco.limit}): press n", Kind.EFFECT)
         return
-    text = f"{name}: initiative {init} ({eco.band.name}) — Major {eco.major}, Move {eco.move}, " \
-           f"Minor {eco.minor}"
+    text = (
+        f"{name}: initiative {init} ({eco.band.name}) — Major {eco.major}, Move {eco.move}, "
+        f"Minor {eco.minor}"
+    )
     if eco.cap > 0:
         text += f"; one action in all ({eco.limit})"
     elif eco.limit:
@@ -543,7 +572,7 @@ def tick(ctx: Ctx, cid: str) -> None:
             amount = ctx.roll(e.dice, f"{name} bleeding").total if e.dice else e.amount
             left = e.rounds - 1 if e.rounds else 0
             if e.rounds and left <= 0:
-                remove_effects(ctx, cid, lambda x, e=e: x is not e)
+                drop_effect(ctx, cid, e)
                 ctx.log(f"{name} bleeds {amount} ({e.label}); the bleeding stops", Kind.EFFECT)
             else:
                 swap_effect(ctx, cid, e, evolve(e, rounds=left))
@@ -562,8 +591,17 @@ def tick(ctx: Ctx, cid: str) -> None:
                 ctx.log(f"{name} dies ({e.label})", Kind.EFFECT)
                 return
             swap_effect(ctx, cid, e, evolve(e, rounds=left))
-            ctx.log(f"{name} is dying ({e.label}): {left} round{'s' if left != 1 else ''} left",
-                    Kind.EFFECT)
+            ctx.log(
+                f"{name} is dying ({e.label}): {left} round{'s' if left != 1 else ''} left",
+                Kind.EFFECT,
+            )
+
+
+def drop_effect(ctx: Ctx, cid: str, old: Effect) -> None:
+    effects = list(ctx.sheet(cid).effects)
+    if old in effects:
+        effects.remove(old)
+        ctx.put(cid, effects=tuple(effects))
 
 
 def swap_effect(ctx: Ctx, cid: str, old: Effect, new: Effect) -> None:
@@ -585,8 +623,9 @@ def end_turn(ctx: Ctx, cid: str) -> None:
         if e.kind in (EKind.BLEED, EKind.DEATH):
             kept.append(e)
         elif e.last and e.last <= turn:
-            ctx.log(f"{name}: {describe(evolve(e, first=0, last=0))} from {e.label} ends",
-                    Kind.EFFECT)
+            ctx.log(
+                f"{name}: {describe(evolve(e, first=0, last=0))} from {e.label} ends", Kind.EFFECT
+            )
         elif e.rounds and (e.first == 0 or e.first <= turn):
             left = e.rounds - 1
             if left <= 0:
@@ -600,8 +639,9 @@ def end_turn(ctx: Ctx, cid: str) -> None:
     ctx.put(cid, effects=tuple(kept))
     s = ctx.sheet(cid)
     if s.ext_name and s.ext_turn != turn and s.ext_step:
-        ctx.log(f"{name}: extended '{s.ext_name}' not advanced this turn ({s.ext_step}/"
-                f"{s.ext_total})")
+        ctx.log(
+            f"{name}: extended '{s.ext_name}' not advanced this turn ({s.ext_step}/{s.ext_total})"
+        )
     if tired(s) is Tired.EXHAUSTED:
         idle = s.spent_major + s.spent_move + s.spent_minor == 0
         n = s.idle_turns + 1 if idle else 0

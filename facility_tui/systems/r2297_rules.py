@@ -64,7 +64,7 @@ class Level(enum.StrEnum):
         return LEVELS.index(self)
 
     @property
-    def title(self) -> str:
+    def word(self) -> str:
         return self.value.capitalize()
 
     def lowered(self, steps: int = 1) -> Level:
@@ -116,8 +116,9 @@ def parse_level(text: str) -> Level:
     for level in LEVELS:
         if level.value.startswith(t) and t:
             return level
-    raise RuleError(f"unknown injury level '{text}': use none, light, moderate, serious, "
-                    "critical or lethal")
+    raise RuleError(
+        f"unknown injury level '{text}': use none, light, moderate, serious, critical or lethal"
+    )
 
 
 # -- A6 armor and mitigation --------------------------------------------------------------------
@@ -153,7 +154,7 @@ _LAYER = re.compile(r"^(.*?)\s*(-?\d+)\s*/\s*(-?\d+)\s*%?$")
 
 
 def parse_armor(text: str) -> tuple[Armor, ...]:
-    """A1: worn layers as ``"Vest 15/20, Helmet 5/10"`` (name PT/DR); ``none`` or empty: no armor."""
+    """A1: worn layers as ``"Vest 15/20, Helmet 5/10"`` (NAME PT/DR); ``none`` or "": no armor."""
     if text.strip().lower() in ("", "none", "-"):
         return ()
     layers = []

@@ -34,7 +34,7 @@ class EKind(enum.StrEnum):
 class Effect:
     """A timed effect (C2, C6).
 
-    ``first``/``last`` are turn numbers of the affected combatant (its ``turns`` counter): the effect
+    ``first``/``last`` are turn numbers of the affected combatant (its ``turns`` counter): it
     applies from the start of turn ``first`` (0: from now) and expires at the end of turn ``last``
     (0: no turn limit). ``rounds`` counts down at the end of each of its turns and expires at 0 (0:
     not counted); for BLEED it is the ticks left (0: until stabilized), for DEATH the countdown.

@@ -15,8 +15,9 @@ def parse_weapon(text: str) -> Weapon:
     words = text.split()
     at = next((i for i, w in enumerate(words) if _DICE.match(w)), None)
     if at is None or at == 0:
-        raise RuleError(f"weapon '{text.strip()}': write NAME DICE [MODES] [AMMO], "
-                        "e.g. PAM9 3d6+2 SA 17")
+        raise RuleError(
+            f"weapon '{text.strip()}': write NAME DICE [MODES] [AMMO], e.g. PAM9 3d6+2 SA 17"
+        )
     name, damage = " ".join(words[:at]), words[at].lower()
     modes: tuple[str, ...] = ("SS",)
     capacity = 0
@@ -30,8 +31,10 @@ def parse_weapon(text: str) -> Weapon:
             try:
                 kind = parse_type(w)
             except RuleError:
-                raise RuleError(f"weapon '{name}': '{w}' is not a fire mode (SS/SA/BF/AF), "
-                                "ammo count or damage type") from None
+                raise RuleError(
+                    f"weapon '{name}': '{w}' is not a fire mode (SS/SA/BF/AF), "
+                    "ammo count or damage type"
+                ) from None
     return Weapon(name, damage, modes, capacity, capacity, kind)
 
 
