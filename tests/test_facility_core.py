@@ -56,7 +56,7 @@ def wounded(s: FacilitySheet, **wounds: int) -> FacilitySheet:
     return s
 
 
-# -- F1 -------------------------------------------------------------------------------------------
+# -- F1 --------------------------------------------------------------------------------------------
 
 
 def test_F1_competence_scale() -> None:
@@ -71,7 +71,7 @@ def test_F1_stat_names_and_unknown_stat() -> None:
         stat_key("luck")
 
 
-# -- F4 capacities --------------------------------------------------------------------------------
+# -- F4 capacities ---------------------------------------------------------------------------------
 
 
 def test_F4_capacity_with_scars_and_minus_3() -> None:
@@ -96,7 +96,7 @@ def test_F4_spill_over_chain_proposes_the_roomiest_stat() -> None:
 
 def test_F4_spill_over_follows_the_gms_picks_then_proposals() -> None:
     s = sheet()
-    new, landing = add_wounds(s, "phy", 7, spill=["nor"])
+    _, landing = add_wounds(s, "phy", 7, spill=["nor"])
     assert landing.placed == (("phy", 3), ("nor", 3), ("sci", 1))
     assert landing.proposed == ("sci",)
 
@@ -146,7 +146,7 @@ def test_F4_ppe_impairment_spills_but_does_not_count() -> None:
     assert not impaired(evolve(s, armor=True), "phy")  # Armor Expertise lifts it
 
 
-# -- F3 / F6 --------------------------------------------------------------------------------------
+# -- F3 / F6 ---------------------------------------------------------------------------------------
 
 
 def test_F3_saves_job_base_perks_and_ppe() -> None:
@@ -228,7 +228,7 @@ def test_F5_hazard_to_stat_suggestions() -> None:
         suggest_stat("weapons", "tickles")
 
 
-# -- F8 / F9 / F10 / F12 --------------------------------------------------------------------------
+# -- F8 / F9 / F10 / F12 ---------------------------------------------------------------------------
 
 
 def test_F8_weapons_catalog() -> None:
@@ -274,7 +274,7 @@ def test_F12_parts_spent_and_blast_shares() -> None:
         blast_shares(5, 0)
 
 
-# -- invariants -----------------------------------------------------------------------------------
+# -- invariants ------------------------------------------------------------------------------------
 
 bonuses = st.integers(min_value=-3, max_value=3)
 stats = st.builds(
@@ -287,9 +287,7 @@ sheets = st.builds(FacilitySheet, phy=stats, sci=stats, ins=stats, adm=stats, no
 
 
 @given(sheets, st.sampled_from(STATS), st.integers(min_value=1, max_value=30))
-def test_F4_wounds_are_conserved_and_never_negative(
-    s: FacilitySheet, key: str, count: int
-) -> None:
+def test_F4_wounds_are_conserved_and_never_negative(s: FacilitySheet, key: str, count: int) -> None:
     before = sum(stat_of(s, k).wounds for k in STATS)
     new, landing = add_wounds(s, key, count)
     after = sum(stat_of(new, k).wounds for k in STATS)
