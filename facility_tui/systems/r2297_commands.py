@@ -94,7 +94,7 @@ def turn_actor(call: Call) -> tuple[Combatant, list[str]]:
     if current is None or not call.enc.has(current):
         raise CommandError("no one's turn is running; press s to start combat")
     args = list(call.args)
-    if args:
+    if args and args[0].lower() not in (*KINDS, "stop"):
         try:
             c = call.combatant(args[0])
         except CommandError:
@@ -573,7 +573,10 @@ def rest(call: Call) -> Encounter:
                 raise CommandError(f"{c.name} already had 2 short rests today; 'newday' resets")
             ctx.put(c.id, short_rests=s.short_rests + 1)
             amount = s.sta // 2 if kind == "short" else s.sta // 4
-        add_fatigue(ctx, c.id, -min(amount, s.fatigue), f"{kind} rest")
+        if min(amount, s.fatigue) > 0:
+            add_fatigue(ctx, c.id, -min(amount, s.fatigue), f"{kind} rest")
+        else:
+            ctx.log(f"{c.name} rests ({kind}): no fatigue to recover")
     return ctx.enc
 
 
@@ -598,7 +601,8 @@ def stim(call: Call) -> Encounter:
     ctx = ctx_of(call)
     restored = ctx.roll(f"1d6+{rating}", f"{c.name} stim patch").total
     s = ctx.sheet(c.id)
-    add_fatigue(ctx, c.id, -min(restored, s.fatigue), f"stim patch R{rating}")
+    if min(restored, s.fatigue) > 0:
+        add_fatigue(ctx, c.id, -min(restored, s.fatigue), f"stim patch R{rating}")
     st = ctx.sheet(c.id).stims
     fail = f"2d6+{2 * rating}" if rating else "2d6"
     if st.count == 0:
