@@ -494,3 +494,22 @@ def test_old_stub_state_still_loads() -> None:
     run(s, "new facility Old seed=1")
     assert isinstance(s.encounter.state, FacilityState)
     assert s.encounter.phase is Phase.SETUP
+
+
+def test_F5_a_second_harm_waits_for_the_first_to_be_resolved() -> None:
+    s = fresh("harm ana 2 weapons d20=1")
+    refused(s, "harm ana 1 trauma d20=1", "still has a failed save pending")
+    run(s, "suffer ana", "harm ana 1 trauma d20=1")
+    assert sheet(s, "ana").phy.wounds == 3
+
+
+def test_facility_demo_plays_through() -> None:
+    from facility_tui.systems.facility_demo import DEMO_FACILITY, DEMO_FACILITY_FIGHT
+
+    s = Session(blank())
+    run(s, *DEMO_FACILITY)
+    assert s.encounter.system is System.FACILITY and len(s.encounter.combatants) == 6
+    run(s, *DEMO_FACILITY_FIGHT)
+    assert s.encounter.round == 2 and s.encounter.current == PCS
+    assert state_of(s.encounter).harms == ()
+    assert any(sheet(s, c.id).is_object for c in s.encounter.combatants)

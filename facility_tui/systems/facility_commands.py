@@ -591,6 +591,7 @@ def save(call: Call) -> Encounter:
 )
 def harm(call: Call) -> Encounter:
     c = call.combatant(call.arg(0, "who is harmed"))
+    _no_pending_harm(call, c)
     count = call.number(call.arg(1, "a number of wounds"), "wounds", minimum=1)
     hazard = save_key(
         call.arg(2, "a hazard (weapons, trauma, explosions, contaminants, anomalies)")
@@ -618,7 +619,6 @@ def harm(call: Call) -> Encounter:
         call.log(f"{c.name} makes the {hazard} save (GM)", Kind.OVERRIDE)
     else:
         ok = _save_roll(call, c, hazard, tag, tn, save_text or None)
-    call.enc = clear_harm(call.enc, c.id)
     if ok:
         call.log(f"{c.name} avoids the harm")
         return call.enc
@@ -636,6 +636,13 @@ def harm(call: Call) -> Encounter:
         return call.enc
     _inflict(call, c, count, key, spill, why)
     return call.enc
+
+
+def _no_pending_harm(call: Call, c: Combatant) -> None:
+    if harm_of(call.enc, c.id) is not None:
+        raise CommandError(
+            f"{c.name} still has a failed save pending: 'ablate {c.id}' or 'suffer {c.id}' first"
+        )
 
 
 def _do_ablate(call: Call, c: Combatant, h: PendingHarm, text: str) -> Encounter:
@@ -862,10 +869,11 @@ def _partial(call: Call, c: Combatant, p: Pending) -> None:
     if back is None:
         call.log(f"Partial: {c.name} also suffers damage, no save: 'harm {c.id} N weapons save=no'")
     else:
+        _no_pending_harm(call, c)
         n = call.number(back, "damage suffered", minimum=1)
         hazard = save_key(call.option("backvs") or "weapons")
         h = PendingHarm(c.id, n, hazard, "", suggest_stat(hazard)[0])
-        call.log(f"Partial: {c.name} suffers {n} {hazard} wounds with no save")
+        call.log(f"Partial: {c.name} suffers {n} {hazard} wound(s) with no save")
         cover = covering(sheet_of(call.enc.get(c.id)), hazard)
         if cover:
             call.enc = set_harm(call.enc, h)
