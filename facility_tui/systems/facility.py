@@ -393,7 +393,8 @@ class FacilityRules(RuleSystem):
         if s.parts or s.job == "Maintenance Technician":
             out.append(("Spare Parts", f"{s.parts} slots, Clearance L{s.clearance}"))
         if s.items:
-            out.append(("Carries", ", ".join(s.items)))
+            room = f" ({s.pockets} pockets, {s.slots} slots)"
+            out.append(("Carries", ", ".join(s.items) + room))
         waiting = pending_of(enc, c.id)
         if waiting is not None:
             out.append(("Pending", pending_text(waiting)))
