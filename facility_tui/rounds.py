@@ -32,30 +32,39 @@ def _announce(enc: Encounter) -> Encounter:
     return enc.logged(f"Round {enc.round}: {rules.slot_name(enc, slot)}'s turn", Kind.TURN)
 
 
-def begin_round(enc: Encounter, dice: Dice) -> Encounter:
+def begin_round(enc: Encounter, dice: Dice, skipped: int = 0) -> Encounter:
     """Start the next round: fix its order, then start its first turn."""
     rules = _rules(enc)
     enc = evolve(enc, phase=Phase.ACTIVE, round=enc.round + 1, turn=0)
     enc = rules.round_order(enc, dice)
     enc = rules.round_started(enc, dice)
-    return start_turn(enc, dice)
+    return start_turn(enc, dice, skipped)
 
 
-def start_turn(enc: Encounter, dice: Dice) -> Encounter:
+def start_turn(enc: Encounter, dice: Dice, skipped: int = 0) -> Encounter:
+    """Start the current slot's turn; a turn that cannot be played passes on by itself, until a
+    whole round's worth have passed (then the marker stays, so the GM sees no one can act)."""
     enc = _announce(enc)
     slot = enc.current
-    return enc if slot is None else _rules(enc).turn_started(enc, slot, dice)
+    if slot is None:
+        return enc
+    rules = _rules(enc)
+    enc = rules.turn_started(enc, slot, dice)
+    if skipped < len(enc.order) and enc.current == slot and not rules.can_act(enc, slot):
+        enc = enc.logged(f"{rules.slot_name(enc, slot)} cannot act: turn passes", Kind.TURN)
+        return next_turn(enc, dice, skipped + 1)
+    return enc
 
 
-def next_turn(enc: Encounter, dice: Dice) -> Encounter:
+def next_turn(enc: Encounter, dice: Dice, skipped: int = 0) -> Encounter:
     rules = _rules(enc)
     slot = enc.current
     if slot is not None:
         enc = rules.turn_ended(enc, slot, dice)
     if enc.turn + 1 < len(enc.order):
-        return start_turn(evolve(enc, turn=enc.turn + 1), dice)
+        return start_turn(evolve(enc, turn=enc.turn + 1), dice, skipped)
     enc = rules.round_ended(enc, dice)
-    return begin_round(enc, dice)
+    return begin_round(enc, dice, skipped)
 
 
 def prev_turn(enc: Encounter) -> Encounter:

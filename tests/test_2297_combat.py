@@ -137,12 +137,12 @@ def test_A2_unaware_loses_round_one_and_reactions_until_its_round_two_turn(
     run(session, "start")
     assert derived(session, "b")["reaction"] is False
     refused(session, "react b", "surprised")
-    run(session, "next")  # B's round-1 turn: nothing
-    assert session.encounter.current == "b"
-    refused(session, "major", "surprised")
-    run(session, "next")  # round 2, A's turn: B still Surprised
-    refused(session, "react b", "surprised")
+    run(session, "next")  # B's round-1 turn is visited, cannot be played, and passes by itself
+    assert "B cannot act: turn passes" in texts(session.encounter)
+    assert (session.encounter.round, session.encounter.current) == (2, "a")
+    refused(session, "react b", "surprised")  # round 2, A's turn: B still Surprised
     run(session, "next")  # B's round-2 turn: Surprised ends
+    assert session.encounter.current == "b"
     assert not sheet(session, "b").has("surprised")
     run(session, "major", "react b")
     assert sheet(session, "b").reaction_used
@@ -417,15 +417,15 @@ def test_A7_lethal_dies_after_its_countdown_even_when_it_cannot_act_C2(session: 
     death = next(e for e in sheet(session, "b").effects if e.kind is EKind.DEATH)
     assert sheet(session, "b").has("unconscious")
     for _ in range(death.rounds - 1):
-        run(session, "next")
+        ticks = len(texts(session.encounter))
+        run(session, "next")  # B's turn: the countdown ticks, then the turn passes (C2)
         assert not sheet(session, "b").dead
-        assert "cannot act" in texts(session.encounter)[-1]
-        run(session, "next")
+        assert "B cannot act: turn passes" in texts(session.encounter)[ticks:]
+        assert session.encounter.current == "a"
     run(session, "next")
     assert sheet(session, "b").dead
     assert "B dies (Lethal injury)" in texts(session.encounter)
-    run(session, "next")  # the dead are left out of the next round's order
-    assert session.encounter.order == ("a",)
+    assert session.encounter.order == ("a",)  # the dead are left out of the next round
 
 
 def test_A8_crossing_health_applies_once_and_again_after_healing(session: Session) -> None:

@@ -92,3 +92,11 @@ def test_C1_facility_sides_alternate(session: Session) -> None:
     assert slots[0] != slots[1]
     assert slots[0] == slots[2] and slots[1] == slots[3]
     assert session.encounter.round == 2
+
+
+def test_C2_turns_that_cannot_be_played_pass_but_never_loop(session: Session) -> None:
+    run(fight(session), "start", "set b dead yes", "set c dead yes", "set a dead yes")
+    enc = run(session, "next").encounter  # nobody can act: the marker stops after one round's worth
+    assert enc.phase is Phase.ACTIVE
+    passes = [e.text for e in enc.log if e.text.endswith("cannot act: turn passes")]
+    assert 1 <= len(passes) <= 3  # at most one round's worth of the three combatants

@@ -41,7 +41,7 @@ class RuleSystem:
         return call.enc
 
     def round_order(self, enc: Encounter, dice: Dice) -> Encounter:
-        """Set ``enc.order`` for the round that is starting (``enc.round`` is already the new one)."""
+        """Set ``enc.order`` for the round starting now (``enc.round`` is already the new one)."""
         raise NotImplementedError
 
     def round_started(self, enc: Encounter, dice: Dice) -> Encounter:
@@ -55,6 +55,11 @@ class RuleSystem:
 
     def turn_ended(self, enc: Encounter, slot: str, dice: Dice) -> Encounter:
         return enc
+
+    def can_act(self, enc: Encounter, slot: str) -> bool:
+        """Whether the turn just started can be played; if not, it passes by itself (C2: the
+        slot is still visited, so its ticks happen, then skipped)."""
+        return True
 
     def slot_name(self, enc: Encounter, slot: str) -> str:
         """How a turn's owner is shown: a combatant's name, or a side's."""

@@ -210,6 +210,13 @@ class Rules2297(RuleSystem):
         begin_turn(ctx, slot)
         return ctx.enc
 
+    def can_act(self, enc: Encounter, slot: str) -> bool:
+        """A4: a combatant with no action at all (unconscious, dying, Unaware in round 1...)."""
+        if not enc.has(slot):
+            return False
+        c = enc.get(slot)
+        return not sheet_of(c).dead and economy(enc, c).cap != 0
+
     def turn_ended(self, enc: Encounter, slot: str, dice: Dice) -> Encounter:
         if not enc.has(slot):
             return enc

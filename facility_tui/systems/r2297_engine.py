@@ -543,7 +543,7 @@ def begin_turn(ctx: Ctx, cid: str) -> None:
         return
     eco = economy(ctx.enc, ctx.enc.get(cid))
     if eco.cap == 0:
-        ctx.log(f"{name} cannot act ({eco.limit}): press n", Kind.EFFECT)
+        ctx.log(f"{name} cannot act ({eco.limit})", Kind.EFFECT)
         return
     text = (
         f"{name}: initiative {init} ({eco.band.name}) — Major {eco.major}, Move {eco.move}, "
