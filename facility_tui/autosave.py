@@ -161,7 +161,9 @@ class Autosaver:
                     self._failures += 1
                     self._failed_attempt = attempt
                     self._retry_at = time.monotonic() + delay
-                    self.last_error = f"{message}; the fight is still in memory, retrying in {delay:g} s"
+                    self.last_error = (
+                        f"{message}; the fight is still in memory, retrying in {delay:g} s"
+                    )
                     self._cond.notify_all()
                 self._call(self._failed_cb, self.last_error)
             else:

@@ -61,7 +61,8 @@ _HEADER = re.compile(rb"#facility-tui sha256=([0-9a-f]{64})\r?")
 _CHUNK_NAME = re.compile(r"log-(\d{7,})-r(-?\d+)-([0-9a-f]{16})\.toml")
 _BACKUP_NAME = re.compile(r"backup-(\d{6,})-r(-?\d+)\.toml")
 _CHUNK_BODY = re.compile(
-    r'schema_version = 2\nkind = "log"\nstart = (\d+)\ncount = (\d+)\nentries = \'\'\'\n(.*)\n\'\'\'\n',
+    r'schema_version = 2\nkind = "log"\nstart = (\d+)\ncount = (\d+)\n'
+    r"entries = '''\n(.*)\n'''\n",
     re.DOTALL,
 )
 _KINDS = {k.value: k for k in Kind}
@@ -75,7 +76,7 @@ class SaveError(Exception):
 
 
 class DamagedSave(SaveError):
-    """A file that is not a whole save (empty, truncated, changed, not a save): a backup may help."""
+    """A file that is not a whole save (empty, truncated, changed, not one): a backup may help."""
 
 
 class NewerSave(SaveError):
@@ -414,7 +415,11 @@ class _Writer:
         return "".join(lines)
 
     def _log_table(
-        self, table: str, chunks: Sequence[_Chunk], log: tuple[LogEntry, ...], tail: int,
+        self,
+        table: str,
+        chunks: Sequence[_Chunk],
+        log: tuple[LogEntry, ...],
+        tail: int,
         inline: bool,
     ) -> str:
         tail_lines = "\n".join([self._entry(e) for e in log[tail:]])
@@ -559,7 +564,10 @@ def _read_chunk(sidecar: Path, name: Any, start: int, source: str) -> list[Any]:
         raise SaveError(f"cannot read {path}: {err.strerror or err}") from None
     if not raw.startswith(_MAGIC + m.group(3).encode()):
         raise DamagedSave(f"{source} is damaged: its log file {path} is not the one it refers to")
-    body, _ = _unsign(raw, str(path))
+    try:
+        body, _ = _unsign(raw, f"its log file {path}")
+    except DamagedSave as err:
+        raise DamagedSave(f"{source} cannot be read whole: {err}") from None
     fast = _CHUNK_BODY.fullmatch(body)
     if fast is not None:  # the exact layout ``_make_chunk`` writes: skip the TOML parser
         doc: dict[str, Any] = {
@@ -618,7 +626,8 @@ def _replay(base: Encounter, steps: Sequence[Step], redo: Sequence[Step]) -> Ses
     states = [evolve(base, log=())]
     for step in steps:
         states.append(apply(states[-1], step.line, step.rolls).encounter)
-    prefix, before = base.log, ()
+    prefix: tuple[LogEntry, ...] = base.log
+    before: tuple[LogEntry, ...] = ()
     fixed: list[Encounter] = []
     for state in states:
         log = state.log
@@ -755,7 +764,9 @@ class _Saver:
             return
         if head and head != _MAGIC:
             stamp = time.strftime("%Y%m%d-%H%M%S")
-            write_atomic(self.sidecar / f"before-upgrade-{stamp}.toml", self.path.read_text("utf-8"))
+            write_atomic(
+                self.sidecar / f"before-upgrade-{stamp}.toml", self.path.read_text("utf-8")
+            )
 
     def _put_chunk(self, ch: _Chunk) -> None:
         assert self.present is not None
@@ -834,7 +845,7 @@ def _read(path: Path) -> bytes:
 
 
 def load(path: Path) -> Session:
-    """The session saved at ``path``; ``DamagedSave``/``NewerSave``/``SaveError`` if it cannot be."""
+    """The session saved at ``path``; raises ``DamagedSave``, ``NewerSave`` or ``SaveError``."""
     raw = _read(path)
     try:
         return _session_from(raw, str(path), sidecar_for(path))
@@ -861,18 +872,28 @@ def load_or_recover(path: Path, *, keep_aside: bool = True) -> tuple[Session, st
             continue
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(candidate.stat().st_mtime))
         opened = f"opened its backup of round {session.encounter.round} ({when})"
+        damage = damage.removesuffix("; it was left untouched")
         if not keep_aside:
-            return session, f"{damage}; {opened} (read only, nothing changed)"
-        aside = path.with_name(f"{path.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}")
+            return session, f"{damage}; {opened}; the damaged file is still in place"
         try:
-            os.replace(path, aside)
+            kept = f"kept it as {set_aside(path).name}"
         except OSError as move:
             kept = f"could not rename it aside ({move.strerror or move})"
-        else:
-            kept = f"kept it as {aside.name}"
-        _forget(path)
-        return session, f"{damage.removesuffix('; it was left untouched')}; {kept}; {opened}"
+        return session, f"{damage}; {kept}; {opened}"
     raise DamagedSave(f"{damage}; no good backup in {sidecar_for(path)}")
+
+
+def set_aside(path: Path) -> Path:
+    """Rename a rejected save to ``<name>.corrupt-<time>`` next to it (never deleted); the new
+    name. Raises ``OSError`` if it cannot be renamed."""
+    aside = path.with_name(f"{path.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}")
+    n = 1
+    while aside.exists():
+        n += 1
+        aside = aside.with_name(f"{path.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}-{n}")
+    os.replace(path, aside)
+    _forget(path)
+    return aside
 
 
 def sweep_temp(folder: Path) -> int:
@@ -891,9 +912,7 @@ def sweep_temp(folder: Path) -> int:
 def list_saves(folder: Path) -> list[Path]:
     """Save files in ``folder``, the most recently changed first (log files and backups aside)."""
     try:
-        files = [
-            p for p in folder.glob(f"*{SUFFIX}") if not p.name.startswith(".") and p.is_file()
-        ]
+        files = [p for p in folder.glob(f"*{SUFFIX}") if not p.name.startswith(".") and p.is_file()]
         return sorted(files, key=lambda p: p.stat().st_mtime, reverse=True)
     except OSError:
         return []

@@ -49,7 +49,7 @@ def test_round_trip_keeps_fight_and_history(tmp_path: Path) -> None:
 
 def test_text_that_toml_and_json_find_awkward(tmp_path: Path) -> None:
     s = fight("add Alpha side=pc init=12")
-    for text in ["it'''s", "a'b''c", "quote \" back\\slash", "tab\tdel\x7fend", "ünï 🐉 中", "''"]:
+    for text in ["it'''s", "a'b''c", 'quote " back\\slash', "tab\tdel\x7fend", "ünï 🐉 中", "''"]:
         s.apply(f"log {quote(text)}")
     odd = "O'''Brien \"the\" \\ 🐉"
     s.apply("rename alpha " + quote(odd))
@@ -143,7 +143,8 @@ def test_schema_1_fixtures_migrate(fixture: Path, tmp_path: Path) -> None:
         k: v for k, v in expected["encounter"].items() if k != "combatants"
     }
     assert [(c["id"], c["name"], c["side"], c["initiative"]) for c in got["combatants"]] == [
-        (c["id"], c["name"], c["side"], c["initiative"]) for c in expected["encounter"]["combatants"]
+        (c["id"], c["name"], c["side"], c["initiative"])
+        for c in expected["encounter"]["combatants"]
     ]
     store.save(loaded, path)  # written as schema 2, the original kept aside
     assert path.read_text().startswith("#facility-tui sha256=")

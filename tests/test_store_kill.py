@@ -1,0 +1,87 @@
+"""SIGKILL at random moments (issue 5): every save loads, at least as new as the last reported."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from facility_tui import store
+
+WRITER = Path(__file__).parent / "fixtures" / "writer_loop.py"
+pytestmark = pytest.mark.skipif(os.name != "posix", reason="SIGKILL")
+
+
+def gen_of(enc: object) -> int:
+    sys.path.insert(0, str(WRITER.parent))
+    try:
+        from writer_loop import gen_of as real
+    finally:
+        sys.path.pop(0)
+    return real(enc)  # type: ignore[arg-type]
+
+
+def test_kill_9_the_autosaving_writer_many_times(tmp_path: Path) -> None:
+    path = tmp_path / "fight.toml"
+    rng = random.Random(2297)
+    reported = 0
+    kills = 0
+    deadline = time.monotonic() + 8
+    while time.monotonic() < deadline or kills < 15:
+        proc = subprocess.Popen(
+            [sys.executable, str(WRITER), str(path), str(kills)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        # kill at a random moment: often while starting or loading, mostly while writing
+        timer = threading.Timer(rng.uniform(0.0, 0.6), proc.send_signal, (signal.SIGKILL,))
+        timer.start()
+        out, err = proc.communicate(timeout=30)
+        timer.cancel()
+        assert proc.returncode == -signal.SIGKILL, err
+        kills += 1
+        for line in out.splitlines():
+            if line.startswith("saved "):
+                reported = max(reported, int(line.split()[1]))
+        if not path.exists():
+            assert reported == 0
+            continue
+        loaded = store.load(path)  # never needs a backup
+        assert gen_of(loaded.encounter) >= reported
+        assert loaded.undo_steps or not loaded.encounter.log
+    assert reported > 0, "the writer never got to save"
+    assert not list(tmp_path.glob("*.corrupt-*"))
+    store.sweep_temp(tmp_path)
+    assert not list(tmp_path.rglob(".tmp-*"))
+
+
+def test_kill_9_the_headless_apply(tmp_path: Path) -> None:
+    path = tmp_path / "fight.toml"
+    rng = random.Random(7)
+    base = [sys.executable, "-m", "facility_tui", "apply", str(path), "-q"]
+    subprocess.run(
+        [*base, "--seed", "1", "new 2297 K", "add A side=pc init=9", "add B", "start"],
+        check=True,
+        timeout=30,
+    )
+    done = store.load(path).encounter
+    for i in range(12):
+        proc = subprocess.Popen([*base, *(["next", "roll 2d6"] * 20)], stderr=subprocess.PIPE)
+        timer = threading.Timer(rng.uniform(0.1, 0.5), proc.send_signal, (signal.SIGKILL,))
+        timer.start()
+        proc.communicate(timeout=30)
+        timer.cancel()
+        loaded = store.load(path).encounter
+        if proc.returncode == 0:
+            assert len(loaded.log) > len(done.log)
+        else:  # all or nothing
+            assert loaded == done or len(loaded.log) > len(done.log), i
+        done = loaded
