@@ -81,8 +81,11 @@ def apply_cmd(save: Path, lines: Sequence[str], *, seed: int | None, quiet: bool
 
     try:
         if save.exists():
-            session = store.load(save)
+            session, recovered = store.load_or_recover(save, keep_aside=False)
+            if recovered:
+                _err(recovered)
         else:
+            recovered = None
             start = store.blank()
             start = evolve(start, seed=seed if seed is not None else _random_seed())
             session = Session(start)
@@ -102,7 +105,12 @@ def apply_cmd(save: Path, lines: Sequence[str], *, seed: int | None, quiet: bool
             if not outcome.events:
                 print(f"  {outcome.message}")
     try:
+        if recovered:  # only now that the commands went through: the damaged file goes aside
+            _err(f"kept the damaged file as {store.set_aside(save).name}")
         store.save(session, save)
+    except OSError as err:
+        _err(f"could not rename the damaged {save} aside: {err.strerror or err}; nothing was saved")
+        return 2
     except store.SaveError as err:
         _err(str(err))
         return 2
@@ -148,7 +156,9 @@ def show_cmd(save: Path, *, as_json: bool) -> int:
     from facility_tui import store
 
     try:
-        session = store.load(save)
+        session, recovered = store.load_or_recover(save, keep_aside=False)
+        if recovered:
+            _err(recovered)
     except store.SaveError as err:
         _err(str(err))
         return 2
