@@ -513,3 +513,14 @@ def test_facility_demo_plays_through() -> None:
     assert s.encounter.round == 2 and s.encounter.current == PCS
     assert state_of(s.encounter).harms == ()
     assert any(sheet(s, c.id).is_object for c in s.encounter.combatants)
+
+
+def test_F7_a_side_with_no_one_able_to_act_passes_its_turn() -> None:
+    s = fresh("start d20=20", "wound grunt 12", "wound brute 30", "next")
+    assert "Enemies' side cannot act: turn passes" in log(s)
+    assert s.encounter.round == 2 and s.encounter.current == PCS
+
+
+def test_F7_the_vanguards_turn_waits_for_the_election() -> None:
+    s = fresh("start outcome=partial")
+    assert s.encounter.current == "vanguard" and s.encounter.turn == 0

@@ -313,6 +313,19 @@ class FacilityRules(RuleSystem):
             enc = enc.logged(f"No one on the {self.slot_name(enc, slot)} can act: 'end' to finish")
         return enc
 
+    def can_act(self, enc: Encounter, slot: str) -> bool:
+        """F7: a side turn passes by itself when none of its members can act (the vanguard's
+        turn waits for the election)."""
+        st = state_of(enc)
+        if slot == VANGUARD:
+            return (
+                not st.vanguard
+                or not enc.has(st.vanguard)
+                or can_act(sheet_of(enc.get(st.vanguard)))
+            )
+        skip = st.vanguard if (enc.round == 1 and st.partial and slot == PCS) else ""
+        return any(can_act(sheet_of(c)) for c in members(enc, slot) if c.id != skip)
+
     def slot_name(self, enc: Encounter, slot: str) -> str:
         if slot == VANGUARD:
             v = state_of(enc).vanguard
