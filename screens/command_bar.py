@@ -19,10 +19,12 @@ class CommandBar(Input):
     class Cancelled(Message):
         pass
 
-    def __init__(self, **kwargs: object) -> None:
+    def __init__(self, *, id: str | None = None) -> None:
         super().__init__(
-            placeholder="command — e.g. add Thug side=enemy init=2d6  (? lists all)", **kwargs
-        )  # type: ignore[arg-type]
+            placeholder="command — e.g. add Thug side=enemy init=2d6  (? lists all)",
+            select_on_focus=False,
+            id=id,
+        )
         self.history: list[str] = []
         self._at = 0
 

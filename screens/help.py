@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rich.table import Table
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -24,11 +25,11 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         keys = Table.grid(padding=(0, 2))
         for key, what in self.keys:
-            keys.add_row(f"[b]{key}[/b]", what)
+            keys.add_row(Text(key, style="bold"), Text(what))
         cmds = Table.grid(padding=(0, 2))
         for usage, summary in help_lines(self.system):
-            cmds.add_row(f"[b]{usage}[/b]")
-            cmds.add_row(f"   {summary}")
+            cmds.add_row(Text(usage, style="bold"))
+            cmds.add_row(Text(f"   {summary}"))
         cmds.add_row("[b]undo[/b] · [b]redo[/b]")
         cmds.add_row("   Step back or forward through every change")
         with VerticalScroll(classes="dialog help"):

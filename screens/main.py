@@ -41,13 +41,32 @@ KIND_STYLE = {
     Kind.TURN: "bold green",
 }
 SIDE_LABEL = {PCS: "PC", ENEMIES: "Enemy"}
+SIDE_STYLE = {PCS: "cyan", ENEMIES: "red"}  # names are coloured by side; the legend is in help
+NAME_WIDTH = 18
 
-# Per-system keys that open the command bar with a command for the selected combatant.
-# (key, description, template) — ``{who}`` is the selected combatant's id.
+# Per-system keys: (key, footer text, command template). A key both systems use has the same text
+# in both (the footer's text is fixed per key). ``{who}`` is the selected combatant's
+# id. A template ending in a space opens the command bar for the GM to finish (damage, a roll);
+# any other runs at once.
 QUICK_KEYS: dict[System, tuple[tuple[str, str, str], ...]] = {
-    System.R2297: (),
-    System.FACILITY: (),
+    System.R2297: (
+        ("d", "Damage", "hit {who} "),
+        ("1", "Maj", "major"),
+        ("2", "Mov", "move"),
+        ("3", "Min", "minor"),
+        ("r", "React (selected)", "react {who}"),
+        ("t", "Attack", "attack {who} "),
+        ("f", "First aid (on selected)", "aid {who} "),
+    ),
+    System.FACILITY: (
+        ("d", "Damage", "harm {who} "),
+        ("w", "Wound", "wound {who} "),
+        ("t", "Attack", "strike {who} "),
+        ("v", "Save (selected rolls)", "save {who} "),
+    ),
 }
+SHOWN_QUICK = {"d", "1", "2", "3", "w", "t"}  # the rest are in help, to keep the footer on one line
+WIDE = 110  # from this width the detail pane is always shown; below it, i toggles it
 
 
 def shown_path(path: Path) -> str:
@@ -64,22 +83,23 @@ def shown_path(path: Path) -> str:
 
 class MainScreen(Screen[None]):
     BINDINGS = [
-        Binding("n", "next", "Next turn"),
-        Binding("p", "prev", "Prev", show=False),
+        Binding("n", "next", "Next"),
+        Binding("p", "prev", "Turn marker back", show=False),
         Binding("s", "start", "Start", show=False),
         Binding("u,ctrl+z", "undo", "Undo"),
-        Binding("ctrl+y", "redo", "Redo"),
+        Binding("ctrl+y", "redo", "Redo", show=False),
         Binding("a", "add", "Add"),
-        Binding("x,delete", "remove", "Remove"),
-        Binding("colon", "command", "Command"),
+        Binding("x,delete", "remove", "Remove selected", show=False),
+        Binding("colon", "command", "Cmd"),
+        Binding("i", "details", "Details pane", show=False),
         Binding("question_mark", "help", "Help"),
-        Binding("ctrl+n", "new", "New", show=False),
-        Binding("o", "open", "Open", show=False),
+        Binding("ctrl+n", "new", "New encounter", show=False),
+        Binding("o", "open", "Open a save", show=False),
         Binding("j", "cursor(1)", "Down", show=False),
         Binding("k", "cursor(-1)", "Up", show=False),
         Binding("q", "quit", "Quit"),
         *[
-            Binding(key, f"quick('{key}')", what)
+            Binding(key, f"quick('{key}')", what, show=key in SHOWN_QUICK)
             for key, what in {k: d for keys in QUICK_KEYS.values() for k, d, _ in keys}.items()
         ],
     ]
@@ -101,7 +121,18 @@ class MainScreen(Screen[None]):
                 yield Static(id="detail")
         yield RichLog(id="log", markup=False, wrap=True, max_lines=LOG_SHOWN)
         yield CommandBar(id="command")
-        yield Footer()
+        yield Footer(compact=True)
+
+    def on_resize(self) -> None:
+        self.set_class(self.size.width < WIDE, "-narrow")
+
+    def action_details(self) -> None:
+        self.toggle_class("-details")
+
+    @on(DataTable.RowSelected)
+    def _row_chosen(self) -> None:
+        if self.has_class("-narrow"):
+            self.action_details()
 
     def on_mount(self) -> None:
         self.refresh_all()
@@ -161,8 +192,8 @@ class MainScreen(Screen[None]):
         table.add_column(" ", key="mark", width=1)
         table.add_column("#", key="n", width=2)
         table.add_column("Name", key="name")
-        table.add_column("Side", key="side")
-        table.add_column("Init", key="init")
+        if rules.show_initiative:
+            table.add_column("Init", key="init")
         for col in rules.columns:
             table.add_column(col, key=f"x-{col}")
         current = enc.current
@@ -170,9 +201,12 @@ class MainScreen(Screen[None]):
             acting = current is not None and (current == c.id or current == c.side)
             mark = Text("▶", style="bold green") if acting else Text(" ")
             summary = rules.summary(enc, c)
-            name = Text(c.name, style="bold" if acting else "")
-            side = Text(SIDE_LABEL.get(c.side, c.side), style="cyan" if c.side == PCS else "red")
-            cells = [mark, str(i), name, side, str(c.initiative)]
+            name = Text(c.name[:NAME_WIDTH], style=SIDE_STYLE.get(c.side, ""))
+            if acting:
+                name.stylize("bold")
+            cells: list[Text | str] = [mark, str(i), name]
+            if rules.show_initiative:
+                cells.append(str(c.initiative))
             cells += [str(summary.get(col, "")) for col in rules.columns]
             table.add_row(*cells, key=c.id)
         self._select(selected)
@@ -325,7 +359,7 @@ class MainScreen(Screen[None]):
     def action_prefill(self, template: str) -> None:
         cid = self.selected_or_warn()
         if cid is not None:
-            self.action_command(template.format(who=cid))
+            self.action_command(template.format(who=quote(cid)))
 
     def action_add(self) -> None:
         def done(line: str | None) -> None:
@@ -392,8 +426,14 @@ class MainScreen(Screen[None]):
 
     def action_quick(self, key: str) -> None:
         template = self._quick(key)
-        if template is not None:
+        if template is None:
+            return
+        if template.endswith(" "):
             self.action_prefill(template)
+        elif "{who}" not in template:
+            self.run_line(template)
+        elif (cid := self.selected_or_warn()) is not None:
+            self.run_line(template.format(who=quote(cid)))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         phase = self.ws.encounter.phase
@@ -430,4 +470,5 @@ class MainScreen(Screen[None]):
             if isinstance(b, Binding)
         ]
         rows += [(k, d) for k, d, _ in QUICK_KEYS.get(self.ws.encounter.system, ())]
+        rows.append(("", "Names in cyan are PCs and allies, in red enemies"))
         return rows

@@ -71,6 +71,8 @@ class RuleSystem:
 
     #: Headers of the extra initiative-table columns; ``summary`` returns a value for each.
     columns: tuple[str, ...] = ()
+    #: Whether the table shows the plain initiative number (off where a column already does).
+    show_initiative: bool = True
 
     def summary(self, enc: Encounter, c: Combatant) -> dict[str, Any]:
         """Rule-derived figures of a combatant: short values keyed by ``columns`` (and more for

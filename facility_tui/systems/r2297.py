@@ -231,6 +231,7 @@ class Rules2297(RuleSystem):
         return ctx.enc
 
     columns = ("Band", "Ma/Mo/Mi R", "Injury", "Dmg", "Fatigue")
+    show_initiative = False  # the Band column shows it
 
     def summary(self, enc: Encounter, c: Combatant) -> dict[str, Any]:
         s = sheet_of(c)
