@@ -52,9 +52,9 @@ def add(call: Call) -> Encounter:
         raise CommandError("count: at most 50 at once")
     init_text = call.option("init")
     rules = rules_for(call.enc.system)
-    sheet = rules.new_sheet(call)
     names = [name] if count == 1 else [f"{name} {i}" for i in range(1, count + 1)]
     for each in names:
+        sheet = rules.new_sheet(call)  # each its own: rolled stats are rolled for each
         init = 0 if init_text is None else call.number(init_text, f"{each} initiative")
         c = Combatant(
             id=unique_id(call.enc, each), name=each, side=side, initiative=init, sheet=sheet

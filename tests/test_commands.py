@@ -88,3 +88,10 @@ def test_C4_manual_initiative_is_logged_as_override(session: Session) -> None:
     last = session.encounter.log[-1]
     assert last.kind.value == "override"
     assert 12 <= session.encounter.get("a").initiative <= 22
+
+
+def test_count_builds_a_sheet_for_each(session: Session) -> None:
+    """Rolled stats are rolled for every combatant that count= adds, not shared."""
+    run(session, "new facility F seed=5", "add Temp count=3 roll=yes")
+    sheets = [c.sheet for c in session.encounter.combatants]
+    assert len(sheets) == 3 and len({repr(s) for s in sheets}) == 3

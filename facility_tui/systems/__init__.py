@@ -98,12 +98,12 @@ def load_all() -> None:
 
 
 def rules_for(system: System) -> RuleSystem:
-    if not _SYSTEMS:
+    if system not in _SYSTEMS:
         load_all()
     return _SYSTEMS[system]
 
 
 def all_systems() -> Iterable[RuleSystem]:
-    if not _SYSTEMS:
+    if len(_SYSTEMS) < len(System):
         load_all()
     return _SYSTEMS.values()
