@@ -1,0 +1,155 @@
+"""Figure 3: key press → screen updated, driven by Textual's Pilot in this process.
+
+A press is timed from just before ``pilot.press`` to the first frame the screen composes after the
+press changed the state (the app's encounter, or the bare table's cursor). Headless Textual skips
+turning a frame into terminal text, so the hook does that too. After each timed press the app's
+save worker is allowed to finish, so presses do not pile up; a save still running when the frame
+is drawn competes for the GIL, as it would at the table.
+
+``d`` (damage, then confirm) has no key yet; its stand-in is the command bar's confirm: ``:`` and
+``roll 2d6`` typed first, then ``enter`` timed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from benchmarks.common import Row, build_session, ms, p95
+
+SIZES = (20, 200)
+SCREEN = (120, 40)
+BUDGET = 0.016
+
+
+class FrameClock:
+    """Wraps ``app._display`` to stamp the first frame drawn once ``changed()`` holds."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.changed: Callable[[], bool] | None = None
+        self.hit: float | None = None
+        original = app._display
+
+        def display(screen: Any, renderable: Any) -> None:
+            original(screen, renderable)
+            if renderable is None or self.changed is None or self.hit is not None:
+                return
+            if self.changed():
+                with contextlib.suppress(AttributeError):
+                    renderable.render_segments(app.console)
+                self.hit = time.perf_counter()
+
+        app._display = display
+
+    async def press(self, pilot: Any, key: str, changed: Callable[[], bool]) -> float:
+        self.changed, self.hit = changed, None
+        t0 = time.perf_counter()
+        await pilot.press(key)
+        for _ in range(200):
+            if self.hit is not None:
+                break
+            await pilot.pause()
+        self.changed = None
+        if self.hit is None:
+            raise RuntimeError(f"no frame after pressing {key!r}")
+        return self.hit - t0
+
+
+async def _settle(pilot: Any) -> None:
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+Times = dict[str, list[float]]
+Table = tuple[list[str], list[list[str]]]
+
+
+async def _facility(combatants: int, presses: int, folder: Path) -> tuple[Times, Table]:
+    from facility_tui import store
+    from facility_tui.app import FacilityApp
+
+    store.save(build_session(combatants), folder / "fight.toml")
+    app = FacilityApp(save_dir=folder, seed=1)
+    clock = FrameClock(app)
+    times: Times = {"n": [], "u": [], "enter": []}
+    async with app.run_test(size=SCREEN) as pilot:
+        await _settle(pilot)
+        ws = app.workspace
+        for i in range(presses + 1):  # the first round warms caches and lazy imports
+            for key in ("n", "u", "enter"):
+                if key == "enter":
+                    await pilot.press("colon", *"roll 2d6")
+                    await _settle(pilot)
+                before = ws.encounter
+                t = await clock.press(pilot, key, lambda b=before: ws.encounter is not b)
+                if i:
+                    times[key].append(t)
+                await _settle(pilot)
+        table = app.screen.query_one("#order")
+        columns = [str(c.label) for c in table.ordered_columns]
+        rows = [[str(x) for x in table.get_row_at(r)] for r in range(table.row_count)]
+    return times, (columns, rows)
+
+
+async def _bare(columns: list[str], rows: list[list[str]], presses: int) -> list[float]:
+    from textual.app import App, ComposeResult
+    from textual.widgets import DataTable, Footer, Header
+
+    class Bare(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Header()
+            yield DataTable(cursor_type="row", zebra_stripes=True)
+            yield Footer()
+
+        def on_mount(self) -> None:
+            table = self.query_one(DataTable)
+            table.add_columns(*columns)
+            table.add_rows(rows)
+            table.focus()
+
+    app = Bare()
+    clock = FrameClock(app)
+    times: list[float] = []
+    async with app.run_test(size=SCREEN) as pilot:
+        await _settle(pilot)
+        table = app.query_one(DataTable)
+        for i in range(2 * presses + 2):
+            row = table.cursor_row
+            key = "down" if i % 2 == 0 else "up"
+            t = await clock.press(pilot, key, lambda r=row: table.cursor_row != r)
+            if i >= 2:
+                times.append(t)
+            await _settle(pilot)
+    return times
+
+
+def measure(presses: int, sizes: tuple[int, ...] = SIZES) -> list[Row]:
+    rows: list[Row] = []
+    labels = {"n": "n (next turn)", "u": "u (undo)", "enter": "d confirm (stand-in: :roll 2d6⏎)"}
+    for size in sizes:
+        with tempfile.TemporaryDirectory(prefix="bench-keys-") as tmp:
+            times, (columns, table_rows) = asyncio.run(_facility(size, presses, Path(tmp)))
+        bare = asyncio.run(_bare(columns, table_rows, presses))
+        bare_p50, bare_p95 = sorted(bare)[len(bare) // 2], p95(bare)
+        for key, samples in times.items():
+            p50, q95 = sorted(samples)[len(samples) // 2], p95(samples)
+            row = Row(
+                f"key {labels[key]}, {size} combatants",
+                f"p50 {ms(p50)} / p95 {ms(q95)}",
+                f"p50 {ms(bare_p50)} / p95 {ms(bare_p95)}",
+                q95 / bare_p95 if bare_p95 else None,
+            )
+            if size == max(sizes):
+                row.budget, row.ok = "p95 ≤ 16 ms", q95 <= BUDGET
+            if key == "enter":
+                row.note = "stands in for `d` + confirm until a damage key exists"
+            rows.append(row)
+    rows[0].note = f"bare: DataTable cursor down/up with the same rows; {presses} presses per key"
+    return rows

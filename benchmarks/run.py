@@ -1,0 +1,57 @@
+"""Run every figure and print one table: ``uv run python -m benchmarks [--quick] [--repeat N]``.
+
+Start-up figures are medians over ``--repeat`` fresh launches (app and bare interleaved); key
+presses are ``--presses`` timed presses per key and size; saves and loads are medians over
+``--repeat`` runs. ``--quick`` (3 repeats, 5 presses) finishes in well under a minute.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import sys
+import time
+from collections.abc import Sequence
+
+from benchmarks import keys, saving, startup
+from benchmarks.common import Row, load_line, table
+
+GROUPS = ("startup", "keys", "saving")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
+    p.add_argument("--quick", action="store_true", help="fewer repeats: < 60 s")
+    p.add_argument("--repeat", type=int, help="launches / runs per figure (default 7, quick 3)")
+    p.add_argument("--presses", type=int, help="timed presses per key and size (default 30)")
+    p.add_argument("--only", choices=GROUPS, action="append", help="run only these groups")
+    ns = p.parse_args(argv)
+    repeat = ns.repeat or (3 if ns.quick else 7)
+    presses = ns.presses or (5 if ns.quick else 30)
+    groups = ns.only or GROUPS
+
+    started = time.perf_counter()
+    before, _ = load_line()
+    python = f"{platform.python_implementation()} {platform.python_version()}, {sys.platform}"
+    print(f"facility-tui benchmarks — {python}; repeat={repeat}, presses={presses}")
+    print(f"before: {before}", flush=True)
+    rows: list[Row] = []
+    if "startup" in groups:
+        rows += startup.measure(repeat)[0]
+    if "keys" in groups:
+        rows += keys.measure(presses)
+    if "saving" in groups:
+        rows += saving.measure(repeat)
+    after, _ = load_line()
+    print()
+    print(table(rows))
+    print()
+    print(f"after:  {after}")
+    misses = [r.figure.strip() for r in rows if r.ok is False]
+    verdict = f"{len(misses)} budget(s) missed: {'; '.join(misses)}" if misses else "all met"
+    print(f"{verdict}  ({time.perf_counter() - started:.0f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
