@@ -17,6 +17,12 @@ from facility_tui.commands import quote
 from facility_tui.model import System
 
 
+OPTION_HINT = {
+    System.R2297: 'ag=3 cu=2 hlt=30 armor="Vest 10/20"',
+    System.FACILITY: 'phy=1 ins=2 ppe="Hard Hat" (NPC: track=4)',
+}
+
+
 class ConfirmDialog(ModalScreen[bool]):
     BINDINGS = [
         Binding("y,enter", "answer(True)", "Yes"),
@@ -60,7 +66,7 @@ class AddDialog(ModalScreen[None]):
                 )
                 yield Input(placeholder="Initiative: 12 or 2d6+3", id="init")
             yield Input(placeholder="Count (default 1)", id="count")
-            yield Input(placeholder="Rule options, e.g. ag=3 cu=2 hlt=30", id="options")
+            yield Input(placeholder=f"Rule options, e.g. {OPTION_HINT[self.system]}", id="options")
             yield Label("enter adds · escape cancels", classes="hint")
 
     def line(self) -> str:
@@ -100,6 +106,10 @@ class NewEncounterDialog(ModalScreen[tuple[System, str] | None]):
                 id="system",
             )
             yield Label("tab picks the rules · enter creates · escape cancels", classes="hint")
+
+    @on(Select.Changed)
+    def _picked(self) -> None:
+        self.query_one("#name", Input).focus()  # so enter creates at once
 
     @on(Input.Submitted)
     def _submit(self) -> None:

@@ -217,6 +217,7 @@ class FacilityRules(RuleSystem):
     sheet_type = FacilitySheet
     state_type = FacilityState
     columns = ("Status", "Marks", "Wounds")
+    show_initiative = False  # Facility turns go by side, not by number (F7)
 
     def new_sheet(self, call: Call) -> Any:
         from facility_tui.systems.facility_commands import sheet_from_options
