@@ -42,7 +42,7 @@ class FacilityApp(App[None]):
         self._open_file = open_file
 
     def on_mount(self) -> None:
-        messages = self.workspace.open_initial(self._open_file)
-        self.push_screen(MainScreen(self.workspace))
-        for message in messages:
-            self.notify(message, timeout=8)
+        self.push_screen(MainScreen(self.workspace, self._open_file))
+
+    def on_unmount(self) -> None:
+        self.workspace.close(timeout=3.0)  # whatever way the app ends, the last change is written

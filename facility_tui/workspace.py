@@ -1,7 +1,8 @@
 """The app shell's model: which save folder, which file, which session — no Textual here.
 
 The screens talk to a ``Workspace``; it runs command lines on the session, picks the file a fight is
-saved to, and opens what a launch should show (the given file, the newest save, or the demo).
+saved to, opens what a launch should show (the given file, the newest save, or the demo), and
+hands every change to the autosaver, which writes it off the caller's thread.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from pathlib import Path
 from attrs import evolve
 
 from facility_tui import store
+from facility_tui.autosave import Autosaver, Failed, Saved
 from facility_tui.commands import CommandError
 from facility_tui.model import Encounter, System
 from facility_tui.session import Outcome, Session
@@ -23,6 +25,46 @@ class Workspace:
         self.seed = seed
         self.session: Session = store.fresh_session()
         self.path: Path = folder / "untitled.toml"
+        self.saver: Autosaver | None = None
+
+    # -- saving -------------------------------------------------------------------------------
+
+    def autosave(self, *, saved: Saved | None = None, failed: Failed | None = None) -> None:
+        """Save every change from now on, in the background; the callbacks run on its thread."""
+        self.saver = Autosaver(saved=saved, failed=failed)
+        self.session.listeners.append(self._changed)
+
+    def _use(self, session: Session, path: Path) -> None:
+        if self.saver is not None:
+            self.saver.flush(1.0)  # the fight being left is on disk before another is shown
+            session.listeners.append(self._changed)
+        self.session, self.path = session, path
+
+    def _changed(self, session: Session) -> None:
+        if self.saver is not None and session is self.session:
+            self.saver.request(session, self.path)
+
+    def save_soon(self) -> None:
+        """Save the current state even though nothing changed (a new or recovered fight)."""
+        self._changed(self.session)
+
+    def save(self) -> None:
+        """Save now, on this thread (the headless path and tests)."""
+        store.save(self.session, self.path)
+
+    def flush(self, timeout: float = 5.0) -> bool:
+        """Wait until the last change is on disk; ``False`` if it could not be written."""
+        if self.saver is None:
+            return True
+        self.saver.request(self.session, self.path)
+        return self.saver.flush(timeout)
+
+    def close(self, timeout: float = 5.0) -> bool:
+        """Flush what is pending and stop saving; ``False`` if the last change is not on disk."""
+        if self.saver is None:
+            return True
+        self.saver.request(self.session, self.path)
+        return self.saver.close(timeout)
 
     # -- opening ------------------------------------------------------------------------------
 
@@ -35,24 +77,30 @@ class Workspace:
         candidates = [file] if file is not None else store.list_saves(self.folder)
         for path in candidates:
             if file is not None and not path.exists():
-                self.session = store.fresh_session()
-                self.path = path
+                self._use(store.fresh_session(), path)
                 messages.append(f"{path} is new: it will be created when the fight changes")
                 return messages
             try:
-                self.open(path)
-                return messages
+                note = self.open(path)
             except store.SaveError as err:
                 messages.append(str(err))
+                continue
+            if note:
+                messages.append(note)
+            return messages
         self.start_demo()
         messages.append(
             "Demo fight loaded. Press s to start it, ctrl+n for a new encounter, ? for keys"
         )
         return messages
 
-    def open(self, path: Path) -> None:
-        self.session = store.load(path)
-        self.path = path
+    def open(self, path: Path) -> str | None:
+        """Open a save, or the newest good backup of a damaged one; returns what was done then."""
+        session, note = store.load_or_recover(path)
+        self._use(session, path)
+        if note:
+            self.save_soon()
+        return note
 
     def start_demo(self) -> None:
         from facility_tui.demo import demo_encounter
@@ -60,8 +108,8 @@ class Workspace:
         enc = demo_encounter()
         if self.seed is not None:
             enc = evolve(enc, seed=self.seed)
-        self.session = Session(enc)
-        self.path = self.unused_path(enc.name)
+        self._use(Session(enc), self.unused_path(enc.name))
+        self.save_soon()
 
     def new_encounter(self, system: System, name: str) -> None:
         """Start an empty encounter in a file of its own; the current one stays saved."""
@@ -70,8 +118,9 @@ class Workspace:
         enc = evolve(enc, seed=seed)
         session = Session(enc)
         session.apply(f"new {system.value} {_quoted(name)} seed={seed}")
-        self.session = Session(session.encounter)  # a fresh fight starts with an empty history
-        self.path = self.unused_path(name)
+        # a fresh fight starts with an empty history
+        self._use(Session(session.encounter), self.unused_path(name))
+        self.save_soon()
 
     def unused_path(self, name: str) -> Path:
         path = store.path_for(self.folder, name)
@@ -93,9 +142,6 @@ class Workspace:
         if not line:
             raise CommandError("type a command, or press escape; ? lists them")
         return self.session.execute(line)
-
-    def save(self) -> None:
-        store.save(self.session, self.path)
 
     def saves(self) -> list[Path]:
         return store.list_saves(self.folder)

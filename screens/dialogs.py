@@ -16,7 +16,6 @@ from textual.widgets.option_list import Option
 from facility_tui.commands import quote
 from facility_tui.model import System
 
-
 OPTION_HINT = {
     System.R2297: 'ag=3 cu=2 hlt=30 armor="Vest 10/20"',
     System.FACILITY: 'phy=1 ins=2 ppe="Hard Hat" (NPC: track=4)',

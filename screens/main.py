@@ -17,10 +17,11 @@ from facility_tui.screens.dialogs import (
 )
 from facility_tui.screens.help import HelpScreen
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, RichLog, Static
 
@@ -104,9 +105,18 @@ class MainScreen(Screen[None]):
         ],
     ]
 
-    def __init__(self, workspace: Workspace) -> None:
+    class SaveStatus(Message):
+        """Posted from the autosaver's thread (``post_message`` is thread-safe)."""
+
+        def __init__(self, when: float | None, error: str | None) -> None:
+            super().__init__()
+            self.when = when
+            self.error = error
+
+    def __init__(self, workspace: Workspace, open_file: Path | None = None) -> None:
         super().__init__()
         self.ws = workspace
+        self._open_file = open_file
         self._shown: Encounter | None = None
         self._save_state = ""
         self._quit_anyway = False
@@ -135,9 +145,14 @@ class MainScreen(Screen[None]):
             self.action_details()
 
     def on_mount(self) -> None:
+        self.ws.autosave(
+            saved=lambda _path, when: self.post_message(self.SaveStatus(when, None)),
+            failed=lambda message: self.post_message(self.SaveStatus(None, message)),
+        )
+        messages = self.ws.open_initial(self._open_file)
         self.refresh_all()
-        if not self.ws.path.exists():
-            self.save_soon()
+        for message in messages:
+            self.notify(message, timeout=10)
         self.query_one(DataTable).focus()
         self.set_timer(0.05, self._warm_dice)
 
@@ -280,29 +295,17 @@ class MainScreen(Screen[None]):
         self._render_detail()
         self._shown = enc
         self._render_status()
-        self.save_soon()
 
-    # -- saving -------------------------------------------------------------------------------
+    # -- saving (the workspace's autosaver writes every change; this shows how it went) --------
 
-    def save_soon(self) -> None:
-        self._save_state = "saving..."
-        self._save(self.ws.session.encounter)
-
-    @work(thread=True, exclusive=True, group="save")
-    def _save(self, _: Encounter) -> None:
-        try:
-            self.ws.save()
-        except store.SaveError as err:
-            self.app.call_from_thread(self._saved, None, str(err))
-        else:
-            self.app.call_from_thread(self._saved, self.app.clock(), None)  # type: ignore[attr-defined]
-
-    def _saved(self, when: str | None, error: str | None) -> None:
-        if error is not None:
+    @on(SaveStatus)
+    def _save_status(self, event: SaveStatus) -> None:
+        if event.error is not None:
+            if self._save_state != "NOT SAVED":  # say it once, not at every retry
+                self.notify(event.error, severity="error", timeout=15)
             self._save_state = "NOT SAVED"
-            self.notify(error, severity="error", timeout=10)
         else:
-            self._save_state = f"saved {when}"
+            self._save_state = f"saved {self.app.clock()}"  # type: ignore[attr-defined]
         self._render_status()
 
     # -- running commands ---------------------------------------------------------------------
@@ -387,8 +390,8 @@ class MainScreen(Screen[None]):
         def done(choice: tuple[System, str] | None) -> None:
             if choice:
                 self.ws.new_encounter(*choice)
+                self._shown = None
                 self.refresh_all()
-                self.save_soon()
                 self.notify(f"New encounter; the previous one stays in {self.ws.folder}")
 
         self.app.push_screen(NewEncounterDialog(), done)
@@ -398,24 +401,27 @@ class MainScreen(Screen[None]):
             if path is None:
                 return
             try:
-                self.ws.open(path)  # type: ignore[arg-type]
+                note = self.ws.open(path)  # type: ignore[arg-type]
             except store.SaveError as err:
                 self.notify(str(err), severity="error", timeout=10)
                 return
             self._shown = None
             self._save_state = "opened"
             self.refresh_all()
+            if note:
+                self.notify(note, severity="warning", timeout=15)
 
         self.app.push_screen(OpenDialog(self.ws.saves(), self.ws.path), done)
 
-    async def action_quit(self) -> None:
-        try:
-            self.ws.save()
-        except store.SaveError as err:
-            if not self._quit_anyway:
-                self._quit_anyway = True
-                self.notify(f"{err}. Press q again to quit anyway", severity="error")
-                return
+    def action_quit(self) -> None:
+        if not self.ws.flush(timeout=3.0) and not self._quit_anyway:
+            self._quit_anyway = True
+            self.notify(
+                f"The last change is not saved ({self.ws.path}). Press q again to quit anyway",
+                severity="error",
+                timeout=15,
+            )
+            return
         self.app.exit()
 
     def _quick(self, key: str) -> str | None:

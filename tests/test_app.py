@@ -12,8 +12,9 @@ from facility_tui.store import load
 
 
 async def settle(pilot) -> None:  # type: ignore[no-untyped-def]
+    """Let the screen catch up and the autosaver write what it was given."""
     await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
+    assert pilot.app.workspace.flush(5.0)
     await pilot.pause()
 
 
@@ -131,3 +132,50 @@ async def test_unreadable_newest_save_is_left_alone(tmp_path: Path) -> None:
         await settle(pilot)
         assert app.workspace.path != bad
     assert bad.read_text() == "schema_version = 99\n"
+
+
+async def test_status_line_says_when_saved_and_when_saving_fails(
+    tmp_path: Path, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    import errno
+
+    from facility_tui import store
+
+    app = FacilityApp(save_dir=tmp_path, seed=1, clock=lambda: "12:34:56")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert "saved 12:34:56" in status(app)
+        on_disk = app.workspace.path.read_bytes()
+
+        def full(*_: object, **__: object) -> None:
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+        monkeypatch.setattr(store, "write_atomic", full)
+        await pilot.press("s")
+        assert not app.workspace.flush(1.0)
+        await pilot.pause()
+        assert "NOT SAVED" in status(app)
+        assert app.workspace.path.read_bytes() == on_disk  # nothing on disk was damaged
+        assert app.workspace.encounter.round == 1  # and the fight goes on in memory
+        monkeypatch.undo()
+        await pilot.press("n")
+        await settle(pilot)
+        assert "saved 12:34:56" in status(app)
+        assert load(app.workspace.path).encounter == app.workspace.encounter
+
+
+async def test_damaged_save_opens_its_backup_and_says_so(tmp_path: Path) -> None:
+    app = FacilityApp(save_dir=tmp_path, seed=1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("s", "n", "n", "n", "n", "n", "n", "n", "n", "n")  # into round 2: backup
+        await settle(pilot)
+        await pilot.press("q")
+    path = app.workspace.path
+    path.write_bytes(path.read_bytes()[:-40])  # truncated, as by a crash of another tool
+    again = FacilityApp(save_dir=tmp_path)
+    async with again.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert again.workspace.path == path
+        assert again.workspace.encounter.round >= 1
+        assert list(tmp_path.glob("*.corrupt-*"))  # the damaged file is kept aside
