@@ -107,7 +107,7 @@ class Encounter:
     # -- building new values -----------------------------------------------------------------
 
     def logged(self, text: str, kind: Kind = Kind.INFO) -> Encounter:
-        return evolve(self, log=(*self.log, LogEntry(self.round, text, kind)))
+        return evolve(self, log=self.log + (LogEntry(self.round, text, kind),))
 
     def logged_all(self, lines: Iterable[tuple[str, Kind]]) -> Encounter:
         new = tuple(LogEntry(self.round, t, k) for t, k in lines)

@@ -24,6 +24,8 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         keys = Table.grid(padding=(0, 2))
+        keys.add_column(min_width=13)
+        keys.add_column()
         for key, what in self.keys:
             keys.add_row(Text(key, style="bold"), Text(what))
         cmds = Table.grid(padding=(0, 2))

@@ -470,11 +470,17 @@ class MainScreen(Screen[None]):
         self.table.focus()
 
     def _key_rows(self) -> list[tuple[str, str]]:
+        def shown(key: str) -> str:
+            return key.replace("question_mark", "?").replace("colon", ":").replace(",", " / ")
+
         rows = [
-            (b.key.replace("question_mark", "?").replace("colon", ":"), b.description)
+            (shown(b.key), b.description)
             for b in self.BINDINGS
             if isinstance(b, Binding)
+            and b.action not in ("cursor(1)", "cursor(-1)")
+            and not b.action.startswith("quick")
         ]
+        rows.append(("j / k / ↑ ↓", "Move the selection (enter shows details when narrow)"))
         rows += [(k, d) for k, d, _ in QUICK_KEYS.get(self.ws.encounter.system, ())]
         rows.append(("", "Names in cyan are PCs and allies, in red enemies"))
         return rows
