@@ -89,7 +89,7 @@ def test_show_text(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        ("", "no schema_version"),
+        ("", "is empty"),
         ("schema_version = 999\n", "newer facility-tui"),
         ("this is = = not toml", "not a readable save"),
     ],
