@@ -105,19 +105,38 @@ def test_failure_creating_the_folder(tmp_path: Path, monkeypatch: pytest.MonkeyP
         store.save(fight(0), tmp_path / "deep" / "f.toml")
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only folders")
 def test_read_only_folder_for_real(tmp_path: Path) -> None:
+    """A folder the saving user may not write to, without any injection. Root writes anywhere,
+    so as root the save runs in a forked child that drops to an unprivileged user first."""
     path = tmp_path / "f.toml"
     s = fight(1)
     store.save(s, path)
     before = path.read_bytes()
     s.apply("next")
-    tmp_path.chmod(0o500)
-    (tmp_path / "f.d").chmod(0o500)
-    try:
-        with pytest.raises(store.SaveError, match=r"f\.toml"):
+    for folder in (tmp_path, tmp_path / "f.d"):
+        folder.chmod(0o555)  # readable by all, writable by no one but root
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: save, and report the error's message through the pipe
+        os.close(read_end)
+        message = "no error"
+        try:
+            if os.geteuid() == 0:
+                os.setgid(65534)
+                os.setuid(65534)  # nobody
             store.save(s, path)
-    finally:
-        tmp_path.chmod(0o700)
-        (tmp_path / "f.d").chmod(0o700)
+        except store.SaveError as err:
+            message = str(err)
+        except BaseException as err:  # anything else is a failure of the test
+            message = f"unexpected {err!r}"
+        os.write(write_end, message.encode())
+        os._exit(0)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as pipe:
+        message = pipe.read().decode()
+    os.waitpid(pid, 0)
+    for folder in (tmp_path, tmp_path / "f.d"):
+        folder.chmod(0o700)
+    assert "f.toml" in message and "ermission denied" in message, message
     assert path.read_bytes() == before
+    assert store.load(path).encounter != s.encounter  # the old fight, intact
