@@ -3,8 +3,8 @@
 A press is timed from just before ``pilot.press`` to the first frame the screen composes after the
 press changed the state (the app's encounter, or the bare table's cursor). Headless Textual skips
 turning a frame into terminal text, so the hook does that too. After each timed press the app's
-save worker is allowed to finish, so presses do not pile up; a save still running when the frame
-is drawn competes for the GIL, as it would at the table.
+save (worker or autosaver) is allowed to finish, so presses do not pile up; a save still running
+when the frame is drawn competes for the GIL, as it would at the table.
 
 ``d`` (damage, then confirm) has no key yet; its stand-in is the command bar's confirm: ``:`` and
 ``roll 2d6`` typed first, then ``enter`` timed.
@@ -62,8 +62,12 @@ class FrameClock:
 
 
 async def _settle(pilot: Any) -> None:
+    """Let the last press's save finish: Textual workers and, if the app has one, its autosaver."""
     await pilot.pause()
     await pilot.app.workers.wait_for_complete()
+    saver = getattr(getattr(pilot.app, "workspace", None), "saver", None)
+    if saver is not None and hasattr(saver, "flush"):
+        saver.flush(30.0)
     await pilot.pause()
 
 
