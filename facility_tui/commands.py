@@ -227,13 +227,19 @@ def resolve(enc: Encounter, ref: str) -> Combatant:
     raise CommandError(f"no combatant called '{ref}'; 'show' lists them")
 
 
+def _words(text: str) -> list[str]:
+    return [w for w in re.split(r"[^\w]+", text.lower()) if w]
+
+
 def _starts(c: Combatant, text: str) -> bool:
-    """``text`` begins the id, the name, or any word of the name ("blanc" finds "Sgt. Blanc")."""
-    words = re.split(r"[^a-z0-9]+", c.name.lower())
-    return (
-        c.id.startswith(text)
-        or c.name.lower().startswith(text)
-        or any(w.startswith(text) for w in words if w)
+    """``text`` begins the id or the name, or its words begin consecutive words of the name:
+    "blanc" finds "Sgt. Blanc", "drone-2" and "dr 2" find "Containment Drone 2"."""
+    if c.id.startswith(text) or c.name.lower().startswith(text):
+        return True
+    want, have = _words(text), _words(c.name)
+    return bool(want) and any(
+        all(h.startswith(w) for w, h in zip(want, have[i : i + len(want)], strict=True))
+        for i in range(len(have) - len(want) + 1)
     )
 
 

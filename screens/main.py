@@ -70,6 +70,14 @@ SHOWN_QUICK = {"d", "1", "2", "3", "w", "t"}  # the rest are in help, to keep th
 WIDE = 110  # from this width the detail pane is always shown; below it, i toggles it
 
 
+def short(name: str, width: int = NAME_WIDTH) -> str:
+    """A name cut in the middle, so the number that tells "Drone 1" from "Drone 2" stays."""
+    if len(name) <= width:
+        return name
+    tail = width // 3
+    return f"{name[: width - tail - 1]}…{name[-tail:]}"
+
+
 def shown_path(path: Path) -> str:
     """The save path as the GM reads it: relative to here, or with ~ for home."""
     try:
@@ -216,7 +224,7 @@ class MainScreen(Screen[None]):
             acting = current is not None and (current == c.id or current == c.side)
             mark = Text("▶", style="bold green") if acting else Text(" ")
             summary = rules.summary(enc, c)
-            name = Text(c.name[:NAME_WIDTH], style=SIDE_STYLE.get(c.side, ""))
+            name = Text(short(c.name), style=SIDE_STYLE.get(c.side, ""))
             if acting:
                 name.stylize("bold")
             cells: list[Text | str] = [mark, str(i), name]

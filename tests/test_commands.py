@@ -95,3 +95,12 @@ def test_count_builds_a_sheet_for_each(session: Session) -> None:
     run(session, "new facility F seed=5", "add Temp count=3 roll=yes")
     sheets = [c.sheet for c in session.encounter.combatants]
     assert len(sheets) == 3 and len({repr(s) for s in sheets}) == 3
+
+
+def test_names_resolve_by_the_starts_of_consecutive_words(session: Session) -> None:
+    run(session, "new 2297 T seed=1", "add Containment Drone count=2", "add Dr. Okafor")
+    assert session.execute("note drone-2 x") and session.encounter.get("containment-drone-2").notes
+    session.execute('note "cont dr 1" y')
+    assert session.encounter.get("containment-drone-1").notes == "y"
+    with pytest.raises(CommandError, match="could be"):
+        session.execute("note dr z")  # Drone 1, Drone 2 and Dr. Okafor
