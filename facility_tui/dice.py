@@ -5,7 +5,8 @@ seeded RNG and record what they rolled; when a command is redone or a history is
 a ``Dice`` built with those records hands them back instead of rolling again, so dice results
 never change after they were shown.
 
-``d20`` builds its grammar at import (~0.2 s), so it is imported on first use, not at start-up.
+``d20`` builds its grammar at import (~0.2 s), so plain ``NdM±K`` is rolled without it and d20 is
+imported only for the first roll that needs more of the notation.
 """
 
 from __future__ import annotations
@@ -61,11 +62,6 @@ def _d20() -> Any:
     return _roller
 
 
-def warm_up() -> None:
-    """Build d20's grammar now (e.g. after the first frame) so the first roll is instant."""
-    _d20()
-
-
 def _check_limits(expr: str) -> None:
     for count, sides in re.findall(r"(\d*)d(\d+)", expr):
         if count and int(count) > MAX_DICE:
@@ -74,6 +70,43 @@ def _check_limits(expr: str) -> None:
             raise DiceError(f"dice in '{expr}' have too many sides: at most {MAX_SIDES}")
         if int(sides) == 0:
             raise DiceError(f"'{expr}' rolls a 0-sided die; use d1 or more")
+
+
+_SIMPLE = re.compile(r"(\d*)d(\d+)(?:([+-])(\d+))?")
+
+
+def roll_simple(expr: str, rng: random.Random) -> Roll | None:
+    """``NdM`` or ``NdM±K`` without d20 (which costs 0.2 s to import): the same draws from the
+    RNG and the same text as d20 gives, so either path rolls alike. None for anything else."""
+    m = _SIMPLE.fullmatch(expr)
+    if m is None or m.group(1) == "0":
+        return None
+    count, sides = int(m.group(1) or 1), int(m.group(2))
+    dice = [rng.randrange(sides) + 1 for _ in range(count)]
+    total = sum(dice)
+    detail = f"{count}d{sides} ({', '.join(map(str, dice))})"
+    if m.group(3):
+        k = int(m.group(4))
+        total += k if m.group(3) == "+" else -k
+        detail += f" {m.group(3)} {k}"
+    return Roll(expr, total, f"{detail} = {total}")
+
+
+def roll_d20(expr: str, rng: random.Random) -> Roll:
+    """Any notation d20 knows (keep highest/lowest, several terms...)."""
+    roller = _d20()
+    import d20
+
+    _source.rng = rng
+    try:
+        result = roller.roll(expr, stringifier=d20.SimpleStringifier())
+    except d20.TooManyRolls:
+        raise DiceError(f"too many dice in '{expr}': at most {MAX_DICE} at once") from None
+    except d20.RollError as err:
+        raise DiceError(f"bad dice '{expr}': try a number or dice like 2d6+1, 3d10kh2") from err
+    finally:
+        _source.rng = None
+    return Roll(expr, int(result.total), str(result).replace("`", ""))
 
 
 def rng_for(seed: int, position: int) -> random.Random:
@@ -102,20 +135,8 @@ class Dice:
                 return recorded
             self._replay.clear()  # the history no longer lines up; roll fresh from here on
         _check_limits(expr)
-        roller = _d20()
-        import d20
-
-        _source.rng = rng_for(self.seed, self.position)
-        try:
-            result = roller.roll(expr, stringifier=d20.SimpleStringifier())
-        except d20.TooManyRolls:
-            raise DiceError(f"too many dice in '{expr}': at most {MAX_DICE} at once") from None
-        except d20.RollError as err:
-            raise DiceError(f"bad dice '{expr}': try a number or dice like 2d6+1, 3d10kh2") from err
-        finally:
-            _source.rng = None
-        total = int(result.total)
-        roll = Roll(expr, total, str(result).replace("`", ""))
+        rng = rng_for(self.seed, self.position)
+        roll = roll_simple(expr, rng) or roll_d20(expr, rng)
         self.rolled.append(roll)
         self.position += 1
         return roll

@@ -107,7 +107,8 @@ class Encounter:
     # -- building new values -----------------------------------------------------------------
 
     def logged(self, text: str, kind: Kind = Kind.INFO) -> Encounter:
-        return evolve(self, log=self.log + (LogEntry(self.round, text, kind),))
+        # one copy of the log, where (*log, entry) would make two
+        return evolve(self, log=self.log + (LogEntry(self.round, text, kind),))  # noqa: RUF005
 
     def logged_all(self, lines: Iterable[tuple[str, Kind]]) -> Encounter:
         new = tuple(LogEntry(self.round, t, k) for t, k in lines)

@@ -162,12 +162,6 @@ class MainScreen(Screen[None]):
         for message in messages:
             self.notify(message, timeout=10)
         self.query_one(DataTable).focus()
-        self.set_timer(0.05, self._warm_dice)
-
-    def _warm_dice(self) -> None:
-        from facility_tui.dice import warm_up
-
-        self.run_worker(warm_up, thread=True, exclusive=True, group="warm")
 
     @property
     def table(self) -> DataTable[Text | str]:

@@ -697,3 +697,14 @@ def test_A6_dead_combatants_take_no_hits_until_revived(session: Session) -> None
     run(session, "set a dead yes")
     refused(session, "hit a 3", "dead")
     run(session, "set a dead no", "hit a 3")
+
+
+def test_A3_big_tie_groups_settle_with_few_roll_offs(session: Session) -> None:
+    """More tied than a d10 has faces: roll-offs repeat only among those still tied."""
+    run(session, "new 2297 T seed=4", "add Goon count=40 init=5", "start")
+    enc = session.encounter
+    assert len(enc.order) == 40
+    rolls = [e for e in enc.log if "tie roll-off" in e.text]
+    assert 40 <= len(rolls) < 200
+    breaks = [sheet(session, cid).tiebreak for cid in enc.order]
+    assert breaks == sorted(breaks, reverse=True) and len(set(breaks)) == 40

@@ -66,3 +66,33 @@ def test_value_accepts_plain_numbers_without_rolling() -> None:
 def test_C3_rolls_stay_in_range(seed: int, sides: int) -> None:
     r = Dice(seed, 0).roll(f"3d{sides}")
     assert 3 <= r.total <= 3 * sides
+
+
+@given(
+    st.integers(min_value=1, max_value=30),
+    st.integers(min_value=1, max_value=100),
+    st.sampled_from(["", "+", "-"]),
+    st.integers(min_value=0, max_value=50),
+    st.integers(min_value=0, max_value=2**32),
+)
+def test_C3_plain_dice_roll_alike_with_or_without_d20(
+    count: int, sides: int, sign: str, k: int, seed: int
+) -> None:
+    """The fast path for NdM±K draws the same dice and writes the same text as d20."""
+    from facility_tui.dice import rng_for, roll_d20, roll_simple
+
+    expr = f"{count}d{sides}" + (f"{sign}{k}" if sign else "")
+    fast = roll_simple(expr, rng_for(seed, 3))
+    assert fast == roll_d20(expr, rng_for(seed, 3))
+
+
+def test_C3_plain_dice_do_not_import_d20() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\nfrom facility_tui.dice import Dice\nd = Dice(1, 0)\n"
+        "d.roll('2d6+3'); d.roll('d10'); d.value('1d6-1')\n"
+        "assert 'd20' not in sys.modules\nd.roll('3d10kh2')\nassert 'd20' in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)

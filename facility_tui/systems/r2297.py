@@ -65,6 +65,9 @@ def parse_awareness(text: str) -> Awareness:
     raise CommandError(f"unknown awareness '{text}': use full, partial or unaware")
 
 
+PASSES = 12  # tie roll-off passes; 11**12 * 10 stays far inside TOML's 64-bit integers
+
+
 class Rules2297(RuleSystem):
     system = System.R2297
     title = "2297"
@@ -172,7 +175,12 @@ class Rules2297(RuleSystem):
 
     @staticmethod
     def _break_ties(ctx: Ctx, alive: list[Combatant], eff: dict[str, int]) -> None:
-        """A3: a d10 roll-off, kept so the order stays stable; tied roll-offs are rolled again."""
+        """A3: a d10 roll-off, kept so the order stays stable; tied roll-offs are rolled again.
+
+        Only those still tied roll again, and a new roll only orders them among themselves: each
+        pass scales the group's kept values by 11 before adding the new d10s, so an earlier
+        roll-off always outranks a later one. More than ten tied need several passes, never an
+        endless re-roll; after ``PASSES`` the rest keep the order they are listed in."""
         groups: dict[tuple[int, int, int], list[str]] = {}
         for c in alive:
             s = sheet_of(c)
@@ -180,17 +188,18 @@ class Rules2297(RuleSystem):
         for members in groups.values():
             if len(members) < 2:
                 continue
-            for _ in range(100):
+            for _ in range(PASSES):
                 values = [ctx.sheet(m).tiebreak for m in members]
-                redo = [
-                    m
-                    for m in members
-                    if ctx.sheet(m).tiebreak == 0 or values.count(ctx.sheet(m).tiebreak) > 1
-                ]
+                redo = {
+                    m for m, v in zip(members, values, strict=True) if v == 0 or values.count(v) > 1
+                }
                 if not redo:
                     break
-                for m in redo:
-                    ctx.put(m, tiebreak=ctx.roll("1d10", f"{ctx.name(m)} tie roll-off").total)
+                for m, v in zip(members, values, strict=True):
+                    extra = (
+                        ctx.roll("1d10", f"{ctx.name(m)} tie roll-off").total if m in redo else 0
+                    )
+                    ctx.put(m, tiebreak=v * 11 + extra)
 
     def round_started(self, enc: Encounter, dice: Dice) -> Encounter:
         """A9: the pending Grit check of stim patches is due."""
