@@ -69,9 +69,19 @@ def command(
     return register
 
 
-def find_spec(verb: str) -> Spec:
-    register_all()
+def find_spec(verb: str, system: System | None = None) -> Spec:
+    """The command called ``verb``; looks first among the common commands and those of
+    ``system``, and loads the other systems only for a verb found in neither."""
+    import facility_tui.verbs  # noqa: F401  (declares the common commands)
+
+    if system is not None:
+        from facility_tui.systems import rules_for
+
+        rules_for(system)
     name = _ALIASES.get(verb.lower())
+    if name is None:
+        register_all()
+        name = _ALIASES.get(verb.lower())
     if name is None:
         raise CommandError(f"unknown command '{verb}'; type 'help' or press ? for the list")
     return REGISTRY[name]
@@ -298,7 +308,7 @@ class Applied:
 def apply(enc: Encounter, line: str, replay: Iterable[Roll] = ()) -> Applied:
     """Apply one command line; raises ``CommandError`` and leaves ``enc`` as it was on bad input."""
     parsed = parse(line)
-    spec = find_spec(parsed.verb)
+    spec = find_spec(parsed.verb, enc.system)
     if enc.system not in spec.systems:
         raise CommandError(
             f"'{spec.verb}' is a rule of {_systems(spec)}, not of {enc.system.value}"
@@ -317,6 +327,7 @@ def _systems(spec: Spec) -> str:
 
 
 def help_lines(system: System | None = None) -> list[tuple[str, str]]:
+    register_all()
     return [
         (s.usage, s.summary) for s in REGISTRY.values() if system is None or system in s.systems
     ]

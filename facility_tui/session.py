@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 
 from attrs import frozen
 
-from facility_tui.commands import CommandError, apply, parse, register_all
+from facility_tui.commands import CommandError, apply, parse
 from facility_tui.dice import Roll
 from facility_tui.model import Encounter, LogEntry
 
@@ -40,7 +40,6 @@ class Session:
         redo: Sequence[Step] = (),
         limit: int = HISTORY_LIMIT,
     ) -> None:
-        register_all()
         self.encounter = encounter
         self._undo: list[tuple[Step, Encounter]] = list(undo)
         self._redo: list[Step] = list(redo)

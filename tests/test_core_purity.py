@@ -47,3 +47,19 @@ def test_headless_apply_and_show_never_import_textual(tmp_path) -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip().endswith("PURE")
+
+
+def test_only_the_rules_in_use_are_loaded() -> None:
+    """A 2297 fight never pays for importing the Facility rules (start-up budget, issue 6)."""
+    code = (
+        "import sys\n"
+        "from facility_tui.demo import demo_encounter\n"
+        "from facility_tui.session import Session\n"
+        "s = Session(demo_encounter())\n"
+        "s.execute('start'); s.execute('hit blanc 5'); s.execute('undo')\n"
+        "print('facility_tui.systems.facility' in sys.modules)\n"
+        "s.execute('new facility X')\n"
+        "print('facility_tui.systems.facility' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "True"]

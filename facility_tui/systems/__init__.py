@@ -93,13 +93,24 @@ def register(rules: RuleSystem) -> RuleSystem:
     return rules
 
 
+_MODULES = {
+    System.R2297: "facility_tui.systems.r2297",
+    System.FACILITY: "facility_tui.systems.facility",
+}
+
+
 def load_all() -> None:
-    from facility_tui.systems import facility, r2297  # noqa: F401
+    for system in System:
+        rules_for(system)
 
 
 def rules_for(system: System) -> RuleSystem:
+    """The rules of ``system``; its module (and its commands) load on first use, so a launch
+    pays only for the system of the fight it opens."""
     if system not in _SYSTEMS:
-        load_all()
+        import importlib
+
+        importlib.import_module(_MODULES[system])
     return _SYSTEMS[system]
 
 
