@@ -8,6 +8,7 @@ from pathlib import Path
 
 from textual.app import App
 
+from facility_tui.model import System
 from facility_tui.paths import default_saves
 from facility_tui.screens.main import MainScreen
 from facility_tui.workspace import Workspace
@@ -32,6 +33,7 @@ class FacilityApp(App[None]):
         open_file: Path | None = None,
         seed: int | None = None,
         clock: Callable[[], str] | None = None,
+        demo: System | None = None,
     ) -> None:
         super().__init__()
         self.clock = clock or (lambda: time.strftime("%H:%M:%S"))
@@ -39,6 +41,7 @@ class FacilityApp(App[None]):
         if open_file is not None and save_dir is None:
             folder = open_file.resolve().parent
         self.workspace = Workspace(folder, seed)
+        self.workspace.demo = demo
         self._open_file = open_file
 
     def on_mount(self) -> None:

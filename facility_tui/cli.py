@@ -17,6 +17,10 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="facility-tui",
         description="Keyboard-driven combat tracker for the Facility and 2297 rule systems.",
+        usage="facility-tui [run] [FILE] [--saves DIR] [--seed N] [--demo {2297,facility}]\n"
+        "       facility-tui {apply,show,commands} ...",
+        epilog="With no command it opens the tracker: FILE, or the newest save in the save "
+        "folder, or the demo fight. 'facility-tui run --help' explains the options.",
     )
     p.add_argument("--version", action="version", version=f"facility-tui {__version__}")
     sub = p.add_subparsers(dest="cmd")
@@ -43,6 +47,11 @@ def _app_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", nargs="?", type=Path, help="a save file to open")
     p.add_argument("--saves", type=Path, help="save folder (default: saves/ in a checkout)")
     p.add_argument("--seed", type=int, help="seed for the dice of new encounters")
+    p.add_argument(
+        "--demo",
+        choices=["2297", "facility"],
+        help="open a fresh copy of a demo fight of these rules (saved as a new file)",
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -56,17 +65,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         return show_cmd(ns.save, as_json=ns.json)
     if ns.cmd == "commands":
         return commands_cmd(markdown=ns.markdown)
-    return run_app(ns.file, ns.saves, ns.seed)
+    return run_app(ns.file, ns.saves, ns.seed, ns.demo)
 
 
 def _err(message: str) -> None:
     print(f"facility-tui: {message}", file=sys.stderr)
 
 
-def run_app(file: Path | None, saves: Path | None, seed: int | None) -> int:
+def run_app(file: Path | None, saves: Path | None, seed: int | None, demo: str | None) -> int:
     from facility_tui.app import FacilityApp
+    from facility_tui.model import System
 
-    app = FacilityApp(save_dir=saves, open_file=file, seed=seed)
+    app = FacilityApp(
+        save_dir=saves, open_file=file, seed=seed, demo=System(demo) if demo else None
+    )
     app.run()
     return app.return_code or 0
 

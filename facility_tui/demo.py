@@ -1,9 +1,10 @@
-"""The demo encounter a first launch opens: a boarding action aboard the *Jean Bart* (2297)."""
+"""Demo encounters: a first launch opens the 2297 one, a boarding action aboard the *Jean Bart*;
+``--demo facility`` opens a lockdown in the Facility."""
 
 from __future__ import annotations
 
 from facility_tui.commands import apply
-from facility_tui.model import Encounter
+from facility_tui.model import Encounter, System
 from facility_tui.store import blank
 
 DEMO_2297 = (
@@ -24,8 +25,16 @@ DEMO_2297 = (
 )
 
 
-def demo_encounter(lines: tuple[str, ...] = DEMO_2297) -> Encounter:
+def demo_lines(system: System) -> tuple[str, ...]:
+    if system is System.FACILITY:
+        from facility_tui.systems.facility_demo import DEMO_FACILITY
+
+        return DEMO_FACILITY
+    return DEMO_2297
+
+
+def demo_encounter(system: System = System.R2297) -> Encounter:
     enc = blank()
-    for line in lines:
+    for line in demo_lines(system):
         enc = apply(enc, line).encounter
     return enc.logged("Demo fight. Press s to start combat, ctrl+n for a new encounter, ? for keys")

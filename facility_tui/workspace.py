@@ -26,6 +26,7 @@ class Workspace:
         self.session: Session = store.fresh_session()
         self.path: Path = folder / "untitled.toml"
         self.saver: Autosaver | None = None
+        self.demo: System | None = None  # what open_initial opens instead of the newest save
 
     # -- saving -------------------------------------------------------------------------------
 
@@ -68,10 +69,17 @@ class Workspace:
 
     # -- opening ------------------------------------------------------------------------------
 
-    def open_initial(self, file: Path | None = None) -> list[str]:
-        """Open what a launch should show; returns messages for the GM (one line each)."""
+    def open_initial(self, file: Path | None = None, demo: System | None = None) -> list[str]:
+        """Open what a launch should show: ``file``, a fresh copy of the ``demo`` of a rule
+        system, or else the newest save (the 2297 demo when there is none). Returns messages for
+        the GM, one line each."""
         messages: list[str] = []
         swept = store.sweep_temp(self.folder)
+        demo = demo or self.demo
+        if demo is not None:
+            self.start_demo(demo)
+            messages.append(f"Demo fight ({demo.value}) in {self.path.name}; press s to start it")
+            return messages
         if swept:
             messages.append(f"Removed {swept} unfinished temporary file(s) from {self.folder}")
         candidates = [file] if file is not None else store.list_saves(self.folder)
@@ -102,10 +110,11 @@ class Workspace:
             self.save_soon()
         return note
 
-    def start_demo(self) -> None:
+    def start_demo(self, system: System = System.R2297) -> None:
+        """A fresh copy of a demo fight, in a file of its own."""
         from facility_tui.demo import demo_encounter
 
-        enc = demo_encounter()
+        enc = demo_encounter(system)
         if self.seed is not None:
             enc = evolve(enc, seed=self.seed)
         self._use(Session(enc), self.unused_path(enc.name))

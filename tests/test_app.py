@@ -179,3 +179,15 @@ async def test_damaged_save_opens_its_backup_and_says_so(tmp_path: Path) -> None
         assert again.workspace.path == path
         assert again.workspace.encounter.round >= 1
         assert list(tmp_path.glob("*.corrupt-*"))  # the damaged file is kept aside
+
+
+async def test_facility_demo_opens_as_a_new_fight(tmp_path: Path) -> None:
+    from facility_tui.model import System
+
+    app = FacilityApp(save_dir=tmp_path, seed=1, demo=System.FACILITY)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert app.workspace.encounter.system is System.FACILITY
+        await pilot.press("s")
+        assert app.workspace.encounter.current in ("pcs", "enemies")
+        assert app.workspace.path.exists()
