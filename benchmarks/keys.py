@@ -96,9 +96,9 @@ async def _facility(combatants: int, presses: int, folder: Path) -> tuple[Times,
                 if i:
                     times[key].append(t)
                 await _settle(pilot)
-        table = app.screen.query_one("#order")
-        columns = [str(c.label) for c in table.ordered_columns]
-        rows = [[str(x) for x in table.get_row_at(r)] for r in range(table.row_count)]
+        table = app.screen.query_one("#order")  # the InitiativeList: columns, rows (key, cells)
+        columns = [str(c) for c in table.columns]
+        rows = [[str(x) for x in cells] for _key, cells in table.rows]
     return times, (columns, rows)
 
 

@@ -16,6 +16,7 @@ from facility_tui.screens.dialogs import (
     OpenDialog,
 )
 from facility_tui.screens.help import HelpScreen
+from facility_tui.screens.initiative import InitiativeList
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -23,17 +24,18 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, RichLog, Static
+from textual.widgets import Footer, RichLog, Static
 
 from facility_tui import store
 from facility_tui.commands import CommandError, listed, quote
 from facility_tui.model import ENEMIES, PCS, Encounter, Kind, LogEntry, Phase, System
 from facility_tui.report import status_line
-from facility_tui.session import Outcome, new_entries
+from facility_tui.session import new_entries
 from facility_tui.systems import rules_for
 from facility_tui.workspace import Workspace
 
-LOG_SHOWN = 200
+LOG_SHOWN = 200  # lines the log pane keeps while it grows
+LOG_REDRAW = 30  # entries written again when the log changed other than by growing (undo)
 KIND_STYLE = {
     Kind.INFO: "",
     Kind.ROLL: "cyan",
@@ -126,6 +128,8 @@ class MainScreen(Screen[None]):
         self.ws = workspace
         self._open_file = open_file
         self._shown: Encounter | None = None
+        self._detail_for: tuple[str | None, Encounter] | None = None
+        self._status_for: tuple[object, ...] | None = None
         self._save_state = ""
         self._quit_anyway = False
 
@@ -134,7 +138,7 @@ class MainScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Static(id="status")
         with Horizontal(id="body"):
-            yield DataTable(id="order", cursor_type="row", zebra_stripes=True)
+            yield InitiativeList(id="order")
             with VerticalScroll(id="detail-box"):
                 yield Static(id="detail")
         yield RichLog(id="log", markup=False, wrap=True, max_lines=LOG_SHOWN)
@@ -147,7 +151,7 @@ class MainScreen(Screen[None]):
     def action_details(self) -> None:
         self.toggle_class("-details")
 
-    @on(DataTable.RowSelected)
+    @on(InitiativeList.Selected)
     def _row_chosen(self) -> None:
         if self.has_class("-narrow"):
             self.action_details()
@@ -161,11 +165,11 @@ class MainScreen(Screen[None]):
         self.refresh_all()
         for message in messages:
             self.notify(message, timeout=10)
-        self.query_one(DataTable).focus()
+        self.table.focus()
 
     @property
-    def table(self) -> DataTable[Text | str]:
-        return self.query_one("#order", DataTable)
+    def table(self) -> InitiativeList:
+        return self.query_one("#order", InitiativeList)
 
     # -- rendering ----------------------------------------------------------------------------
 
@@ -178,6 +182,12 @@ class MainScreen(Screen[None]):
 
     def _render_status(self) -> None:
         enc = self.ws.encounter
+        inputs = (enc, self._save_state, self.ws.path)
+        if self._status_for is not None and all(
+            a is b for a, b in zip(inputs, self._status_for, strict=True)
+        ):
+            return
+        self._status_for = inputs
         rules = rules_for(enc.system)
         if enc.phase is Phase.ACTIVE and enc.current is not None:
             turn = Text.assemble(
@@ -198,25 +208,22 @@ class MainScreen(Screen[None]):
         for line in (turn, where):
             line.no_wrap = True
             line.overflow = "ellipsis"
-        self.query_one("#status", Static).update(Text("\n").join([turn, where]))
+        self.query_one("#status", Static).update(Text("\n").join([turn, where]), layout=False)
 
     def _render_table(self) -> None:
+        """Give the list this encounter's rows; it repaints only the rows that changed."""
         enc = self.ws.encounter
         rules = rules_for(enc.system)
-        table = self.table
         selected = self._selected_id()
-        table.clear(columns=True)
-        table.add_column(" ", key="mark", width=1)
-        table.add_column("#", key="n", width=2)
-        table.add_column("Name", key="name")
+        columns = [" ", "#", "Name"]
         if rules.show_initiative:
-            table.add_column("Init", key="init")
-        for col in rules.columns:
-            table.add_column(col, key=f"x-{col}")
+            columns.append("Init")
+        columns += rules.columns
         current = enc.current
+        rows: list[tuple[str, list[Text | str]]] = []
         for i, c in enumerate(listed(enc), 1):
             acting = current is not None and (current == c.id or current == c.side)
-            mark = Text("▶", style="bold green") if acting else Text(" ")
+            mark = Text("▶", style="bold green") if acting else " "
             summary = rules.summary(enc, c)
             name = Text(short(c.name), style=SIDE_STYLE.get(c.side, ""))
             if acting:
@@ -225,7 +232,8 @@ class MainScreen(Screen[None]):
             if rules.show_initiative:
                 cells.append(str(c.initiative))
             cells += [str(summary.get(col, "")) for col in rules.columns]
-            table.add_row(*cells, key=c.id)
+            rows.append((c.id, cells))
+        self.table.set_rows(columns, rows)
         self._select(selected)
 
     def _select(self, cid: str | None) -> None:
@@ -233,13 +241,8 @@ class MainScreen(Screen[None]):
         target = cid
         if enc.current and enc.has(enc.current) and (self._turn_moved() or target is None):
             target = enc.current
-        if target is None or not enc.has(target):
-            return
-        try:
-            row = self.table.get_row_index(target)
-        except Exception:  # row keys are the ids just added; a miss means nothing to select
-            return
-        self.table.move_cursor(row=row, animate=False)
+        if target is not None and enc.has(target):
+            self.table.move_to(target)
 
     def _turn_moved(self) -> bool:
         before = self._shown
@@ -247,18 +250,14 @@ class MainScreen(Screen[None]):
         return before is None or (before.round, before.turn) != (enc.round, enc.turn)
 
     def _selected_id(self) -> str | None:
-        table = self.table
-        if table.row_count == 0:
-            return None
-        try:
-            key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key
-        except Exception:
-            return None
-        return str(key.value) if key.value is not None else None
+        return self.table.cursor_key
 
     def _render_detail(self) -> None:
         enc = self.ws.encounter
         cid = self._selected_id()
+        if self._detail_for is not None and self._detail_for == (cid, enc):
+            return  # same combatant in the same encounter state: nothing to redraw
+        self._detail_for = (cid, enc)
         pane = self.query_one("#detail", Static)
         if cid is None or not enc.has(cid):
             pane.update(Text("No combatants yet.\nPress a to add one.", style="dim"))
@@ -279,21 +278,24 @@ class MainScreen(Screen[None]):
     def _render_log(self, *, full: bool = False, entries: tuple[LogEntry, ...] = ()) -> None:
         log = self.query_one("#log", RichLog)
         if full:
+            # Not grown (undo, or another encounter): write again only what the pane can show,
+            # not its whole scroll-back; it grows back as entries are added.
             log.clear()
-            entries = self.ws.encounter.log[-LOG_SHOWN:]
+            entries = self.ws.encounter.log[-(LOG_REDRAW if self._shown else LOG_SHOWN) :]
         for e in entries:
             log.write(Text(f"[{e.round}] {e.text}", style=KIND_STYLE.get(e.kind, "")))
 
-    def _after_change(self, outcome: Outcome | None = None) -> None:
-        self.refresh_bindings()
+    def _after_change(self) -> None:
         before = self._shown
         enc = self.ws.encounter
+        if before is None or (before.phase, before.system) != (enc.phase, enc.system):
+            self.refresh_bindings()  # check_action depends on these only (the footer recomposes)
         self._render_table()
-        if before is not None and outcome is not None and outcome.events:
+        if before is None:
+            self._render_log(full=True)
+        elif enc.log is not before.log:  # grown: append; otherwise (undo) redraw the tail
             added = new_entries(before, enc)
             self._render_log(full=added is enc.log, entries=added)
-        else:
-            self._render_log(full=True)
         self._render_detail()
         self._shown = enc
         self._render_status()
@@ -319,7 +321,7 @@ class MainScreen(Screen[None]):
         except CommandError as err:
             self.notify(str(err), severity="error", timeout=6)
             return False
-        self._after_change(outcome)
+        self._after_change()
         if not outcome.events:
             self.notify(outcome.message, timeout=3)
         return True
@@ -354,9 +356,7 @@ class MainScreen(Screen[None]):
         self.run_line("redo")
 
     def action_cursor(self, delta: int) -> None:
-        table = self.table
-        if table.row_count:
-            table.move_cursor(row=max(0, min(table.row_count - 1, table.cursor_row + delta)))
+        self.table.move_cursor(delta)
 
     def action_command(self, prefill: str = "") -> None:
         self.query_one(CommandBar).open(prefill)
@@ -453,7 +453,7 @@ class MainScreen(Screen[None]):
             return phase is Phase.ACTIVE
         return True
 
-    @on(DataTable.RowHighlighted)
+    @on(InitiativeList.Highlighted)
     def _highlighted(self) -> None:
         self._render_detail()
 

@@ -4,9 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from facility_tui.screens.initiative import InitiativeList
 from facility_tui.screens.main import MainScreen
+from rich.text import Text
+from textual import on
+from textual.app import App, ComposeResult
 
 from facility_tui.app import FacilityApp
+from facility_tui.commands import listed
 from facility_tui.model import Phase
 from facility_tui.store import load
 
@@ -191,3 +196,136 @@ async def test_facility_demo_opens_as_a_new_fight(tmp_path: Path) -> None:
         await pilot.press("s")
         assert app.workspace.encounter.current in ("pcs", "enemies")
         assert app.workspace.path.exists()
+
+
+# -- the initiative list widget (screens/initiative.py) -------------------------------------------
+
+
+def _rows(n: int, *, hp: dict[int, str] | None = None) -> list[tuple[str, list[Text | str]]]:
+    hp = hp or {}
+    return [
+        (f"c{i}", [str(i), Text(f"Fighter {i}", style="cyan"), hp.get(i, "10")]) for i in range(n)
+    ]
+
+
+class ListApp(App[None]):
+    def __init__(self, rows: int = 50) -> None:
+        super().__init__()
+        self.n = rows
+        self.events: list[tuple[str, str | None]] = []
+
+    def compose(self) -> ComposeResult:
+        yield InitiativeList(id="order")
+
+    def on_mount(self) -> None:
+        table = self.query_one(InitiativeList)
+        table.set_rows(["#", "Name", "HP"], _rows(self.n))
+        table.focus()
+
+    @on(InitiativeList.Highlighted)
+    def _highlighted(self, event: InitiativeList.Highlighted) -> None:
+        self.events.append(("highlighted", event.row_key))
+
+    @on(InitiativeList.Selected)
+    def _selected(self, event: InitiativeList.Selected) -> None:
+        self.events.append(("selected", event.row_key))
+
+
+def _line(table: InitiativeList, y: int) -> str:
+    return table.render_line(y).text
+
+
+async def test_initiative_list_cursor_keys_and_enter() -> None:
+    app = ListApp()
+    async with app.run_test(size=(60, 12)) as pilot:
+        table = app.query_one(InitiativeList)
+        await pilot.pause()
+        assert (table.cursor_row, table.cursor_key) == (0, "c0")
+        assert "Name" in _line(table, 0) and "Fighter 0" in _line(table, 1)
+        await pilot.press("down", "down", "up")
+        assert table.cursor_key == "c1"
+        await pilot.press("end")
+        assert table.cursor_key == "c49"
+        assert "Fighter 49" in _line(table, 11)  # scrolled so the cursor shows, header stays
+        assert "Name" in _line(table, 0)
+        await pilot.press("home", "pagedown")
+        assert table.cursor_row == 10  # a page is the rows shown (11) less one
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.events[-1] == ("selected", "c10")
+        assert ("highlighted", "c1") in app.events
+        table.move_cursor(-100)
+        assert table.cursor_row == 0
+        assert table.move_to("c7") and table.cursor_key == "c7"
+        assert not table.move_to("nobody")
+
+
+async def test_initiative_list_click_selects() -> None:
+    app = ListApp()
+    async with app.run_test(size=(60, 12)) as pilot:
+        await pilot.pause()
+        table = app.query_one(InitiativeList)
+        await pilot.click(InitiativeList, offset=(5, 3))  # line 3 is row 2 (the header is line 0)
+        await pilot.pause()
+        assert table.cursor_key == "c2"
+        assert app.events[-1] == ("selected", "c2")
+
+
+async def test_initiative_list_set_rows_rerenders_only_changed_rows() -> None:
+    app = ListApp(200)
+    async with app.run_test(size=(60, 24)) as pilot:
+        table = app.query_one(InitiativeList)
+        await pilot.pause()
+        before = table.rendered_rows
+        assert before >= 23  # every visible row once
+        table.set_rows(["#", "Name", "HP"], _rows(200))  # the same rows, fresh objects
+        await pilot.pause()
+        assert table.rendered_rows == before  # unchanged rows keep their cached strips
+        table.set_rows(["#", "Name", "HP"], _rows(200, hp={5: "7"}))
+        await pilot.pause()
+        assert table.rendered_rows == before + 1  # only the changed row
+        assert "7" in _line(table, 6).split("Fighter 5")[1]
+        # A change of style alone (same text) is a change too.
+        rows = _rows(200, hp={5: "7"})
+        rows[3][1][1] = Text("Fighter 3", style="red")
+        table.set_rows(["#", "Name", "HP"], rows)
+        await pilot.pause()
+        assert table.rendered_rows == before + 2
+        # Moving the cursor repaints the two rows it leaves and lands on.
+        await pilot.press("down")
+        await pilot.pause()
+        assert table.rendered_rows == before + 4
+        # A wider cell changes the column widths: every visible row is drawn again.
+        table.set_rows(["#", "Name", "HP"], _rows(200, hp={150: "1000"}))
+        await pilot.pause()
+        assert table.rendered_rows >= before + 4 + 23
+        # Rows keep their cursor by key when rows are removed above it.
+        table.set_rows(["#", "Name", "HP"], _rows(200)[1:])
+        assert table.cursor_key == "c1" and table.row_count == 199
+
+
+async def test_main_screen_list_marks_the_turn_and_follows_it(tmp_path: Path) -> None:
+    app = FacilityApp(save_dir=tmp_path, seed=1)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        table = screen(app).query_one(InitiativeList)
+        assert table.has_focus and table.row_count == len(app.workspace.encounter.combatants)
+        await pilot.press("s")
+        enc = app.workspace.encounter
+        assert table.cursor_key == enc.current
+        assert _line(table, 1 + table.cursor_row).startswith(" ▶")
+        await pilot.press("n")
+        enc = app.workspace.encounter
+        assert table.cursor_key == enc.current  # the selection follows the turn
+        assert _line(table, 1 + table.cursor_row).startswith(" ▶")
+        await pilot.press("j", "j")
+        chosen = table.cursor_key
+        assert chosen != enc.current
+        name = enc.get(chosen).name
+        assert name in str(screen(app).query_one("#detail").render())  # detail follows
+        await pilot.press("colon", *"roll 2d6", "enter")  # the turn did not move: stays
+        assert table.cursor_key == chosen
+        row = [c.id for c in listed(app.workspace.encounter)].index(chosen)
+        assert table.cursor_row == row
+        await pilot.press("k")
+        assert table.cursor_row == row - 1

@@ -1,0 +1,386 @@
+"""The initiative list: a line-API table that redraws only the rows that changed.
+
+``DataTable`` re-measures and re-renders every visible cell on any change (its caches key on an
+update counter), which costs 40–150 ms a key press at 200 rows. This widget keeps one rendered
+``Strip`` per row, keyed on what the row looks like (its cells, cursor, zebra stripe, focus, column
+widths), and ``set_rows`` diffs the new rows by key so that only changed lines are repainted.
+
+Colours come from component classes (``initiative-list--header``, ``--cursor``, ``--even-row``);
+``styles/app.tcss`` sets them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from rich.cells import cell_len
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.geometry import Region, Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+Cell = Text | str
+Row = tuple[str, list[Cell]]
+
+PAD = 1  # blank cells either side of every column
+MIN_FLEX = 6  # the flexible column never shrinks below this
+
+
+def _length(cell: Cell) -> int:
+    return cell.cell_len if isinstance(cell, Text) else cell_len(cell)
+
+
+def _same(old: Sequence[Cell], new: Sequence[Cell]) -> bool:
+    """Cells that look the same (``Text.__eq__`` ignores the text's own style)."""
+    if len(old) != len(new):
+        return False
+    for a, b in zip(old, new, strict=True):
+        if a is b:
+            continue
+        if isinstance(a, Text) and isinstance(b, Text):
+            if a.plain != b.plain or a.style != b.style or a.spans != b.spans:
+                return False
+        elif isinstance(a, Text) or isinstance(b, Text) or a != b:
+            return False
+    return True
+
+
+class InitiativeList(ScrollView, can_focus=True):
+    """Rows of cells under a fixed header line, with a row cursor.
+
+    One column (``flex``, by header text) shrinks when the widget is too narrow for every column's
+    content; the others are as wide as their widest cell.
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up", "cursor(-1)", "Up", show=False),
+        Binding("down", "cursor(1)", "Down", show=False),
+        Binding("pageup", "page(-1)", "Page up", show=False),
+        Binding("pagedown", "page(1)", "Page down", show=False),
+        Binding("home", "edge(0)", "First", show=False),
+        Binding("end", "edge(1)", "Last", show=False),
+        Binding("enter", "select", "Select", show=False),
+    ]
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "initiative-list--header",
+        "initiative-list--cursor",
+        "initiative-list--even-row",
+    }
+
+    DEFAULT_CSS = """
+    InitiativeList {
+        height: 1fr;
+        overflow-x: auto;
+        overflow-y: auto;
+        & > .initiative-list--header { text-style: bold; }
+        & > .initiative-list--cursor { text-style: bold; }
+        &:focus > .initiative-list--cursor { text-style: bold reverse; }
+    }
+    """
+
+    class Highlighted(Message):
+        """The cursor moved to another row."""
+
+        def __init__(self, initiative_list: InitiativeList, row_key: str | None) -> None:
+            super().__init__()
+            self.initiative_list = initiative_list
+            self.row_key = row_key
+
+        @property
+        def control(self) -> InitiativeList:
+            return self.initiative_list
+
+    class Selected(Message):
+        """Enter (or a click) on a row."""
+
+        def __init__(self, initiative_list: InitiativeList, row_key: str) -> None:
+            super().__init__()
+            self.initiative_list = initiative_list
+            self.row_key = row_key
+
+        @property
+        def control(self) -> InitiativeList:
+            return self.initiative_list
+
+    def __init__(
+        self,
+        *,
+        flex: str = "Name",
+        zebra_stripes: bool = True,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.flex = flex
+        self.zebra_stripes = zebra_stripes
+        self.columns: list[str] = []
+        self.rows: list[Row] = []
+        self._index: dict[str, int] = {}  # row key -> row index
+        self._lengths: list[tuple[int, ...]] = []  # cell lengths per row, for the widths
+        self._natural: list[int] = []  # each column's content width
+        self._widths: tuple[int, ...] = ()  # each column's shown width (the flex one may shrink)
+        self._cursor = 0
+        self._strips: dict[str, tuple[tuple[object, ...], Strip]] = {}
+        self._header: tuple[tuple[object, ...], Strip] | None = None
+        self.rendered_rows = 0
+        """How many row strips were rendered (cache misses): for tests and profiling."""
+
+    # -- public API ---------------------------------------------------------------------------
+
+    @property
+    def row_count(self) -> int:
+        return len(self.rows)
+
+    @property
+    def cursor_row(self) -> int:
+        return self._cursor
+
+    @property
+    def cursor_key(self) -> str | None:
+        return self.rows[self._cursor][0] if self.rows else None
+
+    def set_rows(self, columns: Sequence[str], rows: Sequence[Row]) -> None:
+        """Show these rows; repaint only those whose key, position or cells changed.
+
+        The cursor stays on the row with the same key (or the same index if that row is gone).
+        """
+        old_key = self.cursor_key
+        old_rows, old_count = self.rows, len(self.rows)
+        columns = list(columns)
+        new_rows = [(key, list(cells)) for key, cells in rows]
+        reshaped = columns != self.columns
+        if reshaped:
+            self.columns = columns
+            self._lengths = []
+            old_rows = []
+        lengths = list(self._lengths)
+        changed: list[int] = []
+        for i, (key, cells) in enumerate(new_rows):
+            if i < len(old_rows) and old_rows[i][0] == key and _same(old_rows[i][1], cells):
+                continue
+            changed.append(i)
+            self._strips.pop(key, None)
+            shape = tuple(_length(c) for c in cells)
+            if i < len(lengths):
+                lengths[i] = shape
+            else:
+                lengths.append(shape)
+        del lengths[len(new_rows) :]
+        self.rows = new_rows
+        self._index = {key: i for i, (key, _) in enumerate(new_rows)}
+        if reshaped or changed or len(new_rows) != old_count:
+            self._lengths = lengths
+            natural = [cell_len(c) for c in columns]
+            for shape in lengths:
+                for j, n in enumerate(shape[: len(natural)]):
+                    if n > natural[j]:
+                        natural[j] = n
+            if natural != self._natural:
+                self._natural = natural
+                reshaped = True
+        if old_key is not None and old_key in self._index:
+            self._cursor = self._index[old_key]
+        self._cursor = max(0, min(self._cursor, len(new_rows) - 1))
+        if reshaped or self._layout_widths() != self._widths:
+            self._relayout()
+            return
+        if len(new_rows) != old_count:
+            self._set_virtual_size()
+            start = min(len(new_rows), old_count)
+            changed.extend(range(start, max(len(new_rows), old_count)))
+        for i in changed:
+            self._refresh_row(i)
+        if self.cursor_key != old_key:
+            self._refresh_row(self._index.get(old_key, -1) if old_key else -1)
+            self._refresh_row(self._cursor)
+            self._scroll_to_cursor()
+
+    def move_to(self, key: str) -> bool:
+        """Put the cursor on the row with this key; False if there is none."""
+        i = self._index.get(key)
+        if i is None:
+            return False
+        self._move(i)
+        return True
+
+    def move_cursor(self, delta: int) -> None:
+        self._move(self._cursor + delta)
+
+    # -- actions ------------------------------------------------------------------------------
+
+    def action_cursor(self, delta: int) -> None:
+        self.move_cursor(delta)
+
+    def action_page(self, direction: int) -> None:
+        self.move_cursor(direction * max(1, self._page_rows() - 1))
+
+    def action_edge(self, end: int) -> None:
+        self._move(len(self.rows) - 1 if end else 0)
+
+    def action_select(self) -> None:
+        key = self.cursor_key
+        if key is not None:
+            self.post_message(self.Selected(self, key))
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None or offset.y < 1:
+            return
+        i = offset.y - 1 + self.scroll_offset.y
+        if 0 <= i < len(self.rows):
+            self._move(i)
+            self.action_select()
+
+    # -- cursor -------------------------------------------------------------------------------
+
+    def _move(self, i: int) -> None:
+        if not self.rows:
+            return
+        i = max(0, min(i, len(self.rows) - 1))
+        if i == self._cursor:
+            self._scroll_to_cursor()
+            return
+        old, self._cursor = self._cursor, i
+        self._refresh_row(old)
+        self._refresh_row(i)
+        self._scroll_to_cursor()
+        self.post_message(self.Highlighted(self, self.cursor_key))
+
+    def _page_rows(self) -> int:
+        return max(1, self.scrollable_content_region.height - 1)
+
+    def _scroll_to_cursor(self) -> None:
+        top = round(self.scroll_y)
+        shown = self._page_rows()
+        if self._cursor < top:
+            self.scroll_to(y=self._cursor, animate=False, immediate=True)
+        elif self._cursor >= top + shown:
+            self.scroll_to(y=self._cursor - shown + 1, animate=False, immediate=True)
+
+    # -- layout -------------------------------------------------------------------------------
+
+    def _layout_widths(self) -> tuple[int, ...]:
+        widths = list(self._natural)
+        if self.flex in self.columns and widths:
+            j = self.columns.index(self.flex)
+            room = self.scrollable_content_region.width
+            total = sum(widths) + 2 * PAD * len(widths)
+            if room and total > room:
+                widths[j] = max(min(MIN_FLEX, widths[j]), widths[j] - (total - room))
+        return tuple(widths)
+
+    def _relayout(self) -> None:
+        self._widths = self._layout_widths()
+        self._strips.clear()
+        self._header = None
+        self._set_virtual_size()
+        self.refresh()
+        self._scroll_to_cursor()
+
+    def _set_virtual_size(self) -> None:
+        width = sum(self._widths) + 2 * PAD * len(self._widths)
+        self.virtual_size = Size(width, len(self.rows) + 1)
+
+    def on_resize(self) -> None:
+        if self._layout_widths() != self._widths:
+            self._relayout()
+        else:
+            self._strips.clear()  # rows fill the width: a new width is a new strip
+            self._header = None
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._strips.clear()
+        self._header = None
+
+    def _refresh_row(self, i: int) -> None:
+        if i < 0:
+            return
+        y = i + 1 - round(self.scroll_y)
+        if 1 <= y < self.size.height:
+            self.refresh(Region(0, y, self.size.width, 1))
+
+    # -- rendering ----------------------------------------------------------------------------
+
+    def _line_width(self) -> int:
+        return max(self.virtual_size.width, self.scrollable_content_region.width)
+
+    def _cells(self, row: int, cells: Sequence[Cell], style: Style, post: Style | None) -> Strip:
+        """One line: each cell cut to its column, padded; the cells' own styles over ``style``.
+
+        Every cell's segments carry ``{"row", "column"}`` meta (for the mouse, as DataTable's do),
+        which also keeps one cell's padding from merging into the next cell's text: SVG
+        screenshots (snapshots) draw a run that starts with spaces out of place.
+        """
+        segments: list[Segment] = [Segment(" " * PAD, style)]
+        console = self.app.console
+        get_style = console.get_style
+        for j, (cell, width) in enumerate(zip(cells, self._widths, strict=False)):
+            cell_style = style + Style.from_meta({"row": row, "column": j})
+            if isinstance(cell, Text):
+                text = cell
+                if cell.cell_len > width:
+                    text = cell.copy()
+                    text.truncate(width, overflow="ellipsis")
+                base = cell_style + get_style(text.style) if text.style else cell_style
+                segments.extend(Segment.apply_style(text.render(console), base, post))
+                used = text.cell_len
+            else:
+                if cell_len(cell) > width:
+                    cut = Text(cell)
+                    cut.truncate(width, overflow="ellipsis")
+                    cell = cut.plain
+                segments.append(Segment(cell, cell_style + post if post else cell_style))
+                used = cell_len(cell)
+            segments.append(Segment(" " * (width - used + 2 * PAD), cell_style))
+        strip = Strip(segments)
+        return strip.extend_cell_length(self._line_width(), style)
+
+    def _header_strip(self) -> Strip:
+        key = (self._widths, self._line_width())
+        if self._header is None or self._header[0] != key:
+            style = self.rich_style + self.get_component_rich_style("initiative-list--header")
+            cells = [Text(c) for c in self.columns]
+            self._header = (key, self._cells(-1, cells, style, None))
+        return self._header[1]
+
+    def _row_strip(self, i: int) -> Strip:
+        key, cells = self.rows[i]
+        cursor = i == self._cursor
+        even = self.zebra_stripes and i % 2 == 0
+        state = (cursor, self.has_focus, even, self._widths, self._line_width())
+        cached = self._strips.get(key)
+        if cached is not None and cached[0] == state:
+            return cached[1]
+        self.rendered_rows += 1
+        style = self.rich_style
+        if even:
+            style += self.get_component_rich_style("initiative-list--even-row")
+        post = self.get_component_rich_style("initiative-list--cursor") if cursor else None
+        if post is not None:
+            style += post
+        strip = self._cells(i, cells, style, post)
+        self._strips[key] = (state, strip)
+        return strip
+
+    def render_line(self, y: int) -> Strip:
+        scroll_x, scroll_y = self.scroll_offset
+        width = self.scrollable_content_region.width
+        if y == 0:
+            strip = self._header_strip()
+        else:
+            i = y - 1 + scroll_y
+            if i >= len(self.rows):
+                return Strip.blank(width, self.rich_style)
+            strip = self._row_strip(i)
+        if scroll_x or strip.cell_length != width:
+            strip = strip.crop_extend(scroll_x, scroll_x + width, self.rich_style)
+        return strip
