@@ -122,7 +122,7 @@ class InitiativeList(ScrollView, can_focus=True):
         self.flex = flex
         self.zebra_stripes = zebra_stripes
         self.columns: list[str] = []
-        self.rows: list[Row] = []
+        self.rows: Sequence[Row] = []
         self._index: dict[str, int] = {}  # row key -> row index
         self._lengths: list[tuple[int, ...]] = []  # cell lengths per row, for the widths
         self._natural: list[int] = []  # each column's content width
@@ -155,7 +155,7 @@ class InitiativeList(ScrollView, can_focus=True):
         old_key = self.cursor_key
         old_rows, old_count = self.rows, len(self.rows)
         columns = list(columns)
-        new_rows = [(key, list(cells)) for key, cells in rows]
+        new_rows = list(rows)  # cells are kept as given: pass new lists, do not mutate shown ones
         reshaped = columns != self.columns
         if reshaped:
             self.columns = columns
@@ -164,8 +164,10 @@ class InitiativeList(ScrollView, can_focus=True):
         lengths = list(self._lengths)
         changed: list[int] = []
         for i, (key, cells) in enumerate(new_rows):
-            if i < len(old_rows) and old_rows[i][0] == key and _same(old_rows[i][1], cells):
-                continue
+            if i < len(old_rows) and old_rows[i][0] == key:
+                kept = old_rows[i][1]
+                if kept is cells or _same(kept, cells):
+                    continue
             changed.append(i)
             self._strips.pop(key, None)
             shape = tuple(_length(c) for c in cells)

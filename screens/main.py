@@ -28,14 +28,22 @@ from textual.widgets import Footer, RichLog, Static
 
 from facility_tui import store
 from facility_tui.commands import CommandError, listed, quote
-from facility_tui.model import ENEMIES, PCS, Encounter, Kind, LogEntry, Phase, System
+from facility_tui.model import (
+    ENEMIES,
+    PCS,
+    Combatant,
+    Encounter,
+    Kind,
+    LogEntry,
+    Phase,
+    System,
+)
 from facility_tui.report import status_line
 from facility_tui.session import new_entries
-from facility_tui.systems import rules_for
+from facility_tui.systems import RuleSystem, rules_for
 from facility_tui.workspace import Workspace
 
 LOG_SHOWN = 200  # lines the log pane keeps while it grows
-LOG_REDRAW = 30  # entries written again when the log changed other than by growing (undo)
 KIND_STYLE = {
     Kind.INFO: "",
     Kind.ROLL: "cyan",
@@ -130,6 +138,8 @@ class MainScreen(Screen[None]):
         self._shown: Encounter | None = None
         self._detail_for: tuple[str | None, Encounter] | None = None
         self._status_for: tuple[object, ...] | None = None
+        self._row_cells: dict[str, tuple[tuple[object, ...], list[Text | str]]] = {}
+        self._path_shown: tuple[Path, str] | None = None
         self._save_state = ""
         self._quit_anyway = False
 
@@ -141,7 +151,7 @@ class MainScreen(Screen[None]):
             yield InitiativeList(id="order")
             with VerticalScroll(id="detail-box"):
                 yield Static(id="detail")
-        yield RichLog(id="log", markup=False, wrap=True, max_lines=LOG_SHOWN)
+        yield RichLog(id="log", markup=False, wrap=True, max_lines=LOG_SHOWN, min_width=1)
         yield CommandBar(id="command")
         yield Footer(compact=True)
 
@@ -203,12 +213,18 @@ class MainScreen(Screen[None]):
         where = Text.assemble(
             (enc.name, "bold"),
             f" [{rules.title}]  ",
-            (f"{shown_path(self.ws.path)} · {saved}", "dim"),
+            (f"{self._shown_path()} · {saved}", "dim"),
         )
         for line in (turn, where):
             line.no_wrap = True
             line.overflow = "ellipsis"
         self.query_one("#status", Static).update(Text("\n").join([turn, where]), layout=False)
+
+    def _shown_path(self) -> str:
+        path = self.ws.path
+        if self._path_shown is None or self._path_shown[0] != path:
+            self._path_shown = (path, shown_path(path))  # resolve() costs file-system calls
+        return self._path_shown[1]
 
     def _render_table(self) -> None:
         """Give the list this encounter's rows; it repaints only the rows that changed."""
@@ -220,21 +236,41 @@ class MainScreen(Screen[None]):
             columns.append("Init")
         columns += rules.columns
         current = enc.current
+        # What a row's cells are made of besides the combatant itself: ``summary(enc, c)`` reads
+        # the combatant, whether its slot is acting, and these encounter-wide fields (not the
+        # turn index, the other combatants or the log). Rows whose inputs are unchanged (the
+        # model is immutable: the same objects) keep their cells, so a key press computes the
+        # summaries of the rows it changed only.
+        shared = (enc.system, enc.phase, enc.round, enc.order, enc.state, len(columns))
+        cache, self._row_cells = self._row_cells, {}
         rows: list[tuple[str, list[Text | str]]] = []
         for i, c in enumerate(listed(enc), 1):
             acting = current is not None and (current == c.id or current == c.side)
-            mark = Text("▶", style="bold green") if acting else " "
-            summary = rules.summary(enc, c)
-            name = Text(short(c.name), style=SIDE_STYLE.get(c.side, ""))
-            if acting:
-                name.stylize("bold")
-            cells: list[Text | str] = [mark, str(i), name]
-            if rules.show_initiative:
-                cells.append(str(c.initiative))
-            cells += [str(summary.get(col, "")) for col in rules.columns]
+            inputs = (c, i, acting, shared)
+            kept = cache.get(c.id)
+            if kept is not None and kept[0] == inputs:
+                cells = kept[1]
+            else:
+                cells = self._row(rules, enc, c, i, acting)
+            self._row_cells[c.id] = (inputs, cells)
             rows.append((c.id, cells))
         self.table.set_rows(columns, rows)
         self._select(selected)
+
+    @staticmethod
+    def _row(
+        rules: RuleSystem, enc: Encounter, c: Combatant, i: int, acting: bool
+    ) -> list[Text | str]:
+        mark = Text("▶", style="bold green") if acting else " "
+        summary = rules.summary(enc, c)
+        name = Text(short(c.name), style=SIDE_STYLE.get(c.side, ""))
+        if acting:
+            name.stylize("bold")
+        cells: list[Text | str] = [mark, str(i), name]
+        if rules.show_initiative:
+            cells.append(str(c.initiative))
+        cells += [str(summary.get(col, "")) for col in rules.columns]
+        return cells
 
     def _select(self, cid: str | None) -> None:
         enc = self.ws.encounter
@@ -260,7 +296,7 @@ class MainScreen(Screen[None]):
         self._detail_for = (cid, enc)
         pane = self.query_one("#detail", Static)
         if cid is None or not enc.has(cid):
-            pane.update(Text("No combatants yet.\nPress a to add one.", style="dim"))
+            self._update_detail(pane, Text("No combatants yet.\nPress a to add one.", style="dim"))
             return
         c = enc.get(cid)
         rules = rules_for(enc.system)
@@ -273,17 +309,28 @@ class MainScreen(Screen[None]):
             lines.append("\n")
         if c.notes:
             lines.append(f"Note: {c.notes}\n", style="italic")
-        pane.update(lines)
+        self._update_detail(pane, lines)
+
+    @staticmethod
+    def _update_detail(pane: Static, content: Text) -> None:
+        """Update the pane; lay the screen out again only if its height changes."""
+        pane.update(content, layout=False)
+        width = pane.size.width
+        if not width or pane.visual.get_height(pane.styles, width) != pane.size.height:
+            pane.refresh(layout=True)
 
     def _render_log(self, *, full: bool = False, entries: tuple[LogEntry, ...] = ()) -> None:
         log = self.query_one("#log", RichLog)
+        height = log.scrollable_content_region.height
         if full:
-            # Not grown (undo, or another encounter): write again only what the pane can show,
-            # not its whole scroll-back; it grows back as entries are added.
+            # Not grown (undo, another encounter): write again only what the pane shows (every
+            # entry is at least a line), not its scroll-back; that grows back with new entries.
             log.clear()
-            entries = self.ws.encounter.log[-(LOG_REDRAW if self._shown else LOG_SHOWN) :]
-        for e in entries:
-            log.write(Text(f"[{e.round}] {e.text}", style=KIND_STYLE.get(e.kind, "")))
+            entries = self.ws.encounter.log[-(max(height, 1) if self._shown else LOG_SHOWN) :]
+        width = log.scrollable_content_region.width or None  # wrap at the pane, no measuring
+        for n, e in enumerate(entries, 1):
+            line = Text(f"[{e.round}] {e.text}", style=KIND_STYLE.get(e.kind, ""))
+            log.write(line, width=width, scroll_end=n == len(entries))
 
     def _after_change(self) -> None:
         before = self._shown
