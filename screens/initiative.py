@@ -29,7 +29,7 @@ Cell = Text | str
 Row = tuple[str, list[Cell]]
 
 PAD = 1  # blank cells either side of every column
-MIN_FLEX = 6  # the flexible column never shrinks below this
+MIN_FLEX = 12  # the flexible column never shrinks below this (names stay readable)
 
 
 def _length(cell: Cell) -> int:
