@@ -18,6 +18,7 @@ from facility_tui.screens.dialogs import (
 )
 from facility_tui.screens.help import HelpScreen
 from facility_tui.screens.initiative import InitiativeList
+from facility_tui.screens.text_pane import TextPane
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -25,7 +26,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, RichLog, Static
+from textual.widgets import Footer, RichLog
 
 from facility_tui import store
 from facility_tui.commands import CommandError, listed, quote
@@ -147,11 +148,11 @@ class MainScreen(Screen[None]):
     # -- layout -------------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        yield Static(id="status")
+        yield TextPane(id="status")
         with Horizontal(id="body"):
             yield InitiativeList(id="order")
             with VerticalScroll(id="detail-box"):
-                yield Static(id="detail")
+                yield TextPane(id="detail")
         yield RichLog(id="log", markup=False, wrap=True, max_lines=LOG_SHOWN, min_width=1)
         yield CommandBar(id="command")
         yield Footer(compact=True)
@@ -223,7 +224,7 @@ class MainScreen(Screen[None]):
         for line in (turn, where):
             line.no_wrap = True
             line.overflow = "ellipsis"
-        self.query_one("#status", Static).update(Text("\n").join([turn, where]), layout=False)
+        self.query_one("#status", TextPane).update(Text("\n").join([turn, where]))
 
     def _shown_path(self) -> str:
         path = self.ws.path
@@ -299,9 +300,9 @@ class MainScreen(Screen[None]):
         if self._detail_for is not None and self._detail_for == (cid, enc):
             return  # same combatant in the same encounter state: nothing to redraw
         self._detail_for = (cid, enc)
-        pane = self.query_one("#detail", Static)
+        pane = self.query_one("#detail", TextPane)
         if cid is None or not enc.has(cid):
-            self._update_detail(pane, Text("No combatants yet.\nPress a to add one.", style="dim"))
+            pane.update(Text("No combatants yet.\nPress a to add one.", style="dim"))
             return
         c = enc.get(cid)
         rules = rules_for(enc.system)
@@ -314,15 +315,7 @@ class MainScreen(Screen[None]):
             lines.append("\n")
         if c.notes:
             lines.append(f"Note: {c.notes}\n", style="italic")
-        self._update_detail(pane, lines)
-
-    @staticmethod
-    def _update_detail(pane: Static, content: Text) -> None:
-        """Update the pane; lay the screen out again only if its height changes."""
-        pane.update(content, layout=False)
-        width = pane.size.width
-        if not width or pane.visual.get_height(pane.styles, width) != pane.size.height:
-            pane.refresh(layout=True)
+        pane.update(lines)
 
     def _render_log(self, *, full: bool = False, entries: tuple[LogEntry, ...] = ()) -> None:
         log = self.query_one("#log", RichLog)
