@@ -12,6 +12,7 @@ Colours come from component classes (``initiative-list--header``, ``--cursor``, 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import ClassVar
 
 from rich.cells import cell_len
@@ -49,6 +50,11 @@ def _same(old: Sequence[Cell], new: Sequence[Cell]) -> bool:
         elif isinstance(a, Text) or isinstance(b, Text) or a != b:
             return False
     return True
+
+
+@lru_cache(maxsize=64)
+def _column_meta(column: int) -> Style:
+    return Style.from_meta({"column": column})
 
 
 class InitiativeList(ScrollView, can_focus=True):
@@ -130,6 +136,7 @@ class InitiativeList(ScrollView, can_focus=True):
         self._cursor = 0
         self._strips: dict[str, tuple[tuple[object, ...], Strip]] = {}
         self._header: tuple[tuple[object, ...], Strip] | None = None
+        self._style_memo: tuple[bool, Style, Style, Style, Style] | None = None
         self.rendered_rows = 0
         """How many row strips were rendered (cache misses): for tests and profiling."""
 
@@ -302,6 +309,7 @@ class InitiativeList(ScrollView, can_focus=True):
         super().notify_style_update()
         self._strips.clear()
         self._header = None
+        self._style_memo = None
 
     def _refresh_row(self, i: int) -> None:
         if i < 0:
@@ -312,21 +320,37 @@ class InitiativeList(ScrollView, can_focus=True):
 
     # -- rendering ----------------------------------------------------------------------------
 
-    def _line_width(self) -> int:
-        return max(self.virtual_size.width, self.scrollable_content_region.width)
+    def _styles(self) -> tuple[Style, Style, Style, Style]:
+        """Base, header, even-row and cursor styles; computed once per focus state and style."""
+        focus = self.has_focus
+        memo = self._style_memo
+        if memo is None or memo[0] != focus:
+            base = self.rich_style
+            get = self.get_component_rich_style
+            memo = (
+                focus,
+                base,
+                base + get("initiative-list--header"),
+                base + get("initiative-list--even-row"),
+                get("initiative-list--cursor"),
+            )
+            self._style_memo = memo
+        return memo[1], memo[2], memo[3], memo[4]
 
-    def _cells(self, row: int, cells: Sequence[Cell], style: Style, post: Style | None) -> Strip:
+    def _cells(
+        self, cells: Sequence[Cell], style: Style, post: Style | None, line_width: int
+    ) -> Strip:
         """One line: each cell cut to its column, padded; the cells' own styles over ``style``.
 
-        Every cell's segments carry ``{"row", "column"}`` meta (for the mouse, as DataTable's do),
-        which also keeps one cell's padding from merging into the next cell's text: SVG
-        screenshots (snapshots) draw a run that starts with spaces out of place.
+        Every cell's segments carry ``{"column": j}`` meta, which keeps one cell's padding from
+        merging into the next cell's text: SVG screenshots (snapshots) draw a run that starts
+        with spaces out of place. (One meta style per column: ``Style.__add__`` caches the sums.)
         """
         segments: list[Segment] = [Segment(" " * PAD, style)]
         console = self.app.console
         get_style = console.get_style
         for j, (cell, width) in enumerate(zip(cells, self._widths, strict=False)):
-            cell_style = style + Style.from_meta({"row": row, "column": j})
+            cell_style = style + _column_meta(j)
             if isinstance(cell, Text):
                 text = cell
                 if cell.cell_len > width:
@@ -343,46 +367,36 @@ class InitiativeList(ScrollView, can_focus=True):
                 segments.append(Segment(cell, cell_style + post if post else cell_style))
                 used = cell_len(cell)
             segments.append(Segment(" " * (width - used + 2 * PAD), cell_style))
-        strip = Strip(segments)
-        return strip.extend_cell_length(self._line_width(), style)
-
-    def _header_strip(self) -> Strip:
-        key = (self._widths, self._line_width())
-        if self._header is None or self._header[0] != key:
-            style = self.rich_style + self.get_component_rich_style("initiative-list--header")
-            cells = [Text(c) for c in self.columns]
-            self._header = (key, self._cells(-1, cells, style, None))
-        return self._header[1]
-
-    def _row_strip(self, i: int) -> Strip:
-        key, cells = self.rows[i]
-        cursor = i == self._cursor
-        even = self.zebra_stripes and i % 2 == 0
-        state = (cursor, self.has_focus, even, self._widths, self._line_width())
-        cached = self._strips.get(key)
-        if cached is not None and cached[0] == state:
-            return cached[1]
-        self.rendered_rows += 1
-        style = self.rich_style
-        if even:
-            style += self.get_component_rich_style("initiative-list--even-row")
-        post = self.get_component_rich_style("initiative-list--cursor") if cursor else None
-        if post is not None:
-            style += post
-        strip = self._cells(i, cells, style, post)
-        self._strips[key] = (state, strip)
-        return strip
+        return Strip(segments).extend_cell_length(line_width, style)
 
     def render_line(self, y: int) -> Strip:
         scroll_x, scroll_y = self.scroll_offset
         width = self.scrollable_content_region.width
+        line_width = max(self.virtual_size.width, width)
+        base, header, even_row, cursor_style = self._styles()
         if y == 0:
-            strip = self._header_strip()
+            key = (self._widths, line_width, self.has_focus)
+            if self._header is None or self._header[0] != key:
+                cells = [Text(c) for c in self.columns]
+                self._header = (key, self._cells(cells, header, None, line_width))
+            strip = self._header[1]
         else:
             i = y - 1 + scroll_y
             if i >= len(self.rows):
-                return Strip.blank(width, self.rich_style)
-            strip = self._row_strip(i)
+                return Strip.blank(width, base)
+            key, cells = self.rows[i]
+            cursor = i == self._cursor
+            even = self.zebra_stripes and i % 2 == 0
+            state = (cursor, self.has_focus, even, self._widths, line_width)
+            cached = self._strips.get(key)
+            if cached is not None and cached[0] == state:
+                strip = cached[1]
+            else:
+                self.rendered_rows += 1
+                style = even_row if even else base
+                post = cursor_style if cursor else None
+                strip = self._cells(cells, style + post if post else style, post, line_width)
+                self._strips[key] = (state, strip)
         if scroll_x or strip.cell_length != width:
-            strip = strip.crop_extend(scroll_x, scroll_x + width, self.rich_style)
+            strip = strip.crop_extend(scroll_x, scroll_x + width, base)
         return strip
