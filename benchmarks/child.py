@@ -40,7 +40,7 @@ def main() -> None:
         original(self, screen, renderable)  # type: ignore[arg-type]
         if result or renderable is None:
             return
-        tables = self.screen.query(DataTable)
+        tables = self.screen.query("#order") if kind == "app" else self.screen.query(DataTable)
         if not tables or not tables.first().row_count:
             return
         with contextlib.suppress(AttributeError):  # headless skips this step of a real frame
@@ -86,8 +86,13 @@ def _bare_app(workdir: str):  # type: ignore[no-untyped-def]
 
 
 def _rows(table) -> dict[str, list]:  # type: ignore[no-untyped-def]
-    columns = [str(c.label) for c in table.ordered_columns]
-    rows = [[str(cell) for cell in table.get_row_at(i)] for i in range(table.row_count)]
+    """The table's text: a DataTable (bare) or the app's initiative list (``#order``)."""
+    if hasattr(table, "ordered_columns"):
+        columns = [str(c.label) for c in table.ordered_columns]
+        rows = [[str(cell) for cell in table.get_row_at(i)] for i in range(table.row_count)]
+    else:
+        columns = [str(c) for c in table.columns]
+        rows = [[str(cell) for cell in cells] for _key, cells in table.rows]
     return {"columns": columns, "rows": rows}
 
 

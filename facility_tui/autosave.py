@@ -52,8 +52,10 @@ class Autosaver:
         failed: Failed | None = None,
         retry_delays: Sequence[float] = RETRY_DELAYS,
         writer: Writer = store.save_snapshot,
+        delay: float = 0.0,
     ) -> None:
         self.path = path
+        self._delay = delay  # seconds from the first change of a burst to its write
         self._saved_cb = saved
         self._failed_cb = failed
         self._delays = tuple(retry_delays) or (1.0,)
@@ -78,8 +80,9 @@ class Autosaver:
 
     # -- the caller's side -------------------------------------------------------------------
 
-    def request(self, session: Session, path: Path | None = None) -> None:
-        """Save ``session`` (to ``path``, else ``self.path``) soon; returns at once."""
+    def request(self, session: Session, path: Path | None = None, *, urgent: bool = False) -> None:
+        """Save ``session`` (to ``path``, else ``self.path``) soon; returns at once. ``urgent``
+        skips the delay (a round boundary: that state is written at once)."""
         target = path if path is not None else self.path
         if target is None:
             raise ValueError("Autosaver.request: no path to save to")
@@ -88,6 +91,12 @@ class Autosaver:
             if self._closing:
                 raise RuntimeError("Autosaver.request after close()")
             self._seq += 1
+            if urgent and not self._failures:
+                self._retry_at = 0.0
+            elif self._delay and not self._pending and self._inflight is None:
+                # let the screen draw this change before the write takes its share of the CPU;
+                # later changes of the burst join this write instead of delaying it further
+                self._retry_at = max(self._retry_at, time.monotonic() + self._delay)
             self._pending.pop(target, None)  # re-insert: the order is that of the oldest change
             self._pending[target] = _Job(self._seq, target, snap)
             self._cond.notify_all()

@@ -27,12 +27,16 @@ class Workspace:
         self.path: Path = folder / "untitled.toml"
         self.saver: Autosaver | None = None
         self.demo: System | None = None  # what open_initial opens instead of the newest save
+        self._saved_round: tuple[int, object] = (-1, None)
 
     # -- saving -------------------------------------------------------------------------------
 
-    def autosave(self, *, saved: Saved | None = None, failed: Failed | None = None) -> None:
-        """Save every change from now on, in the background; the callbacks run on its thread."""
-        self.saver = Autosaver(saved=saved, failed=failed)
+    def autosave(
+        self, *, saved: Saved | None = None, failed: Failed | None = None, delay: float = 0.0
+    ) -> None:
+        """Save every change from now on, in the background; the callbacks run on its thread.
+        ``delay``: how long a change may wait for its write (a UI lets its frame go first)."""
+        self.saver = Autosaver(saved=saved, failed=failed, delay=delay)
         self.session.listeners.append(self._changed)
 
     def _use(self, session: Session, path: Path) -> None:
@@ -43,7 +47,10 @@ class Workspace:
 
     def _changed(self, session: Session) -> None:
         if self.saver is not None and session is self.session:
-            self.saver.request(session, self.path)
+            enc = session.encounter
+            boundary = (enc.round, enc.phase) != self._saved_round  # round ends are never delayed
+            self._saved_round = (enc.round, enc.phase)
+            self.saver.request(session, self.path, urgent=boundary)
 
     def save_soon(self) -> None:
         """Save the current state even though nothing changed (a new or recovered fight)."""

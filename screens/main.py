@@ -10,13 +10,6 @@ import gc
 from pathlib import Path
 
 from facility_tui.screens.command_bar import CommandBar
-from facility_tui.screens.dialogs import (
-    AddDialog,
-    ConfirmDialog,
-    NewEncounterDialog,
-    OpenDialog,
-)
-from facility_tui.screens.help import HelpScreen
 from facility_tui.screens.initiative import InitiativeList
 from facility_tui.screens.text_pane import TextPane
 from rich.text import Text
@@ -79,6 +72,7 @@ QUICK_KEYS: dict[System, tuple[tuple[str, str, str], ...]] = {
     ),
 }
 SHOWN_QUICK = {"d", "1", "2", "3", "w", "t"}  # the rest are in help, to keep the footer on one line
+SAVE_DELAY = 0.06  # s: a change is drawn first, then written (quit and round ends flush at once)
 WIDE = 110  # from this width the detail pane is always shown; below it, i toggles it
 
 
@@ -172,6 +166,7 @@ class MainScreen(Screen[None]):
         self.ws.autosave(
             saved=lambda _path, when: self.post_message(self.SaveStatus(when, None)),
             failed=lambda message: self.post_message(self.SaveStatus(None, message)),
+            delay=SAVE_DELAY,
         )
         messages = self.ws.open_initial(self._open_file)
         self.refresh_all()
@@ -416,6 +411,8 @@ class MainScreen(Screen[None]):
             if line:
                 self.run_line(line)
 
+        from facility_tui.screens.dialogs import AddDialog  # dialogs load when first opened
+
         self.app.push_screen(AddDialog(self.ws.encounter.system, self.run_line), done)
 
     def action_remove(self) -> None:
@@ -428,9 +425,13 @@ class MainScreen(Screen[None]):
             if yes:
                 self.run_line(f"remove {quote(cid)}")
 
+        from facility_tui.screens.dialogs import ConfirmDialog
+
         self.app.push_screen(ConfirmDialog(f"Remove {name}? (u undoes it)"), done)
 
     def action_help(self) -> None:
+        from facility_tui.screens.help import HelpScreen
+
         self.app.push_screen(HelpScreen(self.ws.encounter.system, self._key_rows()))
 
     def action_new(self) -> None:
@@ -440,6 +441,8 @@ class MainScreen(Screen[None]):
                 self._shown = None
                 self.refresh_all()
                 self.notify(f"New encounter; the previous one stays in {self.ws.folder}")
+
+        from facility_tui.screens.dialogs import NewEncounterDialog
 
         self.app.push_screen(NewEncounterDialog(), done)
 
@@ -457,6 +460,8 @@ class MainScreen(Screen[None]):
             self.refresh_all()
             if note:
                 self.notify(note, severity="warning", timeout=15)
+
+        from facility_tui.screens.dialogs import OpenDialog
 
         self.app.push_screen(OpenDialog(self.ws.saves(), self.ws.path), done)
 

@@ -71,6 +71,24 @@ def test_bursts_are_coalesced(tmp_path: Path) -> None:
     saver.close()
 
 
+def test_a_delay_lets_a_burst_wait_but_not_an_urgent_change(tmp_path: Path) -> None:
+    """A UI gives its frame the first few ms; a round boundary and a flush do not wait."""
+    path = tmp_path / "f.toml"
+    wrote = threading.Event()
+    saver = Autosaver(path, saved=lambda *_: wrote.set(), delay=30.0)
+    s = fight()
+    saver.request(s)
+    assert not wrote.wait(0.3) and saver.pending  # still inside its delay
+    s.apply("next")
+    saver.request(s, urgent=True)
+    assert wrote.wait(5) and store.load(path).encounter == s.encounter
+    wrote.clear()
+    s.apply("next")
+    saver.request(s)
+    assert saver.flush(5) and store.load(path).encounter == s.encounter
+    assert saver.close()
+
+
 def test_failures_are_reported_and_retried_with_the_newest_state(tmp_path: Path) -> None:
     path = tmp_path / "f.toml"
     rec = Recorder()
