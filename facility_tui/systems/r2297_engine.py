@@ -508,7 +508,8 @@ def lower_injury(ctx: Ctx, cid: str, injury: Injury) -> Injury:
 
 def expire_pinned_by(ctx: Ctx, cid: str) -> None:
     """A11: Pinned lasts until the attacker's next action (its next turn)."""
-    for c in ctx.enc.combatants:
+    pinned = [c for c in ctx.enc.combatants if any(e.by == cid for e in c.sheet.effects)]
+    for c in pinned:  # only those it pins: a turn costs O(combatants), not O(combatants²)
         gone = remove_effects(ctx, c.id, lambda e: e.by != cid)
         for e in gone:
             ctx.log(f"{c.name} is no longer {e.label} ({ctx.name(cid)} acts)", Kind.EFFECT)
