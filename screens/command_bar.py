@@ -21,7 +21,7 @@ class CommandBar(Input):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(
-            placeholder="command — e.g. add Thug side=enemy init=2d6  (? lists all)",
+            placeholder=": command  (e.g. add Thug init=2d6; ? lists them all)",
             select_on_focus=False,
             id=id,
         )
@@ -29,7 +29,6 @@ class CommandBar(Input):
         self._at = 0
 
     def open(self, prefill: str = "") -> None:
-        self.display = True
         self.value = prefill
         self.cursor_position = len(prefill)
         self._at = len(self.history)
@@ -40,7 +39,6 @@ class CommandBar(Input):
             self.history.append(self.value.strip())
             del self.history[:-HISTORY]
         self.value = ""
-        self.display = False
 
     def keep(self) -> None:
         """Leave the line as typed so the GM can correct it."""
@@ -48,7 +46,6 @@ class CommandBar(Input):
 
     def action_cancel(self) -> None:
         self.value = ""
-        self.display = False
         self.post_message(self.Cancelled())
 
     def action_history(self, step: int) -> None:

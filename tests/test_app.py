@@ -70,9 +70,9 @@ async def test_command_bar_refuses_bad_input_and_keeps_the_line(tmp_path: Path) 
         await pilot.press("colon", *"roll 2d", "enter")
         bar = screen(app).query_one("#command")
         assert app.workspace.encounter == before
-        assert bar.display and bar.value == "roll 2d"  # type: ignore[attr-defined]
+        assert bar.has_focus and bar.value == "roll 2d"  # type: ignore[attr-defined]
         await pilot.press("backspace", *"d6", "enter")
-        assert not bar.display
+        assert not bar.has_focus and bar.value == ""  # type: ignore[attr-defined]
         assert "Roll: 2d6" in app.workspace.encounter.log[-1].text
 
 
