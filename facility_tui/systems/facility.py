@@ -111,42 +111,47 @@ def with_state(enc: Encounter, **changes: Any) -> Encounter:
     return evolve(enc, state=evolve(state_of(enc), **changes))
 
 
+def _of(items: tuple[Any, ...], who: str) -> Any:
+    return next((x for x in items if x.who == who), None)
+
+
+def _put(enc: Encounter, field: str, item: Any) -> Encounter:
+    """Set ``who``'s entry of a state list (``pending`` or ``harms``): one per combatant."""
+    rest = tuple(x for x in getattr(state_of(enc), field) if x.who != item.who)
+    return with_state(enc, **{field: (*rest, item)})
+
+
+def _drop(enc: Encounter, field: str, who: str) -> Encounter:
+    items = getattr(state_of(enc), field)
+    if not any(x.who == who for x in items):
+        return enc
+    return with_state(enc, **{field: tuple(x for x in items if x.who != who)})
+
+
 def pending_of(enc: Encounter, who: str) -> Pending | None:
-    for p in state_of(enc).pending:
-        if p.who == who:
-            return p
-    return None
+    found: Pending | None = _of(state_of(enc).pending, who)
+    return found
 
 
 def set_pending(enc: Encounter, p: Pending) -> Encounter:
-    rest = tuple(x for x in state_of(enc).pending if x.who != p.who)
-    return with_state(enc, pending=(*rest, p))
+    return _put(enc, "pending", p)
 
 
 def clear_pending(enc: Encounter, who: str) -> Encounter:
-    st = state_of(enc)
-    if not any(x.who == who for x in st.pending):
-        return enc
-    return with_state(enc, pending=tuple(x for x in st.pending if x.who != who))
+    return _drop(enc, "pending", who)
 
 
 def harm_of(enc: Encounter, who: str) -> PendingHarm | None:
-    for h in state_of(enc).harms:
-        if h.who == who:
-            return h
-    return None
+    found: PendingHarm | None = _of(state_of(enc).harms, who)
+    return found
 
 
 def set_harm(enc: Encounter, h: PendingHarm) -> Encounter:
-    rest = tuple(x for x in state_of(enc).harms if x.who != h.who)
-    return with_state(enc, harms=(*rest, h))
+    return _put(enc, "harms", h)
 
 
 def clear_harm(enc: Encounter, who: str) -> Encounter:
-    st = state_of(enc)
-    if not any(x.who == who for x in st.harms):
-        return enc
-    return with_state(enc, harms=tuple(x for x in st.harms if x.who != who))
+    return _drop(enc, "harms", who)
 
 
 def members(enc: Encounter, side: str) -> list[Combatant]:
