@@ -18,3 +18,17 @@ def run(session: Session, *lines: str) -> Session:
     for line in lines:
         session.execute(line)
     return session
+
+
+def fought(rounds: int = 2) -> Session:
+    """A small seeded 2297 fight played into round ``rounds + 1``, a roll and a turn at a time."""
+    from facility_tui import store
+
+    s = store.fresh_session()
+    s.apply("new 2297 Test seed=3")
+    for line in ["add Alpha side=pc init=12", "add Beta init=5", "start"]:
+        s.apply(line)
+    while s.encounter.round <= rounds:
+        s.apply("roll 2d6")
+        s.apply("next")
+    return s

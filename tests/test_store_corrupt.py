@@ -10,18 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from facility_tui import store
-from facility_tui.session import Session
-
-
-def fight(rounds: int = 2) -> Session:
-    s = store.fresh_session()
-    s.apply("new 2297 Test seed=3")
-    for line in ["add Alpha side=pc init=12", "add Beta init=5", "start"]:
-        s.apply(line)
-    while s.encounter.round <= rounds:
-        s.apply("roll 2d6")
-        s.apply("next")
-    return s
+from tests.conftest import fought as fight
 
 
 @pytest.fixture(scope="module")

@@ -11,20 +11,9 @@ from typing import Any
 import pytest
 
 from facility_tui import store
-from facility_tui.session import Session
+from tests.conftest import fought as fight
 
 STEPS = ("open", "write", "fsync", "close", "replace", "mkdir", "chmod")
-
-
-def fight(rounds: int) -> Session:
-    s = store.fresh_session()
-    s.apply("new 2297 Test seed=3")
-    for line in ["add Alpha side=pc init=12", "add Beta init=5", "start"]:
-        s.apply(line)
-    while s.encounter.round <= rounds:
-        s.apply("roll 2d6")
-        s.apply("next")
-    return s
 
 
 class Injector:
