@@ -100,6 +100,32 @@ def shown_path(path: Path) -> str:
         return str(path)
 
 
+class KeysFooter(Footer):
+    """A Footer that rebuilds its keys only when what it shows changes.
+
+    Textual's Footer recomposes (mounts a new widget per key) whenever the bindings may have
+    changed: on every focus change (the command bar's confirm moves focus back to the list) and
+    every ``refresh_bindings``; most of those show the same keys.
+    """
+
+    _shown: tuple[object, ...] | None = None
+
+    def bindings_changed(self, screen: Screen[object]) -> None:
+        shown = (
+            tuple(
+                (b.key, b.action, b.description, enabled, tooltip, b.group)
+                for (_, b, enabled, tooltip) in screen.active_bindings.values()
+                if b.show
+            ),
+            self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE,
+        )
+        if screen.app.app_focus:
+            if self._bindings_ready and shown == self._shown:
+                return
+            self._shown = shown
+        super().bindings_changed(screen)
+
+
 class MainScreen(Screen[None]):
     BINDINGS = [
         Binding("n", "next", "Next"),
@@ -153,7 +179,7 @@ class MainScreen(Screen[None]):
                 yield TextPane(id="detail")
         yield LogPane(_log_text, keep=LOG_SHOWN, id="log")
         yield CommandBar(id="command")
-        yield Footer(compact=True)
+        yield KeysFooter(compact=True)
 
     def on_resize(self) -> None:
         self.set_class(self.size.width < WIDE, "-narrow")
