@@ -44,7 +44,6 @@ class LogPane(ScrollView):
         self._cache: dict[int, tuple[LogEntry, list[Strip]]] = {}  # id(entry) -> entry, lines
         self._width = -1  # the width cached strips were rendered at
         self.lines: list[Strip] = []  # the shown tail, at most ``keep`` lines
-        self._pad = 0  # blank virtual lines above ``lines``
 
     # -- public API ---------------------------------------------------------------------------
 
@@ -57,30 +56,25 @@ class LogPane(ScrollView):
         if width != self._width:
             self._cache.clear()
             self._width = width
-        old, old_pad = self.lines, self._pad
+        old = self.lines
         self.lines = self._tail(log, width)
-        height = self.scrollable_content_region.height
-        total = len(self.lines)
-        # Once the log scrolls, its virtual height is ``keep`` lines (blank above the oldest kept
-        # line while the log is shorter): appending or undoing changes no size and no scroll.
-        rows = self.keep if total > height else total
-        self._pad = rows - total
-        size = Size(width, rows)
+        size = Size(width, len(self.lines))
         resized = size != self.virtual_size
         if resized:
             self.virtual_size = size
-        top = max(0, rows - height)
+        height = self.scrollable_content_region.height
+        top = max(0, len(self.lines) - height)
         scrolled = round(self.scroll_y) != top
         if scrolled:
             self.scroll_to(y=top, animate=False, immediate=True)
         if resized or scrolled:
             self.refresh()
             return
-        # Same size, same scroll: repaint the rows whose strip is another one.
+        # Same length, same scroll: repaint the rows whose strip is another one.
         for y in range(height):
-            i, j = top + y - old_pad, top + y - self._pad
-            a = old[i] if 0 <= i < len(old) else None
-            b = self.lines[j] if 0 <= j < total else None
+            i = top + y
+            a = old[i] if i < len(old) else None
+            b = self.lines[i] if i < len(self.lines) else None
             if a is not b:
                 self.refresh(Region(0, y, self.size.width, 1))
 
@@ -126,7 +120,7 @@ class LogPane(ScrollView):
         scroll_y = self.scroll_offset.y
         width = self.scrollable_content_region.width
         style = self.rich_style
-        i = scroll_y + y - self._pad
-        if not 0 <= i < len(self.lines):
+        i = scroll_y + y
+        if i >= len(self.lines):
             return Strip.blank(width, style)
         return self.lines[i].apply_style(style).extend_cell_length(width, style).crop(0, width)
