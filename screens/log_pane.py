@@ -41,6 +41,8 @@ class LogPane(ScrollView):
         self._style_of = style_of  # an entry as the Rich text to show
         self.keep = keep
         self._log: Sequence[LogEntry] = ()
+        self._shown: Sequence[LogEntry] = ()  # the log ``lines`` were made from
+        self._tail_width = -1
         self._cache: dict[int, tuple[LogEntry, list[Strip]]] = {}  # id(entry) -> entry, lines
         self._width = -1  # the width cached strips were rendered at
         self.lines: list[Strip] = []  # the shown tail, at most ``keep`` lines
@@ -92,6 +94,24 @@ class LogPane(ScrollView):
         return strips
 
     def _tail(self, log: Sequence[LogEntry], width: int) -> list[Strip]:
+        shown, lines = self._shown, self.lines
+        self._shown = log
+        if (
+            width == self._tail_width
+            and 0 < len(shown) <= len(log)
+            and log[len(shown) - 1] is shown[-1]
+        ):  # grown (the usual key press): render only the new entries
+            if len(self._cache) > 4 * self.keep:
+                self._cache.clear()  # (entries are cached for undo's redraw; keep that bounded)
+            added = [s for e in log[len(shown) :] for s in self._entry_lines(e, width)]
+            if not added:
+                return lines
+            lines = lines + added
+            return lines[-self.keep :] if len(lines) > self.keep else lines
+        self._tail_width = width
+        return self._full_tail(log, width)
+
+    def _full_tail(self, log: Sequence[LogEntry], width: int) -> list[Strip]:
         chunks: list[list[Strip]] = []
         count = 0
         used: dict[int, tuple[LogEntry, list[Strip]]] = {}
