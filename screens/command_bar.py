@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 from textual.binding import Binding
+from textual.geometry import Size
 from textual.message import Message
+from textual.reactive import Reactive
 from textual.widgets import Input
 
 HISTORY = 100
 
 
 class CommandBar(Input):
+    # Input sets its virtual size (the text's width, for scrolling the line) on every change of
+    # its value; Widget's asks for a layout pass of the whole screen then (the confirm that
+    # clears the line pays it). The bar is one docked line whose size never depends on it.
+    virtual_size = Reactive(Size(0, 0), layout=False)
+
     BINDINGS = [
         Binding("escape", "cancel", "Close", show=False),
         Binding("up", "history(-1)", "Earlier", show=False),

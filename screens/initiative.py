@@ -134,7 +134,9 @@ class InitiativeList(ScrollView, can_focus=True):
         self._natural: list[int] = []  # each column's content width
         self._widths: tuple[int, ...] = ()  # each column's shown width (the flex one may shrink)
         self._cursor = 0
-        self._strips: dict[str, tuple[tuple[object, ...], Strip]] = {}
+        # One strip per row and focus state: focus moving to the command bar and back (a confirm)
+        # finds the focused rows still drawn. A state holds the styles the strip was drawn with.
+        self._strips: dict[tuple[str, bool], tuple[tuple[object, ...], Strip]] = {}
         self._header: tuple[tuple[object, ...], Strip] | None = None
         self._style_memo: tuple[bool, Style, Style, Style, Style] | None = None
         self.rendered_rows = 0
@@ -176,7 +178,8 @@ class InitiativeList(ScrollView, can_focus=True):
                 if kept is cells or _same(kept, cells):
                     continue
             changed.append(i)
-            self._strips.pop(key, None)
+            self._strips.pop((key, False), None)
+            self._strips.pop((key, True), None)
             shape = tuple(_length(c) for c in cells)
             if i < len(lengths):
                 lengths[i] = shape
@@ -307,8 +310,7 @@ class InitiativeList(ScrollView, can_focus=True):
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
-        self._strips.clear()
-        self._header = None
+        self._header = None  # rows keep their strips: their state holds the styles they used
         self._style_memo = None
 
     def _refresh_row(self, i: int) -> None:
@@ -387,16 +389,17 @@ class InitiativeList(ScrollView, can_focus=True):
             key, cells = self.rows[i]
             cursor = i == self._cursor
             even = self.zebra_stripes and i % 2 == 0
-            state = (cursor, self.has_focus, even, self._widths, line_width)
-            cached = self._strips.get(key)
+            style = even_row if even else base
+            post = cursor_style if cursor else None
+            state = (cursor, even, self._widths, line_width, style, post)
+            focus = self.has_focus
+            cached = self._strips.get((key, focus))
             if cached is not None and cached[0] == state:
                 strip = cached[1]
             else:
                 self.rendered_rows += 1
-                style = even_row if even else base
-                post = cursor_style if cursor else None
                 strip = self._cells(cells, style + post if post else style, post, line_width)
-                self._strips[key] = (state, strip)
+                self._strips[key, focus] = (state, strip)
         if scroll_x or strip.cell_length != width:
             strip = strip.crop_extend(scroll_x, scroll_x + width, base)
         return strip

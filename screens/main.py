@@ -11,6 +11,7 @@ from pathlib import Path
 
 from facility_tui.screens.command_bar import CommandBar
 from facility_tui.screens.initiative import InitiativeList
+from facility_tui.screens.log_pane import LogPane
 from facility_tui.screens.text_pane import TextPane
 from rich.text import Text
 from textual import on
@@ -19,7 +20,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, RichLog
+from textual.widgets import Footer
 
 from facility_tui import store
 from facility_tui.commands import CommandError, listed, quote
@@ -34,7 +35,6 @@ from facility_tui.model import (
     System,
 )
 from facility_tui.report import status_line
-from facility_tui.session import new_entries
 from facility_tui.systems import RuleSystem, rules_for
 from facility_tui.workspace import Workspace
 
@@ -84,6 +84,10 @@ def short(name: str, width: int = NAME_WIDTH) -> str:
     return f"{name[: width - tail - 1]}…{name[-tail:]}"
 
 
+def _log_text(e: LogEntry) -> Text:
+    return Text(f"[{e.round}] {e.text}", style=KIND_STYLE.get(e.kind, ""))
+
+
 def shown_path(path: Path) -> str:
     """The save path as the GM reads it: relative to here, or with ~ for home."""
     try:
@@ -94,6 +98,32 @@ def shown_path(path: Path) -> str:
         return "~/" + str(path.resolve().relative_to(Path.home()))
     except ValueError:
         return str(path)
+
+
+class KeysFooter(Footer):
+    """A Footer that rebuilds its keys only when what it shows changes.
+
+    Textual's Footer recomposes (mounts a new widget per key) whenever the bindings may have
+    changed: on every focus change (the command bar's confirm moves focus back to the list) and
+    every ``refresh_bindings``; most of those show the same keys.
+    """
+
+    _shown: tuple[object, ...] | None = None
+
+    def bindings_changed(self, screen: Screen[object]) -> None:
+        shown = (
+            tuple(
+                (b.key, b.action, b.description, enabled, tooltip, b.group)
+                for (_, b, enabled, tooltip) in screen.active_bindings.values()
+                if b.show
+            ),
+            self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE,
+        )
+        if screen.app.app_focus:
+            if self._bindings_ready and shown == self._shown:
+                return
+            self._shown = shown
+        super().bindings_changed(screen)
 
 
 class MainScreen(Screen[None]):
@@ -147,9 +177,9 @@ class MainScreen(Screen[None]):
             yield InitiativeList(id="order")
             with VerticalScroll(id="detail-box"):
                 yield TextPane(id="detail")
-        yield RichLog(id="log", markup=False, wrap=True, max_lines=LOG_SHOWN, min_width=1)
+        yield LogPane(_log_text, keep=LOG_SHOWN, id="log")
         yield CommandBar(id="command")
-        yield Footer(compact=True)
+        yield KeysFooter(compact=True)
 
     def on_resize(self) -> None:
         self.set_class(self.size.width < WIDE, "-narrow")
@@ -182,7 +212,7 @@ class MainScreen(Screen[None]):
 
     def refresh_all(self) -> None:
         self._render_table()
-        self._render_log(full=True)
+        self._render_log()
         self._render_status()
         self._render_detail()
         self._shown = self.ws.encounter
@@ -312,18 +342,8 @@ class MainScreen(Screen[None]):
             lines.append(f"Note: {c.notes}\n", style="italic")
         pane.update(lines)
 
-    def _render_log(self, *, full: bool = False, entries: tuple[LogEntry, ...] = ()) -> None:
-        log = self.query_one("#log", RichLog)
-        height = log.scrollable_content_region.height
-        if full:
-            # Not grown (undo, another encounter): write again only what the pane shows (every
-            # entry is at least a line), not its scroll-back; that grows back with new entries.
-            log.clear()
-            entries = self.ws.encounter.log[-(max(height, 1) if self._shown else LOG_SHOWN) :]
-        width = log.scrollable_content_region.width or None  # wrap at the pane, no measuring
-        for n, e in enumerate(entries, 1):
-            line = Text(f"[{e.round}] {e.text}", style=KIND_STYLE.get(e.kind, ""))
-            log.write(line, width=width, scroll_end=n == len(entries))
+    def _render_log(self) -> None:
+        self.query_one("#log", LogPane).show(self.ws.encounter.log)
 
     def _after_change(self) -> None:
         before = self._shown
@@ -331,11 +351,8 @@ class MainScreen(Screen[None]):
         if before is None or (before.phase, before.system) != (enc.phase, enc.system):
             self.refresh_bindings()  # check_action depends on these only (the footer recomposes)
         self._render_table()
-        if before is None:
-            self._render_log(full=True)
-        elif enc.log is not before.log:  # grown: append; otherwise (undo) redraw the tail
-            added = new_entries(before, enc)
-            self._render_log(full=added is enc.log, entries=added)
+        if before is None or enc.log is not before.log:
+            self._render_log()  # repaints only the lines that changed
         self._render_detail()
         self._shown = enc
         self._render_status()

@@ -9,7 +9,7 @@ and lays the screen out again only when its height changes.
 from __future__ import annotations
 
 from rich.text import Text
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.widget import Widget
 
@@ -35,10 +35,20 @@ class TextPane(Widget):
         if text == self._text and text.style == self._text.style:
             return
         self._text = text
-        self._width = -1
         width = self.size.width
-        layout = not width or len(self._lines(width)) != self.size.height
-        self.refresh(layout=layout)
+        old, self._width = self._strips, -1
+        if not width:
+            self.refresh(layout=True)
+            return
+        new = self._lines(width)
+        if len(new) != self.size.height:
+            self.refresh(layout=True)
+            return
+        # Same height: repaint only the lines that look different.
+        top, outer = self.styles.gutter.top, self.outer_size.width
+        for y, strip in enumerate(new):
+            if y >= len(old) or strip != old[y]:
+                self.refresh(Region(0, top + y, outer, 1))
 
     def _lines(self, width: int) -> list[Strip]:
         if width != self._width:

@@ -1,0 +1,146 @@
+"""The log pane: the tail of the encounter's log on the line API, one cached ``Strip`` per line.
+
+``RichLog`` refreshes the whole widget and changes its virtual size on every write past
+``max_lines``, and scrolls to the end after the next frame, so a key press costs a layout pass,
+repaints of its scroll bar and a second frame. This pane keeps the last ``keep`` lines (entries are
+rendered once, at the pane's width, and cached by entry), shows them scrolled to the end, and on
+``show`` repaints only the lines whose strip changed. Its virtual size only changes while the log
+is shorter than ``keep`` lines; undo drops the undone lines and refills older ones from the log.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from rich.text import Text
+from textual.geometry import Region, Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from facility_tui.model import LogEntry
+
+
+class LogPane(ScrollView):
+    DEFAULT_CSS = """
+    LogPane {
+        overflow-x: hidden;
+        overflow-y: auto;
+        scrollbar-gutter: stable;  /* the wrap width does not change when the scroll bar shows */
+    }
+    """
+
+    def __init__(
+        self,
+        style_of: Callable[[LogEntry], Text],
+        *,
+        keep: int = 200,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(id=id, classes=classes)
+        self._style_of = style_of  # an entry as the Rich text to show
+        self.keep = keep
+        self._log: Sequence[LogEntry] = ()
+        self._shown: Sequence[LogEntry] = ()  # the log ``lines`` were made from
+        self._tail_width = -1
+        self._cache: dict[int, tuple[LogEntry, list[Strip]]] = {}  # id(entry) -> entry, lines
+        self._width = -1  # the width cached strips were rendered at
+        self.lines: list[Strip] = []  # the shown tail, at most ``keep`` lines
+
+    # -- public API ---------------------------------------------------------------------------
+
+    def show(self, log: Sequence[LogEntry]) -> None:
+        """Show the tail of this log; repaint only the lines that changed."""
+        self._log = log
+        width = self.scrollable_content_region.width
+        if width <= 0:
+            return  # not laid out yet: ``on_resize`` renders
+        if width != self._width:
+            self._cache.clear()
+            self._width = width
+        old = self.lines
+        self.lines = self._tail(log, width)
+        size = Size(width, len(self.lines))
+        resized = size != self.virtual_size
+        if resized:
+            self.virtual_size = size
+        height = self.scrollable_content_region.height
+        top = max(0, len(self.lines) - height)
+        scrolled = round(self.scroll_y) != top
+        if scrolled:
+            self.scroll_to(y=top, animate=False, immediate=True)
+        if resized or scrolled:
+            self.refresh()
+            return
+        # Same length, same scroll: repaint the rows whose strip is another one.
+        for y in range(height):
+            i = top + y
+            a = old[i] if i < len(old) else None
+            b = self.lines[i] if i < len(self.lines) else None
+            if a is not b:
+                self.refresh(Region(0, y, self.size.width, 1))
+
+    # -- rendering ----------------------------------------------------------------------------
+
+    def _entry_lines(self, entry: LogEntry, width: int) -> list[Strip]:
+        kept = self._cache.get(id(entry))
+        if kept is not None and kept[0] is entry:
+            return kept[1]
+        console = self.app.console
+        options = console.options.update_width(width).update(height=None)
+        rendered = console.render_lines(self._style_of(entry), options, pad=False)
+        strips = [Strip(line).simplify() for line in rendered] or [Strip.blank(width)]
+        self._cache[id(entry)] = (entry, strips)
+        return strips
+
+    def _tail(self, log: Sequence[LogEntry], width: int) -> list[Strip]:
+        shown, lines = self._shown, self.lines
+        self._shown = log
+        if (
+            width == self._tail_width
+            and 0 < len(shown) <= len(log)
+            and log[len(shown) - 1] is shown[-1]
+        ):  # grown (the usual key press): render only the new entries
+            if len(self._cache) > 4 * self.keep:
+                self._cache.clear()  # (entries are cached for undo's redraw; keep that bounded)
+            added = [s for e in log[len(shown) :] for s in self._entry_lines(e, width)]
+            if not added:
+                return lines
+            lines = lines + added
+            return lines[-self.keep :] if len(lines) > self.keep else lines
+        self._tail_width = width
+        return self._full_tail(log, width)
+
+    def _full_tail(self, log: Sequence[LogEntry], width: int) -> list[Strip]:
+        chunks: list[list[Strip]] = []
+        count = 0
+        used: dict[int, tuple[LogEntry, list[Strip]]] = {}
+        for entry in reversed(log):
+            strips = self._entry_lines(entry, width)
+            used[id(entry)] = (entry, strips)
+            chunks.append(strips)
+            count += len(strips)
+            if count >= self.keep:
+                break
+        self._cache = used  # drop what is no longer shown (and keep ids unique)
+        lines = [strip for chunk in reversed(chunks) for strip in chunk]
+        return lines[-self.keep :] if len(lines) > self.keep else lines
+
+    def on_resize(self) -> None:
+        if self.scrollable_content_region.width != self._width:
+            self.show(self._log)
+        # The first layout can clamp ``show``'s scroll (sizes not settled yet): end up at the end.
+        self.scroll_end(animate=False, immediate=False, x_axis=False)
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self.refresh()
+
+    def render_line(self, y: int) -> Strip:
+        scroll_y = self.scroll_offset.y
+        width = self.scrollable_content_region.width
+        style = self.rich_style
+        i = scroll_y + y
+        if i >= len(self.lines):
+            return Strip.blank(width, style)
+        return self.lines[i].apply_style(style).extend_cell_length(width, style).crop(0, width)
