@@ -333,7 +333,9 @@ class MainScreen(Screen[None]):
         rules = rules_for(enc.system)
         lines = Text()
         lines.append(f"{c.name}\n", style="bold")
-        lines.append(f"{SIDE_LABEL.get(c.side, c.side)} · init {c.initiative}\n", style="dim")
+        # where the table has no Init column, the rules' details say what initiative means
+        init = f" · init {c.initiative}" if rules.show_initiative else ""
+        lines.append(f"{SIDE_LABEL.get(c.side, c.side)}{init}\n", style="dim")
         for label, value in rules.details(enc, c):
             lines.append(f"{label}: ", style="bold")
             lines.append_text(Text.from_markup(value))

@@ -27,3 +27,16 @@ def test_demo_round_one(snap_compare, app: FacilityApp, size: tuple[int, int]) -
 
 def test_help(snap_compare, app: FacilityApp) -> None:
     assert snap_compare(app, terminal_size=(80, 24), press=["question_mark"])
+
+
+def test_facility_demo_round_one(
+    snap_compare, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from facility_tui.model import System
+
+    monkeypatch.chdir(tmp_path)
+    app = FacilityApp(
+        save_dir=Path("saves"), seed=1, clock=lambda: "12:00:00", demo=System.FACILITY
+    )
+    press = ["s", "colon", *"wound drone-1 2", "enter", "j", "j", "j"]
+    assert snap_compare(app, terminal_size=(120, 40), press=press)
