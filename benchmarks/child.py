@@ -65,10 +65,14 @@ def _bare_app(workdir: str):  # type: ignore[no-untyped-def]
     import json
     from pathlib import Path
 
+    data = json.loads((Path(workdir) / "rows.json").read_text())
+    return bare_app(data["columns"], data["rows"])
+
+
+def bare_app(columns: list[str], rows: list[list[str]]):  # type: ignore[no-untyped-def]
+    """The reference: Header + DataTable with the same rows + Footer (also used by ``keys``)."""
     from textual.app import App, ComposeResult
     from textual.widgets import DataTable, Footer, Header
-
-    data = json.loads((Path(workdir) / "rows.json").read_text())
 
     class Bare(App[None]):
         def compose(self) -> ComposeResult:
@@ -78,8 +82,8 @@ def _bare_app(workdir: str):  # type: ignore[no-untyped-def]
 
         def on_mount(self) -> None:
             table = self.query_one(DataTable)
-            table.add_columns(*data["columns"])
-            table.add_rows(data["rows"])
+            table.add_columns(*columns)
+            table.add_rows(rows)
             table.focus()
 
     return Bare()

@@ -103,22 +103,11 @@ async def _facility(combatants: int, presses: int, folder: Path) -> tuple[Times,
 
 
 async def _bare(columns: list[str], rows: list[list[str]], presses: int) -> list[float]:
-    from textual.app import App, ComposeResult
-    from textual.widgets import DataTable, Footer, Header
+    from textual.widgets import DataTable
 
-    class Bare(App[None]):
-        def compose(self) -> ComposeResult:
-            yield Header()
-            yield DataTable(cursor_type="row", zebra_stripes=True)
-            yield Footer()
+    from benchmarks.child import bare_app
 
-        def on_mount(self) -> None:
-            table = self.query_one(DataTable)
-            table.add_columns(*columns)
-            table.add_rows(rows)
-            table.focus()
-
-    app = Bare()
+    app = bare_app(columns, rows)
     clock = FrameClock(app)
     times: list[float] = []
     async with app.run_test(size=SCREEN) as pilot:

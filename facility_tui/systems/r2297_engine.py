@@ -66,6 +66,18 @@ class Ctx:
         return self.sheet(cid)
 
 
+# A4: what a turn starts with: nothing spent, no downgrade, no extra actions
+FRESH_TURN: dict[str, Any] = {
+    "spent_major": 0,
+    "spent_move": 0,
+    "spent_minor": 0,
+    "downgrade": "",
+    "extra_major": 0,
+    "extra_move": 0,
+    "extra_minor": 0,
+}
+
+
 def sheet_of(c: Combatant) -> Sheet2297:
     s = c.sheet
     return s if isinstance(s, Sheet2297) else Sheet2297()
@@ -232,17 +244,7 @@ def economy(enc: Encounter, c: Combatant) -> Economy:
             if cap == 0:
                 major = move = minor = 0
     else:  # what its next turn would grant, as things stand
-        preview = evolve(
-            s,
-            turn_init=shown_initiative(enc, c),
-            spent_major=0,
-            spent_move=0,
-            spent_minor=0,
-            downgrade="",
-            extra_major=0,
-            extra_move=0,
-            extra_minor=0,
-        )
+        preview = evolve(s, turn_init=shown_initiative(enc, c), **FRESH_TURN)
         b, major, move, minor, cap, _, reason = pool(enc, preview)
     block = reaction_block(enc, s)
     return Economy(b, major, move, minor, cap, reason, not block, block)
@@ -520,17 +522,7 @@ def begin_turn(ctx: Ctx, cid: str) -> None:
     s = ctx.sheet(cid)
     name = ctx.name(cid)
     turn = s.turns + 1
-    s = ctx.put(
-        cid,
-        turns=turn,
-        spent_major=0,
-        spent_move=0,
-        spent_minor=0,
-        downgrade="",
-        extra_major=0,
-        extra_move=0,
-        extra_minor=0,
-    )
+    s = ctx.put(cid, turns=turn, **FRESH_TURN)
     expire_pinned_by(ctx, cid)
     for e in s.effects:
         if e.kind is EKind.COND and e.until_round and ctx.enc.round >= e.until_round:
