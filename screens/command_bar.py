@@ -18,8 +18,9 @@ class CommandBar(Input):
     virtual_size = Reactive(Size(0, 0), layout=False)
 
     BINDINGS = [
-        Binding("escape", "cancel", "Close", show=False),
-        Binding("up", "history(-1)", "Earlier", show=False),
+        Binding("enter", "submit", "Run"),
+        Binding("escape", "cancel", "Close"),
+        Binding("up", "history(-1)", "Earlier lines", key_display="↑↓"),
         Binding("down", "history(1)", "Later", show=False),
     ]
 

@@ -5,15 +5,17 @@ update counter), which costs 40–150 ms a key press at 200 rows. This widget ke
 ``Strip`` per row, keyed on what the row looks like (its cells, cursor, zebra stripe, focus, column
 widths), and ``set_rows`` diffs the new rows by key so that only changed lines are repainted.
 
-Colours come from component classes (``initiative-list--header``, ``--cursor``, ``--even-row``);
-``styles/app.tcss`` sets them.
+Colours come from component classes (``initiative-list--header``, ``--cursor``,
+``--cursor-blurred``, ``--even-row``); ``styles/app.tcss`` sets them. Focus changes only the cursor
+row's look, and the list repaints only that row when focus comes and goes (every confirm on the
+command line), where a widget would repaint all of itself.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import ClassVar
+from typing import ClassVar, Self
 
 from rich.cells import cell_len
 from rich.segment import Segment
@@ -77,6 +79,7 @@ class InitiativeList(ScrollView, can_focus=True):
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "initiative-list--header",
         "initiative-list--cursor",
+        "initiative-list--cursor-blurred",
         "initiative-list--even-row",
     }
 
@@ -86,8 +89,8 @@ class InitiativeList(ScrollView, can_focus=True):
         overflow-x: auto;
         overflow-y: auto;
         & > .initiative-list--header { text-style: bold; }
-        & > .initiative-list--cursor { text-style: bold; }
-        &:focus > .initiative-list--cursor { text-style: bold reverse; }
+        & > .initiative-list--cursor { text-style: bold reverse; }
+        & > .initiative-list--cursor-blurred { text-style: bold; }
     }
     """
 
@@ -134,9 +137,8 @@ class InitiativeList(ScrollView, can_focus=True):
         self._natural: list[int] = []  # each column's content width
         self._widths: tuple[int, ...] = ()  # each column's shown width (the flex one may shrink)
         self._cursor = 0
-        # One strip per row and focus state: focus moving to the command bar and back (a confirm)
-        # finds the focused rows still drawn. A state holds the styles the strip was drawn with.
-        self._strips: dict[tuple[str, bool], tuple[tuple[object, ...], Strip]] = {}
+        # One strip per row key, with the state it was drawn in (cursor, stripe, widths, styles).
+        self._strips: dict[str, tuple[tuple[object, ...], Strip]] = {}
         self._header: tuple[tuple[object, ...], Strip] | None = None
         self._style_memo: tuple[bool, Style, Style, Style, Style] | None = None
         self.rendered_rows = 0
@@ -178,8 +180,7 @@ class InitiativeList(ScrollView, can_focus=True):
                 if kept is cells or _same(kept, cells):
                     continue
             changed.append(i)
-            self._strips.pop((key, False), None)
-            self._strips.pop((key, True), None)
+            self._strips.pop(key, None)
             shape = tuple(_length(c) for c in cells)
             if i < len(lengths):
                 lengths[i] = shape
@@ -190,7 +191,12 @@ class InitiativeList(ScrollView, can_focus=True):
         self._index = {key: i for i, (key, _) in enumerate(new_rows)}
         if reshaped or changed or len(new_rows) != old_count:
             self._lengths = lengths
+            # Columns widen but do not narrow again while they stay the same: the table does not
+            # jump as values come and go (an injury healed, an undo), and a value as wide as one
+            # seen before costs a row's repaint, not every row's.
             natural = [cell_len(c) for c in columns]
+            if not reshaped:
+                natural = [max(a, b) for a, b in zip(natural, self._natural, strict=False)]
             for shape in lengths:
                 for j, n in enumerate(shape[: len(natural)]):
                     if n > natural[j]:
@@ -298,15 +304,43 @@ class InitiativeList(ScrollView, can_focus=True):
         self._scroll_to_cursor()
 
     def _set_virtual_size(self) -> None:
+        # Rows narrower than the list are padded to its width anyway; counting them as that wide
+        # keeps a column growing inside it (a longer status) from costing a layout pass.
         width = sum(self._widths) + 2 * PAD * len(self._widths)
+        width = max(width, self.scrollable_content_region.width)
         self.virtual_size = Size(width, len(self.rows) + 1)
 
     def on_resize(self) -> None:
         if self._layout_widths() != self._widths:
             self._relayout()
         else:
+            self._set_virtual_size()
             self._strips.clear()  # rows fill the width: a new width is a new strip
             self._header = None
+
+    def focus(self, scroll_visible: bool = True) -> Self:
+        # Widget.focus repaints the whole list, then takes focus on the next message; the
+        # focus handler below repaints the one row that changes.
+        self.screen.set_focus(self, scroll_visible=scroll_visible)
+        return self
+
+    def watch_has_focus(self, _has_focus: bool) -> None:
+        """No restyle: no style of the list depends on focus but the cursor's (a restyle of a
+        scrolling widget repaints its scroll bar too)."""
+
+    def _on_focus(self, event: events.Focus) -> None:
+        event.prevent_default()  # Widget's handler would repaint every row
+        self.has_focus = True
+        self._refresh_row(self._cursor)
+        if self.parent is not None:
+            self.parent.post_message(events.DescendantFocus(self))
+
+    def _on_blur(self, event: events.Blur) -> None:
+        event.prevent_default()
+        self.has_focus = False
+        self._refresh_row(self._cursor)
+        if self.parent is not None:
+            self.parent.post_message(events.DescendantBlur(self))
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
@@ -334,7 +368,7 @@ class InitiativeList(ScrollView, can_focus=True):
                 base,
                 base + get("initiative-list--header"),
                 base + get("initiative-list--even-row"),
-                get("initiative-list--cursor"),
+                get("initiative-list--cursor" if focus else "initiative-list--cursor-blurred"),
             )
             self._style_memo = memo
         return memo[1], memo[2], memo[3], memo[4]
@@ -377,7 +411,7 @@ class InitiativeList(ScrollView, can_focus=True):
         line_width = max(self.virtual_size.width, width)
         base, header, even_row, cursor_style = self._styles()
         if y == 0:
-            key = (self._widths, line_width, self.has_focus)
+            key = (self._widths, line_width, header)
             if self._header is None or self._header[0] != key:
                 cells = [Text(c) for c in self.columns]
                 self._header = (key, self._cells(cells, header, None, line_width))
@@ -392,14 +426,13 @@ class InitiativeList(ScrollView, can_focus=True):
             style = even_row if even else base
             post = cursor_style if cursor else None
             state = (cursor, even, self._widths, line_width, style, post)
-            focus = self.has_focus
-            cached = self._strips.get((key, focus))
+            cached = self._strips.get(key)
             if cached is not None and cached[0] == state:
                 strip = cached[1]
             else:
                 self.rendered_rows += 1
                 strip = self._cells(cells, style + post if post else style, post, line_width)
-                self._strips[key, focus] = (state, strip)
+                self._strips[key] = (state, strip)
         if scroll_x or strip.cell_length != width:
             strip = strip.crop_extend(scroll_x, scroll_x + width, base)
         return strip

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from rich.segment import Segment
 from rich.text import Text
 from textual.geometry import Region, Size
+from textual.reactive import Reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
@@ -28,6 +30,10 @@ class LogPane(ScrollView):
         scrollbar-gutter: stable;  /* the wrap width does not change when the scroll bar shows */
     }
     """
+    # A longer log (while it is shorter than ``keep`` lines) needs its scroll bar's thumb
+    # resized, not a layout pass of the whole screen; ``show`` asks for one when the bar
+    # appears or goes.
+    virtual_size = Reactive(Size(0, 0), layout=False)
 
     def __init__(
         self,
@@ -61,10 +67,15 @@ class LogPane(ScrollView):
         old = self.lines
         self.lines = self._tail(log, width)
         size = Size(width, len(self.lines))
+        height = self.scrollable_content_region.height
         resized = size != self.virtual_size
         if resized:
+            scrolls = self.virtual_size.height > height
             self.virtual_size = size
-        height = self.scrollable_content_region.height
+            if (size.height > height) != scrolls:
+                self.refresh(layout=True)  # the scroll bar shows (or goes): lay it out
+            elif self.show_vertical_scrollbar:
+                self.vertical_scrollbar.window_virtual_size = size.height
         top = max(0, len(self.lines) - height)
         scrolled = round(self.scroll_y) != top
         if scrolled:
@@ -87,9 +98,16 @@ class LogPane(ScrollView):
         if kept is not None and kept[0] is entry:
             return kept[1]
         console = self.app.console
-        options = console.options.update_width(width).update(height=None)
-        rendered = console.render_lines(self._style_of(entry), options, pad=False)
-        strips = [Strip(line).simplify() for line in rendered] or [Strip.blank(width)]
+        text = self._style_of(entry)
+        plain = text.plain
+        if not text.spans and plain.isprintable() and text.cell_len <= width:
+            # One line in one style (most entries): Rich's wrapping pipeline costs ~0.3 ms
+            style = console.get_style(text.style) if isinstance(text.style, str) else text.style
+            strips = [Strip([Segment(plain, style)], text.cell_len)]
+        else:
+            options = console.options.update_width(width).update(height=None)
+            rendered = console.render_lines(text, options, pad=False)
+            strips = [Strip(line).simplify() for line in rendered] or [Strip.blank(width)]
         self._cache[id(entry)] = (entry, strips)
         return strips
 

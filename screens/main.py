@@ -11,6 +11,7 @@ from pathlib import Path
 
 from facility_tui.screens.command_bar import CommandBar
 from facility_tui.screens.initiative import InitiativeList
+from facility_tui.screens.key_bar import KeyBar
 from facility_tui.screens.log_pane import LogPane
 from facility_tui.screens.text_pane import TextPane
 from rich.text import Text
@@ -19,8 +20,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
+from textual.reactive import Reactive
 from textual.screen import Screen
-from textual.widgets import Footer
+from textual.widget import Widget
 
 from facility_tui import store
 from facility_tui.commands import CommandError, listed, quote
@@ -100,33 +102,11 @@ def shown_path(path: Path) -> str:
         return str(path)
 
 
-class KeysFooter(Footer):
-    """A Footer that rebuilds its keys only when what it shows changes.
-
-    Textual's Footer recomposes (mounts a new widget per key) whenever the bindings may have
-    changed: on every focus change (the command bar's confirm moves focus back to the list) and
-    every ``refresh_bindings``; most of those show the same keys.
-    """
-
-    _shown: tuple[object, ...] | None = None
-
-    def bindings_changed(self, screen: Screen[object]) -> None:
-        shown = (
-            tuple(
-                (b.key, b.action, b.description, enabled, tooltip, b.group)
-                for (_, b, enabled, tooltip) in screen.active_bindings.values()
-                if b.show
-            ),
-            self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE,
-        )
-        if screen.app.app_focus:
-            if self._bindings_ready and shown == self._shown:
-                return
-            self._shown = shown
-        super().bindings_changed(screen)
-
-
 class MainScreen(Screen[None]):
+    # Screen repaints all of itself when focus moves (every confirm from the command line); the
+    # widget losing focus and the one gaining it repaint themselves, which is all that changes.
+    focused: Reactive[Widget | None] = Reactive(None, repaint=False)
+
     BINDINGS = [
         Binding("n", "next", "Next"),
         Binding("p", "prev", "Turn marker back", show=False),
@@ -179,7 +159,7 @@ class MainScreen(Screen[None]):
                 yield TextPane(id="detail")
         yield LogPane(_log_text, keep=LOG_SHOWN, id="log")
         yield CommandBar(id="command")
-        yield KeysFooter(compact=True)
+        yield KeyBar(id="keys")
 
     def on_resize(self) -> None:
         self.set_class(self.size.width < WIDE, "-narrow")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual.geometry import Region, Size
+from textual.reactive import Reactive
 from textual.strip import Strip
 from textual.widget import Widget
 
@@ -20,6 +21,9 @@ class TextPane(Widget):
         height: auto;
     }
     """
+    # The pane does not scroll: its virtual size follows its size, and a change of it (which a
+    # new height brings) must not ask for a second layout pass of the screen.
+    virtual_size = Reactive(Size(0, 0), layout=False)
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
@@ -40,8 +44,9 @@ class TextPane(Widget):
         if not width:
             self.refresh(layout=True)
             return
-        new = self._lines(width)
-        if len(new) != self.size.height:
+        new, height = self._lines(width), self.size.height
+        # Its height is the text's, or its min-height if that is more (a pane filling its box).
+        if len(new) > height or (len(new) < height and len(old) >= height):
             self.refresh(layout=True)
             return
         # Same height: repaint only the lines that look different.

@@ -5,10 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from facility_tui.screens.initiative import InitiativeList
+from facility_tui.screens.key_bar import KeyBar
 from facility_tui.screens.main import MainScreen
 from rich.text import Text
 from textual import on
 from textual.app import App, ComposeResult
+from textual.strip import Strip
+from textual.widgets import Input
 
 from facility_tui.app import FacilityApp
 from facility_tui.commands import listed
@@ -299,9 +302,72 @@ async def test_initiative_list_set_rows_rerenders_only_changed_rows() -> None:
         table.set_rows(["#", "Name", "HP"], _rows(200, hp={150: "1000"}))
         await pilot.pause()
         assert table.rendered_rows >= before + 4 + 23
+        # Columns do not narrow again: the wide cell going back costs that row only.
+        drawn = table.rendered_rows
+        table.set_rows(["#", "Name", "HP"], _rows(200))
+        await pilot.pause()
+        assert table.rendered_rows == drawn  # (row 150 is off screen: nothing is drawn again)
+        assert _line(table, 0).rstrip().endswith("HP")
         # Rows keep their cursor by key when rows are removed above it.
         table.set_rows(["#", "Name", "HP"], _rows(200)[1:])
         assert table.cursor_key == "c1" and table.row_count == 199
+
+
+class CountingList(InitiativeList):
+    """Counts the lines the compositor asks for (a repaint of the whole list asks for all)."""
+
+    asked = 0
+
+    def render_line(self, y: int) -> Strip:
+        self.asked += 1
+        return super().render_line(y)
+
+
+class ListAndLineApp(ListApp):
+    def compose(self) -> ComposeResult:
+        yield CountingList(id="order")
+        yield Input(id="line")
+
+
+async def test_initiative_list_focus_repaints_the_cursor_row_only() -> None:
+    app = ListAndLineApp(200)
+    async with app.run_test(size=(60, 24)) as pilot:
+        table = app.query_one(InitiativeList)
+        await pilot.pause()
+        focused_look = list(table.render_line(1))
+        before = table.rendered_rows
+        assert isinstance(table, CountingList)
+        table.asked = 0
+        app.query_one(Input).focus()
+        await pilot.pause()
+        assert not table.has_focus
+        assert table.rendered_rows == before + 1  # the cursor row, in its unfocused look
+        assert table.asked == 1  # and no other line was repainted
+        assert list(table.render_line(1)) != focused_look
+        assert table.render_line(2).text == _line(table, 2)
+        table.focus()
+        await pilot.pause()
+        assert table.has_focus and table.rendered_rows == before + 2
+        assert list(table.render_line(1)) == focused_look
+
+
+async def test_key_bar_lists_the_keys_that_work_now_and_takes_clicks(tmp_path: Path) -> None:
+    app = FacilityApp(save_dir=tmp_path, seed=1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        bar = screen(app).query_one(KeyBar)
+        shown = bar.text.plain
+        assert "nNext" in shown and "uUndo" in shown and "dDamage" in shown
+        await pilot.press("colon")
+        await pilot.pause()
+        assert bar.render_line(0).text.strip().startswith("⏎Run  esc Close")
+        assert "Next" not in bar.text.plain  # letters type while the line has focus
+        await pilot.press("escape")
+        await pilot.pause()
+        assert bar.render_line(0).text.strip() == shown
+        await pilot.click(KeyBar, offset=(1 + shown.index("nNext"), 0))  # n starts the fight
+        await pilot.pause()
+        assert app.workspace.encounter.phase is Phase.ACTIVE
 
 
 async def test_main_screen_list_marks_the_turn_and_follows_it(tmp_path: Path) -> None:

@@ -1,0 +1,106 @@
+"""The key bar: one line at the bottom listing the keys that work right now.
+
+Textual's ``Footer`` mounts a widget per key and rebuilds them all (a mount and a layout pass of
+the whole screen) whenever the bindings may have changed, which includes every move of focus
+between the list and the command line: 10–15 ms of each damage confirm. This bar is one line of
+text: a change repaints that line, and nothing else on the screen moves.
+"""
+
+from __future__ import annotations
+
+from facility_tui.screens.text_pane import TextPane
+from rich.text import Text
+from textual import events
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.strip import Strip
+from textual.widgets import Input
+
+GAP = "  "
+
+
+class KeyBar(TextPane):
+    DEFAULT_CSS = """
+    KeyBar {
+        dock: bottom;
+        height: 1;
+        padding: 0 1;
+        background: $footer-background;
+        color: $footer-description-foreground;
+    }
+    KeyBar > .key-bar--key {
+        color: $footer-key-foreground;
+        text-style: bold;
+    }
+    """
+    COMPONENT_CLASSES = {"key-bar--key"}
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._spans: list[tuple[int, int, str]] = []  # (from x, to x, key) for mouse clicks
+        self._stale = True
+
+    def on_mount(self) -> None:
+        self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
+        self._list_keys()
+
+    def on_unmount(self) -> None:
+        self.screen.bindings_updated_signal.unsubscribe(self)
+
+    def _bindings_changed(self, _screen: Screen[object]) -> None:
+        # A move of focus signals this twice; the keys are listed once, when the line is drawn.
+        self._stale = True
+        self.refresh()
+
+    def render_line(self, y: int) -> Strip:
+        if self._stale:
+            self._list_keys()
+        return super().render_line(y)
+
+    def _list_keys(self) -> None:
+        """List the shown keys of the focus chain, once per action (``u`` for ``u,ctrl+z``).
+
+        While a text line has focus, only its own keys are listed: the screen's letters type.
+        """
+        self._stale = False
+        screen = self.screen
+        focused = screen.focused
+        typing = focused if isinstance(focused, Input) else None
+        seen: set[str] = set()
+        keys: list[tuple[str, str, str]] = []  # (key, shown as, description)
+        for namespace, binding, enabled, _ in screen.active_bindings.values():
+            if not binding.show or not enabled or binding.action in seen:
+                continue
+            if typing is not None and namespace is not typing:
+                continue
+            seen.add(binding.action)
+            shown = self.app.get_key_display(binding)
+            keys.append((binding.key.split(",")[0], shown, binding.description))
+        if typing is not None:  # in the order the line declares them (the chain merges them)
+            declared = [b.key for b in typing.BINDINGS if isinstance(b, Binding)]
+            keys.sort(key=lambda k: declared.index(k[0]) if k[0] in declared else len(declared))
+        self._show(keys)
+
+    def _show(self, keys: list[tuple[str, str, str]]) -> None:
+        key_style = self.get_component_rich_style("key-bar--key", partial=True)
+        line = Text(no_wrap=True, overflow="ellipsis")
+        self._spans = []
+        for key, shown, description in keys:
+            if line:
+                line.append(GAP)
+            start = len(line)
+            line.append(shown, key_style)
+            line.append(f" {description}" if len(shown) > 1 else description)  # nNext, esc Close
+            self._spans.append((start, len(line), key))
+        self.update(line)
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._stale = True  # the key colour comes from the theme
+
+    def on_click(self, event: events.Click) -> None:
+        x = event.x - self.styles.gutter.left
+        for start, end, key in self._spans:
+            if start <= x < end:
+                self.app.simulate_key(key)
+                return
