@@ -395,3 +395,18 @@ async def test_main_screen_list_marks_the_turn_and_follows_it(tmp_path: Path) ->
         assert table.cursor_row == row
         await pilot.press("k")
         assert table.cursor_row == row - 1
+
+
+async def test_detail_pane_leaves_no_lines_of_the_last_combatant(tmp_path: Path) -> None:
+    """A shorter detail (a drone after a PC) blanks the lines the longer one used."""
+    from facility_tui.model import System
+
+    app = FacilityApp(save_dir=tmp_path, seed=1, demo=System.FACILITY)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("home", "j")
+        await pilot.pause()
+        assert "coveralls" in app.export_screenshot()  # what Dale (Maintenance) wears
+        await pilot.press("end")
+        await pilot.pause()
+        assert "coveralls" not in app.export_screenshot()
