@@ -226,10 +226,9 @@ class MainScreen(Screen[None]):
             f" [{rules.title}]  ",
             (f"{self._shown_path()} · {saved}", "dim"),
         )
-        for line in (turn, where):
-            line.no_wrap = True
-            line.overflow = "ellipsis"
-        self.query_one("#status", TextPane).update(Text("\n").join([turn, where]))
+        lines = Text("\n").join([turn, where])
+        lines.no_wrap, lines.overflow = True, "ellipsis"  # two lines, each cut to the width
+        self.query_one("#status", TextPane).update(lines)
 
     def _shown_path(self) -> str:
         path = self.ws.path

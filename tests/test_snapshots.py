@@ -40,3 +40,8 @@ def test_facility_demo_round_one(
     )
     press = ["s", "colon", *"wound drone-1 2", "enter", "j", "j", "j"]
     assert snap_compare(app, terminal_size=(120, 40), press=press)
+
+
+def test_damage_prompt(snap_compare, app: FacilityApp) -> None:
+    """``d`` opens the command line on the selected combatant; its keys replace the screen's."""
+    assert snap_compare(app, terminal_size=(80, 24), press=["s", "d", "5"])
