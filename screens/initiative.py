@@ -133,7 +133,6 @@ class InitiativeList(ScrollView, can_focus=True):
         self.columns: list[str] = []
         self.rows: Sequence[Row] = []
         self._index: dict[str, int] = {}  # row key -> row index
-        self._lengths: list[tuple[int, ...]] = []  # cell lengths per row, for the widths
         self._natural: list[int] = []  # each column's content width
         self._widths: tuple[int, ...] = ()  # each column's shown width (the flex one may shrink)
         self._cursor = 0
@@ -170,40 +169,33 @@ class InitiativeList(ScrollView, can_focus=True):
         reshaped = columns != self.columns
         if reshaped:
             self.columns = columns
-            self._lengths = []
             old_rows = []
-        lengths = list(self._lengths)
+        # Columns widen but do not narrow again while they stay the same: the table does not
+        # jump as values come and go (an injury healed, an undo), a value as wide as one seen
+        # before costs a row's repaint, not every row's, and only changed rows are measured.
+        natural = [cell_len(c) for c in columns] if reshaped else list(self._natural)
         changed: list[int] = []
+        moved = len(new_rows) != old_count  # rows added, removed or reordered: a new index
         for i, (key, cells) in enumerate(new_rows):
-            if i < len(old_rows) and old_rows[i][0] == key:
-                kept = old_rows[i][1]
-                if kept is cells or _same(kept, cells):
-                    continue
+            if i < len(old_rows):
+                was_key, kept = old_rows[i]
+                if was_key == key:
+                    if kept is cells or _same(kept, cells):
+                        continue
+                else:
+                    moved = True
             changed.append(i)
             self._strips.pop(key, None)
-            shape = tuple(_length(c) for c in cells)
-            if i < len(lengths):
-                lengths[i] = shape
-            else:
-                lengths.append(shape)
-        del lengths[len(new_rows) :]
+            for j, cell in enumerate(cells[: len(natural)]):
+                n = _length(cell)
+                if n > natural[j]:
+                    natural[j] = n
         self.rows = new_rows
-        self._index = {key: i for i, (key, _) in enumerate(new_rows)}
-        if reshaped or changed or len(new_rows) != old_count:
-            self._lengths = lengths
-            # Columns widen but do not narrow again while they stay the same: the table does not
-            # jump as values come and go (an injury healed, an undo), and a value as wide as one
-            # seen before costs a row's repaint, not every row's.
-            natural = [cell_len(c) for c in columns]
-            if not reshaped:
-                natural = [max(a, b) for a, b in zip(natural, self._natural, strict=False)]
-            for shape in lengths:
-                for j, n in enumerate(shape[: len(natural)]):
-                    if n > natural[j]:
-                        natural[j] = n
-            if natural != self._natural:
-                self._natural = natural
-                reshaped = True
+        if moved or reshaped:
+            self._index = {key: i for i, (key, _) in enumerate(new_rows)}
+        if natural != self._natural:
+            self._natural = natural
+            reshaped = True
         if old_key is not None and old_key in self._index:
             self._cursor = self._index[old_key]
         self._cursor = max(0, min(self._cursor, len(new_rows) - 1))

@@ -13,7 +13,6 @@ from rich.text import Text
 from textual import events
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.strip import Strip
 from textual.widgets import Input
 
 GAP = "  "
@@ -38,7 +37,7 @@ class KeyBar(TextPane):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._spans: list[tuple[int, int, str]] = []  # (from x, to x, key) for mouse clicks
-        self._stale = True
+        self._stale = False  # keys to list again after the next frame
         self._made: dict[object, tuple[Text, list[tuple[int, int, str]]]] = {}
 
     def on_mount(self) -> None:
@@ -49,20 +48,19 @@ class KeyBar(TextPane):
         self.screen.bindings_updated_signal.unsubscribe(self)
 
     def _bindings_changed(self, _screen: Screen[object]) -> None:
-        # A move of focus signals this twice; the keys are listed once, when the line is drawn.
-        self._stale = True
-        self.refresh()
-
-    def render_line(self, y: int) -> Strip:
-        if self._stale:
-            self._list_keys()
-        return super().render_line(y)
+        # A move of focus signals this twice; the keys are listed once, after the frame that
+        # shows what the key did (as Textual's Footer does): the hints follow a frame later.
+        if not self._stale:
+            self._stale = True
+            self.call_after_refresh(self._list_keys)
 
     def _list_keys(self) -> None:
         """List the shown keys of the focus chain, once per action (``u`` for ``u,ctrl+z``).
 
         While a text line has focus, only its own keys are listed: the screen's letters type.
         """
+        if not self.is_attached:
+            return
         self._stale = False
         screen = self.screen
         focused = screen.focused
@@ -101,8 +99,9 @@ class KeyBar(TextPane):
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
-        self._stale = True  # the key colour comes from the theme
-        self._made.clear()
+        self._made.clear()  # the key colour comes from the theme
+        if self.is_mounted:
+            self._bindings_changed(self.screen)
 
     def on_click(self, event: events.Click) -> None:
         x = event.x - self.styles.gutter.left

@@ -9,6 +9,8 @@ from __future__ import annotations
 import gc
 from pathlib import Path
 
+from facility_tui.screens.collector import EVERY as COLLECT_EVERY
+from facility_tui.screens.collector import IdleCollector
 from facility_tui.screens.command_bar import CommandBar
 from facility_tui.screens.initiative import InitiativeList
 from facility_tui.screens.key_bar import KeyBar
@@ -148,6 +150,7 @@ class MainScreen(Screen[None]):
         self._path_shown: tuple[Path, str] | None = None
         self._save_state = ""
         self._quit_anyway = False
+        self.collector = IdleCollector()
 
     # -- layout -------------------------------------------------------------------------------
 
@@ -183,6 +186,11 @@ class MainScreen(Screen[None]):
         for message in messages:
             self.notify(message, timeout=10)
         self.table.focus()
+        self.collector.start()
+        self.set_interval(COLLECT_EVERY, self.collector.quiet_moment)
+
+    def on_unmount(self) -> None:
+        self.collector.stop()
 
     @property
     def table(self) -> InitiativeList:
@@ -349,6 +357,7 @@ class MainScreen(Screen[None]):
         else:
             self._save_state = f"saved {self.app.clock()}"  # type: ignore[attr-defined]
         self._render_status()
+        self.collector.quiet_moment()  # the change is drawn and written: a quiet moment
 
     # -- running commands ---------------------------------------------------------------------
 

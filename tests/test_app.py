@@ -410,3 +410,19 @@ async def test_detail_pane_leaves_no_lines_of_the_last_combatant(tmp_path: Path)
         await pilot.press("end")
         await pilot.pause()
         assert "coveralls" not in app.export_screenshot()
+
+
+async def test_collection_waits_for_quiet_moments_and_comes_back_on_exit(tmp_path: Path) -> None:
+    import gc
+
+    assert gc.isenabled()
+    app = FacilityApp(save_dir=tmp_path, seed=1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert not gc.isenabled()  # no collection in the middle of a key press
+        collected = gc.get_stats()[1]["collections"]
+        await pilot.press("s")
+        await settle(pilot)  # drawn and saved: the screen collects the young generations
+        await pilot.pause()
+        assert gc.get_stats()[1]["collections"] > collected
+    assert gc.isenabled()
