@@ -1,8 +1,9 @@
 """Run every figure and print one table: ``uv run python -m benchmarks [--quick] [--repeat N]``.
 
 Start-up figures are medians over ``--repeat`` fresh launches (app and bare interleaved); key
-presses are ``--presses`` timed presses per key and size; saves and loads are medians over
-``--repeat`` runs. ``--quick`` (3 repeats, 5 presses) finishes in well under a minute.
+presses are ``--presses`` timed presses per key and size in each of ``--sessions`` app sessions
+(and as many bare ones), p50 and p95 being medians over the sessions; saves and loads are medians
+over ``--repeat`` runs. ``--quick`` (3 repeats, 5 presses, 1 session) finishes in about a minute.
 """
 
 from __future__ import annotations
@@ -24,22 +25,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--quick", action="store_true", help="fewer repeats: < 60 s")
     p.add_argument("--repeat", type=int, help="launches / runs per figure (default 7, quick 3)")
     p.add_argument("--presses", type=int, help="timed presses per key and size (default 30)")
+    p.add_argument("--sessions", type=int, help="key-press sessions per size (default 3, quick 1)")
     p.add_argument("--only", choices=GROUPS, action="append", help="run only these groups")
     ns = p.parse_args(argv)
     repeat = ns.repeat or (3 if ns.quick else 7)
     presses = ns.presses or (5 if ns.quick else 30)
+    sessions = ns.sessions or (1 if ns.quick else 3)
     groups = ns.only or GROUPS
 
     started = time.perf_counter()
     before, _ = load_line()
     python = f"{platform.python_implementation()} {platform.python_version()}, {sys.platform}"
-    print(f"facility-tui benchmarks — {python}; repeat={repeat}, presses={presses}")
+    print(
+        f"facility-tui benchmarks — {python}; repeat={repeat}, presses={presses}, "
+        f"sessions={sessions}"
+    )
     print(f"before: {before}", flush=True)
     rows: list[Row] = []
     if "startup" in groups:
         rows += startup.measure(repeat)[0]
     if "keys" in groups:
-        rows += keys.measure(presses)
+        rows += keys.measure(presses, sessions)
     if "saving" in groups:
         rows += saving.measure(repeat)
     after, _ = load_line()

@@ -61,7 +61,8 @@ class CommandBar(Input):
         if self.value.strip():
             self.history.append(self.value.strip())
             del self.history[:-HISTORY]
-        self.value = ""
+        with self.prevent(Input.Changed):  # (no one listens; it would bubble to the app)
+            self.value = ""
 
     def keep(self) -> None:
         """Leave the line as typed so the GM can correct it."""

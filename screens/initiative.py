@@ -320,19 +320,17 @@ class InitiativeList(ScrollView, can_focus=True):
         """No restyle: no style of the list depends on focus but the cursor's (a restyle of a
         scrolling widget repaints its scroll bar too)."""
 
+    # Widget's focus handlers repaint every row, and tell the ancestors (for ``:focus-within``
+    # styles, which nothing here uses); these repaint the one row that changes.
     def _on_focus(self, event: events.Focus) -> None:
-        event.prevent_default()  # Widget's handler would repaint every row
+        event.prevent_default()
         self.has_focus = True
         self._refresh_row(self._cursor)
-        if self.parent is not None:
-            self.parent.post_message(events.DescendantFocus(self))
 
     def _on_blur(self, event: events.Blur) -> None:
         event.prevent_default()
         self.has_focus = False
         self._refresh_row(self._cursor)
-        if self.parent is not None:
-            self.parent.post_message(events.DescendantBlur(self))
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
