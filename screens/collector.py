@@ -10,6 +10,7 @@ and every few seconds besides (dialogs and the like make garbage too).
 from __future__ import annotations
 
 import gc
+import time
 
 EVERY = 2.0  # s between collections when nothing is being saved
 FULL_EVERY = 20  # quiet moments between full collections (the others collect the young)
@@ -19,6 +20,7 @@ class IdleCollector:
     def __init__(self) -> None:
         self._moments = 0
         self._was_enabled = True
+        self._last = time.monotonic()
 
     def start(self) -> None:
         self._was_enabled = gc.isenabled()
@@ -29,5 +31,12 @@ class IdleCollector:
             gc.enable()
 
     def quiet_moment(self) -> None:
+        """After a change is drawn and saved: collect."""
         self._moments += 1
+        self._last = time.monotonic()
         gc.collect(2 if self._moments % FULL_EVERY == 0 else 1)
+
+    def tick(self) -> None:
+        """Every ``EVERY`` seconds: collect if no change has given a quiet moment since."""
+        if time.monotonic() - self._last >= EVERY:
+            self.quiet_moment()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from textual import events
+from textual import events, on
 from textual.binding import Binding
 from textual.geometry import Size
 from textual.message import Message
@@ -41,6 +41,9 @@ class CommandBar(Input):
         )
         self.history: list[str] = []
         self._at = 0
+        # A steady cursor: a blink redraws the screen twice a second, and a key pressed just
+        # after one waits for the next frame slot (up to 1/60 s) to show what it did.
+        self.set_reactive(Input.cursor_blink, False)
 
     def watch_has_focus(self, _has_focus: bool) -> None:
         """No restyle: ``_on_focus`` and ``_on_blur`` set the one style that changes."""
@@ -50,6 +53,10 @@ class CommandBar(Input):
 
     def _on_blur(self, _event: events.Blur) -> None:
         self.styles.background = None  # back to the stylesheet's
+
+    @on(Input.Blurred)
+    def _blurred(self, event: Input.Blurred) -> None:
+        event.stop()  # (no one listens; it would go on to the screen and the app)
 
     def open(self, prefill: str = "") -> None:
         self.value = prefill

@@ -187,7 +187,7 @@ class MainScreen(Screen[None]):
             self.notify(message, timeout=10)
         self.table.focus()
         self.collector.start()
-        self.set_interval(COLLECT_EVERY, self.collector.quiet_moment)
+        self.set_interval(COLLECT_EVERY, self.collector.tick)
 
     def on_unmount(self) -> None:
         self.collector.stop()
