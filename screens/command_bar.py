@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from textual import events, on
 from textual.binding import Binding
 from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import Reactive
+from textual.strip import Strip
 from textual.widgets import Input
 
 HISTORY = 100
@@ -33,7 +36,7 @@ class CommandBar(Input):
     class Cancelled(Message):
         pass
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, *, run: Callable[[str], None], id: str | None = None) -> None:
         super().__init__(
             placeholder=": command  (e.g. add Thug init=2d6; ? lists them all)",
             select_on_focus=False,
@@ -41,6 +44,8 @@ class CommandBar(Input):
         )
         self.history: list[str] = []
         self._at = 0
+        self._run = run  # what enter does with the line
+        self._idle_line: tuple[tuple[int, str], Strip] | None = None
         # A steady cursor: a blink redraws the screen twice a second, and a key pressed just
         # after one waits for the next frame slot (up to 1/60 s) to show what it did.
         self.set_reactive(Input.cursor_blink, False)
@@ -54,9 +59,28 @@ class CommandBar(Input):
     def _on_blur(self, _event: events.Blur) -> None:
         self.styles.background = None  # back to the stylesheet's
 
+    def render_line(self, y: int) -> Strip:
+        # The idle line (no focus, nothing typed: the placeholder) is drawn once; Input would
+        # lay it out again every time the bar is repainted, as it is at every confirm.
+        if y or self.value or self.has_focus:
+            return super().render_line(y)
+        key = (self.scrollable_content_region.width, self.placeholder)
+        if self._idle_line is None or self._idle_line[0] != key:
+            self._idle_line = (key, super().render_line(0))
+        return self._idle_line[1]
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._idle_line = None
+
     @on(Input.Blurred)
     def _blurred(self, event: Input.Blurred) -> None:
         event.stop()  # (no one listens; it would go on to the screen and the app)
+
+    async def action_submit(self) -> None:
+        # Called, not posted as a Submitted message: the confirm that ends every damage entry
+        # would otherwise wait for the message to reach the screen.
+        self._run(self.value)
 
     def open(self, prefill: str = "") -> None:
         self.value = prefill

@@ -139,7 +139,7 @@ class InitiativeList(ScrollView, can_focus=True):
         # One strip per row key, with the state it was drawn in (cursor, stripe, widths, styles).
         self._strips: dict[str, tuple[tuple[object, ...], Strip]] = {}
         self._header: tuple[tuple[object, ...], Strip] | None = None
-        self._style_memo: tuple[bool, Style, Style, Style, Style] | None = None
+        self._style_memo: tuple[Style, Style, Style, Style, Style] | None = None
         self.rendered_rows = 0
         """How many row strips were rendered (cache misses): for tests and profiling."""
 
@@ -347,21 +347,20 @@ class InitiativeList(ScrollView, can_focus=True):
     # -- rendering ----------------------------------------------------------------------------
 
     def _styles(self) -> tuple[Style, Style, Style, Style]:
-        """Base, header, even-row and cursor styles; computed once per focus state and style."""
-        focus = self.has_focus
+        """Base, header, even-row and cursor styles: computed once per style update, the
+        cursor's for both focus states (focus comes and goes with every confirm)."""
         memo = self._style_memo
-        if memo is None or memo[0] != focus:
+        if memo is None:
             base = self.rich_style
             get = self.get_component_rich_style
-            memo = (
-                focus,
+            memo = self._style_memo = (
                 base,
                 base + get("initiative-list--header"),
                 base + get("initiative-list--even-row"),
-                get("initiative-list--cursor" if focus else "initiative-list--cursor-blurred"),
+                get("initiative-list--cursor-blurred"),
+                get("initiative-list--cursor"),
             )
-            self._style_memo = memo
-        return memo[1], memo[2], memo[3], memo[4]
+        return memo[0], memo[1], memo[2], memo[4 if self.has_focus else 3]
 
     def _cells(
         self, cells: Sequence[Cell], style: Style, post: Style | None, line_width: int

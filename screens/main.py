@@ -7,6 +7,7 @@ Panes only read the encounter and send command lines; every number they show com
 from __future__ import annotations
 
 import gc
+from functools import lru_cache
 from pathlib import Path
 
 from facility_tui.screens.collector import EVERY as COLLECT_EVERY
@@ -88,6 +89,15 @@ def short(name: str, width: int = NAME_WIDTH) -> str:
     return f"{name[: width - tail - 1]}…{name[-tail:]}"
 
 
+@lru_cache(maxsize=1024)
+def _markup(value: str) -> Text:
+    """A detail's value as Rich text; most are the same from one key press to the next.
+
+    (Callers copy it into their own text: ``Text.append_text`` does not change it.)
+    """
+    return Text.from_markup(value)
+
+
 def _log_text(e: LogEntry) -> Text:
     return Text(f"[{e.round}] {e.text}", style=KIND_STYLE.get(e.kind, ""))
 
@@ -161,7 +171,7 @@ class MainScreen(Screen[None]):
             with VerticalScroll(id="detail-box"):
                 yield TextPane(id="detail")
         yield LogPane(_log_text, keep=LOG_SHOWN, id="log")
-        yield CommandBar(id="command")
+        yield CommandBar(run=self._run_typed, id="command")
         yield KeyBar(id="keys")
 
     def on_resize(self) -> None:
@@ -309,7 +319,11 @@ class MainScreen(Screen[None]):
     def _render_detail(self) -> None:
         enc = self.ws.encounter
         cid = self._selected_id()
-        if self._detail_for is not None and self._detail_for == (cid, enc):
+        if (
+            self._detail_for is not None
+            and self._detail_for[0] == cid
+            and self._detail_for[1] is enc
+        ):
             return  # same combatant in the same encounter state: nothing to redraw
         self._detail_for = (cid, enc)
         pane = self.query_one("#detail", TextPane)
@@ -325,7 +339,7 @@ class MainScreen(Screen[None]):
         lines.append(f"{SIDE_LABEL.get(c.side, c.side)}{init}\n", style="dim")
         for label, value in rules.details(enc, c):
             lines.append(f"{label}: ", style="bold")
-            lines.append_text(Text.from_markup(value))
+            lines.append_text(_markup(value))
             lines.append("\n")
         if c.notes:
             lines.append(f"Note: {c.notes}\n", style="italic")
@@ -514,9 +528,9 @@ class MainScreen(Screen[None]):
     def _highlighted(self) -> None:
         self._render_detail()
 
-    @on(CommandBar.Submitted)
-    def _submitted(self, event: CommandBar.Submitted) -> None:
-        ok = self.run_line(event.value)
+    def _run_typed(self, line: str) -> None:
+        """Enter on the command line: run it; on a refusal the line stays to be corrected."""
+        ok = self.run_line(line)
         bar = self.query_one(CommandBar)
         if ok:
             bar.close()
