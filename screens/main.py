@@ -534,13 +534,13 @@ class MainScreen(Screen[None]):
         bar = self.query_one(CommandBar)
         if ok:
             bar.close()
-            self.table.focus()
+            self.table.focus(scroll_visible=False)  # (always in view: no scroll check to queue)
         else:
             bar.keep()
 
     @on(CommandBar.Cancelled)
     def _cancelled(self) -> None:
-        self.table.focus()
+        self.table.focus(scroll_visible=False)
 
     def _key_rows(self) -> list[tuple[str, str]]:
         def shown(key: str) -> str:
