@@ -15,3 +15,15 @@ def test_benchmark_harness_measures_and_reports() -> None:
     assert all(isinstance(r, Row) for r in rows)
     assert any(r.figure.startswith("load") for r in rows)
     assert "command + save, log 60" in table(rows)
+
+
+def test_key_press_harness_times_every_key() -> None:
+    from benchmarks import keys
+
+    rows = keys.measure(1, 1, sizes=(3,))
+    assert [r.figure.split(",")[0] for r in rows] == [
+        "key n (next turn)",
+        "key u (undo)",
+        "key d confirm (d 5 ⏎)",
+    ]
+    assert all(r.ours.startswith("p50 ") and r.ratio for r in rows)
