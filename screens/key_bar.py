@@ -38,7 +38,6 @@ class KeyBar(TextPane):
         super().__init__(id=id)
         self._spans: list[tuple[int, int, str]] = []  # (from x, to x, key) for mouse clicks
         self._stale = False  # keys to list again after the next frame
-        self._made: dict[object, tuple[Text, list[tuple[int, int, str]]]] = {}
 
     def on_mount(self) -> None:
         self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
@@ -82,25 +81,20 @@ class KeyBar(TextPane):
 
     def _show(self, keys: list[tuple[str, str, str]]) -> None:
         key_style = self.get_component_rich_style("key-bar--key", partial=True)
-        made = self._made.get((tuple(keys), key_style))  # the bar flips between a few lines
-        if made is None:
-            line = Text(no_wrap=True, overflow="ellipsis")
-            spans = []
-            for key, shown, description in keys:
-                if line:
-                    line.append(GAP)
-                start = len(line)
-                line.append(shown, key_style)  # "nNext", "esc Close"
-                line.append(f" {description}" if len(shown) > 1 else description)
-                spans.append((start, len(line), key))
-            made = self._made[tuple(keys), key_style] = (line, spans)
-        line, self._spans = made
+        line = Text(no_wrap=True, overflow="ellipsis")
+        self._spans = []
+        for key, shown, description in keys:
+            if line:
+                line.append(GAP)
+            start = len(line)
+            line.append(shown, key_style)  # "nNext", "esc Close"
+            line.append(f" {description}" if len(shown) > 1 else description)
+            self._spans.append((start, len(line), key))
         self.update(line)
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
-        self._made.clear()  # the key colour comes from the theme
-        if self.is_mounted:
+        if self.is_mounted:  # the key colour comes from the theme
             self._bindings_changed(self.screen)
 
     def on_click(self, event: events.Click) -> None:
