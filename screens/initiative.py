@@ -54,6 +54,14 @@ def _same(old: Sequence[Cell], new: Sequence[Cell]) -> bool:
     return True
 
 
+def _widen(natural: list[int], cells: Sequence[Cell]) -> None:
+    """Widen the column widths in ``natural`` to fit these cells."""
+    for j, cell in enumerate(cells[: len(natural)]):
+        n = _length(cell)
+        if n > natural[j]:
+            natural[j] = n
+
+
 @lru_cache(maxsize=64)
 def _column_meta(column: int) -> Style:
     return Style.from_meta({"column": column})
@@ -131,7 +139,7 @@ class InitiativeList(ScrollView, can_focus=True):
         self.flex = flex
         self.zebra_stripes = zebra_stripes
         self.columns: list[str] = []
-        self.rows: Sequence[Row] = []
+        self.rows: list[Row] = []
         self._index: dict[str, int] = {}  # row key -> row index
         self._natural: list[int] = []  # each column's content width
         self._widths: tuple[int, ...] = ()  # each column's shown width (the flex one may shrink)
@@ -186,10 +194,7 @@ class InitiativeList(ScrollView, can_focus=True):
                     moved = True
             changed.append(i)
             self._strips.pop(key, None)
-            for j, cell in enumerate(cells[: len(natural)]):
-                n = _length(cell)
-                if n > natural[j]:
-                    natural[j] = n
+            _widen(natural, cells)
         self.rows = new_rows
         if moved or reshaped:
             self._index = {key: i for i, (key, _) in enumerate(new_rows)}
@@ -212,6 +217,23 @@ class InitiativeList(ScrollView, can_focus=True):
             self._refresh_row(self._index.get(old_key, -1) if old_key else -1)
             self._refresh_row(self._cursor)
             self._scroll_to_cursor()
+
+    def set_cells(self, i: int, cells: list[Cell]) -> None:
+        """Give row ``i`` new cells (its key and place unchanged); repaint that row only, unless
+        a column widens. ``set_rows`` without looking at every other row."""
+        key, kept = self.rows[i]
+        if kept is cells or _same(kept, cells):
+            return
+        self.rows[i] = (key, cells)
+        self._strips.pop(key, None)
+        natural = list(self._natural)
+        _widen(natural, cells)
+        if natural != self._natural:
+            self._natural = natural
+            if self._layout_widths() != self._widths:
+                self._relayout()
+                return
+        self._refresh_row(i)
 
     def move_to(self, key: str) -> bool:
         """Put the cursor on the row with this key; False if there is none."""

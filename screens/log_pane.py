@@ -86,12 +86,14 @@ class LogPane(ScrollView):
             self.refresh()
             return
         # Same length, same scroll: repaint the rows whose strip is another one.
-        for y in range(height):
-            i = top + y
-            a = old[i] if i < len(old) else None
-            b = self.lines[i] if i < len(self.lines) else None
-            if a is not b:
-                self.refresh(Region(0, y, self.size.width, 1))
+        lines, width = self.lines, self.size.width
+        changed = [
+            Region(0, y, width, 1)
+            for y, i in enumerate(range(top, top + height))
+            if (old[i] if i < len(old) else None) is not (lines[i] if i < len(lines) else None)
+        ]
+        if changed:
+            self.refresh(*changed)
 
     # -- rendering ----------------------------------------------------------------------------
 

@@ -157,6 +157,10 @@ class MainScreen(Screen[None]):
         self._detail_for: tuple[str | None, Encounter] | None = None
         self._status_for: tuple[object, ...] | None = None
         self._row_cells: dict[str, tuple[tuple[object, ...], list[Text | str]]] = {}
+        # The rows last shown: (shared inputs, ids in order, combatants, which are acting).
+        self._listing: tuple[tuple[object, ...], list[str], list[Combatant], list[bool]] | None = (
+            None
+        )
         self._path_shown: tuple[Path, str] | None = None
         self._save_state = ""
         self._quit_anyway = False
@@ -264,26 +268,54 @@ class MainScreen(Screen[None]):
             columns.append("Init")
         columns += rules.columns
         current = enc.current
+        listing = listed(enc)
         # What a row's cells are made of besides the combatant itself: ``summary(enc, c)`` reads
         # the combatant, whether its slot is acting, and these encounter-wide fields (not the
-        # turn index, the other combatants or the log). Rows whose inputs are unchanged (the
-        # model is immutable: the same objects) keep their cells, so a key press computes the
-        # summaries of the rows it changed only.
+        # turn index, the other combatants or the log).
         shared = (enc.system, enc.phase, enc.round, enc.order, enc.state, len(columns))
-        cache, self._row_cells = self._row_cells, {}
-        rows: list[tuple[str, list[Text | str]]] = []
-        for i, c in enumerate(listed(enc), 1):
-            acting = current is not None and (current == c.id or current == c.side)
-            inputs = (c, i, acting, shared)
-            kept = cache.get(c.id)
-            if kept is not None and kept[0] == inputs:
-                cells = kept[1]
-            else:
-                cells = self._row(rules, enc, c, i, acting)
-            self._row_cells[c.id] = (inputs, cells)
-            rows.append((c.id, cells))
-        self.table.set_rows(columns, rows)
+        acting = [current is not None and (current == c.id or current == c.side) for c in listing]
+        ids = [c.id for c in listing]
+        last = self._listing
+        self._listing = (shared, ids, listing, acting)
+        if last is not None and last[0] == shared and last[1] == ids:
+            # The same rows in the same order (a hit, a turn): the model is immutable, so only
+            # rows whose combatant is another object, or whose turn came or went, get new cells.
+            rows = zip(listing, last[2], acting, last[3], strict=True)
+            for i, (c, was, now, then) in enumerate(rows):
+                if c is not was or now != then:
+                    cells = self._cells_of(rules, enc, c, i + 1, now, shared, self._row_cells)
+                    self.table.set_cells(i, cells)
+        else:
+            cache, self._row_cells = self._row_cells, {}  # (keeps the rows shown now only)
+            self.table.set_rows(
+                columns,
+                [
+                    (c.id, self._cells_of(rules, enc, c, i, now, shared, cache))
+                    for i, (c, now) in enumerate(zip(listing, acting, strict=True), 1)
+                ],
+            )
         self._select(selected)
+
+    def _cells_of(
+        self,
+        rules: RuleSystem,
+        enc: Encounter,
+        c: Combatant,
+        i: int,
+        acting: bool,
+        shared: tuple[object, ...],
+        cache: dict[str, tuple[tuple[object, ...], list[Text | str]]],
+    ) -> list[Text | str]:
+        """A row's cells, taken from ``cache`` while their inputs are the same objects (a row
+        moved by an insertion above it is computed again; one that kept its place is not)."""
+        inputs = (c, i, acting, shared)
+        kept = cache.get(c.id)
+        if kept is not None and kept[0] == inputs:
+            cells = kept[1]
+        else:
+            cells = self._row(rules, enc, c, i, acting)
+        self._row_cells[c.id] = (inputs, cells)
+        return cells
 
     @staticmethod
     def _row(

@@ -69,9 +69,13 @@ class TextPane(Widget):
             return
         # Same height: repaint only the lines that look different.
         top, outer = self.styles.gutter.top, self.outer_size.width
-        for y in range(max(len(new), len(old))):  # (lines past a shorter text are blanked)
-            if y >= len(old) or y >= len(new) or new[y] != old[y]:
-                self.refresh(Region(0, top + y, outer, 1))
+        changed = [
+            Region(0, top + y, outer, 1)
+            for y in range(max(len(new), len(old)))  # (lines past a shorter text are blanked)
+            if y >= len(old) or y >= len(new) or new[y] != old[y]
+        ]
+        if changed:
+            self.refresh(*changed)
 
     def _lines(self, width: int) -> list[Strip]:
         if width != self._width:

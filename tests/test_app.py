@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from facility_tui.screens.initiative import InitiativeList
 from facility_tui.screens.key_bar import KeyBar
 from facility_tui.screens.main import MainScreen
@@ -15,7 +16,7 @@ from textual.widgets import Input
 
 from facility_tui.app import FacilityApp
 from facility_tui.commands import listed
-from facility_tui.model import Phase
+from facility_tui.model import Phase, System
 from facility_tui.store import load
 
 
@@ -77,6 +78,28 @@ async def test_command_bar_refuses_bad_input_and_keeps_the_line(tmp_path: Path) 
         await pilot.press("backspace", *"d6", "enter")
         assert not bar.has_focus and bar.value == ""  # type: ignore[attr-defined]
         assert "Roll: 2d6" in app.workspace.encounter.log[-1].text
+
+
+async def test_command_bar_after_a_run_is_idle_and_recalls_the_line(tmp_path: Path) -> None:
+    app = FacilityApp(save_dir=tmp_path, seed=1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        line = "roll " + "+".join(["1d6"] * 30)  # wider than the bar: it scrolls while typed
+        await pilot.press("colon", *line)
+        bar = screen(app).query_one("#command", Input)
+        assert bar.scroll_x > 0
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "Roll: " in app.workspace.encounter.log[-1].text
+        assert (bar.value, bar.cursor_position, bar.scroll_x) == ("", 0, 0)
+        assert not bar.has_focus and screen(app).table.has_focus
+        shown = "".join(s.text for s in bar.render_line(0))
+        assert shown.strip().startswith(": command")  # the placeholder, from its start
+        await pilot.press("colon", "up")
+        assert bar.value == line and bar.cursor_position == len(line)
+        await pilot.press("escape")
+        await pilot.press("colon", *"roll 1d4", "enter")  # typing after a cleared line
+        assert app.workspace.encounter.log[-1].text.startswith("Roll: 1d4")
 
 
 async def test_add_dialog_and_remove_with_confirmation(tmp_path: Path) -> None:
@@ -313,6 +336,25 @@ async def test_initiative_list_set_rows_rerenders_only_changed_rows() -> None:
         assert table.cursor_key == "c1" and table.row_count == 199
 
 
+async def test_initiative_list_set_cells_repaints_that_row_or_widens_its_column() -> None:
+    app = ListApp(200)
+    async with app.run_test(size=(60, 24)) as pilot:
+        table = app.query_one(InitiativeList)
+        await pilot.pause()
+        before = table.rendered_rows
+        table.set_cells(4, ["4", Text("Fighter 4", style="cyan"), "10"])  # the same look
+        await pilot.pause()
+        assert table.rendered_rows == before
+        table.set_cells(4, ["4", Text("Fighter 4", style="cyan"), "9"])
+        await pilot.pause()
+        assert table.rendered_rows == before + 1 and _line(table, 5).rstrip().endswith("9")
+        table.set_cells(4, ["4", Text("Fighter 4", style="cyan"), "12345"])  # HP widens
+        await pilot.pause()
+        assert table.rendered_rows >= before + 1 + 23  # every visible row, in the new widths
+        assert _line(table, 0).rstrip().endswith("HP") and "12345" in _line(table, 5)
+        assert table.rows[4][0] == "c4" and table.cursor_key == "c0"
+
+
 class CountingList(InitiativeList):
     """Counts the lines the compositor asks for (a repaint of the whole list asks for all)."""
 
@@ -368,6 +410,69 @@ async def test_key_bar_lists_the_keys_that_work_now_and_takes_clicks(tmp_path: P
         await pilot.click(KeyBar, offset=(1 + shown.index("nNext"), 0))  # n starts the fight
         await pilot.pause()
         assert app.workspace.encounter.phase is Phase.ACTIVE
+
+
+def _table_rows(app: FacilityApp) -> list[tuple[str, list[str]]]:
+    return [(key, [repr(c) for c in cells]) for key, cells in screen(app).table.rows]
+
+
+STEPS: dict[System, list[tuple[str, ...]]] = {
+    System.R2297: [
+        ("s",),
+        ("d", "5", "enter"),  # a hit on the acting combatant
+        ("n",),  # the turn marker moves
+        ("j", "d", "1", "2", "enter"),  # a hit elsewhere: a new injury column value
+        ("u",),
+        ("ctrl+y",),
+        ("colon", *"add Stowaway init=1", "enter"),  # a new row
+        ("x", "y"),  # and one removed
+        ("u", "u", "u"),
+    ],
+    System.FACILITY: [
+        ("s",),
+        ("n",),  # the other side's turn: its rows get the marker, no combatant changes
+        ("n",),
+        ("j", "w", "2", "space", "p", "h", "y", "enter"),  # two wounds
+        ("u",),
+        ("ctrl+y",),
+        ("x", "y"),
+        ("u", "u"),
+    ],
+}
+
+
+@pytest.mark.parametrize("system", [System.R2297, System.FACILITY])
+async def test_main_screen_list_updates_changed_rows_as_a_full_render_would(
+    tmp_path: Path, system: System
+) -> None:
+    app = FacilityApp(save_dir=tmp_path, seed=1, demo=system)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        main = screen(app)
+        for keys in STEPS[system]:
+            log = len(app.workspace.encounter.log)
+            await pilot.press(*keys)
+            await pilot.pause()
+            assert len(app.workspace.encounter.log) != log, keys  # the step did something
+            shown = _table_rows(app)
+            assert [key for key, _ in shown] == [c.id for c in listed(app.workspace.encounter)]
+            main._listing, main._row_cells = None, {}  # the oracle: every row computed again
+            main._render_table()
+            assert shown == _table_rows(app), keys
+
+
+async def test_main_screen_hit_repaints_the_hit_row_only(tmp_path: Path) -> None:
+    app = FacilityApp(save_dir=tmp_path, seed=1)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        table = screen(app).table
+        await pilot.press("s", "d", "3")
+        await pilot.pause()
+        drawn = table.rendered_rows
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.workspace.encounter.log[-1].text != ""
+        assert table.rendered_rows - drawn <= 2  # the row's new cells; its focused cursor look
 
 
 async def test_main_screen_list_marks_the_turn_and_follows_it(tmp_path: Path) -> None:
