@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import ClassVar, Self
 
+from facility_tui.screens.own_lines import OwnLines, blank_line
 from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
@@ -67,7 +68,7 @@ def _column_meta(column: int) -> Style:
     return Style.from_meta({"column": column})
 
 
-class InitiativeList(ScrollView, can_focus=True):
+class InitiativeList(OwnLines, ScrollView, can_focus=True):
     """Rows of cells under a fixed header line, with a row cursor.
 
     One column (``flex``, by header text) shrinks when the widget is too narrow for every column's
@@ -416,34 +417,39 @@ class InitiativeList(ScrollView, can_focus=True):
             segments.append(Segment(" " * (width - used + 2 * PAD), cell_style))
         return Strip(segments).extend_cell_length(line_width, style)
 
-    def render_line(self, y: int) -> Strip:
+    def strips(self, ys: range) -> list[Strip]:
         scroll_x, scroll_y = self.scroll_offset
         width = self.scrollable_content_region.width
         line_width = max(self.virtual_size.width, width)
         base, header, even_row, cursor_style = self._styles()
-        if y == 0:
-            key = (self._widths, line_width, header)
-            if self._header is None or self._header[0] != key:
-                cells = [Text(c) for c in self.columns]
-                self._header = (key, self._cells(cells, header, None, line_width))
-            strip = self._header[1]
-        else:
-            i = y - 1 + scroll_y
-            if i >= len(self.rows):
-                return Strip.blank(width, base)
-            key, cells = self.rows[i]
-            cursor = i == self._cursor
-            even = self.zebra_stripes and i % 2 == 0
-            style = even_row if even else base
-            post = cursor_style if cursor else None
-            state = (cursor, even, self._widths, line_width, style, post)
-            cached = self._strips.get(key)
-            if cached is not None and cached[0] == state:
-                strip = cached[1]
+        rows, drawn = self.rows, self._strips
+        lines: list[Strip] = []
+        for y in ys:
+            i = y - 1 + scroll_y  # (line 0 is the header, which does not scroll)
+            if y == 0:
+                key = (self._widths, line_width, header)
+                if self._header is None or self._header[0] != key:
+                    cells = [Text(c) for c in self.columns]
+                    self._header = (key, self._cells(cells, header, None, line_width))
+                strip = self._header[1]
+            elif i >= len(rows):
+                lines.append(blank_line(width, base))
+                continue
             else:
-                self.rendered_rows += 1
-                strip = self._cells(cells, style + post if post else style, post, line_width)
-                self._strips[key] = (state, strip)
-        if scroll_x or strip.cell_length != width:
-            strip = strip.crop_extend(scroll_x, scroll_x + width, base)
-        return strip
+                row_key, cells = rows[i]
+                cursor = i == self._cursor
+                even = self.zebra_stripes and i % 2 == 0
+                style = even_row if even else base
+                post = cursor_style if cursor else None
+                state = (cursor, even, self._widths, line_width, style, post)
+                cached = drawn.get(row_key)
+                if cached is not None and cached[0] == state:
+                    strip = cached[1]
+                else:
+                    self.rendered_rows += 1
+                    strip = self._cells(cells, style + post if post else style, post, line_width)
+                    drawn[row_key] = (state, strip)
+            if scroll_x or strip.cell_length != width:
+                strip = strip.crop_extend(scroll_x, scroll_x + width, base)
+            lines.append(strip)
+        return lines

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from facility_tui.screens.own_lines import OwnLines, blank_line
 from facility_tui.screens.text_pane import text_strips
 from rich.style import Style
 from rich.text import Text
@@ -23,7 +24,7 @@ from textual.strip import Strip
 from facility_tui.model import LogEntry
 
 
-class LogPane(ScrollView):
+class LogPane(OwnLines, ScrollView):
     DEFAULT_CSS = """
     LogPane {
         overflow-x: hidden;
@@ -149,13 +150,15 @@ class LogPane(ScrollView):
         self._style = None
         self.refresh()
 
-    def render_line(self, y: int) -> Strip:
+    def strips(self, ys: range) -> list[Strip]:
         scroll_y = self.scroll_offset.y
         width = self.scrollable_content_region.width
         if self._style is None:
             self._style = self.rich_style  # (it walks the ancestors: ~0.1 ms a line otherwise)
         style = self._style
-        i = scroll_y + y
-        if i >= len(self.lines):
-            return Strip.blank(width, style)
-        return self.lines[i].apply_style(style).extend_cell_length(width, style).crop(0, width)
+        lines, blank = self.lines, blank_line(width, style)
+        # (apply_style and crop_extend are cached by the strip: the same object each time)
+        return [
+            lines[i].apply_style(style).crop_extend(0, width, style) if i < len(lines) else blank
+            for i in (scroll_y + y for y in ys)
+        ]

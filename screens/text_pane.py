@@ -9,13 +9,13 @@ its height changes.
 
 from __future__ import annotations
 
+from facility_tui.screens.own_lines import OwnLines, blank_line
 from rich.console import Console
 from rich.style import Style
 from rich.text import Text
 from textual.geometry import Region, Size
 from textual.reactive import Reactive
 from textual.strip import Strip
-from textual.widget import Widget
 
 MADE = 512  # lines kept rendered for reuse
 
@@ -31,7 +31,7 @@ def text_strips(console: Console, text: Text, width: int) -> list[Strip]:
     return [Strip(line).simplify() for line in console.render_lines(text, options, pad=False)]
 
 
-class TextPane(Widget):
+class TextPane(OwnLines):
     DEFAULT_CSS = """
     TextPane {
         height: auto;
@@ -112,12 +112,15 @@ class TextPane(Widget):
         self._style = None
         self._made.clear()  # (a line's colours may come from the theme)
 
-    def render_line(self, y: int) -> Strip:
+    def strips(self, ys: range) -> list[Strip]:
         width = self.size.width
         lines = self._lines(width)
         if self._style is None:
             self._style = self.rich_style  # (it walks the ancestors: ~0.1 ms a line otherwise)
         style = self._style
-        if y >= len(lines):
-            return Strip.blank(width, style)
-        return lines[y].apply_style(style).extend_cell_length(width, style)
+        blank = blank_line(width, style)
+        # (apply_style and crop_extend are cached by the strip: the same object each time)
+        return [
+            lines[y].apply_style(style).crop_extend(0, width, style) if y < len(lines) else blank
+            for y in ys
+        ]
