@@ -93,9 +93,10 @@ def short(name: str, width: int = NAME_WIDTH) -> str:
 def _markup(value: str) -> Text:
     """A detail's value as Rich text; most are the same from one key press to the next.
 
-    (Callers copy it into their own text: ``Text.append_text`` does not change it.)
+    (Callers copy it into their own text: ``Text.append_text`` does not change it.) No emoji
+    codes: a name or note with ``:fire:`` in it shows as typed.
     """
-    return Text.from_markup(value)
+    return Text.from_markup(value, emoji=False)
 
 
 def _log_text(e: LogEntry) -> Text:
@@ -169,6 +170,9 @@ class MainScreen(Screen[None]):
     # -- layout -------------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
+        # Styled narrow or wide from the start: a class changed on the first resize restyles
+        # every widget again before the first frame.
+        self.on_resize()
         yield TextPane(id="status")
         with Horizontal(id="body"):
             yield InitiativeList(id="order")
@@ -179,7 +183,7 @@ class MainScreen(Screen[None]):
         yield KeyBar(id="keys")
 
     def on_resize(self) -> None:
-        self.set_class(self.size.width < WIDE, "-narrow")
+        self.set_class((self.size.width or self.app.size.width) < WIDE, "-narrow")
 
     def action_details(self) -> None:
         self.toggle_class("-details")

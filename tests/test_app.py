@@ -8,7 +8,7 @@ from typing import Self
 import pytest
 from facility_tui.screens.initiative import InitiativeList
 from facility_tui.screens.key_bar import KeyBar
-from facility_tui.screens.main import MainScreen
+from facility_tui.screens.main import MainScreen, _markup
 from rich.text import Text
 from textual import on
 from textual.app import App, ComposeResult
@@ -35,6 +35,22 @@ def screen(app: FacilityApp) -> MainScreen:
 
 def status(app: FacilityApp) -> str:
     return str(screen(app).query_one("#status").render())
+
+
+def test_detail_markup_keeps_colons_as_typed() -> None:
+    text = _markup(":fire: [bold]Grappled[/bold] by :smile:")
+    assert text.plain == ":fire: Grappled by :smile:"  # no emoji codes
+    assert text.spans and text.spans[0].style == "bold"
+
+
+async def test_narrow_or_wide_from_the_first_frame(tmp_path: Path) -> None:
+    for width, narrow in ((80, True), (120, False)):
+        app = FacilityApp(save_dir=tmp_path, seed=1)
+        async with app.run_test(size=(width, 30)) as pilot:
+            main = screen(app)
+            assert main.has_class("-narrow") is narrow
+            await pilot.pause()
+            assert main.query_one("#detail-box").display is not narrow
 
 
 async def test_first_launch_opens_the_saved_demo(tmp_path: Path) -> None:
