@@ -7,7 +7,6 @@ from collections.abc import Callable
 from textual import events
 from textual.binding import Binding
 from textual.geometry import Size
-from textual.message import Message
 from textual.reactive import Reactive
 from textual.strip import Strip
 from textual.widgets import Input
@@ -34,10 +33,9 @@ class CommandBar(Input):
         Binding("down", "history(1)", "Later", show=False),
     ]
 
-    class Cancelled(Message):
-        pass
-
-    def __init__(self, *, run: Callable[[str], None], id: str | None = None) -> None:
+    def __init__(
+        self, *, run: Callable[[str], None], cancel: Callable[[], None], id: str | None = None
+    ) -> None:
         super().__init__(
             placeholder=": command  (e.g. add Thug init=2d6; ? lists them all)",
             select_on_focus=False,
@@ -46,6 +44,7 @@ class CommandBar(Input):
         self.history: list[str] = []
         self._at = 0
         self._run = run  # what enter does with the line
+        self._cancel = cancel  # what escape does after clearing it (moves focus, at once)
         self._idle_line: tuple[tuple[int, str], Strip] | None = None
         # A steady cursor: a blink redraws the screen twice a second, and a key pressed just
         # after one waits for the next frame slot (up to 1/60 s) to show what it did.
@@ -66,12 +65,22 @@ class CommandBar(Input):
         self.styles.background = None  # back to the stylesheet's
 
     async def _on_key(self, event: events.Key) -> None:
-        # Enter runs the line from here: as a binding it would first bubble up to the screen and
-        # the app, which look bindings up only then (every damage entry ends with it).
-        if event.key == "enter":
+        if self.screen.focused is not self:
+            # Typed after enter or escape, in the same burst: the app handed it here while the
+            # line still had focus. It goes back to the app, to go where focus is now.
+            event.stop()
+            event.prevent_default()
+            self.app.post_message(events.Key(event.key, event.character))
+            return
+        # The line's keys (its own and Input's: enter, escape, ←, ⌫, ...) act here, in the order
+        # they were typed. As bindings they would act only once the key had bubbled up to the
+        # app, after the keys typed after it had reached the line ("12⌫3" would come out as 12,
+        # "d5⏎n" would type the n). Enter, which ends every damage entry, also skips the trip.
+        bindings = self._bindings.key_to_bindings.get(event.key)
+        if bindings:
             event.stop()
             event.prevent_default()  # (Input's and Widget's handlers are not called)
-            await self.action_submit()
+            await self.run_action(bindings[0].action)
 
     def render_line(self, y: int) -> Strip:
         # The idle line (no focus, nothing typed: the placeholder) is drawn once; Input would
@@ -96,11 +105,14 @@ class CommandBar(Input):
         self.value = prefill
         self.cursor_position = len(prefill)
         self._at = len(self.history)
-        self.focus()
+        # Focus now, not after the keys already queued (``focus`` waits its turn): a fast "d12⏎"
+        # must type 12 here, not spend a Major and a Move on the list.
+        self.screen.set_focus(self)
 
-    def close(self) -> None:
+    def close(self, remember: bool = True) -> None:
+        """Clear the line; ``remember`` it for ↑ (a line run is; one cancelled is not)."""
         line = self.value.strip()
-        if line:
+        if line and remember:
             self.history.append(line)
             del self.history[:-HISTORY]
         # Cleared without Input's watchers, which validate, post Changed (no one listens), clear
@@ -118,8 +130,8 @@ class CommandBar(Input):
         self.focus()
 
     def action_cancel(self) -> None:
-        self.value = ""
-        self.post_message(self.Cancelled())
+        self.close(remember=False)
+        self._cancel()
 
     def action_history(self, step: int) -> None:
         if not self.history:

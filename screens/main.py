@@ -76,6 +76,7 @@ QUICK_KEYS: dict[System, tuple[tuple[str, str, str], ...]] = {
         ("v", "Save (selected rolls)", "save {who} "),
     ),
 }
+OPENS = {k for keys in QUICK_KEYS.values() for k, _, t in keys if t.endswith(" ")}  # the line
 SHOWN_QUICK = {"d", "1", "2", "3", "w", "t"}  # the rest are in help, to keep the footer on one line
 SAVE_DELAY = 0.06  # s: a change is drawn first, then written (quit and round ends flush at once)
 WIDE = 110  # from this width the detail pane is always shown; below it, i toggles it
@@ -128,7 +129,11 @@ class MainScreen(Screen[None]):
         Binding("ctrl+y", "redo", "Redo", show=False),
         Binding("a", "add", "Add"),
         Binding("x,delete", "remove", "Remove selected", show=False),
-        Binding("colon", "command", "Cmd"),
+        # Keys that open the command line are priority bindings: the app runs them as it reads
+        # them, so the line has focus before it hands on the keys typed after them ("d12⏎" in
+        # one burst must type 12 there, not spend a Major and a Move on the list). While the
+        # line has focus they type, as every printable key does.
+        Binding("colon", "command", "Cmd", priority=True),
         Binding("i", "details", "Details pane", show=False),
         Binding("question_mark", "help", "Help"),
         Binding("ctrl+n", "new", "New encounter", show=False),
@@ -137,7 +142,7 @@ class MainScreen(Screen[None]):
         Binding("k", "cursor(-1)", "Up", show=False),
         Binding("q", "quit", "Quit"),
         *[
-            Binding(key, f"quick('{key}')", what, show=key in SHOWN_QUICK)
+            Binding(key, f"quick('{key}')", what, show=key in SHOWN_QUICK, priority=key in OPENS)
             for key, what in {k: d for keys in QUICK_KEYS.values() for k, d, _ in keys}.items()
         ],
     ]
@@ -179,7 +184,7 @@ class MainScreen(Screen[None]):
             with VerticalScroll(id="detail-box"):
                 yield TextPane(id="detail")
         yield LogPane(_log_text, keep=LOG_SHOWN, id="log")
-        yield CommandBar(run=self._run_typed, id="command")
+        yield CommandBar(run=self._run_typed, cancel=self._cancelled, id="command")
         yield KeyBar(id="keys")
 
     def on_resize(self) -> None:
@@ -574,8 +579,8 @@ class MainScreen(Screen[None]):
         else:
             bar.keep()
 
-    @on(CommandBar.Cancelled)
     def _cancelled(self) -> None:
+        """Escape on the command line: back to the list (the line is cleared)."""
         self.table.focus(scroll_visible=False)
 
     def _key_rows(self) -> list[tuple[str, str]]:

@@ -10,7 +10,7 @@ from facility_tui.screens.initiative import InitiativeList
 from facility_tui.screens.key_bar import KeyBar
 from facility_tui.screens.main import MainScreen, _markup
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import App, ComposeResult
 from textual.geometry import Region
 from textual.widgets import Input
@@ -95,6 +95,52 @@ async def test_command_bar_refuses_bad_input_and_keeps_the_line(tmp_path: Path) 
         await pilot.press("backspace", *"d6", "enter")
         assert not bar.has_focus and bar.value == ""  # type: ignore[attr-defined]
         assert "Roll: 2d6" in app.workspace.encounter.log[-1].text
+
+
+def _burst(app: FacilityApp, keys: str) -> None:
+    """Queue keys as a fast typist (or a paste) does: all before the first has been handled."""
+    names = {
+        "⏎": ("enter", "\r"),
+        "\x1b": ("escape", "\x1b"),
+        "\x7f": ("backspace", "\x7f"),
+        ":": ("colon", ":"),
+        " ": ("space", " "),
+    }
+    for char in keys:
+        app.post_message(events.Key(*names.get(char, (char, char))))
+
+
+async def test_keys_typed_in_one_burst_go_where_they_were_meant(tmp_path: Path) -> None:
+    app = FacilityApp(save_dir=tmp_path, seed=1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("s")
+        log = app.workspace.encounter.log
+        _burst(app, "d45⏎n")  # 4 and 5 type the amount (1, 2, 3 would spend actions)
+        await settle(pilot)
+        new = [e.text for e in app.workspace.encounter.log[len(log) :]]
+        assert new[0].startswith("Hit on Sgt. Blanc: 45 physical")
+        assert not any("spent" in line for line in new)
+        assert "Aspirant Cassart's turn" in "\n".join(new)  # n, after enter, went to the list
+        bar = screen(app).query_one("#command", Input)
+        assert screen(app).table.has_focus and bar.value == ""
+        log = app.workspace.encounter.log
+        _burst(app, "d1⏎d2⏎")  # two hits in one burst: the second d opens the line again
+        await settle(pilot)
+        new = [e.text for e in app.workspace.encounter.log[len(log) :]]
+        assert [line[:26] for line in new if line.startswith("Hit")] == [
+            "Hit on Aspirant Cassart: 1",
+            "Hit on Aspirant Cassart: 2",
+        ]
+        assert screen(app).table.has_focus and bar.value == ""
+        turn = app.workspace.encounter.turn
+        _burst(app, ":rol\x1bn")  # escape, then n: the line closes and n goes to the list
+        await settle(pilot)
+        assert app.workspace.encounter.turn == turn + 1
+        assert screen(app).table.has_focus and bar.value == ""
+        _burst(app, ":roll 12\x7f3")  # backspace acts between the keys typed around it
+        await settle(pilot)
+        assert bar.has_focus and bar.value == "roll 13"
 
 
 async def test_command_bar_after_a_run_is_idle_and_recalls_the_line(tmp_path: Path) -> None:
