@@ -15,9 +15,11 @@ from facility_tui.workspace import Workspace
 
 
 def _stylesheet() -> Path:
-    from importlib.resources import files
+    # Beside the styles package's own file (an installed package is a folder: Textual reads the
+    # sheet from a path), without importlib.resources and zipfile at every start-up.
+    import facility_tui.styles
 
-    return Path(str(files("facility_tui.styles").joinpath("app.tcss")))
+    return Path(facility_tui.styles.__file__).with_name("app.tcss")
 
 
 class FacilityApp(App[None]):
