@@ -429,8 +429,8 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
             if y == 0:
                 key = (self._widths, line_width, header)
                 if self._header is None or self._header[0] != key:
-                    cells = [Text(c) for c in self.columns]
-                    self._header = (key, self._cells(cells, header, None, line_width))
+                    titles = [Text(c) for c in self.columns]
+                    self._header = (key, self._cells(titles, header, None, line_width))
                 strip = self._header[1]
             elif i >= len(rows):
                 lines.append(blank_line(width, base))
