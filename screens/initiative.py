@@ -75,14 +75,16 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
     content; the others are as wide as their widest cell.
     """
 
+    # Priority bindings: run as the app reads the key, in order with the screen's keys (which
+    # are priority bindings too), so "↓d" starts the command on the row moved to.
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up", "cursor(-1)", "Up", show=False),
-        Binding("down", "cursor(1)", "Down", show=False),
-        Binding("pageup", "page(-1)", "Page up", show=False),
-        Binding("pagedown", "page(1)", "Page down", show=False),
-        Binding("home", "edge(0)", "First", show=False),
-        Binding("end", "edge(1)", "Last", show=False),
-        Binding("enter", "select", "Select", show=False),
+        Binding("up", "cursor(-1)", "Up", show=False, priority=True),
+        Binding("down", "cursor(1)", "Down", show=False, priority=True),
+        Binding("pageup", "page(-1)", "Page up", show=False, priority=True),
+        Binding("pagedown", "page(1)", "Page down", show=False, priority=True),
+        Binding("home", "edge(0)", "First", show=False, priority=True),
+        Binding("end", "edge(1)", "Last", show=False, priority=True),
+        Binding("enter", "select", "Select", show=False, priority=True),
     ]
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {

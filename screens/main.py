@@ -76,7 +76,6 @@ QUICK_KEYS: dict[System, tuple[tuple[str, str, str], ...]] = {
         ("v", "Save (selected rolls)", "save {who} "),
     ),
 }
-OPENS = {k for keys in QUICK_KEYS.values() for k, _, t in keys if t.endswith(" ")}  # the line
 SHOWN_QUICK = {"d", "1", "2", "3", "w", "t"}  # the rest are in help, to keep the footer on one line
 SAVE_DELAY = 0.06  # s: a change is drawn first, then written (quit and round ends flush at once)
 WIDE = 110  # from this width the detail pane is always shown; below it, i toggles it
@@ -121,28 +120,30 @@ class MainScreen(Screen[None]):
     # widget losing focus and the one gaining it repaint themselves, which is all that changes.
     focused: Reactive[Widget | None] = Reactive(None, repaint=False)
 
+    # Every key of the screen (and of the list) is a priority binding: the app runs it as it
+    # reads it, before it hands on the keys typed after it. Keys typed in one burst then act in
+    # order: "jd12⏎" moves the selection before d starts the command on it, and the command line
+    # has focus before 1 and 2 arrive (they type 12 there instead of spending a Major and a
+    # Move). While the line has focus, the keys it types are its own (Textual leaves printable
+    # keys to a focused Input), and so is delete (``check_action``).
     BINDINGS = [
-        Binding("n", "next", "Next"),
-        Binding("p", "prev", "Turn marker back", show=False),
-        Binding("s", "start", "Start", show=False),
-        Binding("u,ctrl+z", "undo", "Undo"),
-        Binding("ctrl+y", "redo", "Redo", show=False),
-        Binding("a", "add", "Add"),
-        Binding("x,delete", "remove", "Remove selected", show=False),
-        # Keys that open the command line are priority bindings: the app runs them as it reads
-        # them, so the line has focus before it hands on the keys typed after them ("d12⏎" in
-        # one burst must type 12 there, not spend a Major and a Move on the list). While the
-        # line has focus they type, as every printable key does.
+        Binding("n", "next", "Next", priority=True),
+        Binding("p", "prev", "Turn marker back", show=False, priority=True),
+        Binding("s", "start", "Start", show=False, priority=True),
+        Binding("u,ctrl+z", "undo", "Undo", priority=True),
+        Binding("ctrl+y", "redo", "Redo", show=False, priority=True),
+        Binding("a", "add", "Add", priority=True),
+        Binding("x,delete", "remove", "Remove selected", show=False, priority=True),
         Binding("colon", "command", "Cmd", priority=True),
-        Binding("i", "details", "Details pane", show=False),
-        Binding("question_mark", "help", "Help"),
-        Binding("ctrl+n", "new", "New encounter", show=False),
-        Binding("o", "open", "Open a save", show=False),
-        Binding("j", "cursor(1)", "Down", show=False),
-        Binding("k", "cursor(-1)", "Up", show=False),
-        Binding("q", "quit", "Quit"),
+        Binding("i", "details", "Details pane", show=False, priority=True),
+        Binding("question_mark", "help", "Help", priority=True),
+        Binding("ctrl+n", "new", "New encounter", show=False, priority=True),
+        Binding("o", "open", "Open a save", show=False, priority=True),
+        Binding("j", "cursor(1)", "Down", show=False, priority=True),
+        Binding("k", "cursor(-1)", "Up", show=False, priority=True),
+        Binding("q", "quit", "Quit", priority=True),
         *[
-            Binding(key, f"quick('{key}')", what, show=key in SHOWN_QUICK, priority=key in OPENS)
+            Binding(key, f"quick('{key}')", what, show=key in SHOWN_QUICK, priority=True)
             for key, what in {k: d for keys in QUICK_KEYS.values() for k, d, _ in keys}.items()
         ],
     ]
@@ -556,6 +557,8 @@ class MainScreen(Screen[None]):
             self.run_line(template.format(who=quote(cid)))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "remove" and isinstance(self.focused, CommandBar):
+            return False  # delete deletes a character there
         phase = self.ws.encounter.phase
         if action == "quick":
             return self._quick(str(parameters[0])) is not None

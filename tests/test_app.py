@@ -104,6 +104,8 @@ def _burst(app: FacilityApp, keys: str) -> None:
         "\x1b": ("escape", "\x1b"),
         "\x7f": ("backspace", "\x7f"),
         ":": ("colon", ":"),
+        "←": ("left", None),
+        "⌦": ("delete", None),
         " ": ("space", " "),
     }
     for char in keys:
@@ -138,9 +140,19 @@ async def test_keys_typed_in_one_burst_go_where_they_were_meant(tmp_path: Path) 
         await settle(pilot)
         assert app.workspace.encounter.turn == turn + 1
         assert screen(app).table.has_focus and bar.value == ""
+        order = [c.id for c in listed(app.workspace.encounter)]
+        below = app.workspace.encounter.get(order[order.index(screen(app).table.cursor_key) + 1])
+        _burst(app, "jd7⏎")  # j moves the selection before d starts the command on it
+        await settle(pilot)
+        hits = [e.text for e in app.workspace.encounter.log if e.text.startswith("Hit on")]
+        assert hits[-1].startswith(f"Hit on {below.name}: 7")
         _burst(app, ":roll 12\x7f3")  # backspace acts between the keys typed around it
         await settle(pilot)
         assert bar.has_focus and bar.value == "roll 13"
+        count = len(app.workspace.encounter.combatants)
+        _burst(app, "←⌦")  # delete is the line's while it has focus, not the list's remove
+        await settle(pilot)
+        assert bar.value == "roll 1" and len(app.workspace.encounter.combatants) == count
 
 
 async def test_command_bar_after_a_run_is_idle_and_recalls_the_line(tmp_path: Path) -> None:
