@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from rich.segment import Segment
 from rich.style import Style as RichStyle
-from textual._segment_tools import line_pad
 from textual.color import Color
 from textual.filter import LineFilter
 from textual.geometry import Region
@@ -97,8 +97,12 @@ class OwnLines(Widget):
                 # What the styles cache does to a content line of a pane styled as these are.
                 out = line.adjust_cell_length(content_width, pad_style)
                 if left or right:
-                    width = content_width + left + right
-                    out = Strip(line_pad(out, left, right, pad_style), width)
+                    segments = list(out)
+                    if left:
+                        segments.insert(0, Segment(" " * left, pad_style))
+                    if right:
+                        segments.append(Segment(" " * right, pad_style))
+                    out = Strip(segments, content_width + left + right)
                 for line_filter in filters:
                     out = out.apply_filter(line_filter, background)
                 if len(finished) >= FINISHED:
