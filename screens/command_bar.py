@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from facility_tui.screens.ordered_input import OrderedInput
 from textual import events
 from textual.binding import Binding
 from textual.geometry import Size
@@ -15,7 +16,7 @@ from textual.widgets.input import Selection
 HISTORY = 100
 
 
-class CommandBar(Input):
+class CommandBar(OrderedInput):
     # Input sets its virtual size (the text's width, for scrolling the line) on every change of
     # its value; Widget's asks for a layout pass of the whole screen then (the confirm that
     # clears the line pays it). The bar is one docked line whose size never depends on it.
@@ -63,24 +64,6 @@ class CommandBar(Input):
         event.prevent_default()
         self.has_focus = False
         self.styles.background = None  # back to the stylesheet's
-
-    async def _on_key(self, event: events.Key) -> None:
-        if self.screen.focused is not self:
-            # Typed after enter or escape, in the same burst: the app handed it here while the
-            # line still had focus. It goes back to the app, to go where focus is now.
-            event.stop()
-            event.prevent_default()
-            self.app.post_message(events.Key(event.key, event.character))
-            return
-        # The line's keys (its own and Input's: enter, escape, ←, ⌫, ...) act here, in the order
-        # they were typed. As bindings they would act only once the key had bubbled up to the
-        # app, after the keys typed after it had reached the line ("12⌫3" would come out as 12,
-        # "d5⏎n" would type the n). Enter, which ends every damage entry, also skips the trip.
-        bindings = self._bindings.key_to_bindings.get(event.key)
-        if bindings:
-            event.stop()
-            event.prevent_default()  # (Input's and Widget's handlers are not called)
-            await self.run_action(bindings[0].action)
 
     def render_line(self, y: int) -> Strip:
         # The idle line (no focus, nothing typed: the placeholder) is drawn once; Input would

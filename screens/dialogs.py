@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from facility_tui.screens.ordered_input import OrderedInput
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -15,6 +16,13 @@ from textual.widgets.option_list import Option
 
 from facility_tui.commands import quote
 from facility_tui.model import System
+
+# Tab moves between fields as the app reads it (a priority binding), so the keys typed after it
+# in one burst ("Thug⇥⇥2d6") go to the next field, not into the one being left.
+FIELD_KEYS = [
+    Binding("tab", "app.focus_next", "Next field", show=False, priority=True),
+    Binding("shift+tab", "app.focus_previous", "Previous field", show=False, priority=True),
+]
 
 OPTION_HINT = {
     System.R2297: 'ag=3 cu=2 hlt=30 armor="Vest 10/20"',
@@ -44,7 +52,7 @@ class ConfirmDialog(ModalScreen[bool]):
 class AddDialog(ModalScreen[None]):
     """Add a combatant: name, side, initiative and any rule options, run as an ``add`` command."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    BINDINGS = [Binding("escape", "cancel", "Cancel"), *FIELD_KEYS]
     AUTO_FOCUS = "#name"
 
     def __init__(self, system: System, run: Callable[[str], bool]) -> None:
@@ -55,7 +63,7 @@ class AddDialog(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Label("[b]Add a combatant[/b]")
-            yield Input(placeholder="Name (e.g. Boarder)", id="name")
+            yield OrderedInput(placeholder="Name (e.g. Boarder)", id="name")
             with Horizontal(classes="row"):
                 yield Select(
                     [("Enemy", "enemy"), ("PC / ally", "pc")],
@@ -63,9 +71,11 @@ class AddDialog(ModalScreen[None]):
                     allow_blank=False,
                     id="side",
                 )
-                yield Input(placeholder="Initiative: 12 or 2d6+3", id="init")
-            yield Input(placeholder="Count (default 1)", id="count")
-            yield Input(placeholder=f"Rule options, e.g. {OPTION_HINT[self.system]}", id="options")
+                yield OrderedInput(placeholder="Initiative: 12 or 2d6+3", id="init")
+            yield OrderedInput(placeholder="Count (default 1)", id="count")
+            yield OrderedInput(
+                placeholder=f"Rule options, e.g. {OPTION_HINT[self.system]}", id="options"
+            )
             yield Label("enter adds · escape cancels", classes="hint")
 
     def line(self) -> str:
@@ -92,12 +102,12 @@ class AddDialog(ModalScreen[None]):
 
 class NewEncounterDialog(ModalScreen[tuple[System, str] | None]):
     AUTO_FOCUS = "#name"
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    BINDINGS = [Binding("escape", "cancel", "Cancel"), *FIELD_KEYS]
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Label("[b]New encounter[/b] (the current one stays saved)")
-            yield Input(placeholder="Name, e.g. Cargo bay ambush", id="name")
+            yield OrderedInput(placeholder="Name, e.g. Cargo bay ambush", id="name")
             yield Select(
                 [("Rules: 2297", System.R2297.value), ("Rules: Facility", System.FACILITY.value)],
                 value=System.R2297.value,

@@ -101,6 +101,7 @@ def _burst(app: FacilityApp, keys: str) -> None:
     """Queue keys as a fast typist (or a paste) does: all before the first has been handled."""
     names = {
         "⏎": ("enter", "\r"),
+        "\t": ("tab", "\t"),
         "\x1b": ("escape", "\x1b"),
         "\x7f": ("backspace", "\x7f"),
         ":": ("colon", ":"),
@@ -153,6 +154,21 @@ async def test_keys_typed_in_one_burst_go_where_they_were_meant(tmp_path: Path) 
         _burst(app, "←⌦")  # delete is the line's while it has focus, not the list's remove
         await settle(pilot)
         assert bar.value == "roll 1" and len(app.workspace.encounter.combatants) == count
+
+
+async def test_add_dialog_fields_typed_in_one_burst(tmp_path: Path) -> None:
+    app = FacilityApp(save_dir=tmp_path, seed=1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        count = len(app.workspace.encounter.combatants)
+        await pilot.press("a")
+        await pilot.pause()
+        _burst(app, "Thug\t\t2d6\t2⏎")  # name, side (left as is), initiative, count
+        await settle(pilot)
+        thugs = [c for c in app.workspace.encounter.combatants if c.name.startswith("Thug")]
+        assert len(app.workspace.encounter.combatants) == count + 2 and len(thugs) == 2
+        assert isinstance(app.screen, MainScreen)
+        assert any("Thug" in e.text and "2d6" in e.text for e in app.workspace.encounter.log)
 
 
 async def test_command_bar_after_a_run_is_idle_and_recalls_the_line(tmp_path: Path) -> None:
