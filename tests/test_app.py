@@ -161,9 +161,7 @@ async def test_add_dialog_fields_typed_in_one_burst(tmp_path: Path) -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         count = len(app.workspace.encounter.combatants)
-        await pilot.press("a")
-        await pilot.pause()
-        _burst(app, "Thug\t\t2d6\t2⏎")  # name, side (left as is), initiative, count
+        _burst(app, "aThug\t\t2d6\t2⏎")  # the dialog; name, side (as it is), initiative, count
         await settle(pilot)
         thugs = [c for c in app.workspace.encounter.combatants if c.name.startswith("Thug")]
         assert len(app.workspace.encounter.combatants) == count + 2 and len(thugs) == 2
