@@ -108,8 +108,8 @@ def measure(repeat: int) -> tuple[list[Row], float]:
     app_m, bare_m = fig("app", "maxrss_kib") / 1024, fig("bare", "maxrss_kib") / 1024
     # Ratios are the median of each repeat's own ratio: the app launch and the bare one next to
     # it share the machine's state, which on a shared machine drifts between fast and slow
-    # spells lasting several launches (the ratio of the two medians swung 0.95–1.28× over four
-    # runs of the same code; see docs/benchmarks.md).
+    # spells lasting several launches (the ratio of the two medians went from 1.28× to 0.95×
+    # between two runs of the same code; see docs/benchmarks.md).
     pairs = zip(runs["app"], runs["bare"], strict=True)
     ratio = median([a["first_frame"] / b["first_frame"] for a, b in pairs])
     rows = [
