@@ -12,9 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from facility_tui.screens.own_lines import OwnLines, blank_line
+from facility_tui.screens.own_lines import OwnLines
 from facility_tui.screens.text_pane import text_strips
-from rich.style import Style
 from rich.text import Text
 from textual.geometry import Region, Size
 from textual.reactive import Reactive
@@ -54,7 +53,6 @@ class LogPane(OwnLines, ScrollView):
         self._cache: dict[int, tuple[LogEntry, list[Strip]]] = {}  # id(entry) -> entry, lines
         self._width = -1  # the width cached strips were rendered at
         self.lines: list[Strip] = []  # the shown tail, at most ``keep`` lines
-        self._style: Style | None = None  # the pane's own style, until its styles change
 
     # -- public API ---------------------------------------------------------------------------
 
@@ -147,18 +145,9 @@ class LogPane(OwnLines, ScrollView):
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
-        self._style = None
         self.refresh()
 
     def strips(self, ys: range) -> list[Strip]:
-        scroll_y = self.scroll_offset.y
+        top = self.scroll_offset.y
         width = self.scrollable_content_region.width
-        if self._style is None:
-            self._style = self.rich_style  # (it walks the ancestors: ~0.1 ms a line otherwise)
-        style = self._style
-        lines, blank = self.lines, blank_line(width, style)
-        # (apply_style and crop_extend are cached by the strip: the same object each time)
-        return [
-            lines[i].apply_style(style).crop_extend(0, width, style) if i < len(lines) else blank
-            for i in (scroll_y + y for y in ys)
-        ]
+        return self.styled(self.lines, range(top + ys.start, top + ys.stop), width)

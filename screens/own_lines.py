@@ -10,6 +10,7 @@ otherwise is drawn the usual way, line by line from ``render_line``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
 
 from rich.segment import Segment
@@ -39,6 +40,7 @@ class OwnLines(Widget):
     _finish_with: tuple[tuple[LineFilter, ...], int, Color, int, int, RichStyle] | None = None
     _finish_checked = False
     _finished: dict[int, tuple[Strip, Strip]]  # id(line) -> (line, finished line)
+    _pane_style: RichStyle | None = None  # the pane's own style, until its styles change
 
     def strips(self, ys: range) -> list[Strip]:
         """The pane's content lines ``ys``: the same object for a line while it looks the same.
@@ -51,9 +53,23 @@ class OwnLines(Widget):
     def render_line(self, y: int) -> Strip:
         return self.strips(range(y, y + 1))[0]
 
+    def styled(self, lines: Sequence[Strip], rows: range, width: int) -> list[Strip]:
+        """``lines[i]`` for each ``i`` in ``rows``, in the pane's style and ``width`` wide (blank
+        past the end): the same object each time, as ``apply_style`` and ``crop_extend`` are
+        cached by the strip."""
+        style = self._pane_style
+        if style is None:
+            style = self._pane_style = self.rich_style  # (it walks the ancestors: ~0.1 ms)
+        blank = blank_line(width, style)
+        return [
+            lines[i].apply_style(style).crop_extend(0, width, style) if i < len(lines) else blank
+            for i in rows
+        ]
+
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._finish_checked = False
+        self._pane_style = None
 
     def _check_finish(self, filters: tuple[LineFilter, ...], content_width: int) -> None:
         styles = self.styles

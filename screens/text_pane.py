@@ -9,9 +9,8 @@ its height changes.
 
 from __future__ import annotations
 
-from facility_tui.screens.own_lines import OwnLines, blank_line
+from facility_tui.screens.own_lines import OwnLines
 from rich.console import Console
-from rich.style import Style
 from rich.text import Text
 from textual.geometry import Region, Size
 from textual.reactive import Reactive
@@ -46,7 +45,6 @@ class TextPane(OwnLines):
         self._text = Text()
         self._strips: list[Strip] = []
         self._width = -1  # the width ``_strips`` were rendered at (-1: not rendered)
-        self._style: Style | None = None  # the pane's own style, until its styles change
         self._made: dict[tuple[object, ...], list[Strip]] = {}  # a line's look -> its strips
 
     @property
@@ -109,18 +107,8 @@ class TextPane(OwnLines):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._width = -1
-        self._style = None
         self._made.clear()  # (a line's colours may come from the theme)
 
     def strips(self, ys: range) -> list[Strip]:
         width = self.size.width
-        lines = self._lines(width)
-        if self._style is None:
-            self._style = self.rich_style  # (it walks the ancestors: ~0.1 ms a line otherwise)
-        style = self._style
-        blank = blank_line(width, style)
-        # (apply_style and crop_extend are cached by the strip: the same object each time)
-        return [
-            lines[y].apply_style(style).crop_extend(0, width, style) if y < len(lines) else blank
-            for y in ys
-        ]
+        return self.styled(self._lines(width), ys, width)
