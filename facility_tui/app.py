@@ -7,10 +7,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from textual.app import App
+from textual.notifications import SeverityLevel
 
 from facility_tui.model import System
 from facility_tui.paths import default_saves
 from facility_tui.screens.main import MainScreen
+from facility_tui.text import printable
 from facility_tui.workspace import Workspace
 
 
@@ -45,6 +47,25 @@ class FacilityApp(App[None]):
         self.workspace = Workspace(folder, seed)
         self.workspace.demo = demo
         self._open_file = open_file
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
+        """Every toast is plain text: messages carry names, typed lines and usage strings
+        (``[cover=5|10]``), which are data, never markup; control characters show escaped."""
+        super().notify(
+            printable(message),
+            title=printable(title),
+            severity=severity,
+            timeout=timeout,
+            markup=False,
+        )
 
     def on_mount(self) -> None:
         self.push_screen(MainScreen(self.workspace, self._open_file))

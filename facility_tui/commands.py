@@ -24,6 +24,9 @@ from attrs import evolve, frozen
 
 from facility_tui.dice import Dice, DiceError, Roll
 from facility_tui.model import ENEMIES, PCS, Combatant, Encounter, Kind, Phase, System
+from facility_tui.text import MAX_LINE, MAX_NAME, MAX_NOTE, control_in
+
+MAX_VALUE = 9999  # the largest number any command takes: damage, Health, initiative, rounds...
 
 
 class CommandError(ValueError):
@@ -87,7 +90,9 @@ def find_spec(verb: str, system: System | None = None) -> Spec:
     return REGISTRY[name]
 
 
-_OPTION = re.compile(r"^([a-z][a-z0-9_-]*)=(.*)$", re.IGNORECASE)
+_OPTION = re.compile(r"^([a-z][a-z0-9_-]*)=", re.IGNORECASE)
+# One word as the shell reads it: runs of plain characters, escaped characters and quoted parts.
+_WORD = re.compile(r"""(?:\\.|[^\s'"\\]+|'[^']*'|"(?:[^"\\]|\\.)*")+""", re.DOTALL)
 
 
 @frozen
@@ -98,18 +103,28 @@ class Parsed:
 
 
 def parse(line: str) -> Parsed:
+    """Split a line into verb, arguments and ``key=value`` options. A word is an option only
+    when its key is written plainly: ``"a=b"`` in quotes is an argument (a name, say)."""
+    if len(line) > MAX_LINE:
+        raise CommandError(f"the line is {len(line)} characters long: at most {MAX_LINE}")
+    bad = control_in(line)
+    if bad is not None:
+        raise CommandError(f"the line holds a control character ({bad}); retype it")
     try:
         words = shlex.split(line)
     except ValueError as err:
         raise CommandError(f"cannot read '{line}': {err}") from None
     if not words:
         raise CommandError("empty command; type 'help' for the list")
+    raw = _WORD.findall(line)
+    if len(raw) != len(words):  # (never seen: the two readings of the line disagree)
+        raise CommandError(f"cannot read '{line}': check its quotes")
     args: list[str] = []
     options: list[tuple[str, str]] = []
-    for word in words[1:]:
-        m = _OPTION.match(word)
+    for text, word in zip(raw[1:], words[1:], strict=True):
+        m = _OPTION.match(text)
         if m:
-            options.append((m.group(1).lower().replace("-", "_"), m.group(2)))
+            options.append((m.group(1).lower().replace("-", "_"), word[m.end() :]))
         else:
             args.append(word)
     return Parsed(words[0].lower(), tuple(args), tuple(options))
@@ -149,6 +164,19 @@ class Call:
             raise self.usage_error(f"'{self.verb}' needs {what}")
         return " ".join(self.args[start:])
 
+    def text(self, start: int, what: str, limit: int = MAX_NOTE, *, empty: bool = False) -> str:
+        """The words from ``start`` on as one text (a name, a note), at most ``limit`` long;
+        refused when blank unless ``empty``."""
+        text = " ".join(self.args[start:]).strip()
+        if not text and not empty:
+            raise self.usage_error(f"'{self.verb}' needs {what}")
+        if len(text) > limit:
+            raise CommandError(f"{what} is {len(text)} characters long: at most {limit}")
+        return text
+
+    def name(self, start: int, what: str = "a name") -> str:
+        return self.text(start, what, MAX_NAME)
+
     def option(self, key: str, default: str | None = None) -> str | None:
         self._used.add(key)
         return self.options.get(key, default)
@@ -169,14 +197,21 @@ class Call:
 
     # -- numbers and dice ---------------------------------------------------------------------
 
-    def number(self, text: str, what: str, *, minimum: int | None = None) -> int:
-        """A typed number or a dice roll (logged); refuses words and values below ``minimum``."""
+    def number(
+        self, text: str, what: str, *, minimum: int | None = None, maximum: int = MAX_VALUE
+    ) -> int:
+        """A typed number or a dice roll (logged); refuses words and values outside
+        ``minimum``..``maximum`` (every number of the game fits in ±9999)."""
         try:
             value, roll = self.dice.value(text)
         except DiceError as err:
             raise CommandError(f"{what}: {err}") from None
         if minimum is not None and value < minimum:
             raise CommandError(f"{what} must be at least {minimum}, got {value}")
+        if value < -MAX_VALUE:
+            raise CommandError(f"{what} must be at least {-MAX_VALUE}, got {value}")
+        if value > maximum:
+            raise CommandError(f"{what} must be at most {maximum}, got {value}")
         if roll is not None:
             self.log_roll(what, roll)
         return value
@@ -219,9 +254,9 @@ def resolve(enc: Encounter, ref: str) -> Combatant:
     if not text:
         raise CommandError("name a combatant")
     number = text.removeprefix("#")
-    if number.isdigit():
+    if number.isascii() and number.isdigit():
         ordered = listed(enc)
-        i = int(number)
+        i = int(number[-6:]) if len(number) <= 6 else 10**6  # (a huge number: past the list)
         if 1 <= i <= len(ordered):
             return ordered[i - 1]
         raise CommandError(f"no combatant #{i}: the list has {len(ordered)}")

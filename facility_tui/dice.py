@@ -21,6 +21,9 @@ from attrs import frozen
 
 MAX_DICE = 1000  # dice rolled by one expression
 MAX_SIDES = 10_000
+MAX_EXPR = 80  # characters of one expression: 2d6+3 is 5; d20's parser recurses per term
+MAX_DEPTH = 4  # nested parentheses
+MAX_TOTAL = 1_000_000  # what a roll may come to (products of many dice are refused)
 _INT = re.compile(r"[+-]?\d+")
 
 
@@ -63,7 +66,16 @@ def _d20() -> Any:
 
 
 def _check_limits(expr: str) -> None:
+    if len(expr) > MAX_EXPR:
+        raise DiceError(f"dice expression of {len(expr)} characters: at most {MAX_EXPR}")
+    depth = 0
+    for ch in expr:
+        depth += (ch == "(") - (ch == ")")
+        if depth > MAX_DEPTH:
+            raise DiceError(f"'{expr}' nests parentheses too deep: at most {MAX_DEPTH}")
     for count, sides in re.findall(r"(\d*)d(\d+)", expr):
+        if count and int(count) == 0:
+            raise DiceError(f"'{expr}' rolls no dice; use 1d{sides} or more")
         if count and int(count) > MAX_DICE:
             raise DiceError(f"too many dice in '{expr}': at most {MAX_DICE} at once")
         if int(sides) > MAX_SIDES:
@@ -102,11 +114,14 @@ def roll_d20(expr: str, rng: random.Random) -> Roll:
         result = roller.roll(expr, stringifier=d20.SimpleStringifier())
     except d20.TooManyRolls:
         raise DiceError(f"too many dice in '{expr}': at most {MAX_DICE} at once") from None
-    except d20.RollError as err:
+    except Exception as err:  # d20's parser and evaluator (a division by zero, a bad term...)
         raise DiceError(f"bad dice '{expr}': try a number or dice like 2d6+1, 3d10kh2") from err
     finally:
         _source.rng = None
-    return Roll(expr, int(result.total), str(result).replace("`", ""))
+    total = int(result.total)
+    if abs(total) > MAX_TOTAL:
+        raise DiceError(f"'{expr}' came to {total}: more than a roll can be ({MAX_TOTAL})")
+    return Roll(expr, total, str(result).replace("`", ""))
 
 
 def rng_for(seed: int, position: int) -> random.Random:

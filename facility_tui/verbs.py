@@ -8,6 +8,7 @@ from facility_tui import rounds
 from facility_tui.commands import Call, CommandError, command, side_of, unique_id
 from facility_tui.model import Combatant, Encounter, Kind, Phase, System
 from facility_tui.systems import rules_for
+from facility_tui.text import MAX_TITLE
 
 
 def system_of(text: str) -> System:
@@ -25,14 +26,14 @@ def system_of(text: str) -> System:
 )
 def new(call: Call) -> Encounter:
     system = system_of(call.arg(0, "a rule system (2297 or facility)"))
-    name = call.rest(1, "a name for the encounter")
+    name = call.text(1, "a name for the encounter", MAX_TITLE)
     seed_text = call.option("seed")
     if seed_text is None:
         seed = call.dice.new_seed()  # drawn from the old encounter's dice: replays alike
-    elif seed_text.isdigit():
+    elif seed_text.isascii() and seed_text.isdigit() and len(seed_text) <= 10:
         seed = int(seed_text)
     else:
-        raise CommandError(f"seed must be a whole number, got '{seed_text}'")
+        raise CommandError(f"seed must be a whole number of up to 10 digits, got '{seed_text}'")
     rules = rules_for(system)
     enc = Encounter(name=name, system=system, seed=seed, state=rules.new_state())
     return enc.logged(f"New {system.value} encounter '{name}' (seed {seed})")
@@ -45,7 +46,7 @@ def new(call: Call) -> Encounter:
     aliases=("a",),
 )
 def add(call: Call) -> Encounter:
-    name = call.rest(0, "a name")
+    name = call.name(0)
     side = side_of(call.option("side", "enemy") or "enemy")
     count = call.int_option("count", "count", 1, minimum=1)
     if count > 50:
@@ -113,7 +114,7 @@ def set_side(call: Call) -> Encounter:
 @command("rename", "rename WHO NEW NAME", "Change a combatant's shown name")
 def rename(call: Call) -> Encounter:
     c = call.combatant(call.arg(0, "who"))
-    name = call.rest(1, "the new name")
+    name = call.name(1, "the new name")
     call.enc = call.enc.update(c.id, name=name)
     call.log(f"{c.name} is now called {name}")
     return call.enc
@@ -122,7 +123,7 @@ def rename(call: Call) -> Encounter:
 @command("note", "note WHO TEXT", "Set a combatant's free-form note (empty text clears it)")
 def note(call: Call) -> Encounter:
     c = call.combatant(call.arg(0, "who"))
-    text = " ".join(call.args[1:])
+    text = call.text(1, "a note", empty=True)
     call.enc = call.enc.update(c.id, notes=text)
     call.log(f"Note on {c.name}: {text}" if text else f"Note on {c.name} cleared")
     return call.enc
@@ -130,7 +131,7 @@ def note(call: Call) -> Encounter:
 
 @command("log", "log TEXT", "Write a line of your own into the log")
 def log_line(call: Call) -> Encounter:
-    call.log(call.rest(0, "some text"))
+    call.log(call.text(0, "some text"))
     return call.enc
 
 

@@ -16,6 +16,7 @@ from textual.widgets.option_list import Option
 
 from facility_tui.commands import quote
 from facility_tui.model import System
+from facility_tui.text import printable
 
 # Tab moves between fields as the app reads it (a priority binding), so the keys typed after it
 # in one burst ("Thug⇥⇥2d6") go to the next field, not into the one being left.
@@ -42,7 +43,7 @@ class ConfirmDialog(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Label(self.question)
+            yield Label(printable(self.question), markup=False)  # it names a combatant
             yield Label("[b]y[/b] yes   [b]n[/b] no", classes="hint")
 
     def action_answer(self, yes: bool) -> None:
@@ -147,10 +148,14 @@ class OpenDialog(ModalScreen[Path | None]):
             if self.saves:
                 yield OptionList(
                     *[
-                        Option(p.stem + ("  (open now)" if p == self.current else ""), id=str(i))
+                        Option(
+                            printable(p.stem) + ("  (open now)" if p == self.current else ""),
+                            id=str(i),
+                        )
                         for i, p in enumerate(self.saves)
                     ],
                     id="saves",
+                    markup=False,  # file names are data
                 )
             else:
                 yield Label("No saves yet.")

@@ -7,7 +7,6 @@ Panes only read the encounter and send command lines; every number they show com
 from __future__ import annotations
 
 import gc
-from functools import lru_cache
 from pathlib import Path
 
 from facility_tui.screens.collector import EVERY as COLLECT_EVERY
@@ -41,6 +40,7 @@ from facility_tui.model import (
 )
 from facility_tui.report import status_line
 from facility_tui.systems import RuleSystem, rules_for
+from facility_tui.text import Tone, printable
 from facility_tui.workspace import Workspace
 
 LOG_SHOWN = 200  # lines the log pane keeps while it grows
@@ -89,18 +89,12 @@ def short(name: str, width: int = NAME_WIDTH) -> str:
     return f"{name[: width - tail - 1]}…{name[-tail:]}"
 
 
-@lru_cache(maxsize=1024)
-def _markup(value: str) -> Text:
-    """A detail's value as Rich text; most are the same from one key press to the next.
-
-    (Callers copy it into their own text: ``Text.append_text`` does not change it.) No emoji
-    codes: a name or note with ``:fire:`` in it shows as typed.
-    """
-    return Text.from_markup(value, emoji=False)
+TONE_STYLE = {Tone.PLAIN: "", Tone.WARN: "yellow", Tone.BAD: "bold red"}
 
 
 def _log_text(e: LogEntry) -> Text:
-    return Text(f"[{e.round}] {e.text}", style=KIND_STYLE.get(e.kind, ""))
+    # Plain text, never markup; control characters from an old save are shown escaped.
+    return Text(f"[{e.round}] {printable(e.text)}", style=KIND_STYLE.get(e.kind, ""))
 
 
 def shown_path(path: Path) -> str:
@@ -246,17 +240,17 @@ class MainScreen(Screen[None]):
             turn = Text.assemble(
                 (f"Round {enc.round}", "bold"),
                 " · turn: ",
-                (rules.slot_name(enc, enc.current), "bold green"),
+                (printable(rules.slot_name(enc, enc.current)), "bold green"),
                 " · next: ",
-                rules.slot_name(enc, enc.upcoming or enc.current),
+                printable(rules.slot_name(enc, enc.upcoming or enc.current)),
             )
         else:
-            turn = Text(status_line(enc), style="bold")
+            turn = Text(printable(status_line(enc)), style="bold")
         saved = self._save_state or "not saved yet"
         where = Text.assemble(
-            (enc.name, "bold"),
+            (printable(enc.name), "bold"),
             f" [{rules.title}]  ",
-            (f"{self._shown_path()} · {saved}", "dim"),
+            (printable(f"{self._shown_path()} · {saved}"), "dim"),
         )
         lines = Text("\n").join([turn, where])
         lines.no_wrap, lines.overflow = True, "ellipsis"  # two lines, each cut to the width
@@ -333,13 +327,13 @@ class MainScreen(Screen[None]):
     ) -> list[Text | str]:
         mark = Text("▶", style="bold green") if acting else " "
         summary = rules.summary(enc, c)
-        name = Text(short(c.name), style=SIDE_STYLE.get(c.side, ""))
+        name = Text(short(printable(c.name)), style=SIDE_STYLE.get(c.side, ""))
         if acting:
             name.stylize("bold")
         cells: list[Text | str] = [mark, str(i), name]
         if rules.show_initiative:
             cells.append(str(c.initiative))
-        cells += [str(summary.get(col, "")) for col in rules.columns]
+        cells += [printable(str(summary.get(col, ""))) for col in rules.columns]
         return cells
 
     def _select(self, cid: str | None) -> None:
@@ -375,16 +369,16 @@ class MainScreen(Screen[None]):
         c = enc.get(cid)
         rules = rules_for(enc.system)
         lines = Text()
-        lines.append(f"{c.name}\n", style="bold")
+        lines.append(f"{printable(c.name)}\n", style="bold")
         # where the table has no Init column, the rules' details say what initiative means
         init = f" · init {c.initiative}" if rules.show_initiative else ""
         lines.append(f"{SIDE_LABEL.get(c.side, c.side)}{init}\n", style="dim")
-        for label, value in rules.details(enc, c):
-            lines.append(f"{label}: ", style="bold")
-            lines.append_text(_markup(value))
+        for d in rules.details(enc, c):
+            lines.append(f"{d.label}: ", style="bold")
+            lines.append(printable(d.text), style=TONE_STYLE[d.tone])
             lines.append("\n")
         if c.notes:
-            lines.append(f"Note: {c.notes}\n", style="italic")
+            lines.append(f"Note: {printable(c.notes)}\n", style="italic")
         pane.update(lines)
 
     def _render_log(self) -> None:

@@ -481,11 +481,11 @@ def test_state_survives_a_save_and_load_through_the_cli(
 def test_details_show_tracks_saves_and_ppe() -> None:
     s = fresh("wound ana 2 phy", "harm ana 1 contaminants d20=1", "ablate ana")
     rules = rules_for(System.FACILITY)
-    lines = dict(rules.details(s.encounter, s.encounter.get("ana")))
+    lines = {d.label: d.text for d in rules.details(s.encounter, s.encounter.get("ana"))}
     assert "■■□□ 2/4" in lines["Physique"]
     assert "Expertise" in lines["Insight"]
     assert "Weapons +0" in lines["Saves"]
-    ppe = [v for k, v in rules.details(s.encounter, s.encounter.get("ana")) if k == "PPE"]
+    ppe = [d.text for d in rules.details(s.encounter, s.encounter.get("ana")) if d.label == "PPE"]
     assert any("Respirator 1/2 marks" in v for v in ppe)
 
 

@@ -48,8 +48,11 @@ def test_round_trip_keeps_fight_and_history(tmp_path: Path) -> None:
 
 
 def test_text_that_toml_and_json_find_awkward(tmp_path: Path) -> None:
-    s = fight("add Alpha side=pc init=12")
-    for text in ["it'''s", "a'b''c", 'quote " back\\slash', "tab\tdel\x7fend", "ünï 🐉 中", "''"]:
+    # Control characters are refused as input now, but an older save may hold some.
+    old = fight().encounter.logged("tab\tdel\x7fend")
+    s = Session(old)
+    s.apply("add Alpha side=pc init=12")
+    for text in ["it'''s", "a'b''c", 'quote " back\\slash', "ünï 🐉 中", "''"]:
         s.apply(f"log {quote(text)}")
     odd = "O'''Brien \"the\" \\ 🐉"
     s.apply("rename alpha " + quote(odd))

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from facility_tui.model import Combatant, Encounter, Sheet, System
+from facility_tui.text import Detail
 
 if TYPE_CHECKING:
     from facility_tui.commands import Call
@@ -79,9 +80,9 @@ class RuleSystem:
         ``show --json``). Screens show them; they never compute rules themselves."""
         return {}
 
-    def details(self, enc: Encounter, c: Combatant) -> list[tuple[str, str]]:
+    def details(self, enc: Encounter, c: Combatant) -> list[Detail]:
         """Labelled lines for the selected combatant's detail pane (action economy, injuries,
-        fatigue, wound tracks...). Values may use Rich markup."""
+        fatigue, wound tracks...): plain text with a tone; the screens choose the look."""
         return []
 
 

@@ -41,6 +41,7 @@ from facility_tui.systems.facility_core import (
     wound_impaired,
     wounds_short,
 )
+from facility_tui.text import Detail, Tone
 
 VANGUARD = "vanguard"  # F7: the slot of the PC who acts before the enemies after a Partial Success
 DEFAULT_TN = 12
@@ -364,20 +365,21 @@ class FacilityRules(RuleSystem):
             "Saves": " ".join(f"{k[0].upper()}{signed(save_value(s, k))}" for k in SAVES),
         }
 
-    def details(self, enc: Encounter, c: Combatant) -> list[tuple[str, str]]:
+    def details(self, enc: Encounter, c: Combatant) -> list[Detail]:
         s = sheet_of(c)
-        out: list[tuple[str, str]] = []
+        out: list[Detail] = []
         cond = condition(s)
         status = cond.value.capitalize()
         if cond in (Condition.IMPAIRED, Condition.INCAPACITATED, Condition.DEAD):
             status += f" ({impaired_count(s)} Impaired)"
         if s.overrule:
             status += " — alive by alternate arrangements"
-        out.append(("Status", status))
+        out.append(Detail("Status", status))
         if s.job:
-            out.append(("Job", s.job))
+            out.append(Detail("Job", s.job))
         if simple(s):
-            out.append(("Wounds", f"{bar(s.track_wounds, s.track)} {s.track_wounds}/{s.track}"))
+            track = f"{bar(s.track_wounds, s.track)} {s.track_wounds}/{s.track}"
+            out.append(Detail("Wounds", track))
         else:
             ppe_imp = ppe_impaired(s)
             for key in STATS:
@@ -386,40 +388,42 @@ class FacilityRules(RuleSystem):
                 line = f"{signed(st.bonus)}  {bar(st.wounds, cap)} {st.wounds}/{cap}"
                 tags = []
                 if wound_impaired(st):
-                    tags.append("[b red]Impaired[/]")
+                    tags.append("Impaired")
                 elif key in ppe_imp:
-                    tags.append("[red]Impaired by PPE[/]")
+                    tags.append("Impaired by PPE")
                 if has_expertise(st):
                     tags.append("Expertise")
                 if st.scars:
                     tags.append(f"{st.scars} scar{'s' if st.scars > 1 else ''}")
-                out.append((STAT_NAMES[key], "  ".join([line, *tags])))
+                tone = Tone.BAD if wound_impaired(st) or key in ppe_imp else Tone.PLAIN
+                out.append(Detail(STAT_NAMES[key], "  ".join([line, *tags]), tone))
         if not s.is_object:
-            out.append(("Marks", marks_text(enc, c) or "-"))
+            out.append(Detail("Marks", marks_text(enc, c) or "-"))
             saves = " · ".join(f"{k.capitalize()} {signed(save_value(s, k))}" for k in SAVES)
-            out.append(("Saves", saves))
+            out.append(Detail("Saves", saves))
         for p in s.ppe:
             item = p.item
             what = ", ".join(TAGS.get(h, h) for h in sorted(item.covers))
             state = "exhausted" if not p.protects else f"{p.marks}/{item.rating} marks"
             extra = f" — {item.notes}" if item.notes else ""
-            out.append(("PPE", f"{item.name} {state} ({what}){extra}"))
+            out.append(Detail("PPE", f"{item.name} {state} ({what}){extra}"))
         for w in s.weapons:
             wpn = WEAPONS.get(w)
             dmg = wpn.damage if wpn else w
-            empty = " [red]out of ammo[/]" if w in s.empty else ""
-            out.append(("Weapon", f"{wpn.name if wpn else w} {dmg}{empty}"))
+            empty = " out of ammo" if w in s.empty else ""
+            tone = Tone.BAD if w in s.empty else Tone.PLAIN
+            out.append(Detail("Weapon", f"{wpn.name if wpn else w} {dmg}{empty}", tone))
         if s.parts or s.job == "Maintenance Technician":
-            out.append(("Spare Parts", f"{s.parts} slots, Clearance L{s.clearance}"))
+            out.append(Detail("Spare Parts", f"{s.parts} slots, Clearance L{s.clearance}"))
         if s.items:
             room = f" ({s.pockets} pockets, {s.slots} slots)"
-            out.append(("Carries", ", ".join(s.items) + room))
+            out.append(Detail("Carries", ", ".join(s.items) + room))
         waiting = pending_of(enc, c.id)
         if waiting is not None:
-            out.append(("Pending", pending_text(waiting)))
+            out.append(Detail("Pending", pending_text(waiting)))
         h = harm_of(enc, c.id)
         if h is not None:
-            out.append(("Pending", f"{h.wounds} {h.hazard} wounds: ablate or suffer"))
+            out.append(Detail("Pending", f"{h.wounds} {h.hazard} wounds: ablate or suffer"))
         return out
 
 

@@ -119,9 +119,10 @@ def _bonus(call: Call, key: str, text: str) -> int:
 
 def _saves(text: str) -> Saves:
     nums = [t.strip() for t in text.split(",")]
-    if len(nums) != 5 or not all(re.fullmatch(r"[+-]?\d+", n) for n in nums):
+    if len(nums) != 5 or not all(re.fullmatch(r"[+-]?\d{1,2}", n) for n in nums):
         raise CommandError(
-            "saves= takes five numbers: Weapons,Trauma,Explosions,Contaminants,Anomalies"
+            "saves= takes five numbers from -99 to 99: "
+            "Weapons,Trauma,Explosions,Contaminants,Anomalies"
         )
     return Saves(*(int(n) for n in nums))
 

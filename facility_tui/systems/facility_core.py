@@ -265,7 +265,7 @@ _PPE_BY_NAME = {p.name.lower(): p for p in PPE_CATALOG}
 def ppe_item(text: str) -> PPEItem:
     """F6: a catalog item by name, number (``#10`` / ``10``) or unambiguous prefix."""
     t = text.strip().lower().removeprefix("#")
-    if t.isdigit() and 1 <= int(t) <= len(PPE_CATALOG):
+    if t.isdecimal() and 1 <= int(t) <= len(PPE_CATALOG):
         return PPE_CATALOG[int(t) - 1]
     if t in _PPE_BY_NAME:
         return _PPE_BY_NAME[t]

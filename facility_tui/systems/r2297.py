@@ -40,6 +40,7 @@ from facility_tui.systems.r2297_rules import (
 )
 from facility_tui.systems.r2297_sheet import Awareness, Effect, EKind, Sheet2297
 from facility_tui.systems.r2297_weapons import parse_weapons
+from facility_tui.text import Detail, Tone
 
 if TYPE_CHECKING:
     from facility_tui.commands import Call
@@ -277,18 +278,18 @@ class Rules2297(RuleSystem):
             "disadvantage": disadvantaged(s, s.turns if enc.current == c.id else s.turns + 1),
         }
 
-    def details(self, enc: Encounter, c: Combatant) -> list[tuple[str, str]]:
+    def details(self, enc: Encounter, c: Combatant) -> list[Detail]:
         s = sheet_of(c)
         init = shown_initiative(enc, c)
         eco = economy(enc, c)
         pt, dr = layered(s.armor)
         lines = [
-            (
+            Detail(
                 "Stats",
                 f"AG {s.ag}  CU {s.cu}  HLT {s.hlt}  STA {s.sta}  Edge {s.edge}  "
                 f"init {s.dice}d6{s.ag + s.cu:+d}",
             ),
-            (
+            Detail(
                 "Initiative",
                 f"base {c.initiative}, effective {init} ({band(init).name})"
                 + (f", Refocus → {s.refocus} next round" if s.refocus >= 0 else "")
@@ -300,28 +301,29 @@ class Rules2297(RuleSystem):
         if eco.cap > 0:
             acts += " — one action in all"
         if eco.limit:
-            acts += f" [yellow]{eco.limit}[/]"
-        lines.append(("Actions", acts))
-        lines.append(("Reaction", "available" if eco.reaction else eco.why_no_reaction))
+            acts += f" {eco.limit}"
+        lines.append(Detail("Actions", acts, Tone.WARN if eco.limit else Tone.PLAIN))
+        lines.append(Detail("Reaction", "available" if eco.reaction else eco.why_no_reaction))
         if s.ext_name:
-            lines.append(("Extended", f"{s.ext_name}: turn {s.ext_step} of {s.ext_total}"))
+            lines.append(Detail("Extended", f"{s.ext_name}: turn {s.ext_step} of {s.ext_total}"))
         lines.append(
-            (
+            Detail(
                 "Armor",
                 ", ".join(a.text for a in s.armor) + f" → PT {pt} DR {dr}%" if s.armor else "none",
             )
         )
         for w in s.weapons:
             ammo = f", ammo {w.ammo}/{w.capacity}" if w.capacity else ""
-            lines.append(("Weapon", f"{w.name} {w.damage} {'/'.join(w.modes)}{ammo}"))
+            lines.append(Detail("Weapon", f"{w.name} {w.damage} {'/'.join(w.modes)}{ammo}"))
         lines.append(
-            (
+            Detail(
                 "Damage",
                 f"{s.damage} + stun {s.stun} = {s.total}/{s.hlt}"
-                + (" [red]incapacitated[/]" if incapacitated(s) else ""),
+                + (" incapacitated" if incapacitated(s) else ""),
+                Tone.BAD if incapacitated(s) else Tone.PLAIN,
             )
         )
-        lines.append(("Fatigue", f"{s.fatigue}/{s.sta} ({tired(s).value})"))
+        lines.append(Detail("Fatigue", f"{s.fatigue}/{s.sta} ({tired(s).value})"))
         for i in s.injuries:
             marks = [
                 m for m, on in (("Edge", i.soaked), ("first aid", i.aided), ("GM", i.manual)) if on
@@ -330,21 +332,21 @@ class Rules2297(RuleSystem):
             was = f", was {i.inflicted.word}" if i.inflicted is not i.level else ""
             tn = f", first aid TN {AID_TN[i.level]}" if i.level.rank and not i.aided else ""
             lines.append(
-                (
+                Detail(
                     f"Injury {i.id}",
                     f"{i.level.word} (round {i.round}, {i.damage} damage{was}){extra}{tn}",
                 )
             )
         conds = s.conditions()
         if conds:
-            lines.append(("Conditions", ", ".join(conds)))
+            lines.append(Detail("Conditions", ", ".join(conds)))
         for e in s.effects:
             if e.kind is not EKind.COND:
-                lines.append(("Effect", f"{describe(e)} — {e.label}"))
+                lines.append(Detail("Effect", f"{describe(e)} — {e.label}"))
         if s.stims.count:
             st = s.stims
             lines.append(
-                (
+                Detail(
                     "Stims",
                     f"{st.count} patch(es): Grit TN {stim_tn(s)} due round "
                     f"{st.due_round}; failure {st.fatigue} fatigue",
@@ -352,9 +354,9 @@ class Rules2297(RuleSystem):
             )
         state = status(s)
         if state:
-            lines.append(("Status", f"[red]{state}[/]"))
+            lines.append(Detail("Status", state, Tone.BAD))
         if s.awareness is not Awareness.FULL:
-            lines.append(("Awareness", s.awareness.value))
+            lines.append(Detail("Awareness", s.awareness.value))
         return lines
 
 

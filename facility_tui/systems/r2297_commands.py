@@ -330,8 +330,8 @@ def extended(call: Call) -> Encounter:
         call.log(f"{c.name} abandons '{s.ext_name}' at {s.ext_step}/{s.ext_total}")
         return call.enc
     if rest:
-        if len(rest) < 2 or not rest[-1].isdigit() or int(rest[-1]) < 2:
-            raise CommandError("start one with a name and its turns (2 or more): ext Hack 3")
+        if len(rest) < 2 or not rest[-1].isdecimal() or not 2 <= int(rest[-1]) <= 99:
+            raise CommandError("start one with a name and its turns (2 to 99): ext Hack 3")
         if s.ext_name:
             raise CommandError(f"{c.name} is already on '{s.ext_name}': 'ext stop' first")
         name, total, step = " ".join(rest[:-1]), int(rest[-1]), 1
@@ -379,7 +379,7 @@ def hit(call: Call) -> Encounter:
 def pick_injury(c: Combatant, ref: str | None, ok: Callable[[Injury], bool], what: str) -> Injury:
     s = sheet(c)
     if ref is not None:
-        if not ref.isdigit():
+        if not ref.isdecimal():
             raise CommandError(f"injury: give its number (see the detail pane), got '{ref}'")
         found = next((i for i in s.injuries if i.id == int(ref)), None)
         if found is None:

@@ -163,8 +163,8 @@ def parse_armor(text: str) -> tuple[Armor, ...]:
         if not m:
             raise RuleError(f"armor '{part.strip()}': write it as NAME PT/DR, e.g. Vest 15/20")
         name, pt, dr = m.group(1).strip() or "Armor", int(m.group(2)), int(m.group(3))
-        if pt < 0:
-            raise RuleError(f"armor '{name}': PT must be 0 or more, got {pt}")
+        if not 0 <= pt <= 999:
+            raise RuleError(f"armor '{name}': PT is from 0 to 999, got {pt}")
         if not 0 <= dr <= 100:
             raise RuleError(f"armor '{name}': DR is a percentage from 0 to 100, got {dr}")
         layers.append(Armor(name, pt, dr))
@@ -222,7 +222,10 @@ def parse_ap(text: str) -> tuple[int, int]:
     m = re.fullmatch(r"\s*(\d+)\s*(?:/\s*(\d+)\s*)?", text)
     if not m:
         raise RuleError(f"ap: write the PT (and DR) it pierces, e.g. ap=5 or ap=5/20, got '{text}'")
-    return int(m.group(1)), int(m.group(2) or 0)
+    pt, dr = int(m.group(1)), int(m.group(2) or 0)
+    if pt > 999 or dr > 100:
+        raise RuleError(f"ap: at most 999 PT and 100 DR, got '{text}'")
+    return pt, dr
 
 
 # -- A9 fatigue ---------------------------------------------------------------------------------

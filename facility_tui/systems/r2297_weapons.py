@@ -25,8 +25,10 @@ def parse_weapon(text: str) -> Weapon:
     for w in words[at + 1 :]:
         if _MODES.match(w):
             modes = tuple(m.upper() for m in w.split("/"))
-        elif w.isdigit():
+        elif w.isdecimal():
             capacity = int(w)
+            if capacity > 999:
+                raise RuleError(f"weapon '{name}': a magazine holds at most 999, got {w}")
         else:
             try:
                 kind = parse_type(w)

@@ -1,0 +1,56 @@
+"""Text from the GM or a save is data: the bounds it must keep, and how it is shown safely.
+
+No Textual or Rich here: rule systems hand the screens plain text with a *tone* (how much it
+matters), and the screens choose the look. Control characters never reach a terminal: input
+refuses them, and anything older that holds some is shown escaped (``printable``).
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+
+from attrs import frozen
+
+# C0 (but for none: a tab or newline in a name is as wrong as an escape), DEL and C1.
+CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+MAX_LINE = 1000  # characters in one command line (Python's int() refuses 4,300+ digits: far below)
+MAX_NAME = 40  # a combatant's name
+MAX_TITLE = 60  # an encounter's name (also the save file's name)
+MAX_NOTE = 300  # a note or a line of the GM's own in the log
+
+
+def _escape(match: re.Match[str]) -> str:
+    return f"\\x{ord(match.group()):02x}"
+
+
+def printable(text: str) -> str:
+    """``text`` with every control character written as ``\\xNN``; unchanged (the same object)
+    when it has none, which is nearly always."""
+    if CONTROL.search(text) is None:
+        return text
+    return CONTROL.sub(_escape, text)
+
+
+def control_in(text: str) -> str | None:
+    """The first control character of ``text``, escaped for a message, or None."""
+    m = CONTROL.search(text)
+    return None if m is None else _escape(m)
+
+
+class Tone(enum.StrEnum):
+    """How much a shown value matters; screens map each to a look, and a word says it too."""
+
+    PLAIN = "plain"
+    WARN = "warn"  # a limit in force (fatigued, one action only)
+    BAD = "bad"  # out of the fight, impaired, out of ammo
+
+
+@frozen
+class Detail:
+    """One line of a combatant's detail pane: a label and plain text, with its tone."""
+
+    label: str
+    text: str
+    tone: Tone = Tone.PLAIN
