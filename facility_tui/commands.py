@@ -131,7 +131,11 @@ def parse(line: str) -> Parsed:
 
 
 def quote(word: str) -> str:
-    return shlex.quote(word)
+    """``word`` as one argument of a line (quoted when it would read as options or words)."""
+    quoted = shlex.quote(word)
+    if quoted == word and _OPTION.match(word):  # shlex leaves a=b bare: it would be an option
+        return f"'{word}'"
+    return quoted
 
 
 class Call:

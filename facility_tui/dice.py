@@ -112,16 +112,16 @@ def roll_d20(expr: str, rng: random.Random) -> Roll:
     _source.rng = rng
     try:
         result = roller.roll(expr, stringifier=d20.SimpleStringifier())
+        total, detail = int(result.total), str(result).replace("`", "")  # (evaluated lazily)
     except d20.TooManyRolls:
         raise DiceError(f"too many dice in '{expr}': at most {MAX_DICE} at once") from None
     except Exception as err:  # d20's parser and evaluator (a division by zero, a bad term...)
         raise DiceError(f"bad dice '{expr}': try a number or dice like 2d6+1, 3d10kh2") from err
     finally:
         _source.rng = None
-    total = int(result.total)
     if abs(total) > MAX_TOTAL:
         raise DiceError(f"'{expr}' came to {total}: more than a roll can be ({MAX_TOTAL})")
-    return Roll(expr, total, str(result).replace("`", ""))
+    return Roll(expr, total, detail)
 
 
 def rng_for(seed: int, position: int) -> random.Random:

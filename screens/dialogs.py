@@ -101,9 +101,16 @@ class AddDialog(ModalScreen[None]):
         self.dismiss(None)
 
 
-class NewEncounterDialog(ModalScreen[tuple[System, str] | None]):
+class NewEncounterDialog(ModalScreen[None]):
+    """Name and rules of a new encounter; ``create`` makes it, or says why not and returns
+    False (the dialog stays open to be corrected)."""
+
     AUTO_FOCUS = "#name"
     BINDINGS = [Binding("escape", "cancel", "Cancel"), *FIELD_KEYS]
+
+    def __init__(self, create: Callable[[System, str], bool]) -> None:
+        super().__init__()
+        self.create = create
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
@@ -128,7 +135,8 @@ class NewEncounterDialog(ModalScreen[tuple[System, str] | None]):
             self.notify("Give the encounter a name", severity="error")
             return
         system = System(str(self.query_one("#system", Select).value))
-        self.dismiss((system, name))
+        if self.create(system, name):
+            self.dismiss(None)
 
     def action_cancel(self) -> None:
         self.dismiss(None)

@@ -28,6 +28,7 @@ from textual.widget import Widget
 
 from facility_tui import store
 from facility_tui.commands import CommandError, listed, quote
+from facility_tui.errors import internal_error
 from facility_tui.model import (
     ENEMIES,
     PCS,
@@ -413,15 +414,27 @@ class MainScreen(Screen[None]):
 
     def run_line(self, line: str) -> bool:
         """Run a command line; a refusal is shown as one line and changes nothing."""
+        if not self.alive:
+            return False
         try:
             outcome = self.ws.execute(line)
         except CommandError as err:
             self.notify(str(err), severity="error", timeout=6)
             return False
+        except Exception as err:  # a bug: commands are pure, so the fight is as it was
+            self.notify(internal_error(self.ws.folder, line, err), severity="error", timeout=15)
+            return False
+        if self._save_state != "NOT SAVED":  # (a failing save keeps saying so)
+            self.app.clear_notifications()  # a refusal the GM has just corrected is done with
         self._after_change()
         if not outcome.events:
             self.notify(outcome.message, timeout=3)
         return True
+
+    @property
+    def alive(self) -> bool:
+        """False once the app is quitting: a dialog's answer that arrives then changes nothing."""
+        return self.app.return_code is None and self.is_attached
 
     def selected_or_warn(self) -> str | None:
         cid = self._selected_id()
@@ -465,7 +478,7 @@ class MainScreen(Screen[None]):
 
     def action_add(self) -> None:
         def done(line: str | None) -> None:
-            if line:
+            if line and self.alive:
                 self.run_line(line)
 
         from facility_tui.screens.dialogs import AddDialog  # dialogs load when first opened
@@ -479,7 +492,7 @@ class MainScreen(Screen[None]):
         name = self.ws.encounter.get(cid).name
 
         def done(yes: bool | None) -> None:
-            if yes:
+            if yes and self.alive:
                 self.run_line(f"remove {quote(cid)}")
 
         from facility_tui.screens.dialogs import ConfirmDialog
@@ -492,20 +505,27 @@ class MainScreen(Screen[None]):
         self.app.push_screen(HelpScreen(self.ws.encounter.system, self._key_rows()))
 
     def action_new(self) -> None:
-        def done(choice: tuple[System, str] | None) -> None:
-            if choice:
-                self.ws.new_encounter(*choice)
-                self._shown = None
-                self.refresh_all()
-                self.notify(f"New encounter; the previous one stays in {self.ws.folder}")
+        def create(system: System, name: str) -> bool:
+            """The dialog's enter: a refused name keeps the dialog open to be corrected."""
+            if not self.alive:
+                return False
+            try:
+                self.ws.new_encounter(system, name)
+            except CommandError as err:
+                self.notify(str(err), severity="error", timeout=8)
+                return False
+            self._shown = None
+            self.refresh_all()
+            self.notify(f"New encounter; the previous one stays in {self.ws.folder}")
+            return True
 
         from facility_tui.screens.dialogs import NewEncounterDialog
 
-        self.app.push_screen(NewEncounterDialog(), done)
+        self.app.push_screen(NewEncounterDialog(create))
 
     def action_open(self) -> None:
         def done(path: object) -> None:
-            if path is None:
+            if path is None or not self.alive:
                 return
             try:
                 note = self.ws.open(path)  # type: ignore[arg-type]

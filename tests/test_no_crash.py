@@ -1,0 +1,168 @@
+"""Nothing a GM types can crash the table: every command, bare or with junk, through the real keys
+and the real toasts (``notifications=True``: without it Textual never draws a toast, which is how
+a markup crash in one went unseen)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from facility_tui.screens.main import QUICK_KEYS, MainScreen
+from textual.widgets import Label
+from textual.widgets._toast import Toast
+
+from facility_tui.app import FacilityApp
+from facility_tui.commands import help_lines
+from facility_tui.model import System
+
+JUNK = ["[/]", "[bold]x[/bold]", "zz[/] 5", "| : [cover=5|10]", "'[", "a=b", "#99", "-1", "0d6"]
+
+
+def verbs(system: System) -> list[str]:
+    return sorted({usage.split()[0] for usage, _ in help_lines(system)})
+
+
+def toasts(app: FacilityApp) -> list[str]:
+    return [str(t.render()) for t in app.screen.query(Toast)]
+
+
+async def type_line(pilot, line: str) -> None:  # type: ignore[no-untyped-def]
+    """Escape (a refused line stays in the bar to be fixed), then the line on a fresh bar."""
+    await pilot.press("escape", "colon", *line, "enter")
+    await pilot.pause()
+
+
+@pytest.mark.parametrize("system", list(System))
+async def test_every_command_bare_or_with_junk_keeps_the_app_running(
+    tmp_path: Path, system: System
+) -> None:
+    app = FacilityApp(save_dir=tmp_path, seed=1, demo=system)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await pilot.pause()
+        await pilot.press("s")  # the demo in combat: most commands need it
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        # The quick keys through the real keys: the key, then enter on the half-typed line.
+        for key in [k for k, _, template in QUICK_KEYS[system] if template.endswith(" ")]:
+            before = app.workspace.encounter
+            await pilot.press(key, "enter", "escape")
+            await pilot.pause()
+            assert app.is_running and app.workspace.encounter == before, key
+        # Every command, bare and with junk, as enter on the command line runs it; the toasts
+        # of one command's lines are drawn together at the pause.
+        for verb in verbs(system):
+            if verb in ("new", "undo", "redo"):
+                continue
+            for tail in ("", *JUNK):
+                before = app.workspace.encounter
+                line = f"{verb} {tail}".strip()
+                screen._run_typed(line)
+                if app.workspace.encounter is not before:
+                    screen.run_line("undo")  # a line that worked: back to where it was
+                assert app.workspace.encounter == before, line
+            await pilot.pause()
+            assert app.is_running and app.screen is screen, verb
+
+
+async def test_a_refusal_shows_its_usage_as_typed(tmp_path: Path) -> None:
+    app = FacilityApp(save_dir=tmp_path, seed=1)  # the 2297 demo
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await pilot.press("s", "t")  # the bar holds "attack sgt-blanc "
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        shown = " ".join(toasts(app))
+        assert "[cover=5|10]" in shown  # the usage, brackets and all
+        await type_line(pilot, 'hit "[bold]nobody" 5')
+        assert any("'[bold]nobody'" in t for t in toasts(app))
+
+
+async def test_names_with_markup_and_colons_show_as_typed(tmp_path: Path) -> None:
+    app = FacilityApp(save_dir=tmp_path, seed=1)
+    async with app.run_test(size=(120, 30), notifications=True) as pilot:
+        await pilot.pause()
+        await type_line(pilot, 'add "[/]:fire:[b]" side=pc armor="[red]Vest 5/10"')
+        await type_line(pilot, 'note "[/]:fire:[b]" [/i] odd')
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        screen.table.move_to("fire-b")
+        await pilot.pause()
+        detail = str(screen.query_one("#detail").render())
+        assert "[/]:fire:[b]" in detail and "[red]Vest 5/10" in detail and "[/i] odd" in detail
+        await pilot.press("x")  # the remove prompt names it
+        await pilot.pause()
+        assert any("[/]:fire:[b]" in str(label.render()) for label in app.screen.query(Label))
+        await pilot.press("y")
+        await pilot.pause()
+        assert not app.workspace.encounter.has("fire-b")
+
+
+async def test_control_characters_are_refused_with_a_line(tmp_path: Path) -> None:
+    app = FacilityApp(save_dir=tmp_path, seed=1)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        before = app.workspace.encounter
+        for evil in ("\x1b[2J", "\x1b]0;pwned\x07", "a\x00b", "\x9b31m"):
+            assert not screen.run_line(f"add {evil!s}")
+        await pilot.pause()
+        assert app.workspace.encounter == before
+        shown = [t for t in toasts(app) if "control character" in t]
+        assert len(shown) == 4
+        assert not any("\x1b" in t or "\x07" in t or "\x00" in t for t in shown)
+
+
+async def test_a_corrected_line_clears_its_refusal(tmp_path: Path) -> None:
+    app = FacilityApp(save_dir=tmp_path, seed=1)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await pilot.pause()
+        await type_line(pilot, "roll 0d6")
+        assert any("rolls no dice" in t for t in toasts(app))
+        await pilot.press("backspace", "backspace", "backspace", *"1d6", "enter")  # (kept to fix)
+        await pilot.pause()
+        assert not any("rolls no dice" in t for t in toasts(app))
+
+
+async def test_new_encounter_dialog_keeps_a_refused_name(tmp_path: Path) -> None:
+    app = FacilityApp(save_dir=tmp_path, seed=1)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await pilot.pause()
+        shown = app.workspace.encounter
+        await pilot.press("ctrl+n", *"a=b", "enter")  # a name, not an option
+        await pilot.pause()
+        assert isinstance(app.screen, MainScreen)
+        assert app.workspace.encounter.name == "a=b"
+        await pilot.press("ctrl+n", *("N" * 70), "enter")
+        await pilot.pause()
+        assert not isinstance(app.screen, MainScreen)  # still asking
+        assert any("at most 60" in t for t in toasts(app))
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.workspace.encounter.name == "a=b" and shown.name != "a=b"
+
+
+async def test_a_dialog_answer_after_quit_changes_nothing(tmp_path: Path) -> None:
+    app = FacilityApp(save_dir=tmp_path, seed=1)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await pilot.pause()
+        await pilot.press("o", "enter", "enter", "q")  # one burst
+        await pilot.pause()
+    assert app.return_code == 0
+
+
+async def test_a_bug_in_a_command_keeps_the_fight(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    app = FacilityApp(save_dir=tmp_path, seed=1)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await pilot.pause()
+        before = app.workspace.encounter
+
+        def broken(line: str) -> None:
+            raise ZeroDivisionError("a bug")
+
+        monkeypatch.setattr(app.workspace.session, "apply", broken)
+        await type_line(pilot, "roll 1d6")
+        assert app.is_running and app.workspace.encounter is before
+        assert any("Bug: 'roll 1d6' failed (ZeroDivisionError)" in t for t in toasts(app))
+        assert "ZeroDivisionError: a bug" in (tmp_path / "facility-tui-errors.log").read_text()
