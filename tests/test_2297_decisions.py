@@ -391,9 +391,12 @@ def test_A7_A8_first_aid_on_lethal_stops_the_one_countdown(session: Session) -> 
 
 
 def test_A9_exhausted_initiative_cannot_rise_edge_boost_refused(session: Session) -> None:
+    duel(session, "init=12 hlt=20 sta=100 edge=2", "init=10")
+    run(session, "start", "hit a 15")  # Critical: initiative 0 until the end of combat
+    refused(session, "boost a", r"held at 0 \(Critical injury\)")
     duel(session, "init=12 sta=10 edge=2")
     run(session, "fatigue a 10")
-    refused(session, "boost a", "Exhausted: initiative cannot rise")
+    refused(session, "boost a", r"held at 0 \(Exhausted\) and cannot rise")
     run(session, "fatigue a -10", "boost a", "fatigue a 10", "start")  # exhausted after the boost
     assert any("Edge boost has no effect: Exhausted" in t for t in texts(session))
     assert not any("Edge boost:" in t for t in texts(session))  # nothing rolled

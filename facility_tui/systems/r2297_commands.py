@@ -170,7 +170,8 @@ def boost(call: Call) -> Encounter:
     locked = init_locked(s)
     if locked:
         raise CommandError(
-            f"{c.name} is {locked}: initiative cannot rise, an Edge boost would do nothing"
+            f"{c.name}'s initiative is held at 0 ({locked}) and cannot rise: an Edge boost "
+            "would do nothing"
         )
     call.enc = call.enc.update_sheet(c.id, edge=s.edge - 1, boost_pending=True)
     when = "round 1" if call.enc.phase is Phase.SETUP else f"round {call.enc.round + 1}"
