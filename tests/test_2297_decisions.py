@@ -522,3 +522,24 @@ def test_C4_typed_init_in_setup_is_not_rolled_over_at_start(session: Session) ->
     run(session, "new 2297 T seed=1", "add V", "init v 0", "start")
     assert session.encounter.get("v").initiative == 0
     assert not any(t.startswith("V initiative: 1d6") for t in texts(session))
+
+
+def test_A9_a_legacy_stim_window_reads_as_one_pending_patch(session: Session) -> None:
+    """Saves from before per-patch checks kept one window (``stims``): it stays resolvable."""
+    from attrs import evolve
+
+    from facility_tui.systems.r2297_sheet import Stims
+
+    duel(session, "sta=100")
+    enc = session.encounter
+    a = enc.get("a")
+    assert isinstance(a.sheet, Sheet2297)
+    old = evolve(a.sheet, stims=Stims(2, 3, "2d6+6+2d6+2", 40), fatigue=50)
+    session.encounter = enc.replace(evolve(a, sheet=old))
+    (legacy,) = sheet(session, "a").pending_patches
+    assert (legacy.id, legacy.rating, legacy.tn) == (0, 3, 28)
+    run(session, "stim a 1")  # a new patch while the window is pending: +5 to it
+    assert [(p.id, p.tn) for p in sheet(session, "a").pending_patches] == [(0, 33), (1, 21)]
+    run(session, "grit a 40 patch=0")
+    assert sheet(session, "a").stims == Stims()
+    assert [p.id for p in sheet(session, "a").pending_patches] == [1]
