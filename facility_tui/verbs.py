@@ -5,10 +5,31 @@ from __future__ import annotations
 from attrs import evolve
 
 from facility_tui import rounds
-from facility_tui.commands import Call, CommandError, command, side_of, unique_id
+from facility_tui.commands import MAX_VALUE, Call, CommandError, command, side_of, unique_id
+from facility_tui.dice import DiceError
 from facility_tui.model import Combatant, Encounter, Kind, Phase, System
 from facility_tui.systems import rules_for
 from facility_tui.text import MAX_TITLE
+
+
+def initiative_value(call: Call, text: str, what: str) -> int:
+    """A3/C3/C4: an initiative typed as a number or dice. A typed value below 0 is refused, like
+    every typed value; a rolled total below 0 counts as 0 (A3: never below 0), logged."""
+    try:
+        value, roll = call.dice.value(text)
+    except DiceError as err:
+        raise CommandError(f"{what}: {err}") from None
+    rolled = roll is not None and "d" in roll.expr
+    if value < 0 and not rolled:
+        raise CommandError(f"{what} must be at least 0, got {value} (initiative is never below 0)")
+    if value > MAX_VALUE:
+        raise CommandError(f"{what} must be at most {MAX_VALUE}, got {value}")
+    if roll is not None:
+        call.log_roll(what, roll)
+    if value < 0:
+        call.log(f"{what}: the roll's {value} counts as 0 (initiative is never below 0)")
+        value = 0
+    return value
 
 
 def system_of(text: str) -> System:
@@ -56,7 +77,7 @@ def add(call: Call) -> Encounter:
     names = [name] if count == 1 else [f"{name} {i}" for i in range(1, count + 1)]
     for each in names:
         sheet = rules.new_sheet(call)  # each its own: rolled stats are rolled for each
-        init = 0 if init_text is None else call.number(init_text, f"{each} initiative")
+        init = 0 if init_text is None else initiative_value(call, init_text, f"{each} initiative")
         c = Combatant(
             id=unique_id(call.enc, each), name=each, side=side, initiative=init, sheet=sheet
         )
@@ -93,9 +114,10 @@ def remove(call: Call) -> Encounter:
 @command("init", "init WHO DICE", "Set a combatant's initiative by hand (a number or dice)")
 def set_initiative(call: Call) -> Encounter:
     c = call.combatant(call.arg(0, "who"))
-    value = call.number(call.arg(1, "a number or dice"), f"{c.name} initiative", minimum=0)
+    value = initiative_value(call, call.arg(1, "a number or dice"), f"{c.name} initiative")
     call.expect_args(2)
     call.enc = call.enc.update(c.id, initiative=value)
+    call.enc = rules_for(call.enc.system).initiative_set(call.enc, c.id)
     note = " (order changes from next round)" if call.enc.phase is Phase.ACTIVE else ""
     call.log(f"{c.name} initiative set to {value} by the GM{note}", Kind.OVERRIDE)
     return call.enc

@@ -501,24 +501,34 @@ def test_A9_stim_patch_and_pending_grit_check(session: Session) -> None:
     s = sheet(session, "a")
     assert 15 - 8 <= s.fatigue <= 15 - 3
     run(session, "stim a 1")
-    st = sheet(session, "a").stims
-    assert (st.count, st.fatigue) == (2, "2d6+4+2d6+2")
+    first, second = sheet(session, "a").patches
+    assert (first.rating, first.fatigue, first.others, first.tn) == (2, "2d6+4", 1, 27)
+    assert (second.rating, second.fatigue, second.others, second.tn) == (1, "2d6+2", 0, 21)
     assert rules_for(session.encounter.system).details(
         session.encounter, session.encounter.get("a")
     )
     before = sheet(session, "a").fatigue
-    run(session, "grit a 40")  # TN 20 + 2 + 5 = 27: passes, half of 2d6+4+2d6+2
+    run(session, f"grit a 40 patch={first.id}")  # TN 27: passes, half of 2d6+4
     gained = sheet(session, "a").fatigue - before
-    assert 4 <= gained <= 15
-    assert sheet(session, "a").stims.count == 0
+    assert 3 <= gained <= 8
+    assert sheet(session, "a").patches == (second,)
+    run(session, "grit a 10")  # fails TN 21: 2d6+2
+    assert sheet(session, "a").patches == ()
     refused(session, "grit a 10", "no stim")
 
 
 def test_A9_exhausted_regains_one_stamina_after_ten_idle_rounds(session: Session) -> None:
     run(session, "new 2297 T seed=4", "add A init=10 sta=10", "fatigue a 10", "start")
-    for _ in range(10):
+    for _ in range(9):
         run(session, "next")
+    refused(session, "recover a", "no fatigue recovery due")
+    run(session, "next")  # the 10th full round without an action ends
+    assert sheet(session, "a").fatigue == 10  # offered, not applied
+    assert derived(session, "a")["recover_due"] == 1
+    assert any(t.endswith("confirm: recover a") for t in texts(session.encounter))
+    run(session, "recover a")
     assert sheet(session, "a").fatigue == 9
+    assert derived(session, "a")["recover_due"] == 0
 
 
 # -- A10 first aid --------------------------------------------------------------------------------
@@ -641,7 +651,7 @@ def test_A5_attack_spends_ammo_and_applies_the_hit(session: Session) -> None:
     log = texts(session.encounter)
     assert "Blanc: FAM-90 BF uses 5 rounds (7 left)" in log
     assert any("Perfect hit" in t for t in log)  # skill 40 ≥ TN 20 + 10
-    assert any(t.startswith("Blanc damage: 7d6 (") for t in log)
+    assert any(t.startswith("Blanc damage: 8d6 (") for t in log)  # 5 + 2 Perfect + 1 BF
     assert sheet(session, "boarder").damage > 0
     run(session, "attack blanc boarder mode=BF")
     refused(session, "attack blanc boarder mode=BF", "has 2 rounds")

@@ -17,10 +17,10 @@ from facility_tui.systems.r2297_rules import (
     attack_pool,
     attack_tn,
     band,
+    fire_mode,
     injury_level,
     layered,
     mitigate,
-    mode_dice,
     parse_ap,
     parse_armor,
     success_dice,
@@ -235,16 +235,59 @@ def test_A5_pools_tn_and_damage_dice() -> None:
     assert attack_pool(-1) == "3d10kl2"
     assert attack_tn(False) == 10
     assert attack_tn(True) == 20
-    assert attack_tn(True, defense=26) == 26  # Vanya vs the Abomination
-    assert attack_tn(True, defense=22, cover=5, evading=True) == 30
+    assert attack_tn(True, dodge=26) == 26  # Vanya vs the Abomination
+    assert attack_tn(True, dodge=22, cover=5, evading=True) == 30
     assert [success_dice(m) for m in (0, 4, 5, 9, 10, 13)] == [0, 0, 1, 1, 2, 2]
-    assert mode_dice("AF", 1) == 2
-    assert mode_dice("AF", 3) == 1
-    assert mode_dice("BF", 2) == 1
-    assert mode_dice("BF", 1) == 0
     assert add_dice("4d6+2", 2) == "6d6+2"  # seed: heavy pistol, MoS +11
     assert add_dice("3d6+1", 4) == "7d6+1"  # seed: Aimed BF Perfect
     assert add_dice("1d6+2", -1) == "2"
+
+
+def test_A5_bf_single_target_default_plus_1d6_or_advantage() -> None:
+    assert fire_mode("BF", 1, 0) == (0, 1)  # default +1d6
+    assert fire_mode("BF", 1, 0, "dice") == (0, 1)
+    assert fire_mode("BF", 1, 0, "adv") == (1, 0)  # Advantage: +1 to the net count
+    assert fire_mode("BF", 1, -2, "adv") == (1, 0)
+    assert fire_mode("BF", 1, 1) == (0, 1)  # already has Advantage: always +1d6
+    with pytest.raises(RuleError, match="already has Advantage"):
+        fire_mode("BF", 1, 1, "adv")
+    with pytest.raises(RuleError, match="single-target"):
+        fire_mode("BF", 2, 0)
+
+
+def test_A5_af_one_target_plus_2d6_or_advantage_several_targets_disadvantage() -> None:
+    assert fire_mode("AF", 1, 0) == (0, 2)
+    assert fire_mode("AF", 1, 0, "adv") == (1, 0)
+    assert fire_mode("AF", 1, 2) == (0, 2)
+    assert fire_mode("AF", 3, 0) == (-1, 0)  # each attack: Disadvantage, no extra dice
+    assert fire_mode("AF", 2, 1) == (-1, 0)
+    with pytest.raises(RuleError, match="no burst= pick"):
+        fire_mode("AF", 2, 0, "dice")
+    assert fire_mode("SS", 1, 0) == fire_mode("SA", 1, 3) == (0, 0)
+    with pytest.raises(RuleError, match="one target"):
+        fire_mode("SA", 2, 0)
+    with pytest.raises(RuleError, match="BF / AF pick"):
+        fire_mode("SS", 1, 0, "adv")
+
+
+def test_A5_tn_ranged_dodge_not_raised_melee_parry_undefended_10() -> None:
+    # ranged: max(base + cover + evading, Dodge); Dodge is not raised by cover or evading
+    assert attack_tn(True, dodge=24, cover=5) == 25
+    assert attack_tn(True, dodge=24, evading=True) == 25
+    assert attack_tn(True, dodge=27, cover=5, evading=True) == 30
+    assert attack_tn(True, dodge=31, cover=5, evading=True) == 31
+    # Parry never counts against ranged attacks
+    assert attack_tn(True, dodge=12, parry=28) == 20
+    # melee: max(base, Dodge, Parry)
+    assert attack_tn(True, dodge=12, parry=28, melee=True) == 28
+    assert attack_tn(True, dodge=23, parry=21, melee=True) == 23
+    assert attack_tn(True, dodge=15, parry=18, melee=True) == 20
+    with pytest.raises(RuleError, match="ranged attacks only"):
+        attack_tn(True, cover=5, melee=True)
+    # undefended: TN 10, no Dodge or Parry
+    assert attack_tn(False, dodge=30, parry=30) == 10
+    assert attack_tn(False, dodge=30, parry=30, melee=True) == 10
+    assert attack_tn(False, dodge=30, cover=5) == 15
 
 
 def test_A5_ammo_by_fire_mode_and_weapon_text() -> None:

@@ -70,6 +70,10 @@ class RuleSystem:
         """Forget a removed combatant in system state."""
         return enc
 
+    def initiative_set(self, enc: Encounter, cid: str) -> Encounter:
+        """The GM typed a combatant's initiative (C4): it wins over anything pending."""
+        return enc
+
     #: Headers of the extra initiative-table columns; ``summary`` returns a value for each.
     columns: tuple[str, ...] = ()
     #: Whether the table shows the plain initiative number (off where a column already does).

@@ -185,16 +185,25 @@ def reset_marks(enc: Encounter, cids: list[str]) -> Encounter:
 # -- F7 side initiative ----------------------------------------------------------------------------
 
 
+def initiative_candidates(enc: Encounter) -> list[Combatant]:
+    """F7: the PCs tied for the highest unimpaired Insight among those who can act, in the
+    party's order (the order they were added)."""
+    able = [
+        c
+        for c in members(enc, PCS)
+        if can_act(sheet_of(c)) and not simple(sheet_of(c)) and not impaired(sheet_of(c), "ins")
+    ]
+    if not able:
+        return []
+    top = max(sheet_of(c).ins.bonus for c in able)
+    return [c for c in able if sheet_of(c).ins.bonus == top]
+
+
 def initiative_roller(enc: Encounter) -> Combatant | None:
-    """F7: the PC with the highest unimpaired Insight who can act (ties: the first added)."""
-    best: Combatant | None = None
-    for c in members(enc, PCS):
-        s = sheet_of(c)
-        if not can_act(s) or simple(s) or impaired(s, "ins"):
-            continue
-        if best is None or s.ins.bonus > sheet_of(best).ins.bonus:
-            best = c
-    return best
+    """F7: the PC with the highest unimpaired Insight who can act; on a tie the players choose
+    and the tracker proposes the first in the party's order."""
+    tied = initiative_candidates(enc)
+    return tied[0] if tied else None
 
 
 def check_vanguard(enc: Encounter, ref: str, call: Call) -> Combatant:
@@ -262,6 +271,16 @@ class FacilityRules(RuleSystem):
             if roller is None:
                 call.log("No PC with unimpaired Insight can roll initiative: enemies first")
                 return with_state(call.enc, first=ENEMIES)
+            tied = initiative_candidates(call.enc)
+            if not by and len(tied) > 1:
+                names = ", ".join(c.name for c in tied)
+                call.log(
+                    f"Tie for the highest Insight ({signed(sheet_of(roller).ins.bonus)}): "
+                    f"{names}; the players choose. The tracker proposes {roller.name}; for "
+                    "another: undo, then start by=WHO"
+                )
+            elif by:
+                call.log(f"{roller.name} rolls initiative (named by the GM)", Kind.OVERRIDE)
             if impaired(sheet_of(roller), "ins"):
                 raise CommandError(f"{roller.name}'s Insight is Impaired: pick another with by=")
             helpers = helpers_from(call, help_text, roller, "ins", insight_only=True)

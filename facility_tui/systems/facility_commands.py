@@ -386,7 +386,12 @@ def _inflict(
             call.log(
                 f"{how}: {bar(st.wounds, capacity(st))} {st.wounds}/{capacity(st)}", Kind.EFFECT
             )
-    if landing.lost:
+    if landing.lost and simple(s):
+        call.log(
+            f"{landing.lost} wound(s) beyond {c.name}'s track capacity {s.track}: not kept",
+            Kind.EFFECT,
+        )
+    elif landing.lost:
         call.log(f"{landing.lost} wound(s) have nowhere left to go", Kind.EFFECT)
     _put(call, c, new)
 
@@ -1093,8 +1098,8 @@ def _wounded_stat(c: Combatant, text: str | None, default: str) -> str:
 
 @command(
     "break",
-    "break WHO STAT [from=STAT] [tn=12] [exp=yes] [help=A] [d20=N]",
-    "F9 rest during a Break: roll a stat; success (or a salvaged Partial) removes 1 wound",
+    "break WHO STAT [tn=12] [exp=yes] [help=A] [d20=N]",
+    "F9 rest during a Break: roll a stat; success (or a salvaged Partial) removes 1 wound from it",
     systems=FACILITY,
     group="facility",
 )
@@ -1103,7 +1108,12 @@ def break_(call: Call) -> Encounter:
     _need_sheet_stats(c)
     key = stat_key(call.arg(1, "the stat to roll"))
     call.expect_args(2)
-    heal = _wounded_stat(c, call.option("from"), key)
+    if not stat_of(sheet_of(c), key).wounds:
+        raise CommandError(
+            f"{c.name}'s {STAT_NAMES[key]} has no wounds: a Break heals the stat rolled, so roll "
+            "a wounded one"
+        )
+    heal = key
     tn, exp = _tn(call), _flag(call, "exp")
     helpers = helpers_from(call, call.option("help"), c, key)
     call.enc = clear_pending(call.enc, c.id)
@@ -1286,6 +1296,14 @@ def sheet(call: Call) -> Encounter:
             n = call.number(text, key.replace("_", " "), minimum=0)
             new = changed(new, {key: n})
             done.append(f"{key}={n}")
+    if simple(new) and new.track_wounds > new.track:
+        if call.has("track_wounds"):
+            raise CommandError(
+                f"track_wounds: at most the track's capacity {new.track} (F10: wounds beyond it "
+                "are not kept)"
+            )
+        done.append(f"track_wounds={new.track} (capped at the capacity)")
+        new = evolve(new, track_wounds=new.track)
     text = call.option("saves")
     if text:
         new = evolve(new, base=_saves(text))

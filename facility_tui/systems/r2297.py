@@ -19,12 +19,14 @@ from facility_tui.systems import RuleSystem, register
 from facility_tui.systems.r2297_engine import (
     Ctx,
     begin_turn,
+    count_idle_round,
     describe,
     disadvantaged,
     dying,
     economy,
     end_turn,
     incapacitated,
+    init_locked,
     remove_effects,
     sheet_of,
     shown_initiative,
@@ -153,7 +155,14 @@ class Rules2297(RuleSystem):
                 ctx.put(c.id, rolled=True)
         for c in ctx.enc.combatants:
             s = sheet_of(c)
-            if s.boost_pending:
+            if s.boost_pending and init_locked(s):
+                ctx.put(c.id, boost_pending=False)
+                ctx.log(
+                    f"{c.name}'s Edge boost has no effect: {init_locked(s)}, initiative cannot "
+                    "rise (A9)",
+                    Kind.EFFECT,
+                )
+            elif s.boost_pending:
                 boost = ctx.roll("2d6", f"{c.name} Edge boost").total
                 ctx.put(c.id, boost=boost, boost_round=enc.round, boost_pending=False)
         alive = [c for c in ctx.enc.combatants if not sheet_of(c).dead]
@@ -203,15 +212,29 @@ class Rules2297(RuleSystem):
                     ctx.put(m, tiebreak=v * 11 + extra)
 
     def round_started(self, enc: Encounter, dice: Dice) -> Encounter:
-        """A9: the pending Grit check of stim patches is due."""
+        """A9: a stim patch's pending Grit check is due (each patch at its own time)."""
         for c in enc.combatants:
-            st = sheet_of(c).stims
-            if st.count and st.due_round == enc.round:
-                enc = enc.logged(
-                    f"{c.name}: Grit check of the stim patches is due now: grit {c.id} TOTAL",
-                    Kind.EFFECT,
-                )
+            for p in sheet_of(c).pending_patches:
+                if p.due_round == enc.round:
+                    enc = enc.logged(
+                        f"{c.name}: Grit check of stim patch {p.id} (R{p.rating}) vs TN {p.tn} "
+                        f"is due now: grit {c.id} TOTAL patch={p.id}",
+                        Kind.EFFECT,
+                    )
         return enc
+
+    def round_ended(self, enc: Encounter, dice: Dice) -> Encounter:
+        """A11: an unused Overwatch ends at the end of the round; A9: idle rounds of the
+        Exhausted are counted (every 10th offers fatigue −1 for the GM to confirm)."""
+        ctx = Ctx(enc, dice)
+        for c in enc.combatants:
+            gone = remove_effects(
+                ctx, c.id, lambda e: not (e.kind is EKind.COND and e.label == "overwatch")
+            )
+            if gone:
+                ctx.log(f"{c.name}'s unused Overwatch ends (end of round {enc.round})", Kind.EFFECT)
+            count_idle_round(ctx, c.id)
+        return ctx.enc
 
     def turn_started(self, enc: Encounter, slot: str, dice: Dice) -> Encounter:
         if not enc.has(slot):
@@ -233,6 +256,18 @@ class Rules2297(RuleSystem):
         ctx = Ctx(enc, dice)
         end_turn(ctx, slot)
         return ctx.enc
+
+    def initiative_set(self, enc: Encounter, cid: str) -> Encounter:
+        """C4: a typed initiative wins over a pending roll (``rollinit`` or Refocus in combat)."""
+        c = enc.get(cid)
+        s = sheet_of(c)
+        if s.refocus >= 0:
+            enc = enc.logged(
+                f"{c.name}: the pending roll ({s.refocus}) is dropped: the GM's {c.initiative} "
+                "counts from the next round",
+                Kind.OVERRIDE,
+            )
+        return enc.update_sheet(cid, rolled=True, refocus=-1)
 
     def removed(self, enc: Encounter, cid: str) -> Encounter:
         ctx = Ctx(enc, Dice(enc.seed, enc.rolls))
@@ -276,6 +311,18 @@ class Rules2297(RuleSystem):
             "conditions": s.conditions(),
             "effects": [describe(e) for e in s.effects if e.kind is not EKind.COND],
             "disadvantage": disadvantaged(s, s.turns if enc.current == c.id else s.turns + 1),
+            "grit_checks": [
+                {
+                    "patch": p.id,
+                    "rating": p.rating,
+                    "tn": p.tn,
+                    "due_round": p.due_round,
+                    "failure": p.fatigue,
+                }
+                for p in s.pending_patches
+            ],
+            "recover_due": s.recover_due,
+            "idle_rounds": s.idle_turns,
         }
 
     def details(self, enc: Encounter, c: Combatant) -> list[Detail]:
@@ -343,26 +390,22 @@ class Rules2297(RuleSystem):
         for e in s.effects:
             if e.kind is not EKind.COND:
                 lines.append(Detail("Effect", f"{describe(e)} — {e.label}"))
-        if s.stims.count:
-            st = s.stims
+        for p in s.pending_patches:
             lines.append(
                 Detail(
-                    "Stims",
-                    f"{st.count} patch(es): Grit TN {stim_tn(s)} due round "
-                    f"{st.due_round}; failure {st.fatigue} fatigue",
+                    f"Stim {p.id}",
+                    f"R{p.rating}: Grit TN {p.tn} due round {p.due_round}; failure {p.fatigue} "
+                    "fatigue, success half",
                 )
             )
+        if s.recover_due:
+            lines.append(Detail("Rest", f"fatigue −{s.recover_due} due: recover {c.id}", Tone.WARN))
         state = status(s)
         if state:
             lines.append(Detail("Status", state, Tone.BAD))
         if s.awareness is not Awareness.FULL:
             lines.append(Detail("Awareness", s.awareness.value))
         return lines
-
-
-def stim_tn(s: Sheet2297) -> int:
-    """A9: Grit vs 20 + R, +5 per further patch in the window."""
-    return 20 + s.stims.rating + 5 * (s.stims.count - 1)
 
 
 def status(s: Sheet2297) -> str:

@@ -15,31 +15,39 @@ from facility_tui.commands import Call, CommandError, command
 from facility_tui.model import Combatant, Encounter, Kind, Phase, System
 from facility_tui.systems.r2297_engine import (
     Ctx,
+    Economy,
     add_effect,
     add_fatigue,
     apply_hit,
+    counts_from,
+    dying,
     economy,
+    init_locked,
+    limit_of,
     lower_injury,
     remove_effects,
     replace_injury,
     sheet_of,
+    unconscious,
 )
 from facility_tui.systems.r2297_rules import (
     AID_TN,
+    DamageType,
     Level,
     RuleError,
     add_dice,
     attack_pool,
     attack_tn,
+    fire_mode,
     hit_quality,
-    mode_dice,
     parse_ap,
     parse_armor,
+    parse_burst,
     parse_level,
     parse_type,
     success_dice,
 )
-from facility_tui.systems.r2297_sheet import Effect, EKind, Injury, Sheet2297, Stims
+from facility_tui.systems.r2297_sheet import Effect, EKind, Injury, Patch, Sheet2297, Stims
 from facility_tui.systems.r2297_weapons import ammo_needed, find_weapon, parse_weapons
 
 Runner = Callable[[Call], Encounter]
@@ -159,6 +167,12 @@ def boost(call: Call) -> Encounter:
         raise CommandError(f"{c.name} already spent Edge on the next round's initiative")
     if s.edge < 1:
         raise CommandError(f"{c.name} has no Edge left")
+    locked = init_locked(s)
+    if locked:
+        raise CommandError(
+            f"{c.name}'s initiative is held at 0 ({locked}) and cannot rise: an Edge boost "
+            "would do nothing"
+        )
     call.enc = call.enc.update_sheet(c.id, edge=s.edge - 1, boost_pending=True)
     when = "round 1" if call.enc.phase is Phase.SETUP else f"round {call.enc.round + 1}"
     call.log(f"{c.name} spends 1 Edge ({s.edge - 1} left): +2d6 initiative in {when}", Kind.EFFECT)
@@ -168,10 +182,30 @@ def boost(call: Call) -> Encounter:
 # -- A4 actions -----------------------------------------------------------------------------------
 
 
+def downgrade_for_one_action(call: Call, c: Combatant, want: str, eco: Economy) -> Economy:
+    """A4 (Decision): under Serious injury's one action, the kind the band does not grant may be
+    reached by the turn's one downgrade (a Slow combatant may take a Minor): done on the way."""
+    s = sheet(c)
+    if limit_of(call.enc, s)[0] != "one" or s.downgrade:
+        return eco
+    sources = {"minor": ("move", "major"), "move": ("major",)}.get(want, ())
+    frm = next((k for k in sources if getattr(eco, k) > 0), None)
+    if frm is None:
+        return eco
+    call.enc = call.enc.update_sheet(c.id, downgrade=f"{frm}>{want}")
+    call.log(
+        f"{c.name}: {frm.capitalize()} downgraded to {want.capitalize()} for its one action "
+        "(the turn's downgrade)"
+    )
+    return economy(call.enc, call.enc.get(c.id))
+
+
 def spend(call: Call, kinds: tuple[str, ...], what: str, text: str = "") -> Combatant:
     """Mark actions spent on the current turn, refusing what the combatant does not have."""
     c, rest = turn_actor(call)
     eco = economy(call.enc, c)
+    if len(kinds) == 1 and eco.cap > 0 and getattr(eco, kinds[0]) < 1:
+        eco = downgrade_for_one_action(call, c, kinds[0], eco)
     if eco.cap == 0:
         reason = eco.limit or "no actions left"
         if eco.limit and sheet(c).spent_major + sheet(c).spent_move + sheet(c).spent_minor:
@@ -194,7 +228,7 @@ def spend(call: Call, kinds: tuple[str, ...], what: str, text: str = "") -> Comb
         spent_major=s.spent_major + kinds.count("major"),
         spent_move=s.spent_move + kinds.count("move"),
         spent_minor=s.spent_minor + kinds.count("minor"),
-        idle_turns=0,
+        acted_round=call.enc.round,
     )
     after = economy(call.enc, call.enc.get(c.id))
     note = " ".join(rest) or text
@@ -250,7 +284,9 @@ def down(call: Call) -> Encounter:
             f"{c.name} already downgraded an action this turn ({s.downgrade.replace('>', ' → ')})"
         )
     eco = economy(call.enc, c)
-    if eco.cap >= 0:
+    if eco.cap == 0 and limit_of(call.enc, s)[0] == "one":
+        raise CommandError(f"{c.name} cannot downgrade: its one action is spent ({eco.limit})")
+    if eco.cap >= 0 and limit_of(call.enc, s)[0] != "one":
         raise CommandError(f"{c.name} cannot downgrade: {eco.limit or 'no actions'}")
     if getattr(eco, frm) < 1:
         raise CommandError(f"{c.name} has no {frm.capitalize()} action left to downgrade")
@@ -282,7 +318,7 @@ def react(call: Call) -> Encounter:
         if not sheet(c).has("overwatch"):
             raise CommandError(f"{c.name} is not on Overwatch: 'overwatch' on its turn sets it")
         remove_effects(ctx, c.id, lambda e: not (e.kind is EKind.COND and e.label == "overwatch"))
-    ctx.put(c.id, reaction_used=True)
+    ctx.put(c.id, reaction_used=True, acted_round=ctx.enc.round)
     what = "triggers Overwatch" if overwatch else "Reaction"
     note = " ".join(rest[1:] if overwatch else rest)
     ctx.log(f"{c.name}: {what}{': ' + note if note else ''} (no more Reactions this round)")
@@ -298,8 +334,11 @@ def react(call: Call) -> Encounter:
 def overwatch(call: Call) -> Encounter:
     c = spend(call, ("major",), "Major", "Overwatch")
     ctx = ctx_of(call)
-    add_effect(ctx, c.id, Effect(EKind.COND, "overwatch", by=c.id))
-    ctx.log(f"{c.name} is on Overwatch until its next turn: react {c.id} overwatch", Kind.EFFECT)
+    add_effect(ctx, c.id, Effect(EKind.COND, "overwatch"))
+    ctx.log(
+        f"{c.name} is on Overwatch until the end of the round: react {c.id} overwatch",
+        Kind.EFFECT,
+    )
     return ctx.enc
 
 
@@ -498,7 +537,9 @@ def aid(call: Call) -> Encounter:
         if remove_effects(ctx, c.id, lambda e: not (e.source == src and e.kind is EKind.BLEED)):
             ctx.log(f"{c.name}: bleeding stops", Kind.EFFECT)
     elif level is Level.LETHAL and remove_effects(
-        ctx, c.id, lambda e: not (e.source == src and e.kind is EKind.DEATH)
+        ctx,
+        c.id,
+        lambda e: e.kind is not EKind.DEATH,  # A7/A8: the one dying state
     ):
         ctx.log(
             f"{c.name} is stabilized: the death countdown stops (still needs intensive care)",
@@ -592,7 +633,7 @@ def newday(call: Call) -> Encounter:
 @rule(
     "stim",
     "stim WHO RATING",
-    "A9: a stim patch restores 1d6+R stamina; the Grit check is kept as a reminder",
+    "A9: a stim patch restores 1d6+R stamina; its own Grit check is kept as a reminder",
 )
 def stim(call: Call) -> Encounter:
     c = who(call)
@@ -603,44 +644,96 @@ def stim(call: Call) -> Encounter:
     s = ctx.sheet(c.id)
     if min(restored, s.fatigue) > 0:
         add_fatigue(ctx, c.id, -min(restored, s.fatigue), f"stim patch R{rating}")
-    st = ctx.sheet(c.id).stims
+    # A9 (Decision): each pending check gets +5 TN for this patch, applied while it is pending
+    s = ctx.sheet(c.id)
+    for p in s.pending_patches:
+        ctx.log(
+            f"{c.name}: stim patch {p.id}'s Grit TN rises to {p.tn + 5} (another patch while "
+            "it is pending)",
+            Kind.EFFECT,
+        )
+    minutes = ctx.roll("1d6", f"{c.name} stim wears off (×10 minutes)").total * 10
     fail = f"2d6+{2 * rating}" if rating else "2d6"
-    if st.count == 0:
-        minutes = ctx.roll("1d6", f"{c.name} stim wears off (×10 minutes)").total * 10
-        st = Stims(1, rating, fail, ctx.enc.round + minutes * 10)
-    else:
-        st = Stims(st.count + 1, st.rating, f"{st.fatigue}+{fail}", st.due_round)
-    ctx.put(c.id, stims=st)
-    from facility_tui.systems.r2297 import stim_tn
-
+    patch = Patch(s.next_patch, rating, ctx.enc.round + minutes * 10, fail)
+    legacy = s.stims
+    if legacy.count:
+        legacy = evolve(legacy, count=legacy.count + 1)
+    ctx.put(
+        c.id,
+        stims=legacy,
+        patches=(*(evolve(p, others=p.others + 1) for p in s.patches), patch),
+        next_patch=s.next_patch + 1,
+    )
     ctx.log(
-        f"{c.name}: Grit check vs TN {stim_tn(ctx.sheet(c.id))} due in round {st.due_round}; "
-        f"failure {st.fatigue} fatigue, success half: grit {c.id} TOTAL",
+        f"{c.name}: stim patch {patch.id} (R{rating}): Grit check vs TN {patch.tn} due in round "
+        f"{patch.due_round}; failure {fail} fatigue, success half: grit {c.id} TOTAL "
+        f"patch={patch.id}",
         Kind.EFFECT,
     )
     return ctx.enc
 
 
-@rule("grit", "grit WHO TOTAL", "A9: resolve the pending stim Grit check (a number or dice)")
+@rule(
+    "grit",
+    "grit WHO TOTAL [patch=N]",
+    "A9: resolve a stim patch's pending Grit check (a number or dice); default the one due first",
+)
 def grit(call: Call) -> Encounter:
-    from facility_tui.systems.r2297 import stim_tn
-
     c = who(call)
     s = sheet(c)
-    if not s.stims.count:
+    pending = s.pending_patches
+    if not pending:
         raise CommandError(f"{c.name} has no stim Grit check pending")
+    ref = call.option("patch")
+    if ref is not None:
+        if not ref.strip().isdigit():
+            raise CommandError(f"patch: give its number (see the detail pane), got '{ref}'")
+        found = next((p for p in pending if p.id == int(ref)), None)
+        if found is None:
+            have = ", ".join(str(p.id) for p in pending)
+            raise CommandError(f"{c.name} has no pending stim patch {ref} (pending: {have})")
+        patch = found
+    else:
+        patch = min(pending, key=lambda p: (p.due_round, p.id))
     total = call.number(call.arg(1, "the Grit check total"), f"{c.name} Grit")
     call.expect_args(2)
-    tn = stim_tn(s)
     ctx = ctx_of(call)
-    amount = ctx.roll(s.stims.fatigue, f"{c.name} stim crash").total
-    if total >= tn:
-        ctx.log(f"{c.name} passes the Grit check ({total} vs TN {tn}): half the crash", Kind.EFFECT)
+    amount = ctx.roll(patch.fatigue, f"{c.name} stim crash (patch {patch.id})").total
+    what = f"the Grit check of stim patch {patch.id} ({total} vs TN {patch.tn})"
+    if total >= patch.tn:
+        ctx.log(f"{c.name} passes {what}: half the crash", Kind.EFFECT)
         amount //= 2
     else:
-        ctx.log(f"{c.name} fails the Grit check ({total} vs TN {tn})", Kind.EFFECT)
-    ctx.put(c.id, stims=Stims())
+        ctx.log(f"{c.name} fails {what}", Kind.EFFECT)
+    if patch.id == 0:
+        ctx.put(c.id, stims=Stims())
+    else:
+        ctx.put(c.id, patches=tuple(p for p in s.patches if p.id != patch.id))
     add_fatigue(ctx, c.id, amount, "stim crash")
+    return ctx.enc
+
+
+@rule(
+    "recover",
+    "recover WHO",
+    "A9: confirm the fatigue −1 an Exhausted combatant earned by 10 full rounds without action",
+)
+def recover(call: Call) -> Encounter:
+    c = who(call)
+    call.expect_args(1)
+    s = sheet(c)
+    if not s.recover_due:
+        raise CommandError(
+            f"{c.name} has no fatigue recovery due (−1 per 10 full rounds without an action "
+            "while Exhausted)"
+        )
+    ctx = ctx_of(call)
+    ctx.put(c.id, recover_due=0)
+    amount = min(s.recover_due, s.fatigue)
+    if amount:
+        add_fatigue(ctx, c.id, -amount, "rest while Exhausted, confirmed by the GM")
+    else:
+        ctx.log(f"{c.name} has no fatigue left to recover")
     return ctx.enc
 
 
@@ -668,17 +761,26 @@ def cond(call: Call) -> Encounter:
     if sheet(c).has(name):
         raise CommandError(f"{c.name} is already {name}")
     if name == "pinned" and not by:
-        raise CommandError("Pinned lasts until the attacker's next action: cond WHO pinned by=WHO")
+        raise CommandError(
+            "Pinned lasts until the start of the attacker's next turn: cond WHO pinned by=WHO"
+        )
     ctx = ctx_of(call)
     until = (
         ctx.enc.round + 1
         if name == "surprised" and ctx.enc.phase is Phase.ACTIVE
         else (2 if name == "surprised" else 0)
     )
-    add_effect(ctx, c.id, Effect(EKind.COND, name, rounds=rounds, by=by, until_round=until))
+    since = counts_from(ctx.enc, c.id) if rounds else 0
+    add_effect(
+        ctx,
+        c.id,
+        Effect(EKind.COND, name, rounds=rounds, by=by, until_round=until, counts_from=since),
+    )
     how = f" for {rounds} round{'s' if rounds != 1 else ''}" if rounds else ""
+    if since:
+        how += " (counted from the end of its next turn)"
     if by:
-        how += f" until {ctx.name(by)}'s next turn"
+        how += f" until the start of {ctx.name(by)}'s next turn"
     ctx.log(f"{c.name} is {name}{how}", Kind.EFFECT)
     return ctx.enc
 
@@ -701,26 +803,46 @@ def uncond(call: Call) -> Encounter:
 _FLAGS = ("aimed", "smash", "flurry", "evade", "undefended", "melee")
 
 
+def undefended_why(s: Sheet2297) -> str:
+    """A5: why a target is undefended (TN 10, no Dodge or Parry) by its state: "" if defended."""
+    if s.dead:
+        return "dead"
+    if unconscious(s) or dying(s):
+        return "unconscious"
+    if s.has("surprised"):
+        return "surprised (Unaware)"
+    return ""
+
+
 @rule(
     "attack",
-    "attack WHO TARGET [skill=N] [adv=N] [tn=N] [cover=5|10] [mode=SS|SA|BF|AF] "
-    "[targets=N] [weapon=NAME] [dmg=DICE] [extra=N] [aimed] [smash] [flurry] [evade] "
-    "[undefended] [melee]",
-    "A5: roll 2d10+skill vs TN, MoS, damage dice, ammo; a hit is applied to the target",
+    "attack WHO TARGET [TARGET ...] [skill=N] [adv=N] [tn=N] [cover=5|10] [mode=SS|SA|BF|AF] "
+    "[burst=adv|dice] [targets=N] [weapon=NAME] [dmg=DICE] [extra=N] [aimed] [smash] [flurry] "
+    "[evade] [undefended] [melee]",
+    "A5: roll 2d10+skill vs TN, MoS, damage dice, ammo; a hit is applied to the target "
+    "(AF at several targets: one attack each)",
     aliases=("at",),
 )
 def attack(call: Call) -> Encounter:
     call.need_phase(Phase.SETUP, Phase.ACTIVE)
     c = who(call)
-    target = who(call, 1)
-    flags = {w.lower() for w in call.args[2:]}
-    unknown = flags - set(_FLAGS)
-    if unknown:
-        raise CommandError(
-            f"unknown attack option '{sorted(unknown)[0]}': use "
-            f"{', '.join(_FLAGS)} or key=value options"
-        )
-    s, t = sheet(c), sheet(target)
+    named: list[Combatant] = [who(call, 1)]
+    flags: set[str] = set()
+    for word in call.args[2:]:
+        if word.lower() in _FLAGS:
+            flags.add(word.lower())
+            continue
+        try:
+            other = call.combatant(word)
+        except CommandError:
+            raise CommandError(
+                f"unknown attack option '{word}': name a target or use "
+                f"{', '.join(_FLAGS)} or key=value options"
+            ) from None
+        if any(o.id == other.id for o in named):
+            raise CommandError(f"{other.name} is named twice")
+        named.append(other)
+    s = sheet(c)
     weapon = None
     wref = call.option("weapon")
     if wref:
@@ -732,18 +854,29 @@ def attack(call: Call) -> Encounter:
         raise CommandError(f"unknown fire mode '{mode}': SS, SA, BF or AF")
     if weapon and mode not in weapon.modes:
         raise CommandError(f"{weapon.name} fires {'/'.join(weapon.modes)}, not {mode}")
-    targets = call.int_option("targets", "targets", 1, minimum=1)
+    if len(named) > 1 and call.has("targets"):
+        raise CommandError("name the targets or give targets=N, not both")
+    targets = call.int_option("targets", "targets", len(named), minimum=1)
+    if "melee" in flags and (targets > 1 or call.has("mode") or call.has("burst")):
+        raise CommandError("a melee attack has no fire mode and one target (A5)")
     skill = call.int_option("skill", "skill", s.skill)
     adv = call.int_option("adv", "advantage", 0)
     if abs(adv) > 10:
         raise CommandError("adv: net Advantage from -10 to 10")
+    burst_text = call.option("burst")
+    pick = parse_burst(burst_text) if burst_text else ""
+    mode_adv, mode_d6 = (0, 0) if "melee" in flags else fire_mode(mode, targets, adv, pick)
     cover = call.int_option("cover", "cover", 0, minimum=0)
     damage = call.option("dmg") or (weapon.damage if weapon else None)
     extra = call.int_option("extra", "extra d6", 0)
     kind = parse_type(call.option("type") or (weapon.kind.value if weapon else "physical"))
     ap_pt, ap_dr = parse_ap(call.option("ap", "0") or "0")
+    tn_text = call.option("tn")
+    typed_tn = call.number(tn_text, "TN", minimum=0) if tn_text is not None else None
+    if typed_tn is None and "melee" in flags:
+        attack_tn(True, cover=cover, evading="evade" in flags, melee=True)  # refuses cover/evade
     ctx = ctx_of(call)
-    if weapon and weapon.capacity:
+    if weapon and weapon.capacity and "melee" not in flags:
         need = ammo_needed(mode, targets)
         if weapon.ammo < need:
             raise CommandError(
@@ -751,39 +884,94 @@ def attack(call: Call) -> Encounter:
             )
         used = evolve(weapon, ammo=weapon.ammo - need)
         ctx.put(c.id, weapons=tuple(used if w is weapon else w for w in s.weapons))
-        ctx.log(f"{c.name}: {weapon.name} {mode} uses {need} rounds ({used.ammo} left)")
-    tn_text = call.option("tn")
-    defense = max(t.dodge, t.parry) if "melee" in flags else t.dodge
-    if tn_text is not None:
-        tn = call.number(tn_text, "TN", minimum=0)
+        per = f", 10 per target × {targets}" if mode == "AF" and targets > 1 else ""
+        ctx.log(f"{c.name}: {weapon.name} {mode} uses {need} rounds{per} ({used.ammo} left)")
+    if mode_adv > 0:
+        ctx.log(f"{c.name}: {mode} takes Advantage (net {adv} → {adv + mode_adv}) instead of dice")
+    elif mode_adv < 0:
+        ctx.log(
+            f"{c.name}: AF at {targets} targets — each attack has Disadvantage "
+            f"(net {adv} → {adv + mode_adv}), no extra dice"
+        )
+    elif mode_d6:
+        why = " (the attack already has Advantage)" if adv > 0 else ""
+        ctx.log(f"{c.name}: {mode} adds +{mode_d6}d6 damage{why}")
+    net = max(-10, min(10, adv + mode_adv))
+    for target in named:
+        one_attack(
+            call,
+            ctx,
+            c,
+            target,
+            flags,
+            net=net,
+            skill=skill,
+            cover=cover,
+            typed_tn=typed_tn,
+            bonus=mode_d6 + extra,
+            damage=damage,
+            kind=kind,
+            ap=(ap_pt, ap_dr),
+        )
+    return ctx.enc
+
+
+def one_attack(
+    call: Call,
+    ctx: Ctx,
+    c: Combatant,
+    target: Combatant,
+    flags: set[str],
+    *,
+    net: int,
+    skill: int,
+    cover: int,
+    typed_tn: int | None,
+    bonus: int,
+    damage: str | None,
+    kind: DamageType,
+    ap: tuple[int, int],
+) -> None:
+    """A5: one attack roll against one target, and its hit applied."""
+    t = ctx.sheet(target.id)
+    melee = "melee" in flags
+    if typed_tn is not None:
+        tn, how = typed_tn, "typed"
     else:
-        tn = attack_tn("undefended" not in flags, defense, cover, "evade" in flags)
+        why = "" if "undefended" in flags else undefended_why(t)
+        defended = "undefended" not in flags and not why
+        tn = attack_tn(defended, t.dodge, t.parry, cover, "evade" in flags, melee)
+        if not defended:
+            how = f"undefended{': ' + why if why else ''}, no Dodge or Parry"
+        elif melee:
+            how = f"melee: max(20, Dodge {t.dodge}, Parry {t.parry})"
+        else:
+            mods = "20" + (f" + cover {cover}" if cover else "")
+            mods += " + evade 5" if "evade" in flags else ""
+            how = f"ranged: max({mods}, Dodge {t.dodge})"
     # A5: roll the d10s one by one (recorded for replay) to see the two kept ones.
-    count = 2 + abs(adv)
+    count = 2 + abs(net)
     dice = [call.dice.d(1, 10).total for _ in range(count)]
-    kept = sorted(dice, reverse=adv >= 0)[:2]
+    kept = sorted(dice, reverse=net >= 0)[:2]
     double = 5 if kept[0] == kept[1] else 0
     total = sum(kept) + skill + double
     mos = total - tn
-    pool = attack_pool(adv)
     shown = ", ".join(str(d) for d in dice)
     ctx.log(
-        f"{c.name} attacks {target.name}: {pool} ({shown}) keep {kept[0]}+{kept[1]}"
-        f"{' +5 double' if double else ''} + skill {skill} = {total} vs TN {tn}: "
+        f"{c.name} attacks {target.name}: {attack_pool(net)} ({shown}) keep {kept[0]}+{kept[1]}"
+        f"{' +5 double' if double else ''} + skill {skill} = {total} vs TN {tn} ({how}): "
         f"{hit_quality(mos)}" + (f" (MoS {mos})" if mos >= 0 else ""),
         Kind.ROLL,
     )
     if mos < 0:
-        return ctx.enc
-    bonus = success_dice(mos) + mode_dice(mode, targets) + extra
-    bonus += ("aimed" in flags) + ("smash" in flags) - ("flurry" in flags)
+        return
+    extra = success_dice(mos) + bonus
+    extra += ("aimed" in flags) + ("smash" in flags) - ("flurry" in flags)
     if damage is None:
-        ctx.log(f"Damage dice: +{bonus}d6 — hit {target.id} DAMAGE")
-        return ctx.enc
-    expr = add_dice(damage, bonus)
-    raw = ctx.roll(expr, f"{c.name} damage").total
-    apply_hit(ctx, target.id, max(0, raw), kind, ap_pt, ap_dr)
-    return ctx.enc
+        ctx.log(f"Damage dice: +{extra}d6 — hit {target.id} DAMAGE")
+        return
+    raw = ctx.roll(add_dice(damage, extra), f"{c.name} damage").total
+    apply_hit(ctx, target.id, max(0, raw), kind, *ap)
 
 
 @rule("reload", "reload WHO [WEAPON]", "A5: refill a weapon's ammo")
@@ -860,10 +1048,13 @@ def set_value(call: Call) -> Encounter:
         ctx.put(c.id, **{field: n})
         shown = f"{old} → {n}"
     elif field == "init":
-        n = call.number(value, f"{c.name} initiative", minimum=0)
+        from facility_tui.systems.r2297 import RULES
+        from facility_tui.verbs import initiative_value
+
+        n = initiative_value(call, value, f"{c.name} initiative")
         ctx = ctx_of(call)
         ctx.enc = ctx.enc.update(c.id, initiative=n)
-        ctx.put(c.id, rolled=True, refocus=-1)
+        ctx.enc = RULES.initiative_set(ctx.enc, c.id)
         shown = f"{c.initiative} → {n}"
         if ctx.enc.phase is Phase.ACTIVE:
             shown += " (order from next round)"

@@ -116,6 +116,25 @@ def next_turn_no(enc: Encounter, cid: str) -> int:
     return sheet_of(enc.get(cid)).turns + 1
 
 
+def counts_from(enc: Encounter, cid: str) -> int:
+    """C6: an "N rounds" effect landing now first counts down at the end of this turn, or, when
+    it lands during the combatant's own turn, at the end of its following turn."""
+    if enc.phase is Phase.ACTIVE and in_turn(enc, cid):
+        return sheet_of(enc.get(cid)).turns + 1
+    return 0
+
+
+def init_locked(s: Sheet2297) -> str:
+    """A3/A7/A8/A9: why initiative is held at 0 and cannot rise ("" if it can)."""
+    if tired(s) in (Tired.EXHAUSTED, Tired.UNCONSCIOUS):
+        return tired(s).value.capitalize()
+    if incapacitated(s):
+        return "Incapacitated"
+    if any(e.kind is EKind.ZERO for e in s.effects):
+        return "Critical injury"
+    return ""
+
+
 def active_on(e: Effect, turn: int) -> bool:
     return (e.first == 0 or e.first <= turn) and (e.last == 0 or turn <= e.last)
 
@@ -331,8 +350,29 @@ def add_fatigue(ctx: Ctx, cid: str, amount: int, why: str) -> None:
         ctx.log(f"{ctx.name(cid)} is {note}", Kind.EFFECT)
         if after is Tired.UNCONSCIOUS:
             add_condition(ctx, cid, "prone")
+        if after is Tired.EXHAUSTED:
+            ctx.put(cid, exhausted_round=ctx.enc.round, idle_turns=0)
     if after is not Tired.EXHAUSTED:
         ctx.put(cid, idle_turns=0)
+
+
+def death_countdown(s: Sheet2297) -> Effect | None:
+    return next((e for e in s.effects if e.kind is EKind.DEATH), None)
+
+
+def already_dying(ctx: Ctx, cid: str, why: str) -> bool:
+    """A7/A8 (Decision): Lethal and dying are one state: one countdown (the first rolled) and
+    one +50. True, with a log line, when a countdown is already running."""
+    running = death_countdown(ctx.sheet(cid))
+    if running is None:
+        return False
+    left = f"{running.rounds} round{'s' if running.rounds != 1 else ''}"
+    ctx.log(
+        f"{ctx.name(cid)} is already dying ({running.label}, {left} left): {why} starts no "
+        "second countdown and adds no second +50 fatigue (one state)",
+        Kind.EFFECT,
+    )
+    return True
 
 
 def start_dying(ctx: Ctx, cid: str, why: str, source: int = 0) -> None:
@@ -358,7 +398,7 @@ def add_damage(ctx: Ctx, cid: str, amount: int, *, stun: bool = False) -> None:
         ctx.log(f"{name} is Incapacitated (damage {after} ≥ Health {h})", Kind.EFFECT)
         add_fatigue(ctx, cid, 20, "incapacitated")
         add_condition(ctx, cid, "prone")
-    if before < 2 * h <= after:
+    if before < 2 * h <= after and not already_dying(ctx, cid, "twice Health"):
         add_fatigue(ctx, cid, 50, "dying")
         start_dying(ctx, cid, f"damage {after} ≥ twice Health")
 
@@ -390,7 +430,17 @@ def inflict(ctx: Ctx, cid: str, injury: Injury) -> Injury:
         add_effect(
             ctx, cid, Effect(EKind.INIT, "Moderate injury", amount, first=due, last=due, source=src)
         )
-        add_effect(ctx, cid, Effect(EKind.DISADV, "Moderate injury", rounds=n, source=src))
+        add_effect(
+            ctx,
+            cid,
+            Effect(
+                EKind.DISADV,
+                "Moderate injury",
+                rounds=n,
+                source=src,
+                counts_from=counts_from(ctx.enc, cid),
+            ),
+        )
         ctx.log(
             f"{name}: initiative −{amount} on turn {due} (next turn); Disadvantage for {n} rounds",
             Kind.EFFECT,
@@ -423,6 +473,8 @@ def inflict(ctx: Ctx, cid: str, injury: Injury) -> Injury:
             Kind.EFFECT,
         )
     elif level is Level.LETHAL:
+        if already_dying(ctx, cid, "the Lethal injury"):
+            return evolve(injury, fatigue=0)
         start_dying(ctx, cid, "Lethal injury", source=src)
     add_fatigue(ctx, cid, fatigue, f"{level.word} injury")
     return injury
@@ -496,9 +548,27 @@ def lower_injury(ctx: Ctx, cid: str, injury: Injury) -> Injury:
         f"{new_level.word if new_level.rank else 'no injury'} with Edge",
         Kind.EFFECT,
     )
+    s = ctx.sheet(cid)
+    back = injury.fatigue
+    countdown = death_countdown(s)
+    if (
+        injury.level is Level.LETHAL
+        and countdown is not None
+        and countdown.source == injury.id
+        and s.total >= 2 * s.hlt
+    ):
+        # A7/A8: the one dying state goes on (damage ≥ twice Health), with its countdown and +50
+        kept = evolve(countdown, source=0, label=f"damage {s.total} ≥ twice Health")
+        swap_effect(ctx, cid, countdown, kept)
+        back = max(0, back - INJURY_FATIGUE[Level.LETHAL])
+        ctx.log(
+            f"{name} is still dying (damage {s.total} ≥ twice Health): the countdown and its "
+            "+50 fatigue stay",
+            Kind.EFFECT,
+        )
     remove_effects(ctx, cid, lambda e: e.source != injury.id)
-    if injury.fatigue:
-        add_fatigue(ctx, cid, -injury.fatigue, f"{injury.level.word} injury lowered")
+    if back:
+        add_fatigue(ctx, cid, -back, f"{injury.level.word} injury lowered")
     lowered = evolve(injury, level=new_level, soaked=True, fatigue=0)
     lowered = inflict(ctx, cid, lowered)
     replace_injury(ctx, cid, lowered)
@@ -509,7 +579,8 @@ def lower_injury(ctx: Ctx, cid: str, injury: Injury) -> Injury:
 
 
 def expire_pinned_by(ctx: Ctx, cid: str) -> None:
-    """A11: Pinned lasts until the attacker's next action (its next turn)."""
+    """A11 (Decision): Pinned lasts until the start of the pinning attacker's next turn (a
+    Reaction does not end it)."""
     pinned = [c for c in ctx.enc.combatants if any(e.by == cid for e in c.sheet.effects)]
     for c in pinned:  # only those it pins: a turn costs O(combatants), not O(combatants²)
         gone = remove_effects(ctx, c.id, lambda e: e.by != cid)
@@ -619,7 +690,7 @@ def end_turn(ctx: Ctx, cid: str) -> None:
             ctx.log(
                 f"{name}: {describe(evolve(e, first=0, last=0))} from {e.label} ends", Kind.EFFECT
             )
-        elif e.rounds and (e.first == 0 or e.first <= turn):
+        elif e.rounds and (e.first == 0 or e.first <= turn) and e.counts_from <= turn:
             left = e.rounds - 1
             if left <= 0:
                 what = e.label if e.kind is EKind.COND else describe(evolve(e, rounds=0))
@@ -635,14 +706,31 @@ def end_turn(ctx: Ctx, cid: str) -> None:
         ctx.log(
             f"{name}: extended '{s.ext_name}' not advanced this turn ({s.ext_step}/{s.ext_total})"
         )
-    if tired(s) is Tired.EXHAUSTED:
-        idle = s.spent_major + s.spent_move + s.spent_minor == 0
-        n = s.idle_turns + 1 if idle else 0
-        if n >= 10:
-            ctx.put(cid, idle_turns=0)
-            add_fatigue(ctx, cid, -1, "10 rounds of rest while exhausted")
-        else:
-            ctx.put(cid, idle_turns=n)
+
+
+REST_ROUNDS = 10  # A9: fatigue −1 for every 10 full rounds without an action while Exhausted
+
+
+def count_idle_round(ctx: Ctx, cid: str) -> None:
+    """A9: at a round's end, an Exhausted combatant that was Exhausted all round and took no
+    action (a Reaction counts as one) counts an idle round; every 10th earns fatigue −1,
+    offered for the GM to confirm (``recover WHO``)."""
+    s = ctx.sheet(cid)
+    rnd = ctx.enc.round
+    if s.dead or tired(s) is not Tired.EXHAUSTED or s.exhausted_round >= rnd:
+        return
+    if s.acted_round == rnd:
+        return
+    n = s.idle_turns + 1
+    if n < REST_ROUNDS:
+        ctx.put(cid, idle_turns=n)
+        return
+    s = ctx.put(cid, idle_turns=0, recover_due=s.recover_due + 1)
+    ctx.log(
+        f"{ctx.name(cid)} has had {REST_ROUNDS} full rounds without an action while Exhausted: "
+        f"fatigue −{s.recover_due} is due for the GM to confirm: recover {cid}",
+        Kind.EFFECT,
+    )
 
 
 def phase_active(enc: Encounter) -> bool:

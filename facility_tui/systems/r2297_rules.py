@@ -253,8 +253,11 @@ def tiredness(fatigue: int, stamina: int) -> Tired:
 
 # -- A5 attack helper ---------------------------------------------------------------------------
 
-#: A5: ammo per target by fire mode.
+#: A5: ammo by fire mode: SS 1, SA 3, BF 5 per attack, AF 10 per target.
 AMMO = {"SS": 1, "SA": 3, "BF": 5, "AF": 10}
+
+#: A5: the extra d6 of a burst (BF) or of auto fire (AF) at one target.
+BURST_DICE = {"BF": 1, "AF": 2}
 
 
 def attack_pool(net_advantage: int) -> str:
@@ -266,10 +269,23 @@ def attack_pool(net_advantage: int) -> str:
     return "2d10"
 
 
-def attack_tn(defended: bool, defense: int = 0, cover: int = 0, evading: bool = False) -> int:
-    """A5: TN 10 undefended or 20 defended, + cover and +5 evading; Dodge/Parry if higher."""
+def attack_tn(
+    defended: bool,
+    dodge: int = 0,
+    parry: int = 0,
+    cover: int = 0,
+    evading: bool = False,
+    melee: bool = False,
+) -> int:
+    """A5 (Decision): ranged max(base + cover + evading, Dodge), Dodge not raised by cover or
+    evading, Parry never; melee max(base, Dodge, Parry); base 20 defended, 10 undefended, and an
+    undefended target has no Dodge or Parry. Cover and evading are ranged modifiers only."""
+    if melee:
+        if cover or evading:
+            raise RuleError("cover and evade raise the TN of ranged attacks only, not melee (A5)")
+        return max(20, dodge, parry) if defended else 10
     base = (20 if defended else 10) + cover + (5 if evading else 0)
-    return max(base, defense) if defended else base
+    return max(base, dodge) if defended else base
 
 
 def success_dice(margin: int) -> int:
@@ -287,13 +303,48 @@ def hit_quality(margin: int) -> str:
     return {2: "Perfect hit", 1: "Solid hit"}.get(success_dice(margin), "hit")
 
 
-def mode_dice(mode: str, targets: int) -> int:
-    """A5: BF or AF at several targets +1d6, AF at one target +2d6."""
-    if mode == "AF":
-        return 2 if targets == 1 else 1
-    if mode == "BF" and targets > 1:
-        return 1
-    return 0
+def parse_burst(text: str) -> str:
+    """A5: the attacker's pick for BF / AF at one target: ``adv`` (Advantage) or ``dice``."""
+    t = text.strip().lower()
+    if t in ("adv", "advantage", "a"):
+        return "adv"
+    if t in ("dice", "damage", "d6", "d", "dmg"):
+        return "dice"
+    raise RuleError(f"burst: use adv (Advantage) or dice (extra damage), got '{text}'")
+
+
+def fire_mode(mode: str, targets: int, net_advantage: int, pick: str = "") -> tuple[int, int]:
+    """A5 (Decision): what a fire mode adds to one attack: (change to the net Advantage, d6).
+
+    BF is single-target only: the attacker picks Advantage or +1d6 (default +1d6, and always
+    +1d6 when the attack already has Advantage); AF at one target is the same choice with +2d6;
+    AF at several targets gives each attack Disadvantage and no extra dice. ``pick`` is "",
+    "adv" or "dice"; a pick that does not apply is refused.
+    """
+    if targets > 1 and mode != "AF":
+        if mode == "BF":
+            raise RuleError("BF is single-target only (A5): use AF to fire at several targets")
+        raise RuleError(f"{mode} fires at one target: only AF takes several (A5)")
+    if mode == "AF" and targets > 1:
+        if pick:
+            raise RuleError(
+                "AF at several targets: each attack has Disadvantage and no extra dice, "
+                "so there is no burst= pick (A5)"
+            )
+        return -1, 0
+    if mode in BURST_DICE:
+        dice = BURST_DICE[mode]
+        if pick == "adv":
+            if net_advantage > 0:
+                raise RuleError(
+                    f"the attack already has Advantage, so {mode} always adds +{dice}d6 "
+                    "(A5): drop burst=adv"
+                )
+            return 1, 0
+        return 0, dice
+    if pick:
+        raise RuleError(f"burst= is the BF / AF pick; {mode} has none")
+    return 0, 0
 
 
 def add_dice(expr: str, extra: int) -> str:

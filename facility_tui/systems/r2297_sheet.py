@@ -40,6 +40,9 @@ class Effect:
     not counted); for BLEED it is the ticks left (0: until stabilized), for DEATH the countdown.
     ``combat``: until the end of combat; ``medical``: until medical care (first aid).
     ``by``: lasts until that combatant's next turn starts (Pinned, A11).
+    ``counts_from``: ``rounds`` counts down only from the end of this turn on (C6: an "N rounds"
+    effect that lands during the combatant's own turn first counts down at the end of its
+    following turn; 0: from the end of the current or next turn, whichever comes first).
     """
 
     kind: EKind = EKind.COND
@@ -54,6 +57,7 @@ class Effect:
     medical: bool = False
     by: str = ""
     until_round: int = 0  # Surprised: ends at the start of its first turn in this round (A2)
+    counts_from: int = 0
 
 
 @frozen
@@ -84,8 +88,26 @@ class Weapon:
 
 
 @frozen
+class Patch:
+    """A9 (Decision): one stim patch's pending Grit check, at its own time with its own R.
+
+    TN 20 + R, +5 for each other patch applied while it was pending (``others``)."""
+
+    id: int = 0
+    rating: int = 0
+    due_round: int = 0
+    fatigue: str = "2d6"  # the fatigue of a failed check: 2d6 + 2R
+    others: int = 0
+
+    @property
+    def tn(self) -> int:
+        return 20 + self.rating + 5 * self.others
+
+
+@frozen
 class Stims:
-    """A9: stim patches used in one window; the Grit check they owe is kept as a reminder."""
+    """Legacy (saves before issue 13): the patches of one window owing one Grit check together.
+    Read as one pending ``Patch`` (id 0) by ``patches_of``; new patches go to ``patches``."""
 
     count: int = 0
     rating: int = 0  # highest rating used
@@ -139,11 +161,16 @@ class Sheet2297:
     ext_step: int = 0
     ext_total: int = 0
     ext_turn: int = 0  # the turn it last advanced
-    idle_turns: int = 0
+    idle_turns: int = 0  # A9: full rounds without an action while Exhausted, toward the next −1
     # A9
     short_rests: int = 0
     long_rests: int = 0
-    stims: Stims = Stims()
+    stims: Stims = Stims()  # legacy, see ``Stims``
+    patches: tuple[Patch, ...] = ()  # pending Grit checks, one per stim patch
+    next_patch: int = 1
+    acted_round: int = 0  # A9: the last round it took an action (a Reaction counts)
+    exhausted_round: int = 0  # A9: the round it last became Exhausted
+    recover_due: int = 0  # A9: fatigue −1s offered for the GM to confirm (recover WHO)
 
     @property
     def total(self) -> int:
@@ -160,3 +187,12 @@ class Sheet2297:
 
     def has(self, condition: str) -> bool:
         return condition.lower() in (c.lower() for c in self.conditions())
+
+    @property
+    def pending_patches(self) -> tuple[Patch, ...]:
+        """A9: every pending Grit check, a legacy window (``stims``) as patch 0."""
+        st = self.stims
+        if not st.count:
+            return self.patches
+        legacy = Patch(0, st.rating, st.due_round, st.fatigue, st.count - 1)
+        return (legacy, *self.patches)
