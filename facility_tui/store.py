@@ -918,11 +918,24 @@ def list_saves(folder: Path) -> list[Path]:
         return []
 
 
-def path_for(folder: Path, name: str) -> Path:
-    """A file in ``folder`` for an encounter called ``name``, never outside it."""
+NAME_MAX = 60  # characters of an encounter's name kept in its file name
+
+
+def path_for(folder: Path, name: str, number: int = 1) -> Path:
+    """A file in ``folder`` for an encounter called ``name``, never outside it; ``number`` 2, 3...
+    gives the other files for that name (``fight-2.toml``), distinct however long the name."""
     from facility_tui.commands import slug
 
-    return folder / f"{slug(name)[:60]}{SUFFIX}"
+    stem = slug(name)[:NAME_MAX].rstrip("-") or "x"
+    if number > 1:
+        stem = f"{stem}-{number}"
+    return folder / f"{stem}{SUFFIX}"
+
+
+def in_use(path: Path) -> bool:
+    """Whether ``path`` names a save, or anything else, or a save's leftover folder (a fight set
+    aside as damaged keeps its backups there): a new fight must not start on it."""
+    return os.path.lexists(path) or os.path.lexists(sidecar_for(path))
 
 
 def blank() -> Encounter:

@@ -139,11 +139,10 @@ class Workspace:
         self.save_soon()
 
     def unused_path(self, name: str) -> Path:
-        path = store.path_for(self.folder, name)
+        """The first of ``name``'s files (``fight.toml``, ``fight-2.toml``...) not in use."""
         n = 1
-        while path.exists():
+        while store.in_use(path := store.path_for(self.folder, name, n)):
             n += 1
-            path = store.path_for(self.folder, f"{name} {n}")
         return path
 
     # -- working ------------------------------------------------------------------------------
