@@ -610,32 +610,36 @@ def _with_history(enc: Encounter, history: Any) -> Session:
     return session
 
 
+# Stands in for the base's log while a history is replayed (see ``_replay``); compared by identity.
+_REPLAY_MARK = LogEntry(-1, "(the log before the oldest step)", Kind.INFO)
+
+
 def _replay(base: Encounter, steps: Sequence[Step], redo: Sequence[Step]) -> Session:
     """Like ``session.rebuild``, at a cost that does not grow with the log.
 
-    Appending to a 10,000-entry log copies it, so the steps are replayed from ``base`` with an
-    empty log and the base's log is put back in front of each result afterwards. This relies on
-    what commands do with the log: append to it, or start a new one (``new``); none reads it. A
-    command that did otherwise would make the replay miss the saved encounter, and the history
-    would be dropped with a note (see ``_with_history``), never the fight.
+    Appending to a 10,000-entry log copies it, so the steps are replayed from ``base`` with its
+    log stood in for by one marker entry. A command either keeps the log, appending to it (the
+    marker stays in front, and each result gets the base's log back in its place), or starts a
+    new one (``new``: the marker is gone, and the log is the result's own, as are those of the
+    steps after it). So every state of the history gets the log it had when its step was made,
+    whatever the base's log and however many ``new`` the history holds. No command reads the
+    log; one that did (and saw the marker) would make the replay miss the saved encounter, and
+    the history would be dropped with a note (see ``_with_history``), never the fight.
     """
     from attrs import evolve
 
     from facility_tui.commands import apply
 
-    states = [evolve(base, log=())]
+    enc = evolve(base, log=(_REPLAY_MARK,))
+    states = [base]
     for step in steps:
-        states.append(apply(states[-1], step.line, step.rolls).encounter)
-    prefix: tuple[LogEntry, ...] = base.log
-    before: tuple[LogEntry, ...] = ()
-    fixed: list[Encounter] = []
-    for state in states:
-        log = state.log
-        if prefix and not (len(log) >= len(before) and log[: len(before)] == before):
-            prefix = ()  # the log was replaced: the base's log is not part of it any more
-        fixed.append(evolve(state, log=prefix + log) if prefix else state)
-        before = log
-    return Session(fixed[-1], list(zip(steps, fixed[:-1], strict=True)), redo)
+        enc = apply(enc, step.line, step.rolls).encounter
+        log = enc.log
+        if log and log[0] is _REPLAY_MARK:
+            states.append(evolve(enc, log=base.log + log[1:]))
+        else:
+            states.append(enc)
+    return Session(states[-1], list(zip(steps, states[:-1], strict=True)), redo)
 
 
 # -- files --------------------------------------------------------------------------------------
