@@ -32,6 +32,7 @@ import json
 import math
 import os
 import re
+import stat
 import tempfile
 import threading
 import time
@@ -53,6 +54,7 @@ SUFFIX = ".toml"
 SIDECAR_SUFFIX = ".d"
 TEMP_PREFIX = ".tmp-"
 BACKUPS_KEPT = 5
+MAX_SAVE_BYTES = 64 << 20  # larger files are refused unread (a long fight's main file: < 1 MiB)
 CHUNK_MIN = 64  # a log file closes at the first round change after this many entries...
 CHUNK_MAX = 256  # ...or at this many
 
@@ -555,13 +557,13 @@ def _read_chunk(sidecar: Path, name: Any, start: int, source: str) -> list[Any]:
         raise DecodeError(f"bad log file name {name!r}")
     path = sidecar / name
     try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise DamagedSave(
-            f"{source} is incomplete: its log file {path} is missing; it was left untouched"
-        ) from None
-    except OSError as err:
-        raise SaveError(f"cannot read {path}: {err.strerror or err}") from None
+        raw = _read(path)
+    except SaveError as err:
+        if not os.path.lexists(path):
+            raise DamagedSave(
+                f"{source} is incomplete: its log file {path} is missing; it was left untouched"
+            ) from None
+        raise DamagedSave(f"{source} cannot be read whole: {err}") from None
     if not raw.startswith(_MAGIC + m.group(3).encode()):
         raise DamagedSave(f"{source} is damaged: its log file {path} is not the one it refers to")
     try:
@@ -762,15 +764,13 @@ class _Saver:
     def _keep_legacy(self) -> None:
         """Keep a copy of a save written by an older version before it is first replaced."""
         try:
-            with self.path.open("rb") as fh:
-                head = fh.read(len(_MAGIC))
-        except OSError:
+            raw = _read(self.path)
+        except SaveError:
             return
-        if head and head != _MAGIC:
+        if raw.strip() and not raw.startswith(_MAGIC):
             stamp = time.strftime("%Y%m%d-%H%M%S")
-            write_atomic(
-                self.sidecar / f"before-upgrade-{stamp}.toml", self.path.read_text("utf-8")
-            )
+            text = raw.decode("utf-8", "replace")
+            write_atomic(self.sidecar / f"before-upgrade-{stamp}.toml", text)
 
     def _put_chunk(self, ch: _Chunk) -> None:
         assert self.present is not None
@@ -778,8 +778,8 @@ class _Saver:
             return
         target = self.sidecar / ch.name
         if ch.name in self.present:
-            with contextlib.suppress(OSError):
-                if target.read_bytes() == ch.text.encode("utf-8"):
+            with contextlib.suppress(SaveError):
+                if _read(target) == ch.text.encode("utf-8"):
                     self.good.add(ch.name)
                     return
         write_atomic(target, ch.text)
@@ -837,15 +837,66 @@ def save(session: Session, path: Path) -> None:
     save_snapshot(Snapshot.of(session), path)
 
 
-def _read(path: Path) -> bytes:
+def _kind_of(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def read_regular(path: Path, limit: int = MAX_SAVE_BYTES) -> tuple[bytes, os.stat_result]:
+    """The bytes of ``path`` and its status, if it is a regular file of at most ``limit`` bytes.
+
+    Anything else (a folder, a named pipe, a device, a link to one) is refused with a one-line
+    ``SaveError`` before a byte is read: opening does not wait for a pipe's writer
+    (``O_NONBLOCK``) and the type and size are checked on the open file itself.
+    """
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_NOCTTY", 0)
     try:
-        return path.read_bytes()
+        fd = os.open(path, flags)
     except FileNotFoundError:
         raise SaveError(f"{path} does not exist") from None
-    except IsADirectoryError:
-        raise SaveError(f"{path} is a folder, not a save") from None
     except OSError as err:
         raise SaveError(f"cannot read {path}: {err.strerror or err}") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise SaveError(
+                f"{path} is {_kind_of(st.st_mode)}, not a save file; choose a .toml save"
+            )
+        if st.st_size > limit:
+            raise SaveError(
+                f"{path} is {_size(st.st_size)}, more than a save can be ({_size(limit)}); "
+                "it was not opened"
+            )
+        parts: list[bytes] = []
+        got = 0
+        while got <= limit:
+            part = os.read(fd, min(limit + 1 - got, 1 << 20) or 1)
+            if not part:
+                break
+            parts.append(part)
+            got += len(part)
+        if got > limit:  # it grew while being read
+            raise SaveError(f"{path} grew past {_size(limit)} while being read; it was not opened")
+        return b"".join(parts), st
+    except OSError as err:
+        raise SaveError(f"cannot read {path}: {err.strerror or err}") from None
+    finally:
+        os.close(fd)
+
+
+def _size(n: int) -> str:
+    return f"{n / (1 << 20):.0f} MiB" if n >= 1 << 20 else f"{n} bytes"
+
+
+def _read(path: Path) -> bytes:
+    return read_regular(path)[0]
 
 
 def load(path: Path) -> Session:
