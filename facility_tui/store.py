@@ -45,7 +45,7 @@ from attrs import frozen
 
 from facility_tui import __version__
 from facility_tui.codec import DecodeError, decode, decode_attrs, encode
-from facility_tui.model import Combatant, Encounter, Kind, LogEntry, System
+from facility_tui.model import Combatant, Encounter, Kind, LogEntry, Phase, System
 from facility_tui.session import Session, Step
 from facility_tui.systems import rules_for
 
@@ -85,6 +85,15 @@ class NewerSave(SaveError):
     """A save written by a newer facility-tui."""
 
 
+class InvalidSave(DamagedSave):
+    """A whole file (its checksum holds) whose content is not a fight: a key missing, a value of
+    the wrong type or out of range. Refused like damage, so a backup may be opened instead."""
+
+
+class _Invalid(DecodeError):
+    """What ``_check_encounter`` finds; the message names the key, e.g. ``encounter.round``."""
+
+
 # -- encounter <-> data -------------------------------------------------------------------------
 
 
@@ -99,6 +108,80 @@ def _without_log(enc: Encounter) -> Encounter:
     from attrs import evolve
 
     return evolve(enc, log=()) if enc.log else enc
+
+
+MAX_ROUND = 1_000_000  # far beyond any fight (a round a second for eleven days)
+MAX_ROLLS = 10**12  # dice rolls of one encounter
+_REQUIRED = ("name", "system", "seed", "rolls", "phase", "round", "turn", "order", "state")
+_PHASES = {p.value for p in Phase}
+_SYSTEMS = {s.value for s in System}
+
+
+def _whole(value: Any) -> bool:
+    return type(value) is int
+
+
+def _check_encounter(data: Any, where: str) -> None:
+    """Refuse (``_Invalid``, naming the key) an encounter table that is not a fight this code
+    made: every key present with its type, numbers in range, the turn inside the order, the
+    combatants a list of tables with an id and a name, ids unique. Checked on the resolved
+    document (the combatants already read from their lines), before anything is decoded."""
+    if not isinstance(data, dict):
+        raise _Invalid(f"{where} must be a table")
+    for key in (*_REQUIRED, "combatants"):
+        if key not in data:
+            raise _Invalid(f"{where}.{key} is missing")
+    texts = {"name": data["name"], "system": data["system"], "phase": data["phase"]}
+    for key, value in texts.items():
+        if not isinstance(value, str):
+            raise _Invalid(f"{where}.{key} must be text, got {_shown(value)}")
+    if data["system"] not in _SYSTEMS:
+        known = " or ".join(sorted(_SYSTEMS))
+        raise _Invalid(f"{where}.system must be {known}, got {_shown(data['system'])}")
+    if data["phase"] not in _PHASES:
+        known = ", ".join(p.value for p in Phase)
+        raise _Invalid(f"{where}.phase must be one of {known}, got {_shown(data['phase'])}")
+    for key, top in (("seed", None), ("rolls", MAX_ROLLS), ("round", MAX_ROUND)):
+        _check_count(data[key], f"{where}.{key}", top)
+    order = data["order"]
+    if not isinstance(order, list) or not all(isinstance(s, str) and s for s in order):
+        raise _Invalid(f"{where}.order must be a list of combatant ids or sides")
+    _check_count(data["turn"], f"{where}.turn", max(len(order) - 1, 0), "the order's last")
+    if not isinstance(data["state"], dict):
+        raise _Invalid(f"{where}.state must be a table, got {_shown(data['state'])}")
+    combatants = data["combatants"]
+    if not isinstance(combatants, list):
+        raise _Invalid(f"{where}.combatants must be a list, got {_shown(combatants)}")
+    seen: set[str] = set()
+    for i, c in enumerate(combatants):
+        at = f"{where}.combatants[{i}]"
+        if not isinstance(c, dict):
+            raise _Invalid(f"{at} must be a table, got {_shown(c)}")
+        for key in ("id", "name"):
+            if not isinstance(c.get(key), str) or not c[key]:
+                got = _shown(c[key]) if key in c else "nothing"
+                raise _Invalid(f"{at}.{key} must be non-empty text, got {got}")
+        if c["id"] in seen:
+            raise _Invalid(f"{at}.id {_shown(c['id'])} is the id of an earlier combatant too")
+        seen.add(c["id"])
+
+
+def _check_count(value: Any, where: str, top: int | None, top_name: str | None = None) -> None:
+    if not _whole(value):
+        raise _Invalid(f"{where} must be a whole number, got {_shown(value)}")
+    if value < 0:
+        raise _Invalid(f"{where} must be 0 or more, got {value}")
+    if top is not None and value > top:
+        limit = f"{top_name} ({top})" if top_name else str(top)
+        raise _Invalid(f"{where} must be at most {limit}, got {_shown(value)}")
+
+
+def _shown(value: Any) -> str:
+    """A value from a save, short, for a message."""
+    from facility_tui.text import printable
+
+    text = printable(repr(value))
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def encounter_from(data: Any, *, log: tuple[LogEntry, ...] | None = None) -> Encounter:
@@ -496,8 +579,11 @@ def _session_from(raw: bytes, source: str, sidecar: Path | None) -> Session:
         if doc["schema_version"] >= 2:
             doc = _resolve(doc, source, sidecar)
         doc = migrate(doc)
+        _check_encounter(doc.get("encounter"), "encounter")
         log = _entries(doc.get("log"), "log")
         enc = encounter_from(doc.get("encounter"), log=log)
+    except _Invalid as err:
+        raise InvalidSave(f"{source}: {err}; it was left untouched") from None
     except _SHAPE_ERRORS as err:  # any shape a damaged or hand-made file can take
         raise DamagedSave(f"{source} is damaged ({_reason(err)}); it was left untouched") from None
     return _with_history(enc, doc.get("history"))
@@ -535,7 +621,11 @@ def _unpacked(encounter: Any, where: str) -> dict[str, Any]:
     if not isinstance(encounter, dict):
         raise DecodeError(f"{where}: expected a table")
     out = dict(encounter)
-    out["combatants"] = _rows(encounter.get("combatants", ""), f"{where}.combatants")
+    if "combatants" in encounter:  # (a missing key stays missing, for _check_encounter to name)
+        lines = encounter["combatants"]
+        if not isinstance(lines, str):
+            raise _Invalid(f"{where}.combatants must be lines of tables, got {_shown(lines)}")
+        out["combatants"] = _rows(lines, f"{where}.combatants")
     return out
 
 
@@ -601,7 +691,8 @@ def _with_history(enc: Encounter, history: Any) -> Session:
             if type(n) is not int or not 0 <= n <= len(enc.log):
                 raise DecodeError("history.base_log out of range")
             base_log = enc.log[:n]
-        base = encounter_from(history.get("base", {}), log=base_log)
+        _check_encounter(history.get("base"), "history.base")
+        base = encounter_from(history["base"], log=base_log)
         session: Session | None = _replay(base, undo, redo)
     except Exception:  # a history that does not replay is dropped, whatever the reason
         session = None
