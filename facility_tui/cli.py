@@ -109,7 +109,23 @@ def run_app(file: Path | None, saves: Path | None, seed: int | None, demo: str |
 
 
 def apply_cmd(save: Path, lines: Sequence[str], *, seed: int | None, quiet: bool) -> int:
-    """Apply every line or none: on the first error nothing is written and the exit code is 1."""
+    """Apply every line or none: on the first error nothing is written and the exit code is 1.
+    A save another process writes (the app, another apply) is refused the same way."""
+    from facility_tui import store
+
+    try:
+        lock = store.lock_save(save, "facility-tui apply")
+    except store.SaveHeld as err:
+        _err(f"{err}; nothing was changed")
+        return 1
+    except store.SaveError as err:
+        _err(str(err))
+        return 2
+    with lock:
+        return _apply_locked(save, lines, seed=seed, quiet=quiet)
+
+
+def _apply_locked(save: Path, lines: Sequence[str], *, seed: int | None, quiet: bool) -> int:
     from attrs import evolve
 
     from facility_tui import store

@@ -85,6 +85,15 @@ class NewerSave(SaveError):
     """A save written by a newer facility-tui."""
 
 
+class SaveHeld(SaveError):
+    """A save another writer holds (``lock_save``): the message says who, and what to do."""
+
+    def __init__(self, path: Path, holder: Holder | None, message: str) -> None:
+        super().__init__(message)
+        self.path = path
+        self.holder = holder
+
+
 class InvalidSave(DamagedSave):
     """A whole file (its checksum holds) whose content is not a fight: a key missing, a value of
     the wrong type or out of range. Refused like damage, so a backup may be opened instead."""
@@ -808,6 +817,231 @@ def _backups(sidecar: Path) -> list[tuple[int, int, Path]]:
     return sorted(found, reverse=True)
 
 
+# -- one writer per save ------------------------------------------------------------------------
+
+LOCK_NAME = "lock"  # in the save's folder: fight.d/lock
+
+
+@frozen
+class Holder:
+    """Who holds a save's write lock, as it wrote itself into the lock file."""
+
+    pid: int
+    host: str
+    role: str  # "facility-tui app", "facility-tui apply"...
+    since: float  # time.time() when it took the lock
+
+    def describe(self) -> str:
+        from facility_tui.text import printable
+
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(self.since))
+        where = "this process" if self.is_this_process() else f"pid {self.pid} on {self.host}"
+        return printable(f"{self.role} ({where}, since {when})")
+
+    def is_this_process(self) -> bool:
+        return self.pid == os.getpid() and self.host == _host()
+
+
+def _host() -> str:
+    import socket
+
+    return socket.gethostname()
+
+
+class WriteLock:
+    """The write lock of one save, held until ``release`` (or the process ends: the kernel drops
+    an ``flock`` with its process, so a crash never leaves a stale lock).
+
+    The lock is ``fcntl.flock`` on ``fight.d/lock``, which holds the holder's pid, host, role
+    and start time for the message a refused writer gets. The file is removed on release; a
+    writer that locked a file just removed finds the path's file is no longer the one it holds
+    and tries again, so two writers never hold two different files of one save.
+    """
+
+    def __init__(self, path: Path, fd: int, holder: Holder, made: list[Path]) -> None:
+        self.path = path
+        self.holder = holder
+        self._fd: int | None = fd
+        self._made = made  # folders made to hold the lock file: removed if nothing else came
+
+    @property
+    def held(self) -> bool:
+        return self._fd is not None
+
+    def release(self) -> None:
+        """Let the save go (idempotent, never raises)."""
+        fd, self._fd = self._fd, None
+        if fd is None:
+            return
+        with _held_guard:
+            if _held.get(os.path.abspath(self.path)) is self:
+                del _held[os.path.abspath(self.path)]
+        with contextlib.suppress(OSError):
+            os.unlink(sidecar_for(self.path) / LOCK_NAME)  # still locked: no one else has it
+        for folder in reversed(self._made):  # a save never written leaves no empty folder
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+        with contextlib.suppress(OSError):
+            os.close(fd)  # drops the flock
+
+    def __enter__(self) -> WriteLock:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
+_held: dict[str, WriteLock] = {}  # the saves this process holds, by absolute path
+_held_guard = threading.Lock()
+
+
+def _made_dirs(folder: Path) -> list[Path]:
+    """Make ``folder`` and its missing parents; the ones made, outermost first."""
+    missing: list[Path] = []
+    p = folder
+    while not os.path.lexists(p) and p != p.parent:
+        missing.append(p)
+        p = p.parent
+    missing.reverse()
+    made = []
+    for d in missing:
+        try:
+            os.mkdir(d)
+            made.append(d)
+        except FileExistsError:
+            pass
+    return made
+
+
+def lock_save(path: Path, role: str) -> WriteLock:
+    """Take the write lock of the save at ``path`` (which need not exist yet) for ``role``.
+
+    Raises ``SaveHeld`` if another process (or another part of this one) holds it, and
+    ``SaveError`` if the lock file cannot be made (a read-only folder...). Writing a save this
+    process holds needs no more locking; ``save`` takes the lock for the write's duration when
+    the process does not hold it.
+    """
+    key = os.path.abspath(path)
+    with _held_guard:
+        mine = _held.get(key)
+    if mine is not None:
+        raise _held_error(path, mine.holder)
+    lock_path = sidecar_for(path) / LOCK_NAME
+    made: list[Path] = []
+    flags = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK
+    for _ in range(20):
+        try:
+            made += _made_dirs(lock_path.parent)
+            fd = os.open(lock_path, flags, 0o644)
+        except FileNotFoundError:  # the folder went between: its last writer let go
+            continue
+        except OSError as err:
+            raise SaveError(_lock_error(path, err)) from err
+        try:
+            lock = _try_lock(path, fd, lock_path, role, made)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+            raise
+        if lock is not None:
+            with _held_guard:
+                _held[key] = lock
+            return lock
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    raise SaveError(f"could not lock {path}: its lock file keeps changing; try again")
+
+
+def _try_lock(
+    path: Path, fd: int, lock_path: Path, role: str, made: list[Path]
+) -> WriteLock | None:
+    import fcntl
+
+    try:
+        opened = os.fstat(fd)
+        if not stat.S_ISREG(opened.st_mode):
+            kind = _kind_of(opened.st_mode)
+            raise SaveError(f"{lock_path} is {kind}, not a lock file; remove it and try again")
+        for attempt in range(4):
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                who = _read_holder(fd)
+                if who is not None or attempt == 3:
+                    raise _held_error(path, who) from None
+                # no one named: a holder that has not written its name yet, or a glance by
+                # ``holder``; either is over in a moment
+                time.sleep(0.02)
+    except OSError as err:
+        raise SaveError(_lock_error(path, err)) from err
+    try:
+        now = os.stat(lock_path, follow_symlinks=False)
+    except OSError:
+        return None  # removed by the writer that just let go: lock the one there now
+    if (now.st_dev, now.st_ino) != (opened.st_dev, opened.st_ino):
+        return None
+    holder = Holder(os.getpid(), _host(), role, time.time())
+    data = json.dumps({"pid": holder.pid, "host": holder.host, "role": role, "since": holder.since})
+    with contextlib.suppress(OSError):  # the lock holds without it; only the message is poorer
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, (data + "\n").encode("utf-8"), 0)
+    return WriteLock(path, fd, holder, made)
+
+
+def _read_holder(fd: int) -> Holder | None:
+    try:
+        data = json.loads(os.pread(fd, 4096, 0).decode("utf-8"))
+        return Holder(int(data["pid"]), str(data["host"]), str(data["role"]), float(data["since"]))
+    except (OSError, ValueError, TypeError, KeyError, OverflowError):
+        return None  # just taken, not written yet; or not ours
+
+
+def holder(path: Path) -> Holder | None:
+    """Who holds the write lock of ``path`` now; ``None`` if no one does (or it cannot tell).
+    A read-only view can show it, and offer to open the save for writing once it is free."""
+    with _held_guard:
+        mine = _held.get(os.path.abspath(path))
+    if mine is not None:
+        return mine.holder
+    lock_path = sidecar_for(path) / LOCK_NAME
+    try:
+        fd = os.open(lock_path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    import fcntl
+
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:
+            return _read_holder(fd) or Holder(0, "?", "another process", time.time())
+        return None  # free: it could be locked, so no one holds it
+    finally:
+        os.close(fd)
+
+
+def _held_error(path: Path, who: Holder | None) -> SaveHeld:
+    if who is None:
+        whom = "another process"
+    elif who.is_this_process():
+        whom = f"this facility-tui already ({who.describe()})"
+    else:
+        whom = who.describe()
+    return SaveHeld(
+        path,
+        who,
+        f"{path} is open for writing in {whom}; close it there first, then try again",
+    )
+
+
+def _lock_error(path: Path, err: OSError) -> str:
+    reason = err.strerror or str(err) or type(err).__name__
+    hint = _HINTS.get(err.errno or 0)
+    hint = f" ({hint})" if hint else ""
+    return f"could not lock {path} for writing: {reason}{hint}; the save on disk was not changed"
+
+
 class _Saver:
     """Writes one save path; remembers its log files so each save only writes what is new."""
 
@@ -820,30 +1054,46 @@ class _Saver:
         self.good: set[str] = set()  # ...of which these are known to hold what we would write
         self.backup_round: int | None = None
         self.backup_seq = 0
+        self.wrote: tuple[int, ...] | None = None  # the main file as this saver last wrote it
 
     def save(self, snap: Snapshot) -> None:
         with self.lock:
-            rendered = self.writer.render(snap, inline=False)
-            text = _sign(rendered.body)[0]
-            try:
-                self.sidecar.mkdir(parents=True, exist_ok=True)
-                if self.present is None:
-                    self._first_look()
-                for ch in rendered.chunks:
-                    self._put_chunk(ch)
-                write_atomic(self.path, text)
-            except OSError as err:
-                raise SaveError(_write_error(self.path, err)) from err
-            self.writer.chunker.keep(rendered.chunks)
-            try:
-                if snap.encounter.round != self.backup_round:
-                    self._backup(snap)
-                self._collect({ch.name for ch in rendered.chunks})
-            except OSError as err:
-                self.writer.forget_unused()
-                done = f"the fight was saved but its backup in {self.sidecar} was not written"
-                raise SaveError(_write_error(self.path, err, done)) from err
+            key = os.path.abspath(self.path)
+            with _held_guard:
+                held = key in _held
+            if held:
+                self._save(snap)
+                return
+            with lock_save(self.path, "facility-tui (saving)"):  # a writer that holds no lock
+                self._save(snap)
+
+    def _save(self, snap: Snapshot) -> None:
+        if self.present is not None and file_signature(self.path) != self.wrote:
+            # Someone else wrote this save since (another process, between two holds of its
+            # lock): what was known of its folder may be wrong; look again.
+            self.present, self.good, self.backup_round = None, set(), None
+        rendered = self.writer.render(snap, inline=False)
+        text = _sign(rendered.body)[0]
+        try:
+            self.sidecar.mkdir(parents=True, exist_ok=True)
+            if self.present is None:
+                self._first_look()
+            for ch in rendered.chunks:
+                self._put_chunk(ch)
+            write_atomic(self.path, text)
+            self.wrote = file_signature(self.path)
+        except OSError as err:
+            raise SaveError(_write_error(self.path, err)) from err
+        self.writer.chunker.keep(rendered.chunks)
+        try:
+            if snap.encounter.round != self.backup_round:
+                self._backup(snap)
+            self._collect({ch.name for ch in rendered.chunks})
+        except OSError as err:
             self.writer.forget_unused()
+            done = f"the fight was saved but its backup in {self.sidecar} was not written"
+            raise SaveError(_write_error(self.path, err, done)) from err
+        self.writer.forget_unused()
 
     def _first_look(self) -> None:
         self.present = {p.name for p in self.sidecar.iterdir() if _CHUNK_NAME.fullmatch(p.name)}
@@ -879,7 +1129,8 @@ class _Saver:
 
     def _backup(self, snap: Snapshot) -> None:
         text = _sign(self.writer.render(snap, inline=True).body)[0]
-        self.backup_seq += 1
+        found = _backups(self.sidecar)  # numbers only grow, whoever wrote the last one
+        self.backup_seq = max(self.backup_seq, found[0][0] if found else 0) + 1
         name = f"backup-{self.backup_seq:06d}-r{snap.encounter.round:04d}.toml"
         write_atomic(self.sidecar / name, text)
         self.backup_round = snap.encounter.round
@@ -990,14 +1241,36 @@ def _read(path: Path) -> bytes:
     return read_regular(path)[0]
 
 
-def load(path: Path) -> Session:
-    """The session saved at ``path``; raises ``DamagedSave``, ``NewerSave`` or ``SaveError``."""
-    raw = _read(path)
+def file_signature(path: Path) -> tuple[int, ...] | None:
+    """What changes whenever a save is written (its main file is replaced, never rewritten in
+    place): compare two to tell whether it was saved in between. ``None`` if there is none."""
     try:
-        return _session_from(raw, str(path), sidecar_for(path))
-    except DamagedSave:
-        _forget(path)  # what this process believed about the files may be wrong
-        raise
+        st = os.stat(path)
+    except OSError:
+        return None
+    return _signature_of(st)
+
+
+def _signature_of(st: os.stat_result) -> tuple[int, ...]:
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def load(path: Path) -> Session:
+    """The session saved at ``path``; raises ``DamagedSave``, ``NewerSave`` or ``SaveError``.
+
+    Reading needs no lock: a writer replaces the main file whole. If the writer removes a log
+    file the main file read here referred to (it wrote a newer main file in between), the load
+    starts again from the newer one."""
+    for attempt in range(5):
+        raw, st = read_regular(path)
+        try:
+            return _session_from(raw, str(path), sidecar_for(path))
+        except DamagedSave:
+            if attempt < 4 and file_signature(path) not in (None, _signature_of(st)):
+                continue  # saved again while being read
+            _forget(path)  # what this process believed about the files may be wrong
+            raise
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def load_or_recover(path: Path, *, keep_aside: bool = True) -> tuple[Session, str | None]:
