@@ -853,16 +853,21 @@ class WriteLock:
     an ``flock`` with its process, so a crash never leaves a stale lock).
 
     The lock is ``fcntl.flock`` on ``fight.d/lock``, which holds the holder's pid, host, role
-    and start time for the message a refused writer gets. The file is removed on release; a
-    writer that locked a file just removed finds the path's file is no longer the one it holds
-    and tries again, so two writers never hold two different files of one save.
+    and start time for the message a refused writer gets; it is emptied on release, or removed
+    (with the folders made for it) if it was made for a lock that wrote nothing. A writer that
+    locked a file just removed finds the path's file is no longer the one it holds and tries
+    again, so two writers never hold two different files of one save.
     """
 
-    def __init__(self, path: Path, fd: int, holder: Holder, made: list[Path]) -> None:
+    def __init__(
+        self, path: Path, fd: int, holder: Holder, made: list[Path], created: bool
+    ) -> None:
         self.path = path
         self.holder = holder
+        self.wrote = False  # set by the saver before it writes anything under this lock
         self._fd: int | None = fd
-        self._made = made  # folders made to hold the lock file: removed if nothing else came
+        self._made = made  # folders made to hold the lock file...
+        self._created = created  # ...and whether the file was made too: undone if nothing written
 
     @property
     def held(self) -> bool:
@@ -876,13 +881,21 @@ class WriteLock:
         with _held_guard:
             if _held.get(os.path.abspath(self.path)) is self:
                 del _held[os.path.abspath(self.path)]
-        with contextlib.suppress(OSError):
-            os.unlink(sidecar_for(self.path) / LOCK_NAME)  # still locked: no one else has it
-        for folder in reversed(self._made):  # a save never written leaves no empty folder
+        if self.wrote or not self._created:
             with contextlib.suppress(OSError):
-                folder.rmdir()
+                os.ftruncate(fd, 0)  # kept (making a file costs ten times more), but nameless
+        else:  # nothing written: leave the folder as it was; still locked: no one else has it
+            with contextlib.suppress(OSError):
+                os.unlink(sidecar_for(self.path) / LOCK_NAME)
+            for folder in reversed(self._made):
+                with contextlib.suppress(OSError):
+                    folder.rmdir()
+        import fcntl
+
         with contextlib.suppress(OSError):
-            os.close(fd)  # drops the flock
+            fcntl.flock(fd, fcntl.LOCK_UN)  # (closing would too, but a failed close may not)
+        with contextlib.suppress(OSError):
+            os.close(fd)
 
     def __enter__(self) -> WriteLock:
         return self
@@ -928,32 +941,44 @@ def lock_save(path: Path, role: str) -> WriteLock:
         raise _held_error(path, mine.holder)
     lock_path = sidecar_for(path) / LOCK_NAME
     made: list[Path] = []
-    flags = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK
-    for _ in range(20):
-        try:
-            made += _made_dirs(lock_path.parent)
-            fd = os.open(lock_path, flags, 0o644)
-        except FileNotFoundError:  # the folder went between: its last writer let go
-            continue
-        except OSError as err:
-            raise SaveError(_lock_error(path, err)) from err
-        try:
-            lock = _try_lock(path, fd, lock_path, role, made)
-        except BaseException:
+    flags = os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK
+    try:
+        for _ in range(20):
+            try:
+                made += _made_dirs(lock_path.parent)
+                try:
+                    fd, created = os.open(lock_path, flags), False
+                except FileNotFoundError:
+                    fd, created = os.open(lock_path, flags | os.O_CREAT | os.O_EXCL, 0o644), True
+            except (FileNotFoundError, FileExistsError):  # another writer let go or came
+                continue
+            except OSError as err:
+                raise SaveError(_lock_error(path, err)) from err
+            try:
+                lock = _try_lock(path, fd, lock_path, role, made, created)
+            except BaseException:
+                if created:
+                    with contextlib.suppress(OSError):
+                        os.unlink(lock_path)
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+                raise
+            if lock is not None:
+                with _held_guard:
+                    _held[key] = lock
+                return lock
             with contextlib.suppress(OSError):
                 os.close(fd)
-            raise
-        if lock is not None:
-            with _held_guard:
-                _held[key] = lock
-            return lock
-        with contextlib.suppress(OSError):
-            os.close(fd)
-    raise SaveError(f"could not lock {path}: its lock file keeps changing; try again")
+        raise SaveError(f"could not lock {path}: its lock file keeps changing; try again")
+    except SaveError:
+        for folder in reversed(made):  # refused: the folders made for the lock go too
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+        raise
 
 
 def _try_lock(
-    path: Path, fd: int, lock_path: Path, role: str, made: list[Path]
+    path: Path, fd: int, lock_path: Path, role: str, made: list[Path], created: bool
 ) -> WriteLock | None:
     import fcntl
 
@@ -986,7 +1011,7 @@ def _try_lock(
     with contextlib.suppress(OSError):  # the lock holds without it; only the message is poorer
         os.ftruncate(fd, 0)
         os.pwrite(fd, (data + "\n").encode("utf-8"), 0)
-    return WriteLock(path, fd, holder, made)
+    return WriteLock(path, fd, holder, made, created)
 
 
 def _read_holder(fd: int) -> Holder | None:
@@ -1060,11 +1085,13 @@ class _Saver:
         with self.lock:
             key = os.path.abspath(self.path)
             with _held_guard:
-                held = key in _held
-            if held:
+                lock = _held.get(key)
+            if lock is not None:
+                lock.wrote = True
                 self._save(snap)
                 return
-            with lock_save(self.path, "facility-tui (saving)"):  # a writer that holds no lock
+            with lock_save(self.path, "facility-tui (saving)") as lock:  # a writer with no lock
+                lock.wrote = True
                 self._save(snap)
 
     def _save(self, snap: Snapshot) -> None:
