@@ -843,9 +843,7 @@ class Holder:
 
 
 def _host() -> str:
-    import socket
-
-    return socket.gethostname()
+    return os.uname().nodename  # gethostname, without importing socket on the apply path
 
 
 class WriteLock:
