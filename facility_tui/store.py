@@ -990,11 +990,9 @@ def _try_lock(
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 break
             except BlockingIOError:
-                who = _read_holder(fd)
-                if who is not None or attempt == 3:
-                    raise _held_error(path, who) from None
-                # no one named: a holder that has not written its name yet, or a glance by
-                # ``holder``; either is over in a moment
+                if attempt == 3:
+                    raise _held_error(path, _read_holder(fd)) from None
+                # a glance by ``holder``, or a holder letting go, is over in a moment
                 time.sleep(0.02)
     except OSError as err:
         raise SaveError(_lock_error(path, err)) from err

@@ -62,13 +62,15 @@ class Workspace:
         self.saver = Autosaver(saved=on_saved, failed=failed, delay=delay)
         self.session.listeners.append(self._changed)
 
-    def _use(self, session: Session, path: Path, *, read_only: bool = False) -> None:
+    def _use(self, session: Session, path: Path, *, seen: tuple[int, ...] | None = None) -> None:
+        """Show ``session`` of ``path``: read-only if ``seen`` (the file as it was read) is
+        given."""
         if self.saver is not None:
             self.saver.flush(1.0)  # the fight being left is on disk before another is shown
             session.listeners.append(self._changed)
         with self._guard:
-            self.session, self.path, self.read_only = session, path, read_only
-            self._seen = store.file_signature(path) if read_only else None
+            self.session, self.path, self.read_only = session, path, seen is not None
+            self._seen = seen
             self._opening.clear()
             self._release_unused_locked()
 
@@ -255,8 +257,9 @@ class Workspace:
         (the save itself is damaged; it is left in place). Raises ``SaveError`` if neither can
         be read."""
         self._wait_for_writes(path)
+        seen = store.file_signature(path) or ()  # before reading: a write meanwhile is seen
         session, note = store.load_or_recover(path, keep_aside=False)
-        self._use(session, path, read_only=True)
+        self._use(session, path, seen=seen)
         return note
 
     def reload_if_changed(self) -> bool:
@@ -267,7 +270,7 @@ class Workspace:
             return False
         seen = store.file_signature(self.path)
         if seen is None or seen == self._seen:
-            return False
+            return False  # not written since (or not there just now: its writer replaces it)
         try:
             session, _ = store.load_or_recover(self.path, keep_aside=False)
         except store.SaveError:
