@@ -107,6 +107,12 @@ class Autosaver:
         with self._cond:
             return bool(self._pending) or self._inflight is not None
 
+    def pending_for(self, path: Path) -> bool:
+        """Whether some requested change of ``path`` is not on disk yet."""
+        with self._cond:
+            inflight = self._inflight is not None and self._inflight.path == path
+            return inflight or path in self._pending
+
     def flush(self, timeout: float | None = 5.0) -> bool:
         """Wait until every change requested so far is saved; ``False`` if a write fails first
         (after one immediate retry) or on timeout."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -58,7 +59,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if not args or args[0] not in {"run", "apply", "show", "commands", "-h", "--help", "--version"}:
         args.insert(0, "run")
-    ns = _parser().parse_args(args)
+    try:
+        code = _dispatch(_parser().parse_args(args))
+        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's exit
+    except BrokenPipeError:
+        # The reader went away (``facility-tui commands | head``): stop quietly, as the Python
+        # docs advise, pointing stdout at devnull so the exit's own flush cannot fail again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return EXIT_BROKEN_PIPE
+    return code
+
+
+EXIT_BROKEN_PIPE = 128 + 13  # what a shell reports for a command ended by SIGPIPE
+
+
+def _dispatch(ns: argparse.Namespace) -> int:
     if ns.cmd == "apply":
         return apply_cmd(ns.save, ns.commands, seed=ns.seed, quiet=ns.quiet)
     if ns.cmd == "show":
@@ -69,7 +86,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _err(message: str) -> None:
-    print(f"facility-tui: {message}", file=sys.stderr)
+    from facility_tui.text import printable
+
+    print(f"facility-tui: {printable(message)}", file=sys.stderr)
+
+
+def _out(text: str) -> None:
+    from facility_tui.text import printable
+
+    print(printable(text))
 
 
 def run_app(file: Path | None, saves: Path | None, seed: int | None, demo: str | None) -> int:
@@ -84,7 +109,23 @@ def run_app(file: Path | None, saves: Path | None, seed: int | None, demo: str |
 
 
 def apply_cmd(save: Path, lines: Sequence[str], *, seed: int | None, quiet: bool) -> int:
-    """Apply every line or none: on the first error nothing is written and the exit code is 1."""
+    """Apply every line or none: on the first error nothing is written and the exit code is 1.
+    A save another process writes (the app, another apply) is refused the same way."""
+    from facility_tui import store
+
+    try:
+        lock = store.lock_save(save, "facility-tui apply")
+    except store.SaveHeld as err:
+        _err(f"{err}; nothing was changed")
+        return 1
+    except store.SaveError as err:
+        _err(str(err))
+        return 2
+    with lock:
+        return _apply_locked(save, lines, seed=seed, quiet=quiet)
+
+
+def _apply_locked(save: Path, lines: Sequence[str], *, seed: int | None, quiet: bool) -> int:
     from attrs import evolve
 
     from facility_tui import store
@@ -111,11 +152,11 @@ def apply_cmd(save: Path, lines: Sequence[str], *, seed: int | None, quiet: bool
             _err(f"'{line}': {err}; nothing was saved")
             return 1
         if not quiet:
-            print(f"> {line}")
+            _out(f"> {line}")
             for entry in outcome.events:
-                print(f"  {entry.text}")
+                _out(f"  {entry.text}")
             if not outcome.events:
-                print(f"  {outcome.message}")
+                _out(f"  {outcome.message}")
     try:
         if recovered:  # only now that the commands went through: the damaged file goes aside
             _err(f"kept the damaged file as {store.set_aside(save).name}")
@@ -164,6 +205,16 @@ def state_json(session: Any) -> dict[str, Any]:
     }
 
 
+_RAW_IN_JSON = re.compile("[\x7f-\x9f]")
+
+
+def json_text(data: Any) -> str:
+    """``data`` as indented JSON that shows no control character raw: ``json`` escapes C0 itself;
+    DEL and C1 (which it leaves as they are outside ASCII) become ``\\u00XX`` too."""
+    text = json.dumps(data, indent=2, ensure_ascii=False)
+    return _RAW_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def show_cmd(save: Path, *, as_json: bool) -> int:
     from facility_tui import store
 
@@ -175,7 +226,7 @@ def show_cmd(save: Path, *, as_json: bool) -> int:
         _err(str(err))
         return 2
     if as_json:
-        print(json.dumps(state_json(session), indent=2, ensure_ascii=False))
+        print(json_text(state_json(session)))
         return 0
     from facility_tui.report import render_text
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from facility_tui.commands import listed
 from facility_tui.model import Encounter, Phase
 from facility_tui.systems import rules_for
+from facility_tui.text import printable
 
 
 def status_line(enc: Encounter) -> str:
@@ -19,6 +20,8 @@ def status_line(enc: Encounter) -> str:
 
 
 def render_text(enc: Encounter, log_lines: int = 10) -> str:
+    """The encounter as lines of plain text; names, notes and log text from the save have their
+    control characters escaped (``text.printable``), so a save cannot drive the terminal."""
     rules = rules_for(enc.system)
     out = [f"{enc.name} [{rules.title}]", status_line(enc), ""]
     for i, c in enumerate(listed(enc), 1):
@@ -31,4 +34,4 @@ def render_text(enc: Encounter, log_lines: int = 10) -> str:
     if enc.log:
         out += ["", "Log:"]
         out += [f"  [{e.round}] {e.text}" for e in enc.log[-log_lines:]]
-    return "\n".join(out)
+    return "\n".join([printable(line) for line in out])

@@ -32,6 +32,7 @@ import json
 import math
 import os
 import re
+import stat
 import tempfile
 import threading
 import time
@@ -44,7 +45,7 @@ from attrs import frozen
 
 from facility_tui import __version__
 from facility_tui.codec import DecodeError, decode, decode_attrs, encode
-from facility_tui.model import Combatant, Encounter, Kind, LogEntry, System
+from facility_tui.model import Combatant, Encounter, Kind, LogEntry, Phase, System
 from facility_tui.session import Session, Step
 from facility_tui.systems import rules_for
 
@@ -53,6 +54,7 @@ SUFFIX = ".toml"
 SIDECAR_SUFFIX = ".d"
 TEMP_PREFIX = ".tmp-"
 BACKUPS_KEPT = 5
+MAX_SAVE_BYTES = 64 << 20  # larger files are refused unread (a long fight's main file: < 1 MiB)
 CHUNK_MIN = 64  # a log file closes at the first round change after this many entries...
 CHUNK_MAX = 256  # ...or at this many
 
@@ -83,6 +85,24 @@ class NewerSave(SaveError):
     """A save written by a newer facility-tui."""
 
 
+class SaveHeld(SaveError):
+    """A save another writer holds (``lock_save``): the message says who, and what to do."""
+
+    def __init__(self, path: Path, holder: Holder | None, message: str) -> None:
+        super().__init__(message)
+        self.path = path
+        self.holder = holder
+
+
+class InvalidSave(DamagedSave):
+    """A whole file (its checksum holds) whose content is not a fight: a key missing, a value of
+    the wrong type or out of range. Refused like damage, so a backup may be opened instead."""
+
+
+class _Invalid(DecodeError):
+    """What ``_check_encounter`` finds; the message names the key, e.g. ``encounter.round``."""
+
+
 # -- encounter <-> data -------------------------------------------------------------------------
 
 
@@ -97,6 +117,80 @@ def _without_log(enc: Encounter) -> Encounter:
     from attrs import evolve
 
     return evolve(enc, log=()) if enc.log else enc
+
+
+MAX_ROUND = 1_000_000  # far beyond any fight (a round a second for eleven days)
+MAX_ROLLS = 10**12  # dice rolls of one encounter
+_REQUIRED = ("name", "system", "seed", "rolls", "phase", "round", "turn", "order", "state")
+_PHASES = {p.value for p in Phase}
+_SYSTEMS = {s.value for s in System}
+
+
+def _whole(value: Any) -> bool:
+    return type(value) is int
+
+
+def _check_encounter(data: Any, where: str) -> None:
+    """Refuse (``_Invalid``, naming the key) an encounter table that is not a fight this code
+    made: every key present with its type, numbers in range, the turn inside the order, the
+    combatants a list of tables with an id and a name, ids unique. Checked on the resolved
+    document (the combatants already read from their lines), before anything is decoded."""
+    if not isinstance(data, dict):
+        raise _Invalid(f"{where} must be a table")
+    for key in (*_REQUIRED, "combatants"):
+        if key not in data:
+            raise _Invalid(f"{where}.{key} is missing")
+    texts = {"name": data["name"], "system": data["system"], "phase": data["phase"]}
+    for key, value in texts.items():
+        if not isinstance(value, str):
+            raise _Invalid(f"{where}.{key} must be text, got {_shown(value)}")
+    if data["system"] not in _SYSTEMS:
+        known = " or ".join(sorted(_SYSTEMS))
+        raise _Invalid(f"{where}.system must be {known}, got {_shown(data['system'])}")
+    if data["phase"] not in _PHASES:
+        known = ", ".join(p.value for p in Phase)
+        raise _Invalid(f"{where}.phase must be one of {known}, got {_shown(data['phase'])}")
+    for key, top in (("seed", None), ("rolls", MAX_ROLLS), ("round", MAX_ROUND)):
+        _check_count(data[key], f"{where}.{key}", top)
+    order = data["order"]
+    if not isinstance(order, list) or not all(isinstance(s, str) and s for s in order):
+        raise _Invalid(f"{where}.order must be a list of combatant ids or sides")
+    _check_count(data["turn"], f"{where}.turn", max(len(order) - 1, 0), "the order's last")
+    if not isinstance(data["state"], dict):
+        raise _Invalid(f"{where}.state must be a table, got {_shown(data['state'])}")
+    combatants = data["combatants"]
+    if not isinstance(combatants, list):
+        raise _Invalid(f"{where}.combatants must be a list, got {_shown(combatants)}")
+    seen: set[str] = set()
+    for i, c in enumerate(combatants):
+        at = f"{where}.combatants[{i}]"
+        if not isinstance(c, dict):
+            raise _Invalid(f"{at} must be a table, got {_shown(c)}")
+        for key in ("id", "name"):
+            if not isinstance(c.get(key), str) or not c[key]:
+                got = _shown(c[key]) if key in c else "nothing"
+                raise _Invalid(f"{at}.{key} must be non-empty text, got {got}")
+        if c["id"] in seen:
+            raise _Invalid(f"{at}.id {_shown(c['id'])} is the id of an earlier combatant too")
+        seen.add(c["id"])
+
+
+def _check_count(value: Any, where: str, top: int | None, top_name: str | None = None) -> None:
+    if not _whole(value):
+        raise _Invalid(f"{where} must be a whole number, got {_shown(value)}")
+    if value < 0:
+        raise _Invalid(f"{where} must be 0 or more, got {value}")
+    if top is not None and value > top:
+        limit = f"{top_name} ({top})" if top_name else str(top)
+        raise _Invalid(f"{where} must be at most {limit}, got {_shown(value)}")
+
+
+def _shown(value: Any) -> str:
+    """A value from a save, short, for a message."""
+    from facility_tui.text import printable
+
+    text = printable(repr(value))
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def encounter_from(data: Any, *, log: tuple[LogEntry, ...] | None = None) -> Encounter:
@@ -494,8 +588,11 @@ def _session_from(raw: bytes, source: str, sidecar: Path | None) -> Session:
         if doc["schema_version"] >= 2:
             doc = _resolve(doc, source, sidecar)
         doc = migrate(doc)
+        _check_encounter(doc.get("encounter"), "encounter")
         log = _entries(doc.get("log"), "log")
         enc = encounter_from(doc.get("encounter"), log=log)
+    except _Invalid as err:
+        raise InvalidSave(f"{source}: {err}; it was left untouched") from None
     except _SHAPE_ERRORS as err:  # any shape a damaged or hand-made file can take
         raise DamagedSave(f"{source} is damaged ({_reason(err)}); it was left untouched") from None
     return _with_history(enc, doc.get("history"))
@@ -533,7 +630,11 @@ def _unpacked(encounter: Any, where: str) -> dict[str, Any]:
     if not isinstance(encounter, dict):
         raise DecodeError(f"{where}: expected a table")
     out = dict(encounter)
-    out["combatants"] = _rows(encounter.get("combatants", ""), f"{where}.combatants")
+    if "combatants" in encounter:  # (a missing key stays missing, for _check_encounter to name)
+        lines = encounter["combatants"]
+        if not isinstance(lines, str):
+            raise _Invalid(f"{where}.combatants must be lines of tables, got {_shown(lines)}")
+        out["combatants"] = _rows(lines, f"{where}.combatants")
     return out
 
 
@@ -555,13 +656,13 @@ def _read_chunk(sidecar: Path, name: Any, start: int, source: str) -> list[Any]:
         raise DecodeError(f"bad log file name {name!r}")
     path = sidecar / name
     try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise DamagedSave(
-            f"{source} is incomplete: its log file {path} is missing; it was left untouched"
-        ) from None
-    except OSError as err:
-        raise SaveError(f"cannot read {path}: {err.strerror or err}") from None
+        raw = _read(path)
+    except SaveError as err:
+        if not os.path.lexists(path):
+            raise DamagedSave(
+                f"{source} is incomplete: its log file {path} is missing; it was left untouched"
+            ) from None
+        raise DamagedSave(f"{source} cannot be read whole: {err}") from None
     if not raw.startswith(_MAGIC + m.group(3).encode()):
         raise DamagedSave(f"{source} is damaged: its log file {path} is not the one it refers to")
     try:
@@ -599,7 +700,8 @@ def _with_history(enc: Encounter, history: Any) -> Session:
             if type(n) is not int or not 0 <= n <= len(enc.log):
                 raise DecodeError("history.base_log out of range")
             base_log = enc.log[:n]
-        base = encounter_from(history.get("base", {}), log=base_log)
+        _check_encounter(history.get("base"), "history.base")
+        base = encounter_from(history["base"], log=base_log)
         session: Session | None = _replay(base, undo, redo)
     except Exception:  # a history that does not replay is dropped, whatever the reason
         session = None
@@ -610,32 +712,36 @@ def _with_history(enc: Encounter, history: Any) -> Session:
     return session
 
 
+# Stands in for the base's log while a history is replayed (see ``_replay``); compared by identity.
+_REPLAY_MARK = LogEntry(-1, "(the log before the oldest step)", Kind.INFO)
+
+
 def _replay(base: Encounter, steps: Sequence[Step], redo: Sequence[Step]) -> Session:
     """Like ``session.rebuild``, at a cost that does not grow with the log.
 
-    Appending to a 10,000-entry log copies it, so the steps are replayed from ``base`` with an
-    empty log and the base's log is put back in front of each result afterwards. This relies on
-    what commands do with the log: append to it, or start a new one (``new``); none reads it. A
-    command that did otherwise would make the replay miss the saved encounter, and the history
-    would be dropped with a note (see ``_with_history``), never the fight.
+    Appending to a 10,000-entry log copies it, so the steps are replayed from ``base`` with its
+    log stood in for by one marker entry. A command either keeps the log, appending to it (the
+    marker stays in front, and each result gets the base's log back in its place), or starts a
+    new one (``new``: the marker is gone, and the log is the result's own, as are those of the
+    steps after it). So every state of the history gets the log it had when its step was made,
+    whatever the base's log and however many ``new`` the history holds. No command reads the
+    log; one that did (and saw the marker) would make the replay miss the saved encounter, and
+    the history would be dropped with a note (see ``_with_history``), never the fight.
     """
     from attrs import evolve
 
     from facility_tui.commands import apply
 
-    states = [evolve(base, log=())]
+    enc = evolve(base, log=(_REPLAY_MARK,))
+    states = [base]
     for step in steps:
-        states.append(apply(states[-1], step.line, step.rolls).encounter)
-    prefix: tuple[LogEntry, ...] = base.log
-    before: tuple[LogEntry, ...] = ()
-    fixed: list[Encounter] = []
-    for state in states:
-        log = state.log
-        if prefix and not (len(log) >= len(before) and log[: len(before)] == before):
-            prefix = ()  # the log was replaced: the base's log is not part of it any more
-        fixed.append(evolve(state, log=prefix + log) if prefix else state)
-        before = log
-    return Session(fixed[-1], list(zip(steps, fixed[:-1], strict=True)), redo)
+        enc = apply(enc, step.line, step.rolls).encounter
+        log = enc.log
+        if log and log[0] is _REPLAY_MARK:
+            states.append(evolve(enc, log=base.log + log[1:]))
+        else:
+            states.append(enc)
+    return Session(states[-1], list(zip(steps, states[:-1], strict=True)), redo)
 
 
 # -- files --------------------------------------------------------------------------------------
@@ -711,6 +817,252 @@ def _backups(sidecar: Path) -> list[tuple[int, int, Path]]:
     return sorted(found, reverse=True)
 
 
+# -- one writer per save ------------------------------------------------------------------------
+
+LOCK_NAME = "lock"  # in the save's folder: fight.d/lock
+
+
+@frozen
+class Holder:
+    """Who holds a save's write lock, as it wrote itself into the lock file."""
+
+    pid: int
+    host: str
+    role: str  # "facility-tui app", "facility-tui apply"...
+    since: float  # time.time() when it took the lock
+
+    def describe(self) -> str:
+        from facility_tui.text import printable
+
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(self.since))
+        where = "this process" if self.is_this_process() else f"pid {self.pid} on {self.host}"
+        return printable(f"{self.role} ({where}, since {when})")
+
+    def is_this_process(self) -> bool:
+        return self.pid == os.getpid() and self.host == _host()
+
+
+def _host() -> str:
+    return os.uname().nodename  # gethostname, without importing socket on the apply path
+
+
+class WriteLock:
+    """The write lock of one save, held until ``release`` (or the process ends: the kernel drops
+    an ``flock`` with its process, so a crash never leaves a stale lock).
+
+    The lock is ``fcntl.flock`` on ``fight.d/lock``, which holds the holder's pid, host, role
+    and start time for the message a refused writer gets; it is emptied on release, or removed
+    (with the folders made for it) if it was made for a lock that wrote nothing. A writer that
+    locked a file just removed finds the path's file is no longer the one it holds and tries
+    again, so two writers never hold two different files of one save.
+    """
+
+    def __init__(
+        self, path: Path, fd: int, holder: Holder, made: list[Path], created: bool
+    ) -> None:
+        self.path = path
+        self.holder = holder
+        self.wrote = False  # set by the saver before it writes anything under this lock
+        self._fd: int | None = fd
+        self._made = made  # folders made to hold the lock file...
+        self._created = created  # ...and whether the file was made too: undone if nothing written
+
+    @property
+    def held(self) -> bool:
+        return self._fd is not None
+
+    def release(self) -> None:
+        """Let the save go (idempotent, never raises)."""
+        fd, self._fd = self._fd, None
+        if fd is None:
+            return
+        with _held_guard:
+            if _held.get(os.path.abspath(self.path)) is self:
+                del _held[os.path.abspath(self.path)]
+        if self.wrote or not self._created:
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, 0)  # kept (making a file costs ten times more), but nameless
+        else:  # nothing written: leave the folder as it was; still locked: no one else has it
+            with contextlib.suppress(OSError):
+                os.unlink(sidecar_for(self.path) / LOCK_NAME)
+            for folder in reversed(self._made):
+                with contextlib.suppress(OSError):
+                    folder.rmdir()
+        import fcntl
+
+        with contextlib.suppress(OSError):
+            fcntl.flock(fd, fcntl.LOCK_UN)  # (closing would too, but a failed close may not)
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+    def __enter__(self) -> WriteLock:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
+_held: dict[str, WriteLock] = {}  # the saves this process holds, by absolute path
+_held_guard = threading.Lock()
+
+
+def _made_dirs(folder: Path) -> list[Path]:
+    """Make ``folder`` and its missing parents; the ones made, outermost first."""
+    missing: list[Path] = []
+    p = folder
+    while not os.path.lexists(p) and p != p.parent:
+        missing.append(p)
+        p = p.parent
+    missing.reverse()
+    made = []
+    for d in missing:
+        try:
+            os.mkdir(d)
+            made.append(d)
+        except FileExistsError:
+            pass
+    return made
+
+
+def lock_save(path: Path, role: str) -> WriteLock:
+    """Take the write lock of the save at ``path`` (which need not exist yet) for ``role``.
+
+    Raises ``SaveHeld`` if another process (or another part of this one) holds it, and
+    ``SaveError`` if the lock file cannot be made (a read-only folder...). Writing a save this
+    process holds needs no more locking; ``save`` takes the lock for the write's duration when
+    the process does not hold it.
+    """
+    key = os.path.abspath(path)
+    with _held_guard:
+        mine = _held.get(key)
+    if mine is not None:
+        raise _held_error(path, mine.holder)
+    lock_path = sidecar_for(path) / LOCK_NAME
+    made: list[Path] = []
+    flags = os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK
+    try:
+        for _ in range(20):
+            try:
+                made += _made_dirs(lock_path.parent)
+                try:
+                    fd, created = os.open(lock_path, flags), False
+                except FileNotFoundError:
+                    fd, created = os.open(lock_path, flags | os.O_CREAT | os.O_EXCL, 0o644), True
+            except (FileNotFoundError, FileExistsError):  # another writer let go or came
+                continue
+            except OSError as err:
+                raise SaveError(_lock_error(path, err)) from err
+            try:
+                lock = _try_lock(path, fd, lock_path, role, made, created)
+            except BaseException:
+                if created:
+                    with contextlib.suppress(OSError):
+                        os.unlink(lock_path)
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+                raise
+            if lock is not None:
+                with _held_guard:
+                    _held[key] = lock
+                return lock
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        raise SaveError(f"could not lock {path}: its lock file keeps changing; try again")
+    except SaveError:
+        for folder in reversed(made):  # refused: the folders made for the lock go too
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+        raise
+
+
+def _try_lock(
+    path: Path, fd: int, lock_path: Path, role: str, made: list[Path], created: bool
+) -> WriteLock | None:
+    import fcntl
+
+    try:
+        opened = os.fstat(fd)
+        if not stat.S_ISREG(opened.st_mode):
+            kind = _kind_of(opened.st_mode)
+            raise SaveError(f"{lock_path} is {kind}, not a lock file; remove it and try again")
+        for attempt in range(4):
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if attempt == 3:
+                    raise _held_error(path, _read_holder(fd)) from None
+                # a glance by ``holder``, or a holder letting go, is over in a moment
+                time.sleep(0.02)
+    except OSError as err:
+        raise SaveError(_lock_error(path, err)) from err
+    try:
+        now = os.stat(lock_path, follow_symlinks=False)
+    except OSError:
+        return None  # removed by the writer that just let go: lock the one there now
+    if (now.st_dev, now.st_ino) != (opened.st_dev, opened.st_ino):
+        return None
+    holder = Holder(os.getpid(), _host(), role, time.time())
+    data = json.dumps({"pid": holder.pid, "host": holder.host, "role": role, "since": holder.since})
+    with contextlib.suppress(OSError):  # the lock holds without it; only the message is poorer
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, (data + "\n").encode("utf-8"), 0)
+    return WriteLock(path, fd, holder, made, created)
+
+
+def _read_holder(fd: int) -> Holder | None:
+    try:
+        data = json.loads(os.pread(fd, 4096, 0).decode("utf-8"))
+        return Holder(int(data["pid"]), str(data["host"]), str(data["role"]), float(data["since"]))
+    except (OSError, ValueError, TypeError, KeyError, OverflowError):
+        return None  # just taken, not written yet; or not ours
+
+
+def holder(path: Path) -> Holder | None:
+    """Who holds the write lock of ``path`` now; ``None`` if no one does (or it cannot tell).
+    A read-only view can show it, and offer to open the save for writing once it is free."""
+    with _held_guard:
+        mine = _held.get(os.path.abspath(path))
+    if mine is not None:
+        return mine.holder
+    lock_path = sidecar_for(path) / LOCK_NAME
+    try:
+        fd = os.open(lock_path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    import fcntl
+
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:
+            return _read_holder(fd) or Holder(0, "?", "another process", time.time())
+        return None  # free: it could be locked, so no one holds it
+    finally:
+        os.close(fd)
+
+
+def _held_error(path: Path, who: Holder | None) -> SaveHeld:
+    if who is None:
+        whom = "another process"
+    elif who.is_this_process():
+        whom = f"this facility-tui already ({who.describe()})"
+    else:
+        whom = who.describe()
+    return SaveHeld(
+        path,
+        who,
+        f"{path} is open for writing in {whom}; close it there first, then try again",
+    )
+
+
+def _lock_error(path: Path, err: OSError) -> str:
+    reason = err.strerror or str(err) or type(err).__name__
+    hint = _HINTS.get(err.errno or 0)
+    hint = f" ({hint})" if hint else ""
+    return f"could not lock {path} for writing: {reason}{hint}; the save on disk was not changed"
+
+
 class _Saver:
     """Writes one save path; remembers its log files so each save only writes what is new."""
 
@@ -723,30 +1075,48 @@ class _Saver:
         self.good: set[str] = set()  # ...of which these are known to hold what we would write
         self.backup_round: int | None = None
         self.backup_seq = 0
+        self.wrote: tuple[int, ...] | None = None  # the main file as this saver last wrote it
 
     def save(self, snap: Snapshot) -> None:
         with self.lock:
-            rendered = self.writer.render(snap, inline=False)
-            text = _sign(rendered.body)[0]
-            try:
-                self.sidecar.mkdir(parents=True, exist_ok=True)
-                if self.present is None:
-                    self._first_look()
-                for ch in rendered.chunks:
-                    self._put_chunk(ch)
-                write_atomic(self.path, text)
-            except OSError as err:
-                raise SaveError(_write_error(self.path, err)) from err
-            self.writer.chunker.keep(rendered.chunks)
-            try:
-                if snap.encounter.round != self.backup_round:
-                    self._backup(snap)
-                self._collect({ch.name for ch in rendered.chunks})
-            except OSError as err:
-                self.writer.forget_unused()
-                done = f"the fight was saved but its backup in {self.sidecar} was not written"
-                raise SaveError(_write_error(self.path, err, done)) from err
+            key = os.path.abspath(self.path)
+            with _held_guard:
+                lock = _held.get(key)
+            if lock is not None:
+                lock.wrote = True
+                self._save(snap)
+                return
+            with lock_save(self.path, "facility-tui (saving)") as lock:  # a writer with no lock
+                lock.wrote = True
+                self._save(snap)
+
+    def _save(self, snap: Snapshot) -> None:
+        if self.present is not None and file_signature(self.path) != self.wrote:
+            # Someone else wrote this save since (another process, between two holds of its
+            # lock): what was known of its folder may be wrong; look again.
+            self.present, self.good, self.backup_round = None, set(), None
+        rendered = self.writer.render(snap, inline=False)
+        text = _sign(rendered.body)[0]
+        try:
+            self.sidecar.mkdir(parents=True, exist_ok=True)
+            if self.present is None:
+                self._first_look()
+            for ch in rendered.chunks:
+                self._put_chunk(ch)
+            write_atomic(self.path, text)
+            self.wrote = file_signature(self.path)
+        except OSError as err:
+            raise SaveError(_write_error(self.path, err)) from err
+        self.writer.chunker.keep(rendered.chunks)
+        try:
+            if snap.encounter.round != self.backup_round:
+                self._backup(snap)
+            self._collect({ch.name for ch in rendered.chunks})
+        except OSError as err:
             self.writer.forget_unused()
+            done = f"the fight was saved but its backup in {self.sidecar} was not written"
+            raise SaveError(_write_error(self.path, err, done)) from err
+        self.writer.forget_unused()
 
     def _first_look(self) -> None:
         self.present = {p.name for p in self.sidecar.iterdir() if _CHUNK_NAME.fullmatch(p.name)}
@@ -758,15 +1128,13 @@ class _Saver:
     def _keep_legacy(self) -> None:
         """Keep a copy of a save written by an older version before it is first replaced."""
         try:
-            with self.path.open("rb") as fh:
-                head = fh.read(len(_MAGIC))
-        except OSError:
+            raw = _read(self.path)
+        except SaveError:
             return
-        if head and head != _MAGIC:
+        if raw.strip() and not raw.startswith(_MAGIC):
             stamp = time.strftime("%Y%m%d-%H%M%S")
-            write_atomic(
-                self.sidecar / f"before-upgrade-{stamp}.toml", self.path.read_text("utf-8")
-            )
+            text = raw.decode("utf-8", "replace")
+            write_atomic(self.sidecar / f"before-upgrade-{stamp}.toml", text)
 
     def _put_chunk(self, ch: _Chunk) -> None:
         assert self.present is not None
@@ -774,8 +1142,8 @@ class _Saver:
             return
         target = self.sidecar / ch.name
         if ch.name in self.present:
-            with contextlib.suppress(OSError):
-                if target.read_bytes() == ch.text.encode("utf-8"):
+            with contextlib.suppress(SaveError):
+                if _read(target) == ch.text.encode("utf-8"):
                     self.good.add(ch.name)
                     return
         write_atomic(target, ch.text)
@@ -784,7 +1152,8 @@ class _Saver:
 
     def _backup(self, snap: Snapshot) -> None:
         text = _sign(self.writer.render(snap, inline=True).body)[0]
-        self.backup_seq += 1
+        found = _backups(self.sidecar)  # numbers only grow, whoever wrote the last one
+        self.backup_seq = max(self.backup_seq, found[0][0] if found else 0) + 1
         name = f"backup-{self.backup_seq:06d}-r{snap.encounter.round:04d}.toml"
         write_atomic(self.sidecar / name, text)
         self.backup_round = snap.encounter.round
@@ -833,25 +1202,98 @@ def save(session: Session, path: Path) -> None:
     save_snapshot(Snapshot.of(session), path)
 
 
-def _read(path: Path) -> bytes:
+def _kind_of(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def read_regular(path: Path, limit: int = MAX_SAVE_BYTES) -> tuple[bytes, os.stat_result]:
+    """The bytes of ``path`` and its status, if it is a regular file of at most ``limit`` bytes.
+
+    Anything else (a folder, a named pipe, a device, a link to one) is refused with a one-line
+    ``SaveError`` before a byte is read: opening does not wait for a pipe's writer
+    (``O_NONBLOCK``) and the type and size are checked on the open file itself.
+    """
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_NOCTTY", 0)
     try:
-        return path.read_bytes()
+        fd = os.open(path, flags)
     except FileNotFoundError:
         raise SaveError(f"{path} does not exist") from None
-    except IsADirectoryError:
-        raise SaveError(f"{path} is a folder, not a save") from None
     except OSError as err:
         raise SaveError(f"cannot read {path}: {err.strerror or err}") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise SaveError(
+                f"{path} is {_kind_of(st.st_mode)}, not a save file; choose a .toml save"
+            )
+        if st.st_size > limit:
+            raise SaveError(
+                f"{path} is {_size(st.st_size)}, more than a save can be ({_size(limit)}); "
+                "it was not opened"
+            )
+        parts: list[bytes] = []
+        got = 0
+        while got <= limit:
+            part = os.read(fd, min(limit + 1 - got, 1 << 20) or 1)
+            if not part:
+                break
+            parts.append(part)
+            got += len(part)
+        if got > limit:  # it grew while being read
+            raise SaveError(f"{path} grew past {_size(limit)} while being read; it was not opened")
+        return b"".join(parts), st
+    except OSError as err:
+        raise SaveError(f"cannot read {path}: {err.strerror or err}") from None
+    finally:
+        os.close(fd)
+
+
+def _size(n: int) -> str:
+    return f"{n / (1 << 20):.0f} MiB" if n >= 1 << 20 else f"{n} bytes"
+
+
+def _read(path: Path) -> bytes:
+    return read_regular(path)[0]
+
+
+def file_signature(path: Path) -> tuple[int, ...] | None:
+    """What changes whenever a save is written (its main file is replaced, never rewritten in
+    place): compare two to tell whether it was saved in between. ``None`` if there is none."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return _signature_of(st)
+
+
+def _signature_of(st: os.stat_result) -> tuple[int, ...]:
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
 def load(path: Path) -> Session:
-    """The session saved at ``path``; raises ``DamagedSave``, ``NewerSave`` or ``SaveError``."""
-    raw = _read(path)
-    try:
-        return _session_from(raw, str(path), sidecar_for(path))
-    except DamagedSave:
-        _forget(path)  # what this process believed about the files may be wrong
-        raise
+    """The session saved at ``path``; raises ``DamagedSave``, ``NewerSave`` or ``SaveError``.
+
+    Reading needs no lock: a writer replaces the main file whole. If the writer removes a log
+    file the main file read here referred to (it wrote a newer main file in between), the load
+    starts again from the newer one."""
+    for attempt in range(5):
+        raw, st = read_regular(path)
+        try:
+            return _session_from(raw, str(path), sidecar_for(path))
+        except DamagedSave:
+            if attempt < 4 and file_signature(path) not in (None, _signature_of(st)):
+                continue  # saved again while being read
+            _forget(path)  # what this process believed about the files may be wrong
+            raise
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def load_or_recover(path: Path, *, keep_aside: bool = True) -> tuple[Session, str | None]:
@@ -918,11 +1360,24 @@ def list_saves(folder: Path) -> list[Path]:
         return []
 
 
-def path_for(folder: Path, name: str) -> Path:
-    """A file in ``folder`` for an encounter called ``name``, never outside it."""
+NAME_MAX = 60  # characters of an encounter's name kept in its file name
+
+
+def path_for(folder: Path, name: str, number: int = 1) -> Path:
+    """A file in ``folder`` for an encounter called ``name``, never outside it; ``number`` 2, 3...
+    gives the other files for that name (``fight-2.toml``), distinct however long the name."""
     from facility_tui.commands import slug
 
-    return folder / f"{slug(name)[:60]}{SUFFIX}"
+    stem = slug(name)[:NAME_MAX].rstrip("-") or "x"
+    if number > 1:
+        stem = f"{stem}-{number}"
+    return folder / f"{stem}{SUFFIX}"
+
+
+def in_use(path: Path) -> bool:
+    """Whether ``path`` names a save, or anything else, or a save's leftover folder (a fight set
+    aside as damaged keeps its backups there): a new fight must not start on it."""
+    return os.path.lexists(path) or os.path.lexists(sidecar_for(path))
 
 
 def blank() -> Encounter:

@@ -182,10 +182,18 @@ def start(call: Call) -> Encounter:
     return rounds.begin_round(call.enc, call.dice)
 
 
-@command("next", "next", "End this turn and start the next one", aliases=("n",), group="rounds")
+@command(
+    "next",
+    "next",
+    "End this turn and start the next one; in setup, start combat",
+    aliases=("n",),
+    group="rounds",
+)
 def next_turn(call: Call) -> Encounter:
-    call.need_phase(Phase.ACTIVE)
+    call.need_phase(Phase.ACTIVE, Phase.SETUP)
     call.expect_args(0)
+    if call.enc.phase is Phase.SETUP:  # as the n key does: one behaviour for key and command
+        return start(call)
     return rounds.next_turn(call.enc, call.dice)
 
 

@@ -3,11 +3,20 @@
 The screens talk to a ``Workspace``; it runs command lines on the session, picks the file a fight is
 saved to, opens what a launch should show (the given file, the newest save, or the demo), and
 hands every change to the autosaver, which writes it off the caller's thread.
+
+One writer per save: the workspace holds the write lock (``store.lock_save``) of the save it
+shows, from the moment it opens or creates it until it shows another one (and that one's last
+change is on disk) or closes. A save another process holds opens read-only
+(``open_read_only``): it is shown, re-read when it changes (``reload_if_changed``), and every
+command is refused with a line saying who writes it. When the lock cannot be had for another
+reason (a read-only folder), the fight is still played: the autosaver reports each failed write,
+as for any disk error, and keeps the fight in memory.
 """
 
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 
 from attrs import evolve
@@ -18,16 +27,24 @@ from facility_tui.commands import CommandError
 from facility_tui.model import Encounter, System
 from facility_tui.session import Outcome, Session
 
+ROLE = "facility-tui app"
+
 
 class Workspace:
-    def __init__(self, folder: Path, seed: int | None = None) -> None:
+    def __init__(self, folder: Path, seed: int | None = None, role: str = ROLE) -> None:
         self.folder = folder
         self.seed = seed
+        self.role = role  # written into the locks it takes, for the message of a refused writer
         self.session: Session = store.fresh_session()
         self.path: Path = folder / "untitled.toml"
+        self.read_only = False  # the shown save is another writer's: commands are refused
         self.saver: Autosaver | None = None
         self.demo: System | None = None  # what open_initial opens instead of the newest save
         self._saved_round: tuple[int, object] = (-1, None)
+        self._locks: dict[str, store.WriteLock] = {}  # by absolute path: the shown save's...
+        self._guard = threading.Lock()  # ...and those of saves left with writes still pending
+        self._opening: set[str] = set()  # locks taken for a save about to be shown: kept
+        self._seen: tuple[int, ...] | None = None  # the read-only save's file, as last read
 
     # -- saving -------------------------------------------------------------------------------
 
@@ -36,17 +53,29 @@ class Workspace:
     ) -> None:
         """Save every change from now on, in the background; the callbacks run on its thread.
         ``delay``: how long a change may wait for its write (a UI lets its frame go first)."""
-        self.saver = Autosaver(saved=saved, failed=failed, delay=delay)
+
+        def on_saved(path: Path, when: float) -> None:
+            self._release_unused()  # a save left with a write pending is free once it is done
+            if saved is not None:
+                saved(path, when)
+
+        self.saver = Autosaver(saved=on_saved, failed=failed, delay=delay)
         self.session.listeners.append(self._changed)
 
-    def _use(self, session: Session, path: Path) -> None:
+    def _use(self, session: Session, path: Path, *, seen: tuple[int, ...] | None = None) -> None:
+        """Show ``session`` of ``path``: read-only if ``seen`` (the file as it was read) is
+        given."""
         if self.saver is not None:
             self.saver.flush(1.0)  # the fight being left is on disk before another is shown
             session.listeners.append(self._changed)
-        self.session, self.path = session, path
+        with self._guard:
+            self.session, self.path, self.read_only = session, path, seen is not None
+            self._seen = seen
+            self._opening.clear()
+            self._release_unused_locked()
 
     def _changed(self, session: Session) -> None:
-        if self.saver is not None and session is self.session:
+        if self.saver is not None and session is self.session and not self.read_only:
             enc = session.encounter
             boundary = (enc.round, enc.phase) != self._saved_round  # round ends are never delayed
             self._saved_round = (enc.round, enc.phase)
@@ -57,29 +86,115 @@ class Workspace:
         self._changed(self.session)
 
     def save(self) -> None:
-        """Save now, on this thread (the headless path and tests)."""
+        """Save now, on this thread (the headless path and tests); ``SaveError`` if it cannot
+        be (``SaveHeld`` when another writer holds the save)."""
+        if self.read_only:
+            raise store.SaveHeld(self.path, self.held_by(), self._read_only_message())
+        self._hold(self.path)
         store.save(self.session, self.path)
 
     def flush(self, timeout: float = 5.0) -> bool:
         """Wait until the last change is on disk; ``False`` if it could not be written."""
         if self.saver is None:
             return True
-        self.saver.request(self.session, self.path)
+        if not self.read_only and self._hold_quietly():
+            self.saver.request(self.session, self.path)
         return self.saver.flush(timeout)
 
     def close(self, timeout: float = 5.0) -> bool:
-        """Flush what is pending and stop saving; ``False`` if the last change is not on disk."""
-        if self.saver is None:
-            return True
-        self.saver.request(self.session, self.path)
-        return self.saver.close(timeout)
+        """Flush what is pending, stop saving and let go of the saves' locks; ``False`` if the
+        last change is not on disk."""
+        ok, busy = True, False
+        if self.saver is not None:
+            if not self.read_only and self._hold_quietly():
+                self.saver.request(self.session, self.path)
+            ok = self.saver.close(timeout)
+            busy = self.saver.pending  # a write still running: its lock goes with the process
+        if not busy:
+            with self._guard:
+                for lock in self._locks.values():
+                    lock.release()
+                self._locks.clear()
+        return ok
+
+    # -- the write locks ------------------------------------------------------------------------
+
+    def _hold(self, path: Path) -> bool:
+        """Hold the write lock of ``path`` (kept if already held). ``True`` if held; ``False``
+        if it cannot be made (a read-only folder: writes will fail and say so); raises
+        ``SaveHeld`` if another writer has it."""
+        key = os.path.abspath(path)
+        with self._guard:
+            if key in self._locks:
+                self._opening.add(key)
+                return True
+        try:
+            lock = store.lock_save(path, self.role)
+        except store.SaveHeld:
+            raise
+        except store.SaveError:
+            return False
+        with self._guard:
+            self._locks[key] = lock
+            self._opening.add(key)  # until it is shown (``_use``) or given up (``_let_go``)
+        return True
+
+    def _let_go(self, path: Path) -> None:
+        """Give up a save that was about to be shown (it could not be read, or was taken)."""
+        with self._guard:
+            self._opening.discard(os.path.abspath(path))
+            self._release_unused_locked()
+
+    def _hold_quietly(self) -> bool:
+        """Whether the shown save may be written: held, or unlockable for a reason that its
+        writes will report (not another writer's lock)."""
+        try:
+            self._hold(self.path)
+        except store.SaveHeld:
+            return False
+        return True
+
+    def _release_unused(self) -> None:
+        with self._guard:
+            self._release_unused_locked()
+
+    def _release_unused_locked(self) -> None:
+        shown = None if self.read_only else os.path.abspath(self.path)
+        for key, lock in list(self._locks.items()):
+            if key == shown or key in self._opening:
+                continue
+            if self.saver is not None and self.saver.pending_for(lock.path):
+                continue
+            lock.release()
+            del self._locks[key]
+
+    def holds(self, path: Path) -> bool:
+        """Whether this workspace holds the write lock of ``path``."""
+        with self._guard:
+            lock = self._locks.get(os.path.abspath(path))
+        return lock is not None and lock.held
+
+    def held_by(self) -> store.Holder | None:
+        """Who else holds the shown save (for a read-only view); ``None`` if no one does."""
+        if self.holds(self.path):
+            return None
+        return store.holder(self.path)
+
+    def _read_only_message(self) -> str:
+        who = self.held_by()
+        by = f" ({who.describe()} writes it)" if who is not None else ""
+        return (
+            f"{self.path.name} is open read-only{by}: nothing was changed; "
+            "open it again for writing once that one is closed, or start a new encounter"
+        )
 
     # -- opening ------------------------------------------------------------------------------
 
     def open_initial(self, file: Path | None = None, demo: System | None = None) -> list[str]:
         """Open what a launch should show: ``file``, a fresh copy of the ``demo`` of a rule
-        system, or else the newest save (the 2297 demo when there is none). Returns messages for
-        the GM, one line each."""
+        system, or else the newest save (the 2297 demo when there is none). A save another
+        process writes opens read-only, and says so. Returns messages for the GM, one line
+        each."""
         messages: list[str] = []
         swept = store.sweep_temp(self.folder)
         demo = demo or self.demo
@@ -91,12 +206,20 @@ class Workspace:
             messages.append(f"Removed {swept} unfinished temporary file(s) from {self.folder}")
         candidates = [file] if file is not None else store.list_saves(self.folder)
         for path in candidates:
-            if file is not None and not path.exists():
-                self._use(store.fresh_session(), path)
-                messages.append(f"{path} is new: it will be created when the fight changes")
-                return messages
             try:
-                note = self.open(path)
+                if file is not None and not path.exists():
+                    self._hold(path)
+                    self._use(store.fresh_session(), path)
+                    messages.append(f"{path} is new: it will be created when the fight changes")
+                    return messages
+                try:
+                    note = self.open(path)
+                except store.SaveHeld as held:
+                    note = self.open_read_only(path)
+                    messages.append(
+                        f"{held}. Shown read-only meanwhile: commands are refused, "
+                        "and changes made there appear here"
+                    )
             except store.SaveError as err:
                 messages.append(str(err))
                 continue
@@ -110,12 +233,65 @@ class Workspace:
         return messages
 
     def open(self, path: Path) -> str | None:
-        """Open a save, or the newest good backup of a damaged one; returns what was done then."""
-        session, note = store.load_or_recover(path)
+        """Open a save for writing, or the newest good backup of a damaged one; returns what was
+        done then. Raises ``SaveHeld`` (another writer has it: ``open_read_only`` shows it) or
+        another ``SaveError`` (unreadable, no good backup); then nothing changed here."""
+        if not self.read_only and self.holds(path) and self._same(path, self.path):
+            return None  # it is the one shown: reading it again could only lose the newest change
+        self._wait_for_writes(path)
+        self._hold(path)
+        try:
+            session, note = store.load_or_recover(path)
+        except BaseException:
+            self._let_go(path)
+            raise
         self._use(session, path)
         if note:
             self.save_soon()
         return note
+
+    def open_read_only(self, path: Path) -> str | None:
+        """Show a save without writing it (another process does): commands are refused, and
+        ``reload_if_changed`` reads it again when its writer saves. Opening it later with
+        ``open`` makes it writable if its writer has gone. Returns a note if a backup was shown
+        (the save itself is damaged; it is left in place). Raises ``SaveError`` if neither can
+        be read."""
+        self._wait_for_writes(path)
+        seen = store.file_signature(path) or ()  # before reading: a write meanwhile is seen
+        session, note = store.load_or_recover(path, keep_aside=False)
+        self._use(session, path, seen=seen)
+        return note
+
+    def reload_if_changed(self) -> bool:
+        """For a read-only view: read the save again if it was written since it was last read
+        (cheap when it was not: one ``stat``); ``True`` if the session was replaced. A save
+        that cannot be read just now keeps the last one shown."""
+        if not self.read_only:
+            return False
+        seen = store.file_signature(self.path)
+        if seen is None or seen == self._seen:
+            return False  # not written since (or not there just now: its writer replaces it)
+        try:
+            session, _ = store.load_or_recover(self.path, keep_aside=False)
+        except store.SaveError:
+            return False
+        with self._guard:
+            if not self.read_only:  # opened for writing meanwhile
+                return False
+            self.session, self._seen = session, seen
+        return True
+
+    def _wait_for_writes(self, path: Path) -> None:
+        """A save this workspace still has a write pending for is read only once it is done."""
+        if self.saver is not None and self.saver.pending_for(path) and not self.saver.flush(3.0):
+            raise store.SaveError(
+                f"the last change to {path.name} is not on disk yet "
+                f"({self.saver.last_error or 'still writing'}); try again in a moment"
+            )
+
+    @staticmethod
+    def _same(a: Path, b: Path) -> bool:
+        return os.path.abspath(a) == os.path.abspath(b)
 
     def start_demo(self, system: System = System.R2297) -> None:
         """A fresh copy of a demo fight, in a file of its own."""
@@ -124,7 +300,7 @@ class Workspace:
         enc = demo_encounter(system)
         if self.seed is not None:
             enc = evolve(enc, seed=self.seed)
-        self._use(Session(enc), self.unused_path(enc.name))
+        self._use(Session(enc), self._claim(enc.name))
         self.save_soon()
 
     def new_encounter(self, system: System, name: str) -> None:
@@ -135,16 +311,33 @@ class Workspace:
         session = Session(enc)
         session.apply(f"new {system.value} {_quoted(name)} seed={seed}")
         # a fresh fight starts with an empty history
-        self._use(Session(session.encounter), self.unused_path(name))
+        self._use(Session(session.encounter), self._claim(name))
         self.save_soon()
 
     def unused_path(self, name: str) -> Path:
-        path = store.path_for(self.folder, name)
+        """The first of ``name``'s files (``fight.toml``, ``fight-2.toml``...) not in use."""
         n = 1
-        while path.exists():
+        while store.in_use(path := store.path_for(self.folder, name, n)):
             n += 1
-            path = store.path_for(self.folder, f"{name} {n}")
         return path
+
+    def _claim(self, name: str) -> Path:
+        """An unused file for a new fight named ``name``, its lock held: another process
+        starting a fight of that name at the same moment gets the next file."""
+        n = 1
+        while True:
+            path = store.path_for(self.folder, name, n)
+            n += 1
+            if store.in_use(path):
+                continue
+            try:
+                held = self._hold(path)
+            except store.SaveHeld:
+                continue
+            if held and os.path.lexists(path):  # written between the look and the lock
+                self._let_go(path)
+                continue
+            return path
 
     # -- working ------------------------------------------------------------------------------
 
@@ -153,10 +346,17 @@ class Workspace:
         return self.session.encounter
 
     def execute(self, line: str) -> Outcome:
-        """Run a command line; raises ``CommandError`` (state unchanged) on bad input."""
+        """Run a command line; raises ``CommandError`` (state unchanged) on bad input, or when
+        the save is another writer's (read-only)."""
         line = line.strip()
         if not line:
             raise CommandError("type a command, or press escape; ? lists them")
+        if self.read_only:
+            raise CommandError(self._read_only_message())
+        try:
+            self._hold(self.path)
+        except store.SaveHeld as err:
+            raise CommandError(f"{err}; nothing was changed") from None
         return self.session.execute(line)
 
     def saves(self) -> list[Path]:

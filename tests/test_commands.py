@@ -49,7 +49,8 @@ def test_ambiguous_prefix_is_refused(session: Session) -> None:
         "add X side=martian",
         "add X wings=2",
         "roll 100000d6",
-        "next",  # not started yet
+        "next now",  # (next alone starts combat in setup, as the n key does)
+        "resume",  # not ended
         "prev",
         "redo",
         "add X count=0",

@@ -17,6 +17,7 @@ CORE = [
     "facility_tui.workspace",
     "facility_tui.demo",
     "facility_tui.report",
+    "facility_tui.text",
     "facility_tui.cli",
     "facility_tui.systems",
 ]

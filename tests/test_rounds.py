@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from facility_tui.commands import CommandError
@@ -81,6 +83,46 @@ def test_C1_start_needs_combatants(session: Session) -> None:
     run(session, "new 2297 T seed=1")
     with pytest.raises(CommandError, match="add combatants"):
         session.execute("start")
+
+
+@pytest.mark.parametrize("system", ["2297", "facility"])
+def test_C1_next_in_setup_starts_combat_as_the_n_key_does(system: str) -> None:
+    """Issue 11: in setup the ``n`` key starts combat; the ``next`` command does the same."""
+    from attrs import evolve
+
+    from facility_tui.store import blank
+
+    def setup() -> Session:
+        s = Session(evolve(blank(), seed=42))
+        return run(s, f"new {system} T seed=5", "add A side=pc init=2d6", "add B init=1d6+2")
+
+    by_next = run(setup(), "next").encounter
+    by_start = run(setup(), "start").encounter
+    assert by_next.phase is Phase.ACTIVE and by_next.round == 1
+    assert by_next == by_start  # the very same fight, dice and log included
+
+
+def test_C1_next_in_setup_needs_combatants_like_start(session: Session) -> None:
+    run(session, "new 2297 T seed=1")
+    before = session.encounter
+    with pytest.raises(CommandError, match="add combatants"):
+        session.execute("next")
+    assert session.encounter == before
+
+
+def test_C1_next_in_setup_from_the_command_line(tmp_path: Path) -> None:
+    """``facility-tui apply ... next`` in setup starts combat (it was refused before)."""
+    import contextlib
+    import io
+
+    from facility_tui import cli, store
+
+    path = tmp_path / "f.toml"
+    with contextlib.redirect_stdout(io.StringIO()):
+        code = cli.main(["apply", str(path), "--seed", "3", "new 2297 T", "add A init=9", "next"])
+    assert code == 0
+    enc = store.load(path).encounter
+    assert (enc.phase, enc.round, enc.current) == (Phase.ACTIVE, 1, "a")
 
 
 def test_C1_facility_sides_alternate(session: Session) -> None:

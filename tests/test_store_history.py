@@ -1,0 +1,131 @@
+"""Issue 11: save then load is the identity for every reachable session, its history included."""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import tempfile
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from facility_tui import store
+from facility_tui.commands import CommandError
+from facility_tui.model import Encounter, Kind, System
+from facility_tui.session import Session
+from facility_tui.systems import rules_for
+
+LINES = [
+    "new 2297 B seed=1",
+    "new facility C seed=2",
+    "new 2297 D",  # its seed drawn from the dice of the fight it replaces
+    "add Alpha side=pc init=2d6",
+    "add Beta init=7",
+    "add Goon count=2",
+    "start",
+    "next",
+    "next",
+    "roll 2d6",
+    "log a line of the GM's",
+    "remove beta",
+]
+
+
+def base_encounter(system: System, log_lines: int, seed: int) -> Encounter:
+    enc = Encounter("A", system, seed=seed, state=rules_for(system).new_state())
+    for i in range(log_lines):
+        enc = enc.logged(f"before the history {i}", Kind.INFO if i % 2 else Kind.ROLL)
+    return enc
+
+
+moves = st.lists(
+    st.one_of(st.sampled_from(LINES), st.sampled_from(["undo", "undo", "redo"])),
+    max_size=25,
+)
+
+
+def play(base: Encounter, lines: list[str], undos: int) -> Session:
+    s = Session(base)
+    for line in lines:
+        with contextlib.suppress(CommandError):  # refused lines change nothing
+            s.execute(line)
+    for _ in range(undos):  # some undone steps: a redo stack to keep
+        if s.can_undo():
+            s.undo()
+    return s
+
+
+def assert_same(loaded: Session, made: Session) -> None:
+    """Equal now, and at every step undo and redo reach, in lockstep (both are used up)."""
+    assert loaded.encounter == made.encounter
+    assert loaded.undo_steps == made.undo_steps
+    assert loaded.redo_steps == made.redo_steps
+    assert loaded.base == made.base
+    while made.can_undo():
+        made.undo()
+        loaded.undo()
+        assert loaded.encounter == made.encounter
+    assert not loaded.can_undo()
+    while made.can_redo():
+        made.redo()
+        loaded.redo()
+        assert loaded.encounter == made.encounter
+    assert not loaded.can_redo()
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    system=st.sampled_from(list(System)),
+    log_lines=st.sampled_from([0, 0, 1, 3]),
+    seed=st.integers(0, 2**31),
+    lines=moves,
+    undos=st.integers(0, 4),
+    through_files=st.booleans(),
+)
+def test_save_then_load_is_the_identity_history_included(
+    system: System, log_lines: int, seed: int, lines: list[str], undos: int, through_files: bool
+) -> None:
+    made = play(base_encounter(system, log_lines, seed), lines, undos)
+    if through_files:  # the main file with its log files beside it, as the app writes it
+        folder = Path(tempfile.mkdtemp(prefix="facility-history-"))
+        try:
+            store.save(made, folder / "f.toml")
+            store._forget(folder / "f.toml")  # read it back as another run would
+            loaded = store.load(folder / "f.toml")
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+    else:
+        loaded = store.loads(store.dumps(made))
+    assert_same(loaded, made)
+
+
+def test_new_over_a_base_with_a_log_reloads_as_it_was() -> None:
+    """The reported case: the base's log was put back in front of the new fight's."""
+    s = Session(Encounter(name="A", system=System.FACILITY).logged("hello"))  # as reported
+    s.apply("new facility B seed=1")
+    loaded = store.loads(store.dumps(s))
+    assert loaded.encounter == s.encounter
+    assert [e.text for e in loaded.encounter.log] == ["New facility encounter 'B' (seed 1)"]
+    s = Session(base_encounter(System.FACILITY, 1, 0))  # with the state a real fight has
+    s.apply("new facility B seed=1")
+    assert_same(store.loads(store.dumps(s)), s)
+
+
+def test_a_second_new_later_undoes_to_the_first_new_fight() -> None:
+    s = Session(base_encounter(System.FACILITY, 1, 0))
+    for line in ["new facility B seed=1", "add x", "new facility C seed=2"]:
+        s.apply(line)
+    loaded = store.loads(store.dumps(s))
+    loaded.undo()
+    assert loaded.encounter.name == "B"
+    assert loaded.encounter.log[0].text == "New facility encounter 'B' (seed 1)"
+    assert_same(store.loads(store.dumps(s)), s)
+
+
+def test_the_base_log_stays_in_front_when_no_new_replaces_it() -> None:
+    base = base_encounter(System.R2297, 3, 9)
+    s = play(base, ["add Alpha init=4", "roll 1d6", "start"], undos=1)
+    loaded = store.loads(store.dumps(s))
+    assert loaded.encounter.log[:3] == base.log
+    assert_same(loaded, s)

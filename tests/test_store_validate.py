@@ -1,0 +1,166 @@
+"""Issue 11: a save whose checksum holds is still checked before it becomes the fight."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from facility_tui import cli, store
+from tests.conftest import fought
+
+
+def body_of(text: str) -> str:
+    return text.split("\n", 1)[1]
+
+
+def resigned(text: str, edit: Callable[[str], str]) -> str:
+    """``text`` (a save) changed by ``edit`` and given a checksum that holds again."""
+    body = edit(body_of(text))
+    assert body != body_of(text), "the edit changed nothing"
+    return store._sign(body)[0]
+
+
+def first(pattern: str, replacement: str) -> Callable[[str], str]:
+    """Replace the first match only: the ``[encounter]`` table comes before the history's."""
+    return lambda body: re.sub(pattern, replacement, body, count=1, flags=re.MULTILINE)
+
+
+def without_combatants(body: str) -> str:
+    return re.sub(r"^combatants = '''\n.*?\n'''\n", "", body, count=1, flags=re.M | re.S)
+
+
+def combatant_line(n: int, edit: Callable[[str], str]) -> Callable[[str], str]:
+    def change(body: str) -> str:
+        head, rest = body.split("combatants = '''\n", 1)
+        lines, tail = rest.split("\n'''\n", 1)
+        rows = lines.split("\n")
+        rows[n] = edit(rows[n])
+        return head + "combatants = '''\n" + "\n".join(rows) + "\n'''\n" + tail
+
+    return change
+
+
+CASES: dict[str, tuple[Callable[[str], str], str]] = {
+    "combatants deleted": (without_combatants, "encounter.combatants is missing"),
+    "round -1": (
+        first(r"^round = \d+$", "round = -1"),
+        "encounter.round must be 0 or more, got -1",
+    ),
+    "round 10**19": (
+        first(r"^round = \d+$", f"round = {10**19}"),
+        f"encounter.round must be at most {store.MAX_ROUND}, got {10**19}",
+    ),
+    "round as text": (
+        first(r"^round = \d+$", 'round = "2"'),
+        "encounter.round must be a whole number, got '2'",
+    ),
+    "round missing": (first(r"^round = \d+\n", ""), "encounter.round is missing"),
+    "name missing": (first(r"^name = .*\n", ""), "encounter.name is missing"),
+    "state missing": (first(r"^state = .*\n", ""), "encounter.state is missing"),
+    "turn past the order": (
+        first(r"^turn = \d+$", "turn = 2"),
+        "encounter.turn must be at most the order's last (1), got 2",
+    ),
+    "negative rolls": (first(r"^rolls = \d+$", "rolls = -4"), "encounter.rolls must be 0 or more"),
+    "negative seed": (first(r"^seed = \d+$", "seed = -3"), "encounter.seed must be 0 or more"),
+    "unknown phase": (
+        first(r'^phase = "active"$', 'phase = "fighting"'),
+        "encounter.phase must be one of setup, active, ended, got 'fighting'",
+    ),
+    "unknown system": (
+        first(r'^system = "2297"$', 'system = "d&d"'),
+        "encounter.system must be 2297 or facility, got 'd&d'",
+    ),
+    "order of numbers": (
+        first(r"^order = .*$", "order = [1, 2]"),
+        "encounter.order must be a list of combatant ids or sides",
+    ),
+    "combatants not a list": (
+        lambda body: without_combatants(body).replace(
+            "state = {}\n", "state = {}\ncombatants = 3\n", 1
+        ),
+        "encounter.combatants",
+    ),
+    "combatant without id": (
+        combatant_line(0, lambda row: row.replace('"id": "alpha", ', "", 1)),
+        "encounter.combatants[0].id must be non-empty text, got nothing",
+    ),
+    "combatant name a number": (
+        combatant_line(1, lambda row: row.replace('"name": "Beta"', '"name": 7', 1)),
+        "encounter.combatants[1].name must be non-empty text, got 7",
+    ),
+    "combatant a list": (
+        combatant_line(1, lambda row: "[1, 2]"),
+        "encounter.combatants[1] must be a table, got [1, 2]",
+    ),
+    "the same id twice": (
+        combatant_line(1, lambda row: row.replace('"id": "beta"', '"id": "alpha"', 1)),
+        "encounter.combatants[1].id 'alpha' is the id of an earlier combatant too",
+    ),
+}
+
+
+@pytest.fixture
+def saved_text() -> str:
+    s = fought(1)  # round 2 of a fight of two: turn 0, order of 2
+    assert s.encounter.round == 2 and len(s.encounter.order) == 2
+    return store.dumps(s)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_a_wrong_save_with_a_good_checksum_is_refused_naming_the_key(
+    case: str, saved_text: str
+) -> None:
+    edit, message = CASES[case]
+    text = resigned(saved_text, edit)
+    with pytest.raises(store.InvalidSave) as caught:
+        store.loads(text, "fight.toml")
+    shown = str(caught.value)
+    assert shown.startswith("fight.toml: encounter.") and message in shown, shown
+    assert "\n" not in shown
+
+
+@pytest.mark.parametrize("case", ["combatants deleted", "round -1", "round 10**19"])
+def test_on_disk_it_is_left_untouched_and_a_backup_opened(
+    case: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "fight.toml"
+    s = fought(1)
+    store.save(s, path)  # with a backup of this round in fight.d/
+    store._forget(path)
+    bad = resigned(path.read_text(), CASES[case][0])
+    path.write_text(bad)
+    with pytest.raises(store.InvalidSave, match=re.escape(CASES[case][1])):
+        store.load(path)
+    assert cli.main(["show", str(path)]) == 0  # from the backup, saying so
+    err = capsys.readouterr().err
+    assert CASES[case][1] in err and "backup" in err and err.count("\n") == 1
+    assert path.read_text() == bad
+    session, note = store.load_or_recover(path)
+    assert session.encounter == s.encounter and note is not None
+    assert list(tmp_path.glob("fight.toml.corrupt-*"))  # set aside, never deleted
+
+
+def test_a_wrong_history_base_drops_the_history_not_the_fight(saved_text: str) -> None:
+    def base_round(body: str) -> str:
+        head, base = body.split("[history.base]", 1)
+        return (
+            head
+            + "[history.base]"
+            + re.sub(r"^round = \d+$", "round = -1", base, count=1, flags=re.M)
+        )
+
+    loaded = store.loads(resigned(saved_text, base_round))
+    assert loaded.encounter.round == 2 and not loaded.can_undo()
+    assert "Undo history could not be rebuilt" in loaded.encounter.log[-1].text
+
+
+def test_every_fixture_and_fresh_save_passes() -> None:
+    for enc_text in (store.dumps(fought(3)), store.dumps(store.fresh_session())):
+        store.loads(enc_text)
+    folder = Path(__file__).parent / "fixtures" / "saves"
+    for path in sorted(folder.glob("*.toml")):
+        store.load(path)
