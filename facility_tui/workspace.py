@@ -89,7 +89,7 @@ class Workspace:
         """Save now, on this thread (the headless path and tests); ``SaveError`` if it cannot
         be (``SaveHeld`` when another writer holds the save)."""
         if self.read_only:
-            raise store.SaveHeld(self.path, self.held_by(), self._read_only_message())
+            raise store.SaveHeld(self.path, self.held_by(), self.read_only_message())
         self._hold(self.path)
         store.save(self.session, self.path)
 
@@ -180,13 +180,10 @@ class Workspace:
             return None
         return store.holder(self.path)
 
-    def _read_only_message(self) -> str:
+    def read_only_message(self) -> str:
         who = self.held_by()
-        by = f" ({who.describe()} writes it)" if who is not None else ""
-        return (
-            f"{self.path.name} is open read-only{by}: nothing was changed; "
-            "open it again for writing once that one is closed, or start a new encounter"
-        )
+        by = f"{who.describe()} writes it" if who is not None else "o reopens it for writing"
+        return f"Read-only ({by}): nothing changed"
 
     # -- opening ------------------------------------------------------------------------------
 
@@ -216,10 +213,8 @@ class Workspace:
                     note = self.open(path)
                 except store.SaveHeld as held:
                     note = self.open_read_only(path)
-                    messages.append(
-                        f"{held}. Shown read-only meanwhile: commands are refused, "
-                        "and changes made there appear here"
-                    )
+                    who = held.holder.describe() if held.holder else "another window"
+                    messages.append(f"Read-only: {path.name} is open in {who}")
             except store.SaveError as err:
                 messages.append(str(err))
                 continue
@@ -352,7 +347,7 @@ class Workspace:
         if not line:
             raise CommandError("type a command, or press escape; ? lists them")
         if self.read_only:
-            raise CommandError(self._read_only_message())
+            raise CommandError(self.read_only_message())
         try:
             self._hold(self.path)
         except store.SaveHeld as err:

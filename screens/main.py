@@ -79,6 +79,7 @@ QUICK_KEYS: dict[System, tuple[tuple[str, str, str], ...]] = {
 }
 SHOWN_QUICK = {"d", "1", "2", "3", "w", "t"}  # the rest are in help, to keep the footer on one line
 SAVE_DELAY = 0.06  # s: a change is drawn first, then written (quit and round ends flush at once)
+FOLLOW_EVERY = 0.5  # s: how often a read-only view looks for its writer's autosaves
 WIDE = 110  # from this width the detail pane is always shown; below it, i toggles it
 
 
@@ -207,6 +208,14 @@ class MainScreen(Screen[None]):
         self.table.focus()
         self.collector.start()
         self.set_interval(COLLECT_EVERY, self.collector.tick)
+        self.set_interval(FOLLOW_EVERY, self._follow)
+
+    def _follow(self) -> None:
+        """A read-only view follows its writer's autosaves (one ``stat`` when nothing changed)."""
+        if self.ws.read_only and self.alive and self.ws.reload_if_changed():
+            self._shown = None
+            self._save_state = f"read {self.app.clock()}"  # type: ignore[attr-defined]
+            self.refresh_all()
 
     def on_unmount(self) -> None:
         self.collector.stop()
@@ -249,6 +258,7 @@ class MainScreen(Screen[None]):
             turn = Text(printable(status_line(enc)), style="bold")
         saved = self._save_state or "not saved yet"
         where = Text.assemble(
+            ("READ-ONLY " if self.ws.read_only else "", "bold reverse"),
             (printable(enc.name), "bold"),
             f" [{rules.title}]  ",
             (printable(f"{self._shown_path()} · {saved}"), "dim"),
@@ -476,7 +486,17 @@ class MainScreen(Screen[None]):
         if cid is not None:
             self.action_command(template.format(who=quote(cid)))
 
+    def writable(self) -> bool:
+        """False (and says why) in a read-only view: no dialog opens for a change refused."""
+        if self.ws.read_only:
+            self.notify(self.ws.read_only_message(), severity="error", timeout=6)
+            return False
+        return True
+
     def action_add(self) -> None:
+        if not self.writable():
+            return
+
         def done(line: str | None) -> None:
             if line and self.alive:
                 self.run_line(line)
@@ -486,6 +506,8 @@ class MainScreen(Screen[None]):
         self.app.push_screen(AddDialog(self.ws.encounter.system, self.run_line), done)
 
     def action_remove(self) -> None:
+        if not self.writable():
+            return
         cid = self.selected_or_warn()
         if cid is None:
             return
@@ -527,20 +549,45 @@ class MainScreen(Screen[None]):
         def done(path: object) -> None:
             if path is None or not self.alive:
                 return
+            assert isinstance(path, Path)
             try:
-                note = self.ws.open(path)  # type: ignore[arg-type]
+                note = self.ws.open(path)
+            except store.SaveHeld as held:
+                self._offer_read_only(path, held)
+                return
             except store.SaveError as err:
                 self.notify(str(err), severity="error", timeout=10)
                 return
-            self._shown = None
-            self._save_state = "opened"
-            self.refresh_all()
-            if note:
-                self.notify(note, severity="warning", timeout=15)
+            self._opened(note)
 
         from facility_tui.screens.dialogs import OpenDialog
 
         self.app.push_screen(OpenDialog(self.ws.saves(), self.ws.path), done)
+
+    def _opened(self, note: str | None) -> None:
+        self._shown = None
+        self._save_state = "opened"
+        self.refresh_all()
+        if note:
+            self.notify(note, severity="warning", timeout=15)
+
+    def _offer_read_only(self, path: Path, held: store.SaveHeld) -> None:
+        """Another window writes this save: show it read-only, following its autosaves?"""
+        from facility_tui.screens.dialogs import ConfirmDialog
+
+        def done(yes: bool | None) -> None:
+            if not yes or not self.alive:
+                return
+            try:
+                note = self.ws.open_read_only(path)
+            except store.SaveError as err:
+                self.notify(str(err), severity="error", timeout=10)
+                return
+            self._opened(note)
+
+        self.app.push_screen(
+            ConfirmDialog(f"{held}.\nShow it read-only, following its changes?"), done
+        )
 
     def action_quit(self) -> None:
         if not self.ws.flush(timeout=3.0) and not self._quit_anyway:

@@ -166,3 +166,35 @@ async def test_a_bug_in_a_command_keeps_the_fight(tmp_path: Path, monkeypatch) -
         assert app.is_running and app.workspace.encounter is before
         assert any("Bug: 'roll 1d6' failed (ZeroDivisionError)" in t for t in toasts(app))
         assert "ZeroDivisionError: a bug" in (tmp_path / "facility-tui-errors.log").read_text()
+
+
+async def test_a_second_window_shows_a_held_save_read_only_and_follows_it(tmp_path: Path) -> None:
+    from facility_tui.workspace import Workspace
+
+    writer = Workspace(tmp_path, seed=2)  # the first window (headless here): it holds the save
+    writer.open_initial()
+    writer.save()
+    app = FacilityApp(save_dir=tmp_path, seed=1)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        assert app.workspace.read_only and app.workspace.path == writer.path
+        assert "READ-ONLY" in str(screen.query_one("#status").render())
+        assert any(t.startswith("Read-only:") for t in toasts(app))
+        before = app.workspace.encounter
+        await pilot.press("s", "n", "a")  # keys that would change the fight
+        await pilot.pause()
+        assert app.workspace.encounter == before and isinstance(app.screen, MainScreen)
+        writer.execute("start")
+        writer.save()
+        await pilot.pause(0.8)  # the view looks for autosaves twice a second
+        assert app.workspace.encounter == writer.encounter
+        writer.close()
+        await pilot.press("o", "enter")  # the writer has gone: o takes the save over
+        await pilot.pause()
+        assert not app.workspace.read_only
+        assert "READ-ONLY" not in str(screen.query_one("#status").render())
+        await pilot.press("n")
+        await pilot.pause()
+        assert app.workspace.encounter.turn == 1

@@ -146,10 +146,10 @@ def test_a_second_app_on_the_save_is_refused_shows_it_read_only_then_takes_over(
     second = gms(path)
     assert second.hello["read_only"] is True
     (message,) = second.hello["messages"]
-    assert f"pid {first.pid}" in message and "read-only" in message and "\n" not in message
+    assert f"pid {first.pid}" in message and "Read-only" in message and "\n" not in message
 
     refused = second.send("add Intruder")["refused"]
-    assert "read-only" in refused and f"pid {first.pid}" in refused
+    assert "Read-only" in refused and f"pid {first.pid}" in refused
     assert second.send("!reload") == {"reloaded": False, "names": ["Alpha"]}
     assert "pid" in second.send(f"!open {path}")["refused"]  # still held: stays read-only
 
@@ -288,7 +288,7 @@ def test_open_of_a_held_save_changes_nothing_and_read_only_follows_it(tmp_path: 
     assert ws.open_read_only(a) is None
     assert ws.read_only and ws.encounter == s.encounter and not ws.holds(b)
     assert ws.held_by() == other.holder
-    with pytest.raises(CommandError, match=r"read-only.*facility-tui apply.*nothing was changed"):
+    with pytest.raises(CommandError, match=r"Read-only.*facility-tui apply.*nothing changed"):
         ws.execute("add X")
     assert not ws.reload_if_changed()
     s.apply("add Newcomer")
