@@ -80,7 +80,7 @@ class LogPane(OwnLines, ScrollView):
         top = max(0, len(self.lines) - height)
         scrolled = round(self.scroll_y) != top
         if scrolled:
-            self.scroll_to(y=top, animate=False, immediate=True)
+            self.scroll_to(y=top, animate=False, immediate=True, force=True)
         if resized or scrolled:
             self.refresh()
             return
@@ -141,7 +141,7 @@ class LogPane(OwnLines, ScrollView):
         if self.scrollable_content_region.width != self._width:
             self.show(self._log)
         # The first layout can clamp ``show``'s scroll (sizes not settled yet): end up at the end.
-        self.scroll_end(animate=False, immediate=False, x_axis=False)
+        self.scroll_end(animate=False, immediate=False, x_axis=False, force=True)
 
     def notify_style_update(self) -> None:
         super().notify_style_update()

@@ -8,6 +8,7 @@ from typing import Self
 import pytest
 from facility_tui.screens.initiative import InitiativeList
 from facility_tui.screens.key_bar import KeyBar
+from facility_tui.screens.log_pane import LogPane
 from facility_tui.screens.main import MainScreen
 from rich.text import Text
 from textual import events, on
@@ -628,3 +629,17 @@ def test_text_strips_keep_the_text_style() -> None:
         assert strips and all(
             seg.style is not None and seg.style.dim for strip in strips for seg in strip if seg.text
         )
+
+
+async def test_a_relaunch_shows_the_newest_log_line(tmp_path: Path) -> None:
+    first = FacilityApp(save_dir=tmp_path, seed=1)
+    async with first.run_test(size=(80, 24)) as pilot:
+        await pilot.press("s", "n", "n")
+        await settle(pilot)
+    again = FacilityApp(save_dir=tmp_path, seed=1)
+    async with again.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        log = screen(again).query_one("#log", LogPane)
+        assert log.max_scroll_y > 0 and log.scroll_y == log.max_scroll_y
+        newest = again.workspace.encounter.log[-1].text
+        assert newest in "".join(s.text for s in log.lines[-3:])
