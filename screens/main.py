@@ -429,17 +429,21 @@ class MainScreen(Screen[None]):
         try:
             outcome = self.ws.execute(line)
         except CommandError as err:
+            self._clear_toasts()  # only the newest refusal matters
             self.notify(str(err), severity="error", timeout=6)
             return False
         except Exception as err:  # a bug: commands are pure, so the fight is as it was
             self.notify(internal_error(self.ws.folder, line, err), severity="error", timeout=15)
             return False
-        if self._save_state != "NOT SAVED":  # (a failing save keeps saying so)
-            self.app.clear_notifications()  # a refusal the GM has just corrected is done with
+        self._clear_toasts()  # a refusal the GM has just corrected is done with
         self._after_change()
         if not outcome.events:
             self.notify(outcome.message, timeout=3)
         return True
+
+    def _clear_toasts(self) -> None:
+        if self._save_state != "NOT SAVED":  # (a failing save keeps saying so)
+            self.app.clear_notifications()
 
     @property
     def alive(self) -> bool:
