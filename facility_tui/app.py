@@ -47,6 +47,7 @@ class FacilityApp(App[None]):
         self.workspace = Workspace(folder, seed)
         self.workspace.demo = demo
         self._open_file = open_file
+        self._toasted = False  # a toast was shown since they were last cleared
 
     def notify(
         self,
@@ -59,6 +60,7 @@ class FacilityApp(App[None]):
     ) -> None:
         """Every toast is plain text: messages carry names, typed lines and usage strings
         (``[cover=5|10]``), which are data, never markup; control characters show escaped."""
+        self._toasted = True
         super().notify(
             printable(message),
             title=printable(title),
@@ -66,6 +68,12 @@ class FacilityApp(App[None]):
             timeout=timeout,
             markup=False,
         )
+
+    def clear_toasts(self) -> None:
+        """Take the toasts down (none shown: nothing to do, off the key path)."""
+        if self._toasted:
+            self._toasted = False
+            self.clear_notifications()
 
     def on_mount(self) -> None:
         self.push_screen(MainScreen(self.workspace, self._open_file))

@@ -443,7 +443,7 @@ class MainScreen(Screen[None]):
 
     def _clear_toasts(self) -> None:
         if self._save_state != "NOT SAVED":  # (a failing save keeps saying so)
-            self.app.clear_notifications()
+            self.app.clear_toasts()  # type: ignore[attr-defined]
 
     @property
     def alive(self) -> bool:
