@@ -345,7 +345,10 @@ class Applied:
 
 
 def apply(enc: Encounter, line: str, replay: Iterable[Roll] = ()) -> Applied:
-    """Apply one command line; raises ``CommandError`` and leaves ``enc`` as it was on bad input."""
+    """Apply one command line; raises ``CommandError`` and leaves ``enc`` as it was on bad input.
+    The line is read as the history records it: stripped (so ``a\\ `` at its end is an error
+    here too, not a word that replays differently)."""
+    line = line.strip()
     parsed = parse(line)
     spec = find_spec(parsed.verb, enc.system)
     if enc.system not in spec.systems:
@@ -358,7 +361,7 @@ def apply(enc: Encounter, line: str, replay: Iterable[Roll] = ()) -> Applied:
     call.check_options()
     if dice.position != new.rolls:
         new = evolve(new, rolls=dice.position)
-    return Applied(new, line.strip(), tuple(dice.rolled))
+    return Applied(new, line, tuple(dice.rolled))
 
 
 def _systems(spec: Spec) -> str:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from facility_tui.screens.ordered_input import OrderedInput
 from textual import events
 from textual.binding import Binding
 from textual.geometry import Size
@@ -12,6 +11,8 @@ from textual.reactive import Reactive
 from textual.strip import Strip
 from textual.widgets import Input
 from textual.widgets.input import Selection
+
+from .ordered_input import OrderedInput
 
 HISTORY = 100
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from facility_tui.screens.ordered_input import OrderedInput
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -17,6 +16,8 @@ from textual.widgets.option_list import Option
 from facility_tui.commands import quote
 from facility_tui.model import System
 from facility_tui.text import printable
+
+from .ordered_input import OrderedInput
 
 # Tab moves between fields as the app reads it (a priority binding), so the keys typed after it
 # in one burst ("Thug⇥⇥2d6") go to the next field, not into the one being left.

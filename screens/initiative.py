@@ -17,7 +17,6 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import ClassVar, Self
 
-from facility_tui.screens.own_lines import OwnLines, blank_line
 from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
@@ -28,6 +27,8 @@ from textual.geometry import Region, Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+
+from .own_lines import OwnLines, blank_line
 
 Cell = Text | str
 Row = tuple[str, list[Cell]]

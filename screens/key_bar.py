@@ -8,12 +8,13 @@ text: a change repaints that line, and nothing else on the screen moves.
 
 from __future__ import annotations
 
-from facility_tui.screens.text_pane import TextPane
 from rich.text import Text
 from textual import events
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Input
+
+from .text_pane import TextPane
 
 GAP = "  "
 

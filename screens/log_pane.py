@@ -12,8 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from facility_tui.screens.own_lines import OwnLines
-from facility_tui.screens.text_pane import text_strips
 from rich.text import Text
 from textual.geometry import Region, Size
 from textual.reactive import Reactive
@@ -21,6 +19,9 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from facility_tui.model import LogEntry
+
+from .own_lines import OwnLines
+from .text_pane import text_strips
 
 
 class LogPane(OwnLines, ScrollView):

@@ -9,13 +9,6 @@ from __future__ import annotations
 import gc
 from pathlib import Path
 
-from facility_tui.screens.collector import EVERY as COLLECT_EVERY
-from facility_tui.screens.collector import IdleCollector
-from facility_tui.screens.command_bar import CommandBar
-from facility_tui.screens.initiative import InitiativeList
-from facility_tui.screens.key_bar import KeyBar
-from facility_tui.screens.log_pane import LogPane
-from facility_tui.screens.text_pane import TextPane
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -43,6 +36,14 @@ from facility_tui.report import status_line
 from facility_tui.systems import RuleSystem, rules_for
 from facility_tui.text import Tone, printable
 from facility_tui.workspace import Workspace
+
+from .collector import EVERY as COLLECT_EVERY
+from .collector import IdleCollector
+from .command_bar import CommandBar
+from .initiative import InitiativeList
+from .key_bar import KeyBar
+from .log_pane import LogPane
+from .text_pane import TextPane
 
 LOG_SHOWN = 200  # lines the log pane keeps while it grows
 KIND_STYLE = {
@@ -196,11 +197,13 @@ class MainScreen(Screen[None]):
             self.action_details()
 
     def on_mount(self) -> None:
-        self.ws.autosave(
-            saved=lambda _path, when: self.post_message(self.SaveStatus(when, None)),
-            failed=lambda message: self.post_message(self.SaveStatus(None, message)),
-            delay=SAVE_DELAY,
-        )
+        def saved(_path: Path, when: float) -> None:  # (on the autosaver's thread)
+            self.post_message(self.SaveStatus(when, None))
+
+        def failed(message: str) -> None:
+            self.post_message(self.SaveStatus(None, message))
+
+        self.ws.autosave(saved=saved, failed=failed, delay=SAVE_DELAY)
         messages = self.ws.open_initial(self._open_file)
         self.refresh_all()
         for message in messages:
@@ -505,7 +508,7 @@ class MainScreen(Screen[None]):
             if line and self.alive:
                 self.run_line(line)
 
-        from facility_tui.screens.dialogs import AddDialog  # dialogs load when first opened
+        from .dialogs import AddDialog  # dialogs load when first opened
 
         self.app.push_screen(AddDialog(self.ws.encounter.system, self.run_line), done)
 
@@ -521,12 +524,12 @@ class MainScreen(Screen[None]):
             if yes and self.alive:
                 self.run_line(f"remove {quote(cid)}")
 
-        from facility_tui.screens.dialogs import ConfirmDialog
+        from .dialogs import ConfirmDialog
 
         self.app.push_screen(ConfirmDialog(f"Remove {name}? (u undoes it)"), done)
 
     def action_help(self) -> None:
-        from facility_tui.screens.help import HelpScreen
+        from .help import HelpScreen
 
         self.app.push_screen(HelpScreen(self.ws.encounter.system, self._key_rows()))
 
@@ -545,7 +548,7 @@ class MainScreen(Screen[None]):
             self.notify(f"New encounter; the previous one stays in {self.ws.folder}")
             return True
 
-        from facility_tui.screens.dialogs import NewEncounterDialog
+        from .dialogs import NewEncounterDialog
 
         self.app.push_screen(NewEncounterDialog(create))
 
@@ -564,7 +567,7 @@ class MainScreen(Screen[None]):
                 return
             self._opened(note)
 
-        from facility_tui.screens.dialogs import OpenDialog
+        from .dialogs import OpenDialog
 
         self.app.push_screen(OpenDialog(self.ws.saves(), self.ws.path), done)
 
@@ -577,7 +580,7 @@ class MainScreen(Screen[None]):
 
     def _offer_read_only(self, path: Path, held: store.SaveHeld) -> None:
         """Another window writes this save: show it read-only, following its autosaves?"""
-        from facility_tui.screens.dialogs import ConfirmDialog
+        from .dialogs import ConfirmDialog
 
         def done(yes: bool | None) -> None:
             if not yes or not self.alive:

@@ -9,12 +9,13 @@ its height changes.
 
 from __future__ import annotations
 
-from facility_tui.screens.own_lines import OwnLines
 from rich.console import Console
 from rich.text import Text
 from textual.geometry import Region, Size
 from textual.reactive import Reactive
 from textual.strip import Strip
+
+from .own_lines import OwnLines
 
 MADE = 512  # lines kept rendered for reuse
 

@@ -55,6 +55,7 @@ def refused(s: Session, line: str, words: str) -> None:
         ("log bell\x07", "control character"),
         ("note blanc \x9b1m", "control character"),
         ("ext blanc Hack 100", "2 to 99"),
+        ("add 0\\ ", "cannot read"),  # (found by the sweep below: it replayed differently)
         ('set blanc armor "Vest 9999/20"', "0 to 999"),
     ],
 )
