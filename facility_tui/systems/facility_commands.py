@@ -242,10 +242,10 @@ def _announce_condition(
             call.log(f"None of the {who} can fight on: 'end' to finish the combat", Kind.EFFECT)
 
 
-def _d20(call: Call, what: str, text: str | None) -> int:
-    """A d20: rolled, or typed by the GM with ``d20=N`` (logged either way)."""
+def _d20(call: Call, what: str, text: str | None, by: Combatant | None = None) -> int:
+    """A d20 of ``by``: rolled, or typed by the GM with ``d20=N`` (logged either way)."""
     if text is None:
-        return call.roll("1d20", what).total
+        return call.roll("1d20", what, by).total
     value = call.number(text, what, minimum=1)
     if value > 20:
         raise CommandError(f"d20= is the die's face, 1 to 20; got {value}")
@@ -285,7 +285,7 @@ def _help_rolls(call: Call, helpers: list[tuple[Combatant, str]], tn: int) -> in
     plus = 0
     for c, key in helpers:
         bonus = stat_of(sheet_of(c), key).bonus
-        face = call.roll("1d20", f"{c.name} helps ({STAT_NAMES[key]})").total
+        face = call.roll("1d20", f"{c.name} helps ({STAT_NAMES[key]})", c).total
         ok = face + bonus >= tn
         plus += ok
         call.log(
@@ -321,7 +321,7 @@ def roll_check(
     _check_exp(c, key, exp)
     plus = _help_rolls(call, helpers, tn)
     s = stat_of(sheet_of(c), key)
-    face = _d20(call, f"{c.name} {STAT_NAMES[key]} ({what})", d20_text)
+    face = _d20(call, f"{c.name} {STAT_NAMES[key]} ({what})", d20_text, c)
     if faces_out is not None:
         faces_out.append(face)
     parts = [f"{face}", f"{signed(s.bonus)} {STAT_NAMES[key]}"]
@@ -558,7 +558,7 @@ def vanguard(call: Call) -> Encounter:
 def _save_roll(call: Call, c: Combatant, hazard: str, tag: str, tn: int, text: str | None) -> bool:
     s = sheet_of(c)
     value = save_value(s, hazard, tag)
-    face = _d20(call, f"{c.name} {hazard} save", text)
+    face = _d20(call, f"{c.name} {hazard} save", text, c)
     total = face + value
     ok = total >= tn
     vs = f" vs {TAGS[tag]}" if tag else ""
@@ -844,7 +844,7 @@ def _damage(call: Call, c: Combatant, p: Pending, what: str) -> int:
     if not w.count:
         call.log(f"{w.name} deals {w.flat} ({what})")
         return w.flat
-    roll = call.roll(w.damage, f"{c.name} {w.name} damage")
+    roll = call.roll(w.damage, f"{c.name} {w.name} damage", c, faces=w.gun)
     _out_of_ammo(call, c, p.weapon, faces(roll))
     return roll.total
 
@@ -939,7 +939,7 @@ def crit(call: Call) -> Encounter:
         amount = w.max_damage
         call.log(f"Critical: maximum damage {amount} and a called shot or maneuver")
     else:
-        roll = call.roll(w.crit_dice, f"{c.name} {w.name} crit dice")
+        roll = call.roll(w.crit_dice, f"{c.name} {w.name} crit dice", c, faces=w.gun)
         _out_of_ammo(call, c, p.weapon, faces(roll))
         amount = w.max_damage + roll.total
         call.log(f"Critical: maximum damage {w.max_damage} + {roll.total} = {amount}")
@@ -1368,7 +1368,7 @@ def tech(call: Call) -> Encounter:
     kind = call.option("as") or ""
     to = call.option("to")
     tn = _tn(call)
-    roll = call.roll(f"{x}d6", f"{c.name} {technique}")
+    roll = call.roll(f"{x}d6", f"{c.name} {technique}", c, faces=True)
     total = roll.total
     spent = parts_spent(technique, faces(roll), s.clearance)
     s = evolve(s, parts=s.parts - spent)

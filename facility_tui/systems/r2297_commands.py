@@ -12,6 +12,7 @@ from functools import wraps
 from attrs import evolve
 
 from facility_tui.commands import Call, CommandError, command
+from facility_tui.dice import TYPED
 from facility_tui.model import Combatant, Encounter, Kind, Phase, System
 from facility_tui.systems.r2297_engine import (
     Ctx,
@@ -514,7 +515,7 @@ def aid(call: Call) -> Encounter:
     )
     src = injury.id
     if level is Level.LIGHT:
-        roll = ctx.roll("1d6", f"{c.name} first aid Health")
+        roll = ctx.roll("1d6", f"{c.name} first aid Health", c.id)
         heal(ctx, c.id, roll.total + min(3, mos // 5), "first aid")
     elif level is Level.MODERATE:
         heal(ctx, c.id, min(3, 1 + mos // 5), "first aid")
@@ -640,7 +641,7 @@ def stim(call: Call) -> Encounter:
     rating = call.number(call.arg(1, "the patch rating"), "stim rating", minimum=0)
     call.expect_args(2)
     ctx = ctx_of(call)
-    restored = ctx.roll(f"1d6+{rating}", f"{c.name} stim patch").total
+    restored = ctx.roll(f"1d6+{rating}", f"{c.name} stim patch", c.id).total
     s = ctx.sheet(c.id)
     if min(restored, s.fatigue) > 0:
         add_fatigue(ctx, c.id, -min(restored, s.fatigue), f"stim patch R{rating}")
@@ -652,7 +653,7 @@ def stim(call: Call) -> Encounter:
             "it is pending)",
             Kind.EFFECT,
         )
-    minutes = ctx.roll("1d6", f"{c.name} stim wears off (×10 minutes)").total * 10
+    minutes = ctx.roll("1d6", f"{c.name} stim wears off (×10 minutes)", c.id).total * 10
     fail = f"2d6+{2 * rating}" if rating else "2d6"
     patch = Patch(s.next_patch, rating, ctx.enc.round + minutes * 10, fail)
     legacy = s.stims
@@ -698,7 +699,7 @@ def grit(call: Call) -> Encounter:
     total = call.number(call.arg(1, "the Grit check total"), f"{c.name} Grit")
     call.expect_args(2)
     ctx = ctx_of(call)
-    amount = ctx.roll(patch.fatigue, f"{c.name} stim crash (patch {patch.id})").total
+    amount = ctx.roll(patch.fatigue, f"{c.name} stim crash (patch {patch.id})", c.id).total
     what = f"the Grit check of stim patch {patch.id} ({total} vs TN {patch.tn})"
     if total >= patch.tn:
         ctx.log(f"{c.name} passes {what}: half the crash", Kind.EFFECT)
@@ -951,12 +952,19 @@ def one_attack(
             how = f"ranged: max({mods}, Dodge {t.dodge})"
     # A5: roll the d10s one by one (recorded for replay) to see the two kept ones.
     count = 2 + abs(net)
-    dice = [call.dice.d(1, 10).total for _ in range(count)]
+    rolls = [
+        call.dice.d(1, 10, f"{c.name} attack d10 ({i} of {count})", side=c.side, who=c.name)
+        for i in range(1, count + 1)
+    ]
+    dice = [r.total for r in rolls]
     kept = sorted(dice, reverse=net >= 0)[:2]
     double = 5 if kept[0] == kept[1] else 0
     total = sum(kept) + skill + double
     mos = total - tn
-    shown = ", ".join(str(d) for d in dice)
+    typed = sum(r.detail.endswith(TYPED) for r in rolls)
+    shown = ", ".join(str(d) for d in dice) + (
+        "" if not typed else " typed" if typed == count else f"; {typed} of {count} typed"
+    )
     ctx.log(
         f"{c.name} attacks {target.name}: {attack_pool(net)} ({shown}) keep {kept[0]}+{kept[1]}"
         f"{' +5 double' if double else ''} + skill {skill} = {total} vs TN {tn} ({how}): "
@@ -970,7 +978,7 @@ def one_attack(
     if damage is None:
         ctx.log(f"Damage dice: +{extra}d6 — hit {target.id} DAMAGE")
         return
-    raw = ctx.roll(add_dice(damage, extra), f"{c.name} damage").total
+    raw = ctx.roll(add_dice(damage, extra), f"{c.name} damage", c.id).total
     apply_hit(ctx, target.id, max(0, raw), kind, *ap)
 
 

@@ -36,9 +36,12 @@ class Ctx:
         self.enc = enc
         self.dice = dice
 
-    def roll(self, expr: str, what: str) -> Roll:
+    def roll(self, expr: str, what: str, by: str | None = None) -> Roll:
+        """Roll ``expr`` for ``what`` (logged), a roll of combatant ``by`` (the GM types it when
+        table dice say so)."""
+        c = self.enc.get(by) if by is not None and self.enc.has(by) else None
         try:
-            roll = self.dice.roll(expr)
+            roll = self.dice.roll(expr, what, side=c.side if c else None, who=c.name if c else "")
         except DiceError as err:
             raise RuleError(f"{what}: {err}") from None
         self.log(f"{what}: {roll.detail}", Kind.ROLL)
@@ -379,7 +382,7 @@ def start_dying(ctx: Ctx, cid: str, why: str, source: int = 0) -> None:
     """A7 Lethal, A8 twice Health: unconscious, prone, dies in 1d6+1 rounds unless stabilized."""
     add_condition(ctx, cid, "unconscious", source=source, quiet=True)
     add_condition(ctx, cid, "prone", source=source, quiet=True)
-    n = ctx.roll("1d6+1", f"{ctx.name(cid)} death countdown").total
+    n = ctx.roll("1d6+1", f"{ctx.name(cid)} death countdown", cid).total
     add_effect(ctx, cid, Effect(EKind.DEATH, why, rounds=n, source=source))
     ctx.log(
         f"{ctx.name(cid)} is dying ({why}): unconscious, prone, dies in {n} rounds unless "
@@ -416,7 +419,7 @@ def inflict(ctx: Ctx, cid: str, injury: Injury) -> Injury:
         return injury
     ctx.log(f"{name}: {level.word} injury", Kind.EFFECT)
     if level is Level.LIGHT:
-        amount = ctx.roll("1d6", f"{name} initiative reduction").total
+        amount = ctx.roll("1d6", f"{name} initiative reduction", cid).total
         add_effect(
             ctx, cid, Effect(EKind.INIT, "Light injury", amount, first=due, last=due, source=src)
         )
@@ -425,8 +428,8 @@ def inflict(ctx: Ctx, cid: str, injury: Injury) -> Injury:
             f"{name}: initiative −{amount} and Disadvantage on turn {due} (next turn)", Kind.EFFECT
         )
     elif level is Level.MODERATE:
-        amount = ctx.roll("2d6", f"{name} initiative reduction").total
-        n = ctx.roll("1d6+1", f"{name} Disadvantage rounds").total
+        amount = ctx.roll("2d6", f"{name} initiative reduction", cid).total
+        n = ctx.roll("1d6+1", f"{name} Disadvantage rounds", cid).total
         add_effect(
             ctx, cid, Effect(EKind.INIT, "Moderate injury", amount, first=due, last=due, source=src)
         )
@@ -446,8 +449,8 @@ def inflict(ctx: Ctx, cid: str, injury: Injury) -> Injury:
             Kind.EFFECT,
         )
     elif level is Level.SERIOUS:
-        amount = ctx.roll("2d6", f"{name} initiative reduction").total
-        n = ctx.roll("1d6+1", f"{name} bleeding rounds").total
+        amount = ctx.roll("2d6", f"{name} initiative reduction", cid).total
+        n = ctx.roll("1d6+1", f"{name} bleeding rounds", cid).total
         add_effect(
             ctx,
             cid,
@@ -633,7 +636,7 @@ def tick(ctx: Ctx, cid: str) -> None:
         if ctx.sheet(cid).dead:
             return
         if e.kind is EKind.BLEED:
-            amount = ctx.roll(e.dice, f"{name} bleeding").total if e.dice else e.amount
+            amount = ctx.roll(e.dice, f"{name} bleeding", cid).total if e.dice else e.amount
             left = e.rounds - 1 if e.rounds else 0
             if e.rounds and left <= 0:
                 drop_effect(ctx, cid, e)
