@@ -388,7 +388,8 @@ def apply(
             else "rolled no dice"
         )
         raise CommandError(
-            f"dice= gives {len(typed)} faces and '{spec.verb}' {rolled} here: "
+            f"dice= gives {len(typed)} face{'s' if len(typed) != 1 else ''} and '{spec.verb}' "
+            f"{rolled} here: "
             f"drop the last {dice.surplus}"
         )
     if dice.untyped:
@@ -447,6 +448,16 @@ def with_dice(line: str, faces: list[Face], key: str = "dice") -> str:
     """``line`` with ``dice=`` (or ``key=``) giving ``faces`` (replacing any it had)."""
     base, _ = split_dice(line, key)
     return f"{base} {key}={faces_text(faces)}" if faces else base
+
+
+def answered(line: str, system: System, index: int, faces: list[Face]) -> str:
+    """The line to run again once the GM typed the faces of the roll a ``NeedRoll`` asked for:
+    the faces the line had before ``index`` (a "?" for each die the tracker rolled there), then
+    ``faces``."""
+    key = faces_key(parse(line).verb, system)
+    base, had = split_dice(line, key)
+    kept = had[:index]
+    return with_dice(base, [*kept, *[None] * (index - len(kept)), *faces], key)
 
 
 def _systems(spec: Spec) -> str:
