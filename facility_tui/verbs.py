@@ -278,3 +278,19 @@ def tabledice(call: Call) -> Encounter:
     call.enc = evolve(call.enc, table_dice=mode)
     call.log(f"Table dice: {mode.value} — {TABLE_DICE_WORDS[mode]}", Kind.OVERRIDE)
     return call.enc
+
+
+@command(
+    "set",
+    "set WHO FIELD VALUE [effect=N|NAME] [effects=no] [weapon=W]",
+    "C4: override a value by hand, logged as such. 2297: init, damage, stun, fatigue, injury "
+    "(with what the level brings; effects=no skips it), rounds or amount of a timed effect "
+    "(effect= picks one), ammo, major/move/minor, reaction, dead, armor, weapon, ...; "
+    "Facility: any value of sheet (phy, phy_wounds, phy_cap, track, track_wounds, empty, ...)",
+    rolls=(
+        "2297 set injury: what inflicting the level rolls (see hit)",
+        "VALUE, when dice are typed for it",
+    ),
+)
+def set_value(call: Call) -> Encounter:
+    return rules_for(call.enc.system).set_value(call)

@@ -70,6 +70,12 @@ class RuleSystem:
         """Forget a removed combatant in system state."""
         return enc
 
+    def set_value(self, call: Call) -> Encounter:
+        """C4: ``set WHO FIELD VALUE``: a value of the rules set by hand (logged as such)."""
+        from facility_tui.commands import CommandError
+
+        raise CommandError(f"{self.title} has no values to set")
+
     def initiative_from_face(self, call: Call, c: Combatant, face: str) -> int:
         """``init WHO face=N``: the initiative from the dice as rolled at the table."""
         from facility_tui.commands import CommandError

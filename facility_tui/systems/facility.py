@@ -239,6 +239,12 @@ class FacilityRules(RuleSystem):
 
         return sheet_from_options(call)
 
+    def set_value(self, call: Call) -> Encounter:
+        """C4: ``set WHO FIELD VALUE`` is ``sheet WHO FIELD=VALUE``."""
+        from facility_tui.systems.facility_commands import set_field
+
+        return set_field(call)
+
     def begin_combat(self, call: Call) -> Encounter:
         """F7: the PC with the highest unimpaired Insight rolls Insight (others may Help).
         Options: ``first=pc|enemy`` or ``outcome=success|failure|partial`` (C4 overrides),

@@ -1267,8 +1267,9 @@ _SHEET_INTS = ("track", "track_wounds", "parts", "clearance", "pockets", "slots"
 
 @command(
     "sheet",
-    "sheet WHO [phy=+1] [phy_wounds=N] [phy_scars=N] [saves=W,T,E,C,A] [exp=phy] [track=N] "
-    "[track_wounds=N] [job=tech] [weapon=W,W] [parts=N] [clearance=N] [armor=yes] [items=A,B]",
+    "sheet WHO [phy=+1] [phy_wounds=N] [phy_scars=N] [phy_cap=N] [saves=W,T,E,C,A] [exp=phy] "
+    "[track=N] [track_wounds=N] [job=tech] [weapon=W,W] [empty=W,W|none] [parts=N] "
+    "[clearance=N] [armor=yes] [items=A,B]",
     "C4 set any sheet value by hand (logged as an override)",
     systems=FACILITY,
     group="facility",
@@ -1290,6 +1291,17 @@ def sheet(call: Call) -> Encounter:
                 n = call.number(text, f"{STAT_NAMES[key]} {part}", minimum=0)
                 new = with_stat(new, key, changed(stat_of(new, key), {part: n}))
                 done.append(f"{key}_{part}={n}")
+        text = call.option(f"{key}_cap")
+        if text is not None:  # F4: capacity = 3 + bonus − scars: set through the scars
+            st = stat_of(new, key)
+            n = call.number(text, f"{STAT_NAMES[key]} capacity", minimum=0)
+            if n > 3 + st.bonus:
+                raise CommandError(
+                    f"{STAT_NAMES[key]} capacity is at most 3 + bonus ({3 + st.bonus}) with no "
+                    "scars (F4)"
+                )
+            new = with_stat(new, key, evolve(st, scars=3 + st.bonus - n))
+            done.append(f"{key}_cap={n} (scars {3 + st.bonus - n})")
     for key in _SHEET_INTS:
         text = call.option(key)
         if text is not None:
@@ -1329,6 +1341,14 @@ def sheet(call: Call) -> Encounter:
     if text is not None:
         new = evolve(new, items=tuple(t.strip() for t in text.split(",") if t.strip()))
         done.append("items")
+    text = call.option("empty")
+    if text is not None:  # F8: the guns out of ammo
+        keys = [] if text.strip().lower() in _NO else list(_weapons(text))
+        guns = [k for k in keys if not weapon(k).gun]
+        if guns:
+            raise CommandError(f"{weapon(guns[0]).name} is not a gun: only guns run out of ammo")
+        new = evolve(new, empty=tuple(dict.fromkeys(keys)))
+        done.append(f"empty={','.join(new.empty) or 'none'}")
     if not done:
         raise CommandError("name what to set, e.g. sheet WHO phy=+1 phy_wounds=2 saves=0,0,2,2,0")
     call.log(f"{c.name}'s sheet set by the GM: {' '.join(done)}", Kind.OVERRIDE)
@@ -1427,3 +1447,16 @@ def catalog_lines() -> list[str]:
 
 
 __all__ = ["SAVES", "catalog_lines", "sheet_from_options"]
+
+
+def set_field(call: Call) -> Encounter:
+    """C4 (Facility): ``set WHO FIELD VALUE``, the same as ``sheet WHO FIELD=VALUE``."""
+    call.arg(0, "whose value")
+    field = call.arg(1, "a value of the sheet (phy_wounds, phy_cap, track_wounds, empty, ...)")
+    value = call.rest(2, "a value")
+    field = field.lower().replace("-", "_")
+    if field in call.options:
+        raise CommandError(f"{field} is given twice")
+    call.options[field] = value
+    call.args = call.args[:1]
+    return sheet(call)

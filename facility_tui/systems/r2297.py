@@ -258,6 +258,11 @@ class Rules2297(RuleSystem):
         end_turn(ctx, slot)
         return ctx.enc
 
+    def set_value(self, call: Call) -> Encounter:
+        from facility_tui.systems.r2297_commands import set_value
+
+        return set_value(call)
+
     def initiative_from_face(self, call: Call, c: Combatant, face: str) -> int:
         """A3: ``init WHO face=N``: N is what the Xd6 showed; the tracker adds AG + CU (never
         below 0)."""
@@ -401,9 +406,11 @@ class Rules2297(RuleSystem):
         conds = s.conditions()
         if conds:
             lines.append(Detail("Conditions", ", ".join(conds)))
-        for e in s.effects:
+        for n, e in enumerate(s.effects, 1):  # numbered: set WHO rounds N effect=n
             if e.kind is not EKind.COND:
-                lines.append(Detail("Effect", f"{describe(e)} — {e.label}"))
+                lines.append(Detail(f"Effect {n}", f"{describe(e)} — {e.label}"))
+            elif e.rounds:
+                lines.append(Detail(f"Effect {n}", describe(e)))
         for p in s.pending_patches:
             lines.append(
                 Detail(

@@ -21,14 +21,19 @@ from facility_tui.systems.r2297_engine import (
     add_fatigue,
     apply_hit,
     counts_from,
+    describe,
+    drop_effect,
     dying,
     economy,
+    inflict,
     init_locked,
     limit_of,
     lower_injury,
+    relevel,
     remove_effects,
     replace_injury,
     sheet_of,
+    swap_effect,
     unconscious,
 )
 from facility_tui.systems.r2297_rules import (
@@ -56,7 +61,11 @@ KINDS = ("major", "move", "minor")
 
 
 def rule(
-    verb: str, usage: str, summary: str, aliases: tuple[str, ...] = ()
+    verb: str,
+    usage: str,
+    summary: str,
+    aliases: tuple[str, ...] = (),
+    rolls: tuple[str, ...] = (),
 ) -> Callable[[Runner], Runner]:
     """Declare a 2297 command; ``RuleError`` from the rules becomes a ``CommandError``."""
 
@@ -69,7 +78,13 @@ def rule(
                 raise CommandError(str(err)) from None
 
         return command(
-            verb, usage, summary, systems=(System.R2297,), aliases=aliases, group="2297"
+            verb,
+            usage,
+            summary,
+            systems=(System.R2297,),
+            aliases=aliases,
+            group="2297",
+            rolls=rolls,
         )(guarded)
 
     return wrap
@@ -398,21 +413,37 @@ def extended(call: Call) -> Encounter:
 
 @rule(
     "hit",
-    "hit WHO DAMAGE [physical|stun|energy] [type=...] [ap=PT|PT/DR]",
-    "A6–A8: apply a hit's raw damage (number or dice) through armor",
+    "hit WHO DAMAGE [physical|stun|energy] [through] [type=...] [ap=PT|PT/DR]",
+    "A6–A8: apply a hit's raw damage (number or dice) through armor; 'through': the damage has "
+    "been through armor already (A6 skipped)",
     aliases=("h",),
+    rolls=(
+        "DAMAGE, when dice are typed for it",
+        "Light: initiative reduction 1d6",
+        "Moderate: initiative reduction 2d6, Disadvantage rounds 1d6+1",
+        "Serious: initiative reduction 2d6, bleeding rounds 1d6+1",
+        "Lethal, or damage reaching twice Health: death countdown 1d6+1",
+    ),
 )
 def hit(call: Call) -> Encounter:
     call.need_phase(Phase.SETUP, Phase.ACTIVE)
     c = who(call)
     text = call.arg(1, "the raw damage (a number or dice like 3d6+2)")
-    kind_text = call.option("type") or (call.args[2] if len(call.args) > 2 else "physical")
-    call.expect_args(3)
+    words = [w.lower() for w in call.args[2:]]
+    through = "through" in words
+    kinds = [w for w in words if w != "through"]
+    if len(kinds) > 1 or words.count("through") > 1:
+        raise call.usage_error(f"unexpected '{' '.join(call.args[2:])}' after the damage")
+    kind_text = call.option("type") or (kinds[0] if kinds else "physical")
     kind = parse_type(kind_text)
+    if through and call.has("ap"):
+        raise CommandError(
+            "ap= pierces armor: damage already through armor has none left to pierce"
+        )
     ap_pt, ap_dr = parse_ap(call.option("ap", "0") or "0")
     raw = call.number(text, f"Damage to {c.name}", minimum=0)
     ctx = ctx_of(call)
-    apply_hit(ctx, c.id, raw, kind, ap_pt, ap_dr)
+    apply_hit(ctx, c.id, raw, kind, ap_pt, ap_dr, through=through)
     return ctx.enc
 
 
@@ -1029,16 +1060,14 @@ _FIELDS = (
     "dead",
     "loses",
     "aware",
+    "rounds",
+    "amount",
+    "ammo",
 )
 
 
-@rule(
-    "set",
-    "set WHO FIELD VALUE",
-    "C4: override a value by hand (init, damage, fatigue, "
-    "injury, major/move/minor, reaction, dead, armor, ...)",
-)
 def set_value(call: Call) -> Encounter:
+    """C4 (2297): ``set WHO FIELD VALUE`` (declared in ``verbs``, for both rule systems)."""
     c = who(call)
     field = call.arg(1, f"a field ({', '.join(_FIELDS)})").lower()
     value = call.rest(2, "a value")
@@ -1074,7 +1103,24 @@ def set_value(call: Call) -> Encounter:
         shown = value
     elif field == "injury":
         level = parse_level(value)
-        shown = set_injury(ctx, c, level)
+        effects = call.option("effects")
+        apply_effects = True if effects is None else yes_no(effects, "effects")
+        shown = set_injury(ctx, c, level, apply_effects)
+    elif field in ("rounds", "amount"):
+        n = call.number(value, f"{c.name} {field}", minimum=0)
+        ctx = ctx_of(call)
+        shown = set_effect(ctx, c, field, n, call.option("effect"))
+    elif field == "ammo":
+        guns = [w for w in s.weapons if w.capacity]
+        ref = call.option("weapon")
+        gun = find_weapon(s.weapons, ref) if ref else (guns[0] if guns else None)
+        if gun is None or not gun.capacity:
+            raise CommandError(f"{c.name} has no weapon with ammo")
+        n = call.number(value, f"{c.name} {gun.name} ammo", minimum=0, maximum=gun.capacity)
+        ctx = ctx_of(call)
+        filled = evolve(gun, ammo=n)
+        ctx.put(c.id, weapons=tuple(filled if w is gun else w for w in s.weapons))
+        shown = f"{gun.name} {gun.ammo} → {n}/{gun.capacity}"
     elif field in KINDS:
         if call.enc.current != c.id:
             raise CommandError(f"actions left are set on {c.name}'s own turn")
@@ -1114,16 +1160,98 @@ def set_value(call: Call) -> Encounter:
     return ctx.enc
 
 
-def set_injury(ctx: Ctx, c: Combatant, level: Level) -> str:
-    """C4: the worst injury takes ``level`` (no effects); ``none`` heals every injury."""
+def set_injury(ctx: Ctx, c: Combatant, level: Level, apply_effects: bool = True) -> str:
+    """C4: the worst injury takes ``level``, with what the level brings (A7: fatigue,
+    initiative, Disadvantage, bleeding, countdown, with their rolls) unless ``apply_effects`` is
+    off (``effects=no``); ``none`` heals every injury (and, with effects, ends theirs)."""
     s = ctx.sheet(c.id)
     old = s.level
     if level is Level.NONE:
         ctx.put(c.id, injuries=tuple(evolve(i, level=Level.NONE) for i in s.injuries))
-    elif not s.injuries or not old.rank:
+        ids = {i.id for i in s.injuries}
+        if apply_effects and remove_effects(ctx, c.id, lambda e: e.source not in ids):
+            return f"{old.word} → none (the injuries' effects end)"
+        return f"{old.word} → none" + ("" if apply_effects else " (effects left as they are)")
+    how = "its effects applied" if apply_effects else "no effects applied"
+    if not s.injuries or not old.rank:
         injury = Injury(s.next_id, level, level, ctx.enc.round, 0, manual=True)
-        ctx.put(c.id, injuries=(*s.injuries, injury), next_id=s.next_id + 1)
+        ctx.put(c.id, next_id=s.next_id + 1)
+        if apply_effects:
+            injury = inflict(ctx, c.id, injury)
+        ctx.edit(c.id, lambda sh: evolve(sh, injuries=(*sh.injuries, injury)))
     else:
         worst = max(s.injuries, key=lambda i: (i.level.rank, i.id))
-        replace_injury(ctx, c.id, evolve(worst, level=level, manual=True))
-    return f"{old.word} → {level.word} (no effects applied)"
+        if apply_effects:
+            relevel(ctx, c.id, evolve(worst, manual=True), level, "replaced by the GM")
+        else:
+            replace_injury(ctx, c.id, evolve(worst, level=level, manual=True))
+    return f"{old.word} → {level.word} ({how})"
+
+
+_EFFECT_WORDS = {
+    "penalty": EKind.INIT,
+    "init": EKind.INIT,
+    "initiative": EKind.INIT,
+    "disadvantage": EKind.DISADV,
+    "disadv": EKind.DISADV,
+    "bleed": EKind.BLEED,
+    "bleeding": EKind.BLEED,
+    "death": EKind.DEATH,
+    "countdown": EKind.DEATH,
+    "dying": EKind.DEATH,
+}
+
+
+def set_effect(ctx: Ctx, c: Combatant, field: str, n: int, ref: str | None) -> str:
+    """C4: a timed effect's rounds left (0 ends it) or amount (an initiative reduction, a fixed
+    bleeding), picked by ``effect=N`` (its number in the detail pane) or a word (penalty,
+    disadvantage, bleeding, countdown, a condition's name); alone when only one fits."""
+    s = ctx.sheet(c.id)
+
+    def fits(e: Effect) -> bool:
+        if field == "rounds":
+            return e.rounds > 0
+        return e.kind is EKind.INIT or (e.kind is EKind.BLEED and not e.dice)
+
+    numbered = list(enumerate(s.effects, 1))
+    if ref is not None:
+        word = ref.strip().lower()
+        if word.isdecimal():
+            chosen = [(i, e) for i, e in numbered if i == int(word)]
+        else:
+            kind = _EFFECT_WORDS.get(word)
+            chosen = [
+                (i, e)
+                for i, e in numbered
+                if e.kind is kind or (e.kind is EKind.COND and e.label.lower() == word)
+            ]
+        if not chosen:
+            raise CommandError(f"{c.name} has no effect '{ref}' (see the detail pane's Effect N)")
+    else:
+        chosen = [(i, e) for i, e in numbered if fits(e)]
+    if not chosen:
+        what = "counting rounds" if field == "rounds" else "with an amount"
+        raise CommandError(f"{c.name} has no timed effect {what}")
+    if len(chosen) > 1:
+        names = "; ".join(f"effect={i}: {describe(e)}" for i, e in chosen)
+        raise CommandError(f"{c.name} has several ({names}); add which")
+    i, e = chosen[0]
+    if not fits(e):
+        if field == "rounds":
+            raise CommandError(f"{describe(e)} counts no rounds (it ends by its own rule)")
+        if e.kind is EKind.BLEED:
+            raise CommandError(
+                f"{describe(e)} rolls {e.dice} each turn: correct a tick with set {c.id} damage N"
+            )
+        raise CommandError(f"{describe(e)} has no amount")
+    if field == "rounds" and n == 0:
+        if e.kind is EKind.DEATH:
+            raise CommandError(
+                f"a death countdown ends by stabilizing (stabilize {c.id}) or by death "
+                f"(set {c.id} dead yes)"
+            )
+        drop_effect(ctx, c.id, e)
+        return f"effect {i} {describe(e)} → ends now"
+    new = evolve(e, rounds=n) if field == "rounds" else evolve(e, amount=n)
+    swap_effect(ctx, c.id, e, new)
+    return f"effect {i} {describe(e)} → {describe(new)}"

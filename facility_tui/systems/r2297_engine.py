@@ -513,15 +513,27 @@ def apply_hit(
     kind: DamageType = DamageType.PHYSICAL,
     ap_pt: int = 0,
     ap_dr: int = 0,
+    *,
+    through: bool = False,
 ) -> HitResult:
-    """A6 → A7 → A8: mitigate, find the level, apply the injury and the damage."""
+    """A6 → A7 → A8: mitigate, find the level, apply the injury and the damage. ``through``:
+    the damage has been through armor already (the GM's figure): A6 is skipped."""
     s = ctx.sheet(cid)
     name = ctx.name(cid)
     if s.dead:
         raise RuleError(f"{name} is dead; 'set {cid} dead no' first if that was a mistake")
-    m = mitigate(raw, s.armor, kind, ap_pt, ap_dr)
-    through = "stopped by armor" if m.stopped else f"{m.final} gets through"
-    ctx.log(f"Hit on {name}: {raw} {kind.value} vs PT {m.pt} DR {m.dr}% → {through}", Kind.EFFECT)
+    if through:
+        m = Mitigation(raw, 0, 0, raw)
+        ctx.log(
+            f"Hit on {name}: {raw} {kind.value}, already through armor (A6 skipped)", Kind.EFFECT
+        )
+    else:
+        m = mitigate(raw, s.armor, kind, ap_pt, ap_dr)
+        through_text = "stopped by armor" if m.stopped else f"{m.final} gets through"
+        ctx.log(
+            f"Hit on {name}: {raw} {kind.value} vs PT {m.pt} DR {m.dr}% → {through_text}",
+            Kind.EFFECT,
+        )
     level = injury_level(m.final, s.hlt)
     if kind is DamageType.STUN and level is not Level.NONE:
         lowered = level.lowered()
@@ -544,13 +556,19 @@ def apply_hit(
 
 def lower_injury(ctx: Ctx, cid: str, injury: Injury) -> Injury:
     """A7 Edge: one step lower; the old level's effects go, the new level's are applied."""
-    name = ctx.name(cid)
     new_level = injury.level.lowered()
     ctx.log(
-        f"{name}: {injury.level.word} injury lowered to "
+        f"{ctx.name(cid)}: {injury.level.word} injury lowered to "
         f"{new_level.word if new_level.rank else 'no injury'} with Edge",
         Kind.EFFECT,
     )
+    return relevel(ctx, cid, evolve(injury, soaked=True), new_level, "lowered")
+
+
+def relevel(ctx: Ctx, cid: str, injury: Injury, new_level: Level, why: str) -> Injury:
+    """An injury changes level (Edge, A7; the GM, C4): the old level's effects and fatigue go,
+    the new level's are applied (with their rolls)."""
+    name = ctx.name(cid)
     s = ctx.sheet(cid)
     back = injury.fatigue
     countdown = death_countdown(s)
@@ -571,11 +589,11 @@ def lower_injury(ctx: Ctx, cid: str, injury: Injury) -> Injury:
         )
     remove_effects(ctx, cid, lambda e: e.source != injury.id)
     if back:
-        add_fatigue(ctx, cid, -back, f"{injury.level.word} injury lowered")
-    lowered = evolve(injury, level=new_level, soaked=True, fatigue=0)
-    lowered = inflict(ctx, cid, lowered)
-    replace_injury(ctx, cid, lowered)
-    return lowered
+        add_fatigue(ctx, cid, -back, f"{injury.level.word} injury {why}")
+    changed = evolve(injury, level=new_level, fatigue=0)
+    changed = inflict(ctx, cid, changed)
+    replace_injury(ctx, cid, changed)
+    return changed
 
 
 # -- turns (C2, C6) -------------------------------------------------------------------------------
