@@ -179,7 +179,11 @@ def log_line(call: Call) -> Encounter:
 
 
 @command(
-    "roll", "roll DICE [for=WHAT]", "Roll dice into the log (e.g. roll 2d10+4)", aliases=("r",)
+    "roll",
+    "roll DICE [for=WHAT]",
+    "Roll dice into the log (e.g. roll 2d10+4)",
+    aliases=("r",),
+    rolls=("DICE",),
 )
 def roll(call: Call) -> Encounter:
     what = call.option("for", "Roll") or "Roll"
@@ -287,10 +291,7 @@ def tabledice(call: Call) -> Encounter:
     "(with what the level brings; effects=no skips it), rounds or amount of a timed effect "
     "(effect= picks one), ammo, major/move/minor, reaction, dead, armor, weapon, ...; "
     "Facility: any value of sheet (phy, phy_wounds, phy_cap, track, track_wounds, empty, ...)",
-    rolls=(
-        "2297 set injury: what inflicting the level rolls (see hit)",
-        "VALUE, when dice are typed for it",
-    ),
+    rolls=("VALUE, when dice are typed for it",),
 )
 def set_value(call: Call) -> Encounter:
     return rules_for(call.enc.system).set_value(call)

@@ -86,6 +86,9 @@ class RuleSystem:
         """The GM typed a combatant's initiative (C4): it wins over anything pending."""
         return enc
 
+    #: The rolls this system's rules add to the common commands (start, next...), in order.
+    common_rolls: dict[str, tuple[str, ...]] = {}
+
     #: Commands whose ``dice=`` is an option of the rules (typed faces go in ``faces=`` there).
     own_dice_option: tuple[str, ...] = ()
 

@@ -231,6 +231,13 @@ class FacilityRules(RuleSystem):
     title = "Facility"
     sheet_type = FacilitySheet
     state_type = FacilityState
+    common_rolls = {
+        "add": ("roll=yes: 3d6 for each stat, Physique, Science, Insight, Admin, Normal",),
+        "start": (
+            "F7: the d20 of each helper (help=, in order)",
+            "the initiative d20 (Insight) of the PC who rolls, unless d20= gives it",
+        ),
+    }
     columns = ("Status", "Marks", "Wounds")
     show_initiative = False  # Facility turns go by side, not by number (F7)
 

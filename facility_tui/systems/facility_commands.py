@@ -12,7 +12,7 @@ import re
 
 from attrs import evolve
 
-from facility_tui.commands import Call, CommandError, command
+from facility_tui.commands import Call, CommandError, command, declare_rolls
 from facility_tui.dice import Roll
 from facility_tui.model import PCS, Combatant, Encounter, Kind, Phase, System
 from facility_tui.systems.facility import (
@@ -1460,3 +1460,34 @@ def set_field(call: Call) -> Encounter:
     call.options[field] = value
     call.args = call.args[:1]
     return sheet(call)
+
+
+_HELP = "the d20 of each helper (help=, in order)"
+_D20 = "the d20 (unless d20= gives it)"
+_DAMAGE = "the weapon's damage dice unless dmg= (a gun: each die counts, a 1 empties it)"
+declare_rolls(
+    {
+        "try": (_HELP, _D20),
+        "salvage": (
+            _HELP,
+            _D20,
+            f"a salvaged attack miss (a Partial): {_DAMAGE}",
+        ),
+        "save": (_D20,),
+        "harm": ("the save's d20, unless save= or d20= settles it",),
+        "strike": (_HELP, "the attack's d20 (unless d20= gives it; a gun: a 1 empties it)"),
+        "deal": (_DAMAGE,),
+        "crit": (
+            "the Critical's d20 (unless d20= gives it; a gun: a 1 empties it)",
+            "success: the crit dice (1d6 or the weapon's; a gun: each die counts) unless "
+            "called=yes or dmg=",
+            f"failure (a Partial): {_DAMAGE}",
+        ),
+        "break": (_HELP, _D20),
+        "tend": (_HELP, _D20),
+        "tech": (
+            "the technique's Xd6 (each die counts: a 4+ spends a slot)",
+            "Blast: each target's Explosions save d20, in the order named",
+        ),
+    }
+)

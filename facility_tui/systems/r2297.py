@@ -76,6 +76,24 @@ class Rules2297(RuleSystem):
     title = "2297"
     sheet_type = Sheet2297
     own_dice_option = ("add",)  # A1: add NAME dice=2 is the initiative dice count
+    _ROUND = (
+        "at a new round: initiative Xd6+AG+CU of each combatant not rolled yet (list order)",
+        "Edge boost 2d6 of each who spent Edge",
+        "tie roll-off 1d10 of each combatant still tied (again while tied)",
+    )
+    _TURN = (
+        "at the start of a turn: bleeding 1d6 of a Critical injury",
+        "death countdown 1d6+1 if the bleeding brings damage to twice Health",
+    )
+    common_rolls = {
+        "add": ("faces= for init=DICE (each combatant in turn)",),
+        "start": (*_ROUND, *_TURN, "the same for each turn that passes by itself"),
+        "next": (*_TURN, "the same for each turn that passes by itself", *_ROUND),
+        "remove": ("when the removed combatant was acting: as next",),
+        "set": (
+            "set WHO injury LEVEL: what inflicting the level rolls (as hit), unless effects=no",
+        ),
+    }
 
     def new_sheet(self, call: Call) -> Any:
         """A1: ``add NAME ag= cu= hlt= sta= edge= dice= armor= weapon= aware= skill= dodge=

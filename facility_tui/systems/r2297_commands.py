@@ -11,7 +11,7 @@ from functools import wraps
 
 from attrs import evolve
 
-from facility_tui.commands import Call, CommandError, command
+from facility_tui.commands import Call, CommandError, command, declare_rolls
 from facility_tui.dice import TYPED
 from facility_tui.model import Combatant, Encounter, Kind, Phase, System
 from facility_tui.systems.r2297_engine import (
@@ -1255,3 +1255,24 @@ def set_effect(ctx: Ctx, c: Combatant, field: str, n: int, ref: str | None) -> s
     new = evolve(e, rounds=n) if field == "rounds" else evolve(e, amount=n)
     swap_effect(ctx, c.id, e, new)
     return f"effect {i} {describe(e)} → {describe(new)}"
+
+
+_INFLICT = "then what the injury's level rolls (as hit)"
+declare_rolls(
+    {
+        "rollinit": ("initiative Xd6+AG+CU of each combatant (or of WHO), in list order",),
+        "refocus": ("initiative Xd6+AG+CU",),
+        "soak": ("what inflicting the lowered level rolls (as hit)",),
+        "aid": ("MEDIC, when dice are typed for it", "Light: first aid Health 1d6"),
+        "heal": ("AMOUNT, when dice are typed for it",),
+        "fatigue": ("AMOUNT, when dice are typed for it",),
+        "stim": ("stim patch 1d6+R (stamina restored)", "wears off in 1d6 × 10 minutes"),
+        "grit": ("TOTAL, when dice are typed for it", "stim crash 2d6+2R (halved on a success)"),
+        "attack": (
+            "for each target: the attack d10s one by one, 2 + |net Advantage| of them",
+            "on a hit with damage known: the damage dice (weapon or dmg=, + success, mode and "
+            "extra d6)",
+            _INFLICT,
+        ),
+    }
+)
