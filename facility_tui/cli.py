@@ -201,6 +201,7 @@ def state_json(session: Any) -> dict[str, Any]:
         "order": list(enc.order),
         "seed": enc.seed,
         "rolls": enc.rolls,
+        "table_dice": enc.table_dice.value,
         "state": encode(enc.state),
         "combatants": combatants,
         "log": [encode(e) for e in enc.log],
