@@ -41,6 +41,9 @@ def _parser() -> argparse.ArgumentParser:
 
     cm = sub.add_parser("commands", help="list the command grammar")
     cm.add_argument("--markdown", action="store_true", help="as docs/commands.md")
+    cm.add_argument(
+        "--dice", action="store_true", help="the rolls of each command, as docs/dice.md"
+    )
     return p
 
 
@@ -81,7 +84,7 @@ def _dispatch(ns: argparse.Namespace) -> int:
     if ns.cmd == "show":
         return show_cmd(ns.save, as_json=ns.json)
     if ns.cmd == "commands":
-        return commands_cmd(markdown=ns.markdown)
+        return commands_cmd(markdown=ns.markdown, dice=ns.dice)
     return run_app(ns.file, ns.saves, ns.seed, ns.demo)
 
 
@@ -198,6 +201,7 @@ def state_json(session: Any) -> dict[str, Any]:
         "order": list(enc.order),
         "seed": enc.seed,
         "rolls": enc.rolls,
+        "table_dice": enc.table_dice.value,
         "state": encode(enc.state),
         "combatants": combatants,
         "log": [encode(e) for e in enc.log],
@@ -234,10 +238,13 @@ def show_cmd(save: Path, *, as_json: bool) -> int:
     return 0
 
 
-def commands_cmd(*, markdown: bool = False) -> int:
-    from facility_tui.commands import commands_markdown, help_lines, register_all
+def commands_cmd(*, markdown: bool = False, dice: bool = False) -> int:
+    from facility_tui.commands import commands_markdown, dice_markdown, help_lines, register_all
 
     register_all()
+    if dice:
+        print(dice_markdown(), end="")
+        return 0
     if markdown:
         print(commands_markdown(), end="")
         return 0

@@ -2,7 +2,8 @@
 
 Supported field types: str, int, float, bool, StrEnum, nested attrs classes, ``tuple[X, ...]``,
 ``tuple[X, Y]``, ``dict[str, X]``, ``X | None`` and ``Any`` (data kept as is). ``None`` is never
-written (TOML has no null): an absent key reads back as the field's default.
+written (TOML has no null): an absent key reads back as the field's default. Nor is the default of a
+field whose metadata says ``omit_default`` (a field added later, so older files stay as they were).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ def encode(value: Any) -> Any:
         out = {}
         for f in attrs.fields(type(value)):
             v = getattr(value, f.name)
-            if v is not None:
+            if v is not None and not (f.metadata.get("omit_default") and v == f.default):
                 out[f.name] = encode(v)
         return out
     if isinstance(value, enum.Enum):

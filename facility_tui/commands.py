@@ -22,8 +22,8 @@ from collections.abc import Callable, Iterable
 
 from attrs import evolve, frozen
 
-from facility_tui.dice import Dice, DiceError, Roll
-from facility_tui.model import ENEMIES, PCS, Combatant, Encounter, Kind, Phase, System
+from facility_tui.dice import Dice, DiceError, Face, Roll, faces_text, parse_faces
+from facility_tui.model import ENEMIES, PCS, Combatant, Encounter, Kind, Phase, System, TableDice
 from facility_tui.text import MAX_LINE, MAX_NAME, MAX_NOTE, control_in
 
 MAX_VALUE = 9999  # the largest number any command takes: damage, Health, initiative, rounds...
@@ -45,6 +45,7 @@ class Spec:
     systems: frozenset[System] = frozenset(System)
     aliases: tuple[str, ...] = ()
     group: str = "encounter"
+    rolls: tuple[str, ...] = ()  # the rolls it can make, in order (docs/dice.md)
 
 
 REGISTRY: dict[str, Spec] = {}
@@ -59,11 +60,13 @@ def command(
     systems: Iterable[System] = tuple(System),
     aliases: tuple[str, ...] = (),
     group: str = "encounter",
+    rolls: tuple[str, ...] = (),
 ) -> Callable[[Runner], Runner]:
-    """Declare a command. The decorated function gets a ``Call`` and returns the new encounter."""
+    """Declare a command. The decorated function gets a ``Call`` and returns the new encounter.
+    ``rolls`` says, in order, the dice it can roll (what the GM can type with ``dice=``)."""
 
     def register(run: Runner) -> Runner:
-        spec = Spec(verb, usage, summary, run, frozenset(systems), aliases, group)
+        spec = Spec(verb, usage, summary, run, frozenset(systems), aliases, group, rolls)
         REGISTRY[verb] = spec
         for alias in (verb, *aliases):
             _ALIASES[alias] = verb
@@ -207,7 +210,7 @@ class Call:
         """A typed number or a dice roll (logged); refuses words and values outside
         ``minimum``..``maximum`` (every number of the game fits in ±9999)."""
         try:
-            value, roll = self.dice.value(text)
+            value, roll = self.dice.value(text, what)
         except DiceError as err:
             raise CommandError(f"{what}: {err}") from None
         if minimum is not None and value < minimum:
@@ -224,9 +227,14 @@ class Call:
         text = self.option(key)
         return default if text is None else self.number(text, what, minimum=minimum)
 
-    def roll(self, expr: str, what: str) -> Roll:
+    def roll(
+        self, expr: str, what: str, by: Combatant | None = None, *, faces: bool = False
+    ) -> Roll:
+        """Roll ``expr`` (logged) for ``what``, a roll of combatant ``by`` (the GM types it when
+        table dice say so); ``faces``: each die counts, not only their sum."""
+        side, who = (by.side, by.name) if by is not None else (None, "")
         try:
-            roll = self.dice.roll(expr)
+            roll = self.dice.roll(expr, what, side=side, who=who, faces=faces)
         except DiceError as err:
             raise CommandError(f"{what}: {err}") from None
         self.log_roll(what, roll)
@@ -344,10 +352,17 @@ class Applied:
     rolls: tuple[Roll, ...]
 
 
-def apply(enc: Encounter, line: str, replay: Iterable[Roll] = ()) -> Applied:
+def apply(
+    enc: Encounter, line: str, replay: Iterable[Roll] = (), *, prompt: bool = False
+) -> Applied:
     """Apply one command line; raises ``CommandError`` and leaves ``enc`` as it was on bad input.
     The line is read as the history records it: stripped (so ``a\\ `` at its end is an error
-    here too, not a word that replays differently)."""
+    here too, not a word that replays differently).
+
+    ``dice=F,F,...`` on any line gives the faces of the dice the command rolls, in order (``?``:
+    the tracker rolls that die). ``prompt`` (the app): a roll the encounter's table dice say the
+    GM types, and that the line has no face for, raises ``dice.NeedRoll``; the line that finally
+    runs is returned with a "?" for each die the tracker rolled after the typed ones."""
     line = line.strip()
     parsed = parse(line)
     spec = find_spec(parsed.verb, enc.system)
@@ -355,13 +370,97 @@ def apply(enc: Encounter, line: str, replay: Iterable[Roll] = ()) -> Applied:
         raise CommandError(
             f"'{spec.verb}' is a rule of {_systems(spec)}, not of {enc.system.value}"
         )
-    dice = Dice(enc.seed, enc.rolls, tuple(replay))
+    options = dict(parsed.options)
+    typed: list[Face] = []
+    key = faces_key(spec.verb, enc.system)
+    if key in options:
+        try:
+            typed = parse_faces(options.pop(key))
+        except DiceError as err:
+            raise CommandError(str(err)) from None
+        parsed = Parsed(parsed.verb, parsed.args, tuple(options.items()))
+    ask = asker(enc) if prompt else None
+    dice = Dice(enc.seed, enc.rolls, tuple(replay), typed, ask)
     call = Call(spec, parsed, enc, dice)
     new = spec.run(call)
     call.check_options()
+    if dice.surplus:
+        rolled = (
+            f"rolled {dice.used} {'die' if dice.used == 1 else 'dice'}"
+            if dice.used
+            else "rolled no dice"
+        )
+        raise CommandError(
+            f"dice= gives {len(typed)} face{'s' if len(typed) != 1 else ''} and '{spec.verb}' "
+            f"{rolled} here: "
+            f"drop the last {dice.surplus}"
+        )
+    if dice.untyped:
+        new = new.logged(
+            f"dice=: {len(typed)} face{'s' if len(typed) != 1 else ''} typed; the tracker "
+            f"rolled the rest: {', '.join(dice.untyped)}",
+            Kind.ROLL,
+        )
     if dice.position != new.rolls:
         new = evolve(new, rolls=dice.position)
-    return Applied(new, line, tuple(dice.rolled))
+    finished = line
+    if ask is not None and typed and dice.used > len(typed):
+        finished = with_dice(finished, [*typed, *[None] * (dice.used - len(typed))], key)
+    return Applied(new, finished, tuple(dice.rolled))
+
+
+def asker(enc: Encounter) -> Callable[[str | None], bool] | None:
+    """Whose rolls the GM types in the app: none, the PCs' (a roll of a combatant on the PC
+    side), or all of them (also the dice of an expression typed on the line)."""
+    mode = enc.table_dice
+    if mode is TableDice.ALL:
+        return lambda _side: True
+    if mode is TableDice.PCS:
+        return lambda side: side == PCS
+    return None
+
+
+def faces_key(verb: str, system: System) -> str:
+    """The option that types a line's dice: ``dice=``, or ``faces=`` where the command has a
+    ``dice=`` of its own (2297's ``add``: the initiative dice count, A1)."""
+    from facility_tui.systems import rules_for
+
+    name = _ALIASES.get(verb.lower(), verb.lower())
+    return "faces" if name in rules_for(system).own_dice_option else "dice"
+
+
+def split_dice(line: str, key: str = "dice") -> tuple[str, list[Face]]:
+    """A line without its ``dice=`` (or ``key=``) option, and the faces that option gave."""
+    words = _WORD.findall(line)
+    faces: list[Face] = []
+    kept: list[str] = []
+    for i, word in enumerate(words):
+        m = _OPTION.match(word)
+        if i and m and m.group(1).lower() == key:
+            value = shlex.split(word)[0][m.end() :]
+            try:
+                faces = parse_faces(value)
+            except DiceError as err:
+                raise CommandError(str(err)) from None
+        else:
+            kept.append(word)
+    return " ".join(kept), faces
+
+
+def with_dice(line: str, faces: list[Face], key: str = "dice") -> str:
+    """``line`` with ``dice=`` (or ``key=``) giving ``faces`` (replacing any it had)."""
+    base, _ = split_dice(line, key)
+    return f"{base} {key}={faces_text(faces)}" if faces else base
+
+
+def answered(line: str, system: System, index: int, faces: list[Face]) -> str:
+    """The line to run again once the GM typed the faces of the roll a ``NeedRoll`` asked for:
+    the faces the line had before ``index`` (a "?" for each die the tracker rolled there), then
+    ``faces``."""
+    key = faces_key(parse(line).verb, system)
+    base, had = split_dice(line, key)
+    kept = had[:index]
+    return with_dice(base, [*kept, *[None] * (index - len(kept)), *faces], key)
 
 
 def _systems(spec: Spec) -> str:
@@ -390,6 +489,11 @@ argument := word | key=value        shell-style quoting: "Sgt. Blanc"
   its name (`blanc` finds *Sgt. Blanc*), or its number in the list (`2` or `#2`).
 - Wherever a number is expected, dice are accepted and rolled: `2d6+3`, `3d10kh2` (keep the highest
   2), `4d6kl1`. At most 1000 dice and 10000 sides in one expression.
+- `dice=F,F,...` on any line gives the faces of the dice the command rolls, in the order it rolls
+  them (`hit boarder-1 24 dice=3,5,4`; `?` lets the tracker roll one die); faces left over are
+  refused, and when they run out the tracker rolls the rest and says so. The rolls each command
+  can make, in order: [`docs/dice.md`](dice.md). (2297's `add` has a `dice=` of its own, the
+  initiative dice count: give its faces with `faces=`.)
 - `undo` (`u`) and `redo` step back and forth through every change, across restarts.
 """
 
@@ -410,6 +514,57 @@ def commands_markdown() -> str:
             also = f" (also `{'`, `'.join(s.aliases)}`)" if s.aliases else ""
             usage = s.usage.replace("|", "\\|")
             out.append(f"| `{usage}` | {s.summary}{also} |\n")
+    return "".join(out)
+
+
+def declare_rolls(rolls: dict[str, tuple[str, ...]]) -> None:
+    """The rolls commands declared elsewhere can make, in order (a module declaring commands
+    lists them beside their code); read by ``dice_markdown``."""
+    from attrs import evolve as _evolve
+
+    for verb, what in rolls.items():
+        REGISTRY[verb] = _evolve(REGISTRY[verb], rolls=what)
+
+
+DICE_DOC = """\
+# The rolls of each command (typed dice)
+
+Every roll the tracker makes can be typed instead: `dice=F,F,...` on any line (the command bar,
+`facility-tui apply`, the saved history) gives the faces of the dice the command rolls, in the
+order it rolls them, one face per die (`?`: the tracker rolls that die). A face that does not fit
+its die is refused, naming the roll; faces left over are refused; when the faces run out, the
+tracker rolls the rest and the log says so. The log marks typed rolls `(typed)`. On 2297's `add`,
+whose `dice=` is the initiative dice count (A1), the faces go in `faces=`.
+
+In the app, `tabledice pcs` (the PCs' rolls) or `tabledice all` (every roll) asks for each roll in
+a prompt as the command needs it: type the faces (`3 5`), their sum where only the sum counts, or
+enter alone to let the tracker roll it. The line that runs in the end carries the faces in `dice=`.
+
+This file is generated by `facility-tui commands --dice`; a test keeps it current. Below, for each
+command, the rolls it can make in the order it makes them. Rolls that a command makes only in some
+cases are named with their case; a die marked "each die counts" takes faces, not a sum, in the
+prompt. Any number of a command typed as dice (`hit WHO 3d6+2`, `heal WHO 1d6`) is rolled where the
+command reads that number, before the rolls of the rules that follow from it.
+"""
+
+
+def dice_markdown() -> str:
+    """docs/dice.md: for each rule system, each command's rolls in order (``rolls=``
+    declarations, and a system's own rolls of the common commands)."""
+    register_all()
+    from facility_tui.systems import rules_for
+
+    out = [DICE_DOC]
+    for system in System:
+        rules = rules_for(system)
+        out.append(f"\n## {rules.title}\n\n| command | rolls, in order |\n|---|---|\n")
+        specs = [s for s in REGISTRY.values() if s.systems == frozenset(System)]
+        specs += [s for s in REGISTRY.values() if s.systems == frozenset({system})]
+        for spec in specs:  # (the common commands first: the order of loading does not count)
+            rolls = (*spec.rolls, *rules.common_rolls.get(spec.verb, ()))
+            if rolls:
+                text = "; ".join(rolls).replace("|", "\\|")
+                out.append(f"| `{spec.verb}` | {text} |\n")
     return "".join(out)
 
 

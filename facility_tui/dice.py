@@ -5,6 +5,13 @@ seeded RNG and record what they rolled; when a command is redone or a history is
 a ``Dice`` built with those records hands them back instead of rolling again, so dice results
 never change after they were shown.
 
+Typed dice (the table's own dice): a ``Dice`` given *typed faces* (``dice=3,5,4`` on a command
+line) uses them, die by die in the order the command rolls, instead of drawing; ``?`` lets the
+tracker roll one die. The RNG is drawn from for every die all the same, so a typed face equal to
+what the tracker would have rolled changes nothing. In *prompt mode* (the app with table dice on),
+the first roll the GM is to type and has no face for raises ``NeedRoll``; the screen asks for it
+and runs the same line again with the faces gathered so far.
+
 ``d20`` builds its grammar at import (~0.2 s), so plain ``NdM±K`` is rolled without it and d20 is
 imported only for the first roll that needs more of the notation.
 """
@@ -14,17 +21,19 @@ from __future__ import annotations
 import random
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from attrs import frozen
+from attrs import field, frozen
 
 MAX_DICE = 1000  # dice rolled by one expression
 MAX_SIDES = 10_000
 MAX_EXPR = 80  # characters of one expression: 2d6+3 is 5; d20's parser recurses per term
 MAX_DEPTH = 4  # nested parentheses
 MAX_TOTAL = 1_000_000  # what a roll may come to (products of many dice are refused)
+MAX_FACES = 100  # faces typed on one line (dice=...)
 _INT = re.compile(r"[+-]?\d+")
+TYPED = " (typed)"  # the mark of a roll whose every die the GM typed, after its detail
 
 
 class DiceError(ValueError):
@@ -35,18 +44,172 @@ class DiceError(ValueError):
 class Roll:
     expr: str
     total: int
-    detail: str  # the dice as rolled, e.g. "2d10 (7, 3) + 4 = 14"
+    detail: str  # the dice as rolled, e.g. "2d10 (7, 3) + 4 = 14"; typed dice are marked
+    # How many places of the line's dice= list this roll took (typed faces and "?"), so a replay
+    # lines up with them; 0 (not saved) when the line typed no dice.
+    given: int = field(default=0, metadata={"omit_default": True})
+
+
+Face = int | None  # a typed face; None ("?"): the tracker rolls that die
+
+
+def parse_faces(text: str) -> list[Face]:
+    """``dice=3,5,4`` (or spaces): the faces typed, ``?`` for a die the tracker rolls."""
+    words = [w for w in re.split(r"[,\s]+", text.strip()) if w]
+    if not words:
+        raise DiceError("dice= needs faces, e.g. dice=3,5,4 (? lets the tracker roll one die)")
+    if len(words) > MAX_FACES:
+        raise DiceError(f"dice= has {len(words)} faces: at most {MAX_FACES} on one line")
+    faces: list[Face] = []
+    for w in words:
+        if w == "?":
+            faces.append(None)
+        elif w.isascii() and w.isdigit() and len(w) <= 5 and int(w) >= 1:
+            faces.append(int(w))
+        else:
+            raise DiceError(
+                f"dice=: '{w}' is not a die's face; type faces like 3,5,4 (? lets the tracker "
+                "roll one die)"
+            )
+    return faces
+
+
+def faces_text(faces: Sequence[Face]) -> str:
+    return ",".join("?" if f is None else str(f) for f in faces)
+
+
+class NeedRoll(Exception):
+    # (not an error: a question for the GM)
+    """Prompt mode: the command needs a roll the GM types, and the line has no face for it.
+
+    ``index`` is where in the line's dice= list its faces go (the places before it that the line
+    lacks are dice the tracker rolls: ``?``); ``sides`` the dice still to type (one entry per
+    die); ``sums`` whether one number, the dice's sum, may stand for them."""
+
+    def __init__(
+        self,
+        what: str,
+        expr: str,
+        index: int,
+        sides: tuple[int, ...],
+        *,
+        sums: bool = False,
+        who: str = "",
+        more: bool = False,
+    ) -> None:
+        super().__init__(f"{what}: {expr}")
+        self.what = what
+        self.expr = expr
+        self.index = index
+        self.sides = sides
+        self.sums = sums
+        self.who = who
+        self.more = more  # some dice of this roll were typed already
+
+    @property
+    def count(self) -> int:
+        return len(self.sides)
+
+    @property
+    def label(self) -> str:
+        """``Boarder 1 — initiative reduction, 2d6`` (what the prompt says)."""
+        what = self.what or "Roll"
+        if self.who and what.startswith(self.who) and what != self.who:
+            what = f"{self.who} — {what[len(self.who) :].lstrip(' :')}"
+        rest = f" ({self.count} more {'die' if self.count == 1 else 'dice'})" if self.more else ""
+        return f"{what}, {self.expr}{rest}"
+
+    @property
+    def hint(self) -> str:
+        kinds = sorted(set(self.sides))
+        dice = " and ".join(f"d{k}" for k in kinds)
+        if self.count == 1:
+            how = f"the {dice}'s face"
+        elif self.sums:
+            how = f"the {self.count} dice's sum, or each face (3 5)"
+        else:
+            how = f"each of the {self.count} faces ({dice})"
+        extra = _modifier(self.expr)
+        plus = f"; the tracker adds {extra}" if extra and not self.more else ""
+        return f"Type {how}{plus}. Enter alone: the tracker rolls it. Escape cancels."
+
+    def answer(self, text: str) -> list[Face]:
+        """The faces for this roll from what the GM typed: nothing (the tracker rolls), one
+        number (a face, or the dice's sum where only the sum counts), or every face."""
+        words = [w for w in re.split(r"[,\s]+", text.strip()) if w]
+        if not words:
+            return [None] * self.count
+        if len(words) == 1 and words[0] != "?" and self.count > 1:
+            if not self.sums:
+                raise DiceError(
+                    f"{self.expr}: each die counts here; type the {self.count} faces, e.g. "
+                    + " ".join(str(min(k, 3)) for k in self.sides)
+                )
+            total = _whole(words[0])
+            low, high = self.count, sum(self.sides)
+            if not low <= total <= high:
+                raise DiceError(f"{total} is not a sum of {self.count} dice here ({low} to {high})")
+            return split_sum(total, self.sides)
+        if len(words) != self.count:
+            raise DiceError(
+                f"{self.expr}: type {self.count} face{'s' if self.count != 1 else ''}"
+                + (" or their sum" if self.sums else "")
+                + f", not {len(words)}"
+            )
+        faces: list[Face] = []
+        for word, sides in zip(words, self.sides, strict=True):
+            if word == "?":
+                faces.append(None)
+                continue
+            face = _whole(word)
+            if not 1 <= face <= sides:
+                raise DiceError(f"{face} is not a face of a d{sides} (1 to {sides})")
+            faces.append(face)
+        return faces
+
+
+def _whole(word: str) -> int:
+    if not (word.isascii() and word.isdigit() and len(word) <= 6):
+        raise DiceError(f"'{word}' is not a number; type the dice as numbers, e.g. 3 5")
+    return int(word)
+
+
+def _modifier(expr: str) -> str:
+    m = _SIMPLE.fullmatch(expr)
+    return f"{m.group(3)}{m.group(4)}" if m and m.group(3) else ""
+
+
+def split_sum(total: int, sides: Sequence[int]) -> list[Face]:
+    """Faces of ``len(sides)`` dice that add up to ``total`` (as even as the dice allow)."""
+    faces = [1] * len(sides)
+    left = total - len(sides)
+    while left > 0:
+        for i, k in enumerate(sides):
+            if left and faces[i] < k:
+                faces[i] += 1
+                left -= 1
+    return list(faces)
+
+
+Take = Callable[[int, int], int]  # (sides, the face drawn) -> the face used
 
 
 class _Source(threading.local):
-    """The RNG that ``d20`` draws from, set for the duration of one roll."""
+    """The RNG that ``d20`` draws from, set for the duration of one roll, and what picks each
+    die's face (a typed one, or the one drawn)."""
 
     rng: random.Random | None = None
+    take: Take | None = None
 
     def randrange(self, *args: int) -> int:
         if self.rng is None:  # pragma: no cover - every roll goes through Dice.roll
             raise RuntimeError("dice rolled outside Dice.roll")
-        return self.rng.randrange(*args)
+        drawn = self.rng.randrange(*args)
+        if self.take is None:
+            return drawn
+        if len(args) == 1:  # a die: randrange(sides) + 1
+            return self.take(args[0], drawn + 1) - 1
+        return drawn  # (percentile tens: never typed)
 
 
 _source = _Source()
@@ -87,7 +250,7 @@ def _check_limits(expr: str) -> None:
 _SIMPLE = re.compile(r"(\d*)d(\d+)(?:([+-])(\d+))?")
 
 
-def roll_simple(expr: str, rng: random.Random) -> Roll | None:
+def roll_simple(expr: str, rng: random.Random, take: Take | None = None) -> Roll | None:
     """``NdM`` or ``NdM±K`` without d20 (which costs 0.2 s to import): the same draws from the
     RNG and the same text as d20 gives, so either path rolls alike. None for anything else."""
     m = _SIMPLE.fullmatch(expr)
@@ -95,6 +258,8 @@ def roll_simple(expr: str, rng: random.Random) -> Roll | None:
         return None
     count, sides = int(m.group(1) or 1), int(m.group(2))
     dice = [rng.randrange(sides) + 1 for _ in range(count)]
+    if take is not None:
+        dice = [take(sides, d) for d in dice]
     total = sum(dice)
     detail = f"{count}d{sides} ({', '.join(map(str, dice))})"
     if m.group(3):
@@ -104,21 +269,23 @@ def roll_simple(expr: str, rng: random.Random) -> Roll | None:
     return Roll(expr, total, f"{detail} = {total}")
 
 
-def roll_d20(expr: str, rng: random.Random) -> Roll:
+def roll_d20(expr: str, rng: random.Random, take: Take | None = None) -> Roll:
     """Any notation d20 knows (keep highest/lowest, several terms...)."""
     roller = _d20()
     import d20
 
-    _source.rng = rng
+    _source.rng, _source.take = rng, take
     try:
         result = roller.roll(expr, stringifier=d20.SimpleStringifier())
         total, detail = int(result.total), str(result).replace("`", "")  # (evaluated lazily)
     except d20.TooManyRolls:
         raise DiceError(f"too many dice in '{expr}': at most {MAX_DICE} at once") from None
+    except (DiceError, NeedRoll):  # a typed face that does not fit, or one to ask for
+        raise
     except Exception as err:  # d20's parser and evaluator (a division by zero, a bad term...)
         raise DiceError(f"bad dice '{expr}': try a number or dice like 2d6+1, 3d10kh2") from err
     finally:
-        _source.rng = None
+        _source.rng, _source.take = None, None
     if abs(total) > MAX_TOTAL:
         raise DiceError(f"'{expr}' came to {total}: more than a roll can be ({MAX_TOTAL})")
     return Roll(expr, total, detail)
@@ -129,16 +296,44 @@ def rng_for(seed: int, position: int) -> random.Random:
     return random.Random(f"{seed}:{position}")
 
 
-class Dice:
-    """Rolls for one command: fresh from the seeded RNG, or replayed from records."""
+Ask = Callable[[str | None], bool]  # whether the GM types a roll, by its owner's side
 
-    def __init__(self, seed: int, position: int, replay: Sequence[Roll] = ()) -> None:
+
+class Dice:
+    """Rolls for one command: fresh from the seeded RNG, or replayed from records, or typed.
+
+    ``typed``: the faces of the line's dice= (None for "?"), used die by die in rolling order.
+    ``ask``: prompt mode: for a roll it says the GM types, a missing face raises ``NeedRoll``;
+    the other rolls take (or stand for) their places in the list with the tracker's dice."""
+
+    def __init__(
+        self,
+        seed: int,
+        position: int,
+        replay: Sequence[Roll] = (),
+        typed: Sequence[Face] = (),
+        ask: Ask | None = None,
+    ) -> None:
         self.seed = seed
         self.position = position
         self._replay = list(replay)
         self.rolled: list[Roll] = []
+        self.typed = list(typed)
+        self.ask = ask
+        self.used = 0  # places of ``typed`` the rolls so far took (past its end: dice rolled)
+        self.untyped: list[str] = []  # rolls with dice past the typed faces (not in prompt mode)
 
-    def roll(self, expr: str) -> Roll:
+    def roll(
+        self,
+        expr: str,
+        what: str = "",
+        *,
+        side: str | None = None,
+        who: str = "",
+        faces: bool = False,
+    ) -> Roll:
+        """Roll ``expr`` for ``what`` (shown when the GM is asked to type it), a roll of a
+        combatant of ``side`` named ``who``; ``faces``: each die counts, not only the sum."""
         expr = expr.strip().lower().replace(" ", "")
         if not expr:
             raise DiceError("empty dice expression; type a number or dice like 2d6+1")
@@ -147,14 +342,72 @@ class Dice:
             if recorded.expr == expr:
                 self.rolled.append(recorded)
                 self.position += 1
+                self.used += recorded.given
                 return recorded
             self._replay.clear()  # the history no longer lines up; roll fresh from here on
         _check_limits(expr)
         rng = rng_for(self.seed, self.position)
-        roll = roll_simple(expr, rng) or roll_d20(expr, rng)
+        left = len(self.typed) - self.used
+        if self.ask is not None and self.ask(side):
+            sides = self._sides(expr)
+            if left < len(sides):
+                have = max(left, 0)
+                simple = _SIMPLE.fullmatch(expr) is not None
+                raise NeedRoll(
+                    what or "Roll",
+                    expr,
+                    self.used + have,
+                    tuple(sides[have:]),
+                    sums=simple and not faces and not have,
+                    who=who,
+                    more=have > 0,
+                )
+        start, marked = self.used, [0, 0, 0]  # dice typed, dice in all, dice past the typed
+
+        def take(sides: int, drawn: int) -> int:
+            i = self.used
+            self.used += 1
+            marked[1] += 1
+            if i >= len(self.typed):
+                marked[2] += 1
+                return drawn
+            face = self.typed[i]
+            if face is None:
+                return drawn
+            if face > sides:
+                raise DiceError(f"dice= face {i + 1} is {face}: a d{sides} shows 1 to {sides}")
+            marked[0] += 1
+            return face
+
+        track = bool(self.typed) or self.ask is not None
+        roll = roll_simple(expr, rng, take if track else None) or roll_d20(
+            expr, rng, take if track else None
+        )
+        if marked[0]:
+            mark = TYPED if marked[0] == marked[1] else f" ({marked[0]} of {marked[1]} dice typed)"
+            roll = Roll(roll.expr, roll.total, roll.detail + mark)
+        if track:
+            roll = Roll(roll.expr, roll.total, roll.detail, self.used - start)
+        if marked[2] and self.typed and self.ask is None:
+            self.untyped.append(f"{what or 'Roll'} ({expr})")
         self.rolled.append(roll)
         self.position += 1
         return roll
+
+    def _sides(self, expr: str) -> list[int]:
+        """The dice ``expr`` rolls, one entry (its sides) per die, as the tracker would roll
+        them now (for exploding or rerolled dice, the count can change with the faces)."""
+        m = _SIMPLE.fullmatch(expr)
+        if m is not None and m.group(1) != "0":
+            return [int(m.group(2))] * int(m.group(1) or 1)
+        sizes: list[int] = []
+
+        def record(sides: int, drawn: int) -> int:
+            sizes.append(sides)
+            return drawn
+
+        roll_d20(expr, rng_for(self.seed, self.position), record)
+        return sizes
 
     def new_seed(self) -> int:
         """A seed for a new encounter, drawn (and recorded) like any roll."""
@@ -168,15 +421,24 @@ class Dice:
         self.position += 1
         return recorded.total
 
-    def value(self, text: str) -> tuple[int, Roll | None]:
+    def value(
+        self, text: str, what: str = "", *, side: str | None = None, who: str = ""
+    ) -> tuple[int, Roll | None]:
         """A typed number as is, or dice rolled: the value and the roll (None for a number)."""
         text = text.strip()
         if _INT.fullmatch(text):
             return int(text), None
         if not re.fullmatch(r"[0-9dDkhlHL+\-*/() ]+", text) or not re.search(r"\d", text):
             raise DiceError(f"expected a number or dice like 2d6+1, got '{text}'")
-        roll = self.roll(text)
+        roll = self.roll(text, what, side=side, who=who)
         return roll.total, roll
 
-    def d(self, count: int, sides: int) -> Roll:
-        return self.roll(f"{count}d{sides}")
+    def d(
+        self, count: int, sides: int, what: str = "", *, side: str | None = None, who: str = ""
+    ) -> Roll:
+        return self.roll(f"{count}d{sides}", what, side=side, who=who)
+
+    @property
+    def surplus(self) -> int:
+        """Typed faces no roll took."""
+        return max(0, len(self.typed) - self.used)

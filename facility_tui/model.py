@@ -27,6 +27,15 @@ class Phase(enum.StrEnum):
     ENDED = "ended"
 
 
+class TableDice(enum.StrEnum):
+    """Who rolls the rules' dice in the app (``tabledice``): the app, the GM for the PCs' rolls,
+    or the GM for every roll (typed in a prompt as each is needed)."""
+
+    APP = "app"
+    PCS = "pcs"
+    ALL = "all"
+
+
 class Kind(enum.StrEnum):
     """What a log line records; screens colour by it."""
 
@@ -76,6 +85,7 @@ class Encounter:
     combatants: tuple[Combatant, ...] = ()
     log: tuple[LogEntry, ...] = ()
     state: Any = field(factory=Sheet)  # encounter-wide data of the rule system
+    table_dice: TableDice = field(default=TableDice.APP, metadata={"omit_default": True})
 
     # -- lookups ------------------------------------------------------------------------------
 

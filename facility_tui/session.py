@@ -70,18 +70,19 @@ class Session:
 
     # -- changing -----------------------------------------------------------------------------
 
-    def execute(self, line: str) -> Outcome:
-        """Run one line: ``undo``, ``redo`` or a command. Raises ``CommandError`` on bad input."""
+    def execute(self, line: str, *, prompt: bool = False) -> Outcome:
+        """Run one line: ``undo``, ``redo`` or a command. Raises ``CommandError`` on bad input;
+        ``prompt`` (the app): ``dice.NeedRoll`` for a roll the GM is to type (table dice)."""
         verb = parse(line).verb
         if verb in ("undo", "u"):
             return self.undo()
         if verb in ("redo",):
             return self.redo()
-        return self.apply(line)
+        return self.apply(line, prompt=prompt)
 
-    def apply(self, line: str) -> Outcome:
+    def apply(self, line: str, *, prompt: bool = False) -> Outcome:
         before = self.encounter
-        applied = apply(before, line)
+        applied = apply(before, line, prompt=prompt)
         self._push(Step(applied.line, applied.rolls), before)
         self._redo.clear()
         return self._changed(before, applied.encounter, f"Done: {applied.line}")

@@ -45,7 +45,7 @@ from attrs import frozen
 
 from facility_tui import __version__
 from facility_tui.codec import DecodeError, decode, decode_attrs, encode
-from facility_tui.model import Combatant, Encounter, Kind, LogEntry, Phase, System
+from facility_tui.model import Combatant, Encounter, Kind, LogEntry, Phase, System, TableDice
 from facility_tui.session import Session, Step
 from facility_tui.systems import rules_for
 
@@ -124,6 +124,7 @@ MAX_ROLLS = 10**12  # dice rolls of one encounter
 _REQUIRED = ("name", "system", "seed", "rolls", "phase", "round", "turn", "order", "state")
 _PHASES = {p.value for p in Phase}
 _SYSTEMS = {s.value for s in System}
+_TABLE_DICE = {t.value for t in TableDice}
 
 
 def _whole(value: Any) -> bool:
@@ -156,6 +157,11 @@ def _check_encounter(data: Any, where: str) -> None:
     if not isinstance(order, list) or not all(isinstance(s, str) and s for s in order):
         raise _Invalid(f"{where}.order must be a list of combatant ids or sides")
     _check_count(data["turn"], f"{where}.turn", max(len(order) - 1, 0), "the order's last")
+    if "table_dice" in data and data["table_dice"] not in _TABLE_DICE:
+        known = ", ".join(t.value for t in TableDice)
+        raise _Invalid(
+            f"{where}.table_dice must be one of {known}, got {_shown(data['table_dice'])}"
+        )
     if not isinstance(data["state"], dict):
         raise _Invalid(f"{where}.state must be a table, got {_shown(data['state'])}")
     combatants = data["combatants"]

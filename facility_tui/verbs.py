@@ -7,16 +7,19 @@ from attrs import evolve
 from facility_tui import rounds
 from facility_tui.commands import MAX_VALUE, Call, CommandError, command, side_of, unique_id
 from facility_tui.dice import DiceError
-from facility_tui.model import Combatant, Encounter, Kind, Phase, System
+from facility_tui.model import Combatant, Encounter, Kind, Phase, System, TableDice
 from facility_tui.systems import rules_for
 from facility_tui.text import MAX_TITLE
 
 
-def initiative_value(call: Call, text: str, what: str) -> int:
+def initiative_value(
+    call: Call, text: str, what: str, side: str | None = None, who: str = ""
+) -> int:
     """A3/C3/C4: an initiative typed as a number or dice. A typed value below 0 is refused, like
-    every typed value; a rolled total below 0 counts as 0 (A3: never below 0), logged."""
+    every typed value; a rolled total below 0 counts as 0 (A3: never below 0), logged. Dice are
+    a roll of a combatant of ``side`` (the GM types it when table dice say so)."""
     try:
-        value, roll = call.dice.value(text)
+        value, roll = call.dice.value(text, what, side=side, who=who)
     except DiceError as err:
         raise CommandError(f"{what}: {err}") from None
     rolled = roll is not None and "d" in roll.expr
@@ -77,7 +80,11 @@ def add(call: Call) -> Encounter:
     names = [name] if count == 1 else [f"{name} {i}" for i in range(1, count + 1)]
     for each in names:
         sheet = rules.new_sheet(call)  # each its own: rolled stats are rolled for each
-        init = 0 if init_text is None else initiative_value(call, init_text, f"{each} initiative")
+        init = (
+            0
+            if init_text is None
+            else initiative_value(call, init_text, f"{each} initiative", side, each)
+        )
         c = Combatant(
             id=unique_id(call.enc, each), name=each, side=side, initiative=init, sheet=sheet
         )
@@ -111,10 +118,24 @@ def remove(call: Call) -> Encounter:
     return enc
 
 
-@command("init", "init WHO DICE", "Set a combatant's initiative by hand (a number or dice)")
+@command(
+    "init",
+    "init WHO DICE|face=N",
+    "Set a combatant's initiative by hand (a number or dice); face=N: the initiative dice as "
+    "rolled at the table, the tracker adds the rest (2297: AG + CU)",
+    rolls=("DICE, when dice are typed for the initiative",),
+)
 def set_initiative(call: Call) -> Encounter:
     c = call.combatant(call.arg(0, "who"))
-    value = initiative_value(call, call.arg(1, "a number or dice"), f"{c.name} initiative")
+    face = call.option("face")
+    if face is not None:
+        if len(call.args) > 1:
+            raise call.usage_error("give the initiative or face=, not both")
+        value = rules_for(call.enc.system).initiative_from_face(call, c, face)
+    else:
+        value = initiative_value(
+            call, call.arg(1, "a number or dice"), f"{c.name} initiative", c.side, c.name
+        )
     call.expect_args(2)
     call.enc = call.enc.update(c.id, initiative=value)
     call.enc = rules_for(call.enc.system).initiative_set(call.enc, c.id)
@@ -158,7 +179,11 @@ def log_line(call: Call) -> Encounter:
 
 
 @command(
-    "roll", "roll DICE [for=WHAT]", "Roll dice into the log (e.g. roll 2d10+4)", aliases=("r",)
+    "roll",
+    "roll DICE [for=WHAT]",
+    "Roll dice into the log (e.g. roll 2d10+4)",
+    aliases=("r",),
+    rolls=("DICE",),
 )
 def roll(call: Call) -> Encounter:
     what = call.option("for", "Roll") or "Roll"
@@ -227,3 +252,46 @@ def resume(call: Call) -> Encounter:
     if call.enc.round == 0:
         return evolve(call.enc, phase=Phase.SETUP).logged("Back to setup", Kind.TURN)
     return evolve(call.enc, phase=Phase.ACTIVE).logged("Combat resumed", Kind.TURN)
+
+
+TABLE_DICE_WORDS = {
+    TableDice.APP: "the tracker rolls every roll",
+    TableDice.PCS: "the GM types the PCs' rolls (a prompt asks for each), the tracker the rest",
+    TableDice.ALL: "the GM types every roll (a prompt asks for each)",
+}
+
+
+@command(
+    "tabledice",
+    "tabledice app|pcs|all",
+    "Who rolls the rules' dice in the app: the tracker (app), the GM types the PCs' rolls "
+    "(pcs) or every roll (all) in a prompt; any line takes dice=F,F,... anyway",
+    aliases=("td",),
+    group="session",
+)
+def tabledice(call: Call) -> Encounter:
+    word = call.arg(0, "app, pcs or all").lower()
+    call.expect_args(1)
+    aliases = {"pc": "pcs", "gm": "all", "none": "app", "off": "app", "tracker": "app"}
+    try:
+        mode = TableDice(aliases.get(word, word))
+    except ValueError:
+        raise CommandError(f"tabledice takes app, pcs or all, got '{word}'") from None
+    if mode is call.enc.table_dice:
+        raise CommandError(f"table dice are already {mode.value}: {TABLE_DICE_WORDS[mode]}")
+    call.enc = evolve(call.enc, table_dice=mode)
+    call.log(f"Table dice: {mode.value} — {TABLE_DICE_WORDS[mode]}", Kind.OVERRIDE)
+    return call.enc
+
+
+@command(
+    "set",
+    "set WHO FIELD VALUE [effect=N|NAME] [effects=no] [weapon=W]",
+    "C4: override a value by hand, logged as such. 2297: init, damage, stun, fatigue, injury "
+    "(with what the level brings; effects=no skips it), rounds or amount of a timed effect "
+    "(effect= picks one), ammo, major/move/minor, reaction, dead, armor, weapon, ...; "
+    "Facility: any value of sheet (phy, phy_wounds, phy_cap, track, track_wounds, empty, ...)",
+    rolls=("VALUE, when dice are typed for it",),
+)
+def set_value(call: Call) -> Encounter:
+    return rules_for(call.enc.system).set_value(call)

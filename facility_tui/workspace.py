@@ -340,9 +340,10 @@ class Workspace:
     def encounter(self) -> Encounter:
         return self.session.encounter
 
-    def execute(self, line: str) -> Outcome:
+    def execute(self, line: str, *, prompt: bool = False) -> Outcome:
         """Run a command line; raises ``CommandError`` (state unchanged) on bad input, or when
-        the save is another writer's (read-only)."""
+        the save is another writer's (read-only); ``prompt``: ``dice.NeedRoll`` when the GM is
+        to type a roll (table dice), state unchanged."""
         line = line.strip()
         if not line:
             raise CommandError("type a command, or press escape; ? lists them")
@@ -352,7 +353,7 @@ class Workspace:
             self._hold(self.path)
         except store.SaveHeld as err:
             raise CommandError(f"{err}; nothing was changed") from None
-        return self.session.execute(line)
+        return self.session.execute(line, prompt=prompt)
 
     def saves(self) -> list[Path]:
         return store.list_saves(self.folder)

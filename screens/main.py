@@ -21,6 +21,7 @@ from textual.widget import Widget
 
 from facility_tui import store
 from facility_tui.commands import CommandError, listed, quote
+from facility_tui.dice import NeedRoll
 from facility_tui.errors import internal_error
 from facility_tui.model import (
     ENEMIES,
@@ -430,7 +431,12 @@ class MainScreen(Screen[None]):
         if not self.alive:
             return False
         try:
-            outcome = self.ws.execute(line)
+            outcome = self.ws.execute(line, prompt=True)
+        except NeedRoll as need:  # table dice: the GM types this roll, then the line runs again
+            from .roll_prompt import ask_roll
+
+            ask_roll(self, line, need, self.ws.encounter.system)
+            return True
         except CommandError as err:
             self._clear_toasts()  # only the newest refusal matters
             self.notify(str(err), severity="error", timeout=6)

@@ -678,7 +678,7 @@ def test_C4_overrides_are_logged_as_such(session: Session) -> None:
         session,
         "start",
         "set a fatigue 7",
-        "set a injury serious",
+        "set a injury serious effects=no",
         "set a major 2",
         "set b init 30",
         "set b reaction no",

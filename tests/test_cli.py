@@ -133,6 +133,16 @@ def test_commands_lists_the_grammar(capsys: pytest.CaptureFixture[str]) -> None:
         assert verb in out
 
 
+def test_docs_dice_md_is_current(capsys: pytest.CaptureFixture[str]) -> None:
+    """docs/dice.md is generated; regenerate with `facility-tui commands --dice`."""
+    assert main(["commands", "--dice"]) == 0
+    generated = capsys.readouterr().out
+    doc = Path(__file__).resolve().parent.parent / "docs" / "dice.md"
+    assert doc.read_text(encoding="utf-8") == generated
+    for verb in ("hit", "next", "attack", "strike", "tech", "crit"):
+        assert f"| `{verb}` |" in generated
+
+
 def test_docs_commands_md_is_current(capsys: pytest.CaptureFixture[str]) -> None:
     """docs/commands.md is generated; regenerate with `facility-tui commands --markdown`."""
     assert main(["commands", "--markdown"]) == 0

@@ -158,7 +158,7 @@ async def test_a_bug_in_a_command_keeps_the_fight(tmp_path: Path, monkeypatch) -
         await pilot.pause()
         before = app.workspace.encounter
 
-        def broken(line: str) -> None:
+        def broken(line: str, **_: object) -> None:
             raise ZeroDivisionError("a bug")
 
         monkeypatch.setattr(app.workspace.session, "apply", broken)

@@ -70,9 +70,27 @@ class RuleSystem:
         """Forget a removed combatant in system state."""
         return enc
 
+    def set_value(self, call: Call) -> Encounter:
+        """C4: ``set WHO FIELD VALUE``: a value of the rules set by hand (logged as such)."""
+        from facility_tui.commands import CommandError
+
+        raise CommandError(f"{self.title} has no values to set")
+
+    def initiative_from_face(self, call: Call, c: Combatant, face: str) -> int:
+        """``init WHO face=N``: the initiative from the dice as rolled at the table."""
+        from facility_tui.commands import CommandError
+
+        raise CommandError(f"{self.title} initiative has no dice to add to: init WHO N sets it")
+
     def initiative_set(self, enc: Encounter, cid: str) -> Encounter:
         """The GM typed a combatant's initiative (C4): it wins over anything pending."""
         return enc
+
+    #: The rolls this system's rules add to the common commands (start, next...), in order.
+    common_rolls: dict[str, tuple[str, ...]] = {}
+
+    #: Commands whose ``dice=`` is an option of the rules (typed faces go in ``faces=`` there).
+    own_dice_option: tuple[str, ...] = ()
 
     #: Headers of the extra initiative-table columns; ``summary`` returns a value for each.
     columns: tuple[str, ...] = ()

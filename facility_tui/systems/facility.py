@@ -231,6 +231,13 @@ class FacilityRules(RuleSystem):
     title = "Facility"
     sheet_type = FacilitySheet
     state_type = FacilityState
+    common_rolls = {
+        "add": ("roll=yes: 3d6 for each stat, Physique, Science, Insight, Admin, Normal",),
+        "start": (
+            "F7: the d20 of each helper (help=, in order)",
+            "the initiative d20 (Insight) of the PC who rolls, unless d20= gives it",
+        ),
+    }
     columns = ("Status", "Marks", "Wounds")
     show_initiative = False  # Facility turns go by side, not by number (F7)
 
@@ -238,6 +245,12 @@ class FacilityRules(RuleSystem):
         from facility_tui.systems.facility_commands import sheet_from_options
 
         return sheet_from_options(call)
+
+    def set_value(self, call: Call) -> Encounter:
+        """C4: ``set WHO FIELD VALUE`` is ``sheet WHO FIELD=VALUE``."""
+        from facility_tui.systems.facility_commands import set_field
+
+        return set_field(call)
 
     def begin_combat(self, call: Call) -> Encounter:
         """F7: the PC with the highest unimpaired Insight rolls Insight (others may Help).

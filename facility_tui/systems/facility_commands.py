@@ -12,7 +12,7 @@ import re
 
 from attrs import evolve
 
-from facility_tui.commands import Call, CommandError, command
+from facility_tui.commands import Call, CommandError, command, declare_rolls
 from facility_tui.dice import Roll
 from facility_tui.model import PCS, Combatant, Encounter, Kind, Phase, System
 from facility_tui.systems.facility import (
@@ -242,10 +242,10 @@ def _announce_condition(
             call.log(f"None of the {who} can fight on: 'end' to finish the combat", Kind.EFFECT)
 
 
-def _d20(call: Call, what: str, text: str | None) -> int:
-    """A d20: rolled, or typed by the GM with ``d20=N`` (logged either way)."""
+def _d20(call: Call, what: str, text: str | None, by: Combatant | None = None) -> int:
+    """A d20 of ``by``: rolled, or typed by the GM with ``d20=N`` (logged either way)."""
     if text is None:
-        return call.roll("1d20", what).total
+        return call.roll("1d20", what, by).total
     value = call.number(text, what, minimum=1)
     if value > 20:
         raise CommandError(f"d20= is the die's face, 1 to 20; got {value}")
@@ -285,7 +285,7 @@ def _help_rolls(call: Call, helpers: list[tuple[Combatant, str]], tn: int) -> in
     plus = 0
     for c, key in helpers:
         bonus = stat_of(sheet_of(c), key).bonus
-        face = call.roll("1d20", f"{c.name} helps ({STAT_NAMES[key]})").total
+        face = call.roll("1d20", f"{c.name} helps ({STAT_NAMES[key]})", c).total
         ok = face + bonus >= tn
         plus += ok
         call.log(
@@ -321,7 +321,7 @@ def roll_check(
     _check_exp(c, key, exp)
     plus = _help_rolls(call, helpers, tn)
     s = stat_of(sheet_of(c), key)
-    face = _d20(call, f"{c.name} {STAT_NAMES[key]} ({what})", d20_text)
+    face = _d20(call, f"{c.name} {STAT_NAMES[key]} ({what})", d20_text, c)
     if faces_out is not None:
         faces_out.append(face)
     parts = [f"{face}", f"{signed(s.bonus)} {STAT_NAMES[key]}"]
@@ -558,7 +558,7 @@ def vanguard(call: Call) -> Encounter:
 def _save_roll(call: Call, c: Combatant, hazard: str, tag: str, tn: int, text: str | None) -> bool:
     s = sheet_of(c)
     value = save_value(s, hazard, tag)
-    face = _d20(call, f"{c.name} {hazard} save", text)
+    face = _d20(call, f"{c.name} {hazard} save", text, c)
     total = face + value
     ok = total >= tn
     vs = f" vs {TAGS[tag]}" if tag else ""
@@ -844,7 +844,7 @@ def _damage(call: Call, c: Combatant, p: Pending, what: str) -> int:
     if not w.count:
         call.log(f"{w.name} deals {w.flat} ({what})")
         return w.flat
-    roll = call.roll(w.damage, f"{c.name} {w.name} damage")
+    roll = call.roll(w.damage, f"{c.name} {w.name} damage", c, faces=w.gun)
     _out_of_ammo(call, c, p.weapon, faces(roll))
     return roll.total
 
@@ -939,7 +939,7 @@ def crit(call: Call) -> Encounter:
         amount = w.max_damage
         call.log(f"Critical: maximum damage {amount} and a called shot or maneuver")
     else:
-        roll = call.roll(w.crit_dice, f"{c.name} {w.name} crit dice")
+        roll = call.roll(w.crit_dice, f"{c.name} {w.name} crit dice", c, faces=w.gun)
         _out_of_ammo(call, c, p.weapon, faces(roll))
         amount = w.max_damage + roll.total
         call.log(f"Critical: maximum damage {w.max_damage} + {roll.total} = {amount}")
@@ -1267,8 +1267,9 @@ _SHEET_INTS = ("track", "track_wounds", "parts", "clearance", "pockets", "slots"
 
 @command(
     "sheet",
-    "sheet WHO [phy=+1] [phy_wounds=N] [phy_scars=N] [saves=W,T,E,C,A] [exp=phy] [track=N] "
-    "[track_wounds=N] [job=tech] [weapon=W,W] [parts=N] [clearance=N] [armor=yes] [items=A,B]",
+    "sheet WHO [phy=+1] [phy_wounds=N] [phy_scars=N] [phy_cap=N] [saves=W,T,E,C,A] [exp=phy] "
+    "[track=N] [track_wounds=N] [job=tech] [weapon=W,W] [empty=W,W|none] [parts=N] "
+    "[clearance=N] [armor=yes] [items=A,B]",
     "C4 set any sheet value by hand (logged as an override)",
     systems=FACILITY,
     group="facility",
@@ -1290,6 +1291,17 @@ def sheet(call: Call) -> Encounter:
                 n = call.number(text, f"{STAT_NAMES[key]} {part}", minimum=0)
                 new = with_stat(new, key, changed(stat_of(new, key), {part: n}))
                 done.append(f"{key}_{part}={n}")
+        text = call.option(f"{key}_cap")
+        if text is not None:  # F4: capacity = 3 + bonus − scars: set through the scars
+            st = stat_of(new, key)
+            n = call.number(text, f"{STAT_NAMES[key]} capacity", minimum=0)
+            if n > 3 + st.bonus:
+                raise CommandError(
+                    f"{STAT_NAMES[key]} capacity is at most 3 + bonus ({3 + st.bonus}) with no "
+                    "scars (F4)"
+                )
+            new = with_stat(new, key, evolve(st, scars=3 + st.bonus - n))
+            done.append(f"{key}_cap={n} (scars {3 + st.bonus - n})")
     for key in _SHEET_INTS:
         text = call.option(key)
         if text is not None:
@@ -1329,6 +1341,14 @@ def sheet(call: Call) -> Encounter:
     if text is not None:
         new = evolve(new, items=tuple(t.strip() for t in text.split(",") if t.strip()))
         done.append("items")
+    text = call.option("empty")
+    if text is not None:  # F8: the guns out of ammo
+        keys = [] if text.strip().lower() in _NO else list(_weapons(text))
+        guns = [k for k in keys if not weapon(k).gun]
+        if guns:
+            raise CommandError(f"{weapon(guns[0]).name} is not a gun: only guns run out of ammo")
+        new = evolve(new, empty=tuple(dict.fromkeys(keys)))
+        done.append(f"empty={','.join(new.empty) or 'none'}")
     if not done:
         raise CommandError("name what to set, e.g. sheet WHO phy=+1 phy_wounds=2 saves=0,0,2,2,0")
     call.log(f"{c.name}'s sheet set by the GM: {' '.join(done)}", Kind.OVERRIDE)
@@ -1368,7 +1388,7 @@ def tech(call: Call) -> Encounter:
     kind = call.option("as") or ""
     to = call.option("to")
     tn = _tn(call)
-    roll = call.roll(f"{x}d6", f"{c.name} {technique}")
+    roll = call.roll(f"{x}d6", f"{c.name} {technique}", c, faces=True)
     total = roll.total
     spent = parts_spent(technique, faces(roll), s.clearance)
     s = evolve(s, parts=s.parts - spent)
@@ -1427,3 +1447,47 @@ def catalog_lines() -> list[str]:
 
 
 __all__ = ["SAVES", "catalog_lines", "sheet_from_options"]
+
+
+def set_field(call: Call) -> Encounter:
+    """C4 (Facility): ``set WHO FIELD VALUE``, the same as ``sheet WHO FIELD=VALUE``."""
+    call.arg(0, "whose value")
+    field = call.arg(1, "a value of the sheet (phy_wounds, phy_cap, track_wounds, empty, ...)")
+    value = call.rest(2, "a value")
+    field = field.lower().replace("-", "_")
+    if field in call.options:
+        raise CommandError(f"{field} is given twice")
+    call.options[field] = value
+    call.args = call.args[:1]
+    return sheet(call)
+
+
+_HELP = "the d20 of each helper (help=, in order)"
+_D20 = "the d20 (unless d20= gives it)"
+_DAMAGE = "the weapon's damage dice unless dmg= (a gun: each die counts, a 1 empties it)"
+declare_rolls(
+    {
+        "try": (_HELP, _D20),
+        "salvage": (
+            _HELP,
+            _D20,
+            f"a salvaged attack miss (a Partial): {_DAMAGE}",
+        ),
+        "save": (_D20,),
+        "harm": ("the save's d20, unless save= or d20= settles it",),
+        "strike": (_HELP, "the attack's d20 (unless d20= gives it; a gun: a 1 empties it)"),
+        "deal": (_DAMAGE,),
+        "crit": (
+            "the Critical's d20 (unless d20= gives it; a gun: a 1 empties it)",
+            "success: the crit dice (1d6 or the weapon's; a gun: each die counts) unless "
+            "called=yes or dmg=",
+            f"failure (a Partial): {_DAMAGE}",
+        ),
+        "break": (_HELP, _D20),
+        "tend": (_HELP, _D20),
+        "tech": (
+            "the technique's Xd6 (each die counts: a 4+ spends a slot)",
+            "Blast: each target's Explosions save d20, in the order named",
+        ),
+    }
+)

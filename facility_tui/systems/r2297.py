@@ -57,7 +57,7 @@ def initiative_expr(s: Sheet2297) -> str:
 def roll_initiative(ctx: Ctx, cid: str) -> int:
     """A3: roll Xd6 + AG + CU, never below 0."""
     s = ctx.sheet(cid)
-    return max(0, ctx.roll(initiative_expr(s), f"{ctx.name(cid)} initiative").total)
+    return max(0, ctx.roll(initiative_expr(s), f"{ctx.name(cid)} initiative", cid).total)
 
 
 def parse_awareness(text: str) -> Awareness:
@@ -75,6 +75,25 @@ class Rules2297(RuleSystem):
     system = System.R2297
     title = "2297"
     sheet_type = Sheet2297
+    own_dice_option = ("add",)  # A1: add NAME dice=2 is the initiative dice count
+    _ROUND = (
+        "at a new round: initiative Xd6+AG+CU of each combatant not rolled yet (list order)",
+        "Edge boost 2d6 of each who spent Edge",
+        "tie roll-off 1d10 of each combatant still tied (again while tied)",
+    )
+    _TURN = (
+        "at the start of a turn: bleeding 1d6 of a Critical injury",
+        "death countdown 1d6+1 if the bleeding brings damage to twice Health",
+    )
+    common_rolls = {
+        "add": ("faces= for init=DICE (each combatant in turn)",),
+        "start": (*_ROUND, *_TURN, "the same for each turn that passes by itself"),
+        "next": (*_TURN, "the same for each turn that passes by itself", *_ROUND),
+        "remove": ("when the removed combatant was acting: as next",),
+        "set": (
+            "set WHO injury LEVEL: what inflicting the level rolls (as hit), unless effects=no",
+        ),
+    }
 
     def new_sheet(self, call: Call) -> Any:
         """A1: ``add NAME ag= cu= hlt= sta= edge= dice= armor= weapon= aware= skill= dodge=
@@ -163,7 +182,7 @@ class Rules2297(RuleSystem):
                     Kind.EFFECT,
                 )
             elif s.boost_pending:
-                boost = ctx.roll("2d6", f"{c.name} Edge boost").total
+                boost = ctx.roll("2d6", f"{c.name} Edge boost", c.id).total
                 ctx.put(c.id, boost=boost, boost_round=enc.round, boost_pending=False)
         alive = [c for c in ctx.enc.combatants if not sheet_of(c).dead]
         eff = {c.id: self.round_initiative(ctx.enc, c) for c in alive}
@@ -207,7 +226,7 @@ class Rules2297(RuleSystem):
                     break
                 for m, v in zip(members, values, strict=True):
                     extra = (
-                        ctx.roll("1d10", f"{ctx.name(m)} tie roll-off").total if m in redo else 0
+                        ctx.roll("1d10", f"{ctx.name(m)} tie roll-off", m).total if m in redo else 0
                     )
                     ctx.put(m, tiebreak=v * 11 + extra)
 
@@ -256,6 +275,24 @@ class Rules2297(RuleSystem):
         ctx = Ctx(enc, dice)
         end_turn(ctx, slot)
         return ctx.enc
+
+    def set_value(self, call: Call) -> Encounter:
+        from facility_tui.systems.r2297_commands import set_value
+
+        return set_value(call)
+
+    def initiative_from_face(self, call: Call, c: Combatant, face: str) -> int:
+        """A3: ``init WHO face=N``: N is what the Xd6 showed; the tracker adds AG + CU (never
+        below 0)."""
+        s = sheet_of(c)
+        n = call.number(face, f"{c.name} initiative dice ({s.dice}d6)", minimum=s.dice)
+        if n > 6 * s.dice:
+            raise CommandError(
+                f"face={n}: {s.dice}d6 shows {s.dice} to {6 * s.dice} (the tracker adds AG + CU)"
+            )
+        value = max(0, n + s.ag + s.cu)
+        call.log(f"{c.name} initiative: {s.dice}d6 showed {n} {s.ag + s.cu:+d} (AG + CU) = {value}")
+        return value
 
     def initiative_set(self, enc: Encounter, cid: str) -> Encounter:
         """C4: a typed initiative wins over a pending roll (``rollinit`` or Refocus in combat)."""
@@ -387,9 +424,11 @@ class Rules2297(RuleSystem):
         conds = s.conditions()
         if conds:
             lines.append(Detail("Conditions", ", ".join(conds)))
-        for e in s.effects:
+        for n, e in enumerate(s.effects, 1):  # numbered: set WHO rounds N effect=n
             if e.kind is not EKind.COND:
-                lines.append(Detail("Effect", f"{describe(e)} — {e.label}"))
+                lines.append(Detail(f"Effect {n}", f"{describe(e)} — {e.label}"))
+            elif e.rounds:
+                lines.append(Detail(f"Effect {n}", describe(e)))
         for p in s.pending_patches:
             lines.append(
                 Detail(

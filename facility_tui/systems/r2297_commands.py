@@ -11,7 +11,8 @@ from functools import wraps
 
 from attrs import evolve
 
-from facility_tui.commands import Call, CommandError, command
+from facility_tui.commands import Call, CommandError, command, declare_rolls
+from facility_tui.dice import TYPED
 from facility_tui.model import Combatant, Encounter, Kind, Phase, System
 from facility_tui.systems.r2297_engine import (
     Ctx,
@@ -20,14 +21,19 @@ from facility_tui.systems.r2297_engine import (
     add_fatigue,
     apply_hit,
     counts_from,
+    describe,
+    drop_effect,
     dying,
     economy,
+    inflict,
     init_locked,
     limit_of,
     lower_injury,
+    relevel,
     remove_effects,
     replace_injury,
     sheet_of,
+    swap_effect,
     unconscious,
 )
 from facility_tui.systems.r2297_rules import (
@@ -55,7 +61,11 @@ KINDS = ("major", "move", "minor")
 
 
 def rule(
-    verb: str, usage: str, summary: str, aliases: tuple[str, ...] = ()
+    verb: str,
+    usage: str,
+    summary: str,
+    aliases: tuple[str, ...] = (),
+    rolls: tuple[str, ...] = (),
 ) -> Callable[[Runner], Runner]:
     """Declare a 2297 command; ``RuleError`` from the rules becomes a ``CommandError``."""
 
@@ -68,7 +78,13 @@ def rule(
                 raise CommandError(str(err)) from None
 
         return command(
-            verb, usage, summary, systems=(System.R2297,), aliases=aliases, group="2297"
+            verb,
+            usage,
+            summary,
+            systems=(System.R2297,),
+            aliases=aliases,
+            group="2297",
+            rolls=rolls,
         )(guarded)
 
     return wrap
@@ -397,21 +413,37 @@ def extended(call: Call) -> Encounter:
 
 @rule(
     "hit",
-    "hit WHO DAMAGE [physical|stun|energy] [type=...] [ap=PT|PT/DR]",
-    "A6–A8: apply a hit's raw damage (number or dice) through armor",
+    "hit WHO DAMAGE [physical|stun|energy] [through] [type=...] [ap=PT|PT/DR]",
+    "A6–A8: apply a hit's raw damage (number or dice) through armor; 'through': the damage has "
+    "been through armor already (A6 skipped)",
     aliases=("h",),
+    rolls=(
+        "DAMAGE, when dice are typed for it",
+        "Light: initiative reduction 1d6",
+        "Moderate: initiative reduction 2d6, Disadvantage rounds 1d6+1",
+        "Serious: initiative reduction 2d6, bleeding rounds 1d6+1",
+        "Lethal, or damage reaching twice Health: death countdown 1d6+1",
+    ),
 )
 def hit(call: Call) -> Encounter:
     call.need_phase(Phase.SETUP, Phase.ACTIVE)
     c = who(call)
     text = call.arg(1, "the raw damage (a number or dice like 3d6+2)")
-    kind_text = call.option("type") or (call.args[2] if len(call.args) > 2 else "physical")
-    call.expect_args(3)
+    words = [w.lower() for w in call.args[2:]]
+    through = "through" in words
+    kinds = [w for w in words if w != "through"]
+    if len(kinds) > 1 or words.count("through") > 1:
+        raise call.usage_error(f"unexpected '{' '.join(call.args[2:])}' after the damage")
+    kind_text = call.option("type") or (kinds[0] if kinds else "physical")
     kind = parse_type(kind_text)
+    if through and call.has("ap"):
+        raise CommandError(
+            "ap= pierces armor: damage already through armor has none left to pierce"
+        )
     ap_pt, ap_dr = parse_ap(call.option("ap", "0") or "0")
     raw = call.number(text, f"Damage to {c.name}", minimum=0)
     ctx = ctx_of(call)
-    apply_hit(ctx, c.id, raw, kind, ap_pt, ap_dr)
+    apply_hit(ctx, c.id, raw, kind, ap_pt, ap_dr, through=through)
     return ctx.enc
 
 
@@ -514,7 +546,7 @@ def aid(call: Call) -> Encounter:
     )
     src = injury.id
     if level is Level.LIGHT:
-        roll = ctx.roll("1d6", f"{c.name} first aid Health")
+        roll = ctx.roll("1d6", f"{c.name} first aid Health", c.id)
         heal(ctx, c.id, roll.total + min(3, mos // 5), "first aid")
     elif level is Level.MODERATE:
         heal(ctx, c.id, min(3, 1 + mos // 5), "first aid")
@@ -640,7 +672,7 @@ def stim(call: Call) -> Encounter:
     rating = call.number(call.arg(1, "the patch rating"), "stim rating", minimum=0)
     call.expect_args(2)
     ctx = ctx_of(call)
-    restored = ctx.roll(f"1d6+{rating}", f"{c.name} stim patch").total
+    restored = ctx.roll(f"1d6+{rating}", f"{c.name} stim patch", c.id).total
     s = ctx.sheet(c.id)
     if min(restored, s.fatigue) > 0:
         add_fatigue(ctx, c.id, -min(restored, s.fatigue), f"stim patch R{rating}")
@@ -652,7 +684,7 @@ def stim(call: Call) -> Encounter:
             "it is pending)",
             Kind.EFFECT,
         )
-    minutes = ctx.roll("1d6", f"{c.name} stim wears off (×10 minutes)").total * 10
+    minutes = ctx.roll("1d6", f"{c.name} stim wears off (×10 minutes)", c.id).total * 10
     fail = f"2d6+{2 * rating}" if rating else "2d6"
     patch = Patch(s.next_patch, rating, ctx.enc.round + minutes * 10, fail)
     legacy = s.stims
@@ -698,7 +730,7 @@ def grit(call: Call) -> Encounter:
     total = call.number(call.arg(1, "the Grit check total"), f"{c.name} Grit")
     call.expect_args(2)
     ctx = ctx_of(call)
-    amount = ctx.roll(patch.fatigue, f"{c.name} stim crash (patch {patch.id})").total
+    amount = ctx.roll(patch.fatigue, f"{c.name} stim crash (patch {patch.id})", c.id).total
     what = f"the Grit check of stim patch {patch.id} ({total} vs TN {patch.tn})"
     if total >= patch.tn:
         ctx.log(f"{c.name} passes {what}: half the crash", Kind.EFFECT)
@@ -951,12 +983,19 @@ def one_attack(
             how = f"ranged: max({mods}, Dodge {t.dodge})"
     # A5: roll the d10s one by one (recorded for replay) to see the two kept ones.
     count = 2 + abs(net)
-    dice = [call.dice.d(1, 10).total for _ in range(count)]
+    rolls = [
+        call.dice.d(1, 10, f"{c.name} attack d10 ({i} of {count})", side=c.side, who=c.name)
+        for i in range(1, count + 1)
+    ]
+    dice = [r.total for r in rolls]
     kept = sorted(dice, reverse=net >= 0)[:2]
     double = 5 if kept[0] == kept[1] else 0
     total = sum(kept) + skill + double
     mos = total - tn
-    shown = ", ".join(str(d) for d in dice)
+    typed = sum(r.detail.endswith(TYPED) for r in rolls)
+    shown = ", ".join(str(d) for d in dice) + (
+        "" if not typed else " typed" if typed == count else f"; {typed} of {count} typed"
+    )
     ctx.log(
         f"{c.name} attacks {target.name}: {attack_pool(net)} ({shown}) keep {kept[0]}+{kept[1]}"
         f"{' +5 double' if double else ''} + skill {skill} = {total} vs TN {tn} ({how}): "
@@ -970,7 +1009,7 @@ def one_attack(
     if damage is None:
         ctx.log(f"Damage dice: +{extra}d6 — hit {target.id} DAMAGE")
         return
-    raw = ctx.roll(add_dice(damage, extra), f"{c.name} damage").total
+    raw = ctx.roll(add_dice(damage, extra), f"{c.name} damage", c.id).total
     apply_hit(ctx, target.id, max(0, raw), kind, *ap)
 
 
@@ -1021,16 +1060,14 @@ _FIELDS = (
     "dead",
     "loses",
     "aware",
+    "rounds",
+    "amount",
+    "ammo",
 )
 
 
-@rule(
-    "set",
-    "set WHO FIELD VALUE",
-    "C4: override a value by hand (init, damage, fatigue, "
-    "injury, major/move/minor, reaction, dead, armor, ...)",
-)
 def set_value(call: Call) -> Encounter:
+    """C4 (2297): ``set WHO FIELD VALUE`` (declared in ``verbs``, for both rule systems)."""
     c = who(call)
     field = call.arg(1, f"a field ({', '.join(_FIELDS)})").lower()
     value = call.rest(2, "a value")
@@ -1066,7 +1103,24 @@ def set_value(call: Call) -> Encounter:
         shown = value
     elif field == "injury":
         level = parse_level(value)
-        shown = set_injury(ctx, c, level)
+        effects = call.option("effects")
+        apply_effects = True if effects is None else yes_no(effects, "effects")
+        shown = set_injury(ctx, c, level, apply_effects)
+    elif field in ("rounds", "amount"):
+        n = call.number(value, f"{c.name} {field}", minimum=0)
+        ctx = ctx_of(call)
+        shown = set_effect(ctx, c, field, n, call.option("effect"))
+    elif field == "ammo":
+        guns = [w for w in s.weapons if w.capacity]
+        ref = call.option("weapon")
+        gun = find_weapon(s.weapons, ref) if ref else (guns[0] if guns else None)
+        if gun is None or not gun.capacity:
+            raise CommandError(f"{c.name} has no weapon with ammo")
+        n = call.number(value, f"{c.name} {gun.name} ammo", minimum=0, maximum=gun.capacity)
+        ctx = ctx_of(call)
+        filled = evolve(gun, ammo=n)
+        ctx.put(c.id, weapons=tuple(filled if w is gun else w for w in s.weapons))
+        shown = f"{gun.name} {gun.ammo} → {n}/{gun.capacity}"
     elif field in KINDS:
         if call.enc.current != c.id:
             raise CommandError(f"actions left are set on {c.name}'s own turn")
@@ -1106,16 +1160,119 @@ def set_value(call: Call) -> Encounter:
     return ctx.enc
 
 
-def set_injury(ctx: Ctx, c: Combatant, level: Level) -> str:
-    """C4: the worst injury takes ``level`` (no effects); ``none`` heals every injury."""
+def set_injury(ctx: Ctx, c: Combatant, level: Level, apply_effects: bool = True) -> str:
+    """C4: the worst injury takes ``level``, with what the level brings (A7: fatigue,
+    initiative, Disadvantage, bleeding, countdown, with their rolls) unless ``apply_effects`` is
+    off (``effects=no``); ``none`` heals every injury (and, with effects, ends theirs)."""
     s = ctx.sheet(c.id)
     old = s.level
     if level is Level.NONE:
         ctx.put(c.id, injuries=tuple(evolve(i, level=Level.NONE) for i in s.injuries))
-    elif not s.injuries or not old.rank:
+        ids = {i.id for i in s.injuries}
+        if apply_effects and remove_effects(ctx, c.id, lambda e: e.source not in ids):
+            return f"{old.word} → none (the injuries' effects end)"
+        return f"{old.word} → none" + ("" if apply_effects else " (effects left as they are)")
+    how = "its effects applied" if apply_effects else "no effects applied"
+    if not s.injuries or not old.rank:
         injury = Injury(s.next_id, level, level, ctx.enc.round, 0, manual=True)
-        ctx.put(c.id, injuries=(*s.injuries, injury), next_id=s.next_id + 1)
+        ctx.put(c.id, next_id=s.next_id + 1)
+        if apply_effects:
+            injury = inflict(ctx, c.id, injury)
+        ctx.edit(c.id, lambda sh: evolve(sh, injuries=(*sh.injuries, injury)))
     else:
         worst = max(s.injuries, key=lambda i: (i.level.rank, i.id))
-        replace_injury(ctx, c.id, evolve(worst, level=level, manual=True))
-    return f"{old.word} → {level.word} (no effects applied)"
+        if apply_effects:
+            relevel(ctx, c.id, evolve(worst, manual=True), level, "replaced by the GM")
+        else:
+            replace_injury(ctx, c.id, evolve(worst, level=level, manual=True))
+    return f"{old.word} → {level.word} ({how})"
+
+
+_EFFECT_WORDS = {
+    "penalty": EKind.INIT,
+    "init": EKind.INIT,
+    "initiative": EKind.INIT,
+    "disadvantage": EKind.DISADV,
+    "disadv": EKind.DISADV,
+    "bleed": EKind.BLEED,
+    "bleeding": EKind.BLEED,
+    "death": EKind.DEATH,
+    "countdown": EKind.DEATH,
+    "dying": EKind.DEATH,
+}
+
+
+def set_effect(ctx: Ctx, c: Combatant, field: str, n: int, ref: str | None) -> str:
+    """C4: a timed effect's rounds left (0 ends it) or amount (an initiative reduction, a fixed
+    bleeding), picked by ``effect=N`` (its number in the detail pane) or a word (penalty,
+    disadvantage, bleeding, countdown, a condition's name); alone when only one fits."""
+    s = ctx.sheet(c.id)
+
+    def fits(e: Effect) -> bool:
+        if field == "rounds":
+            return e.rounds > 0
+        return e.kind is EKind.INIT or (e.kind is EKind.BLEED and not e.dice)
+
+    numbered = list(enumerate(s.effects, 1))
+    if ref is not None:
+        word = ref.strip().lower()
+        if word.isdecimal():
+            chosen = [(i, e) for i, e in numbered if i == int(word)]
+        else:
+            kind = _EFFECT_WORDS.get(word)
+            chosen = [
+                (i, e)
+                for i, e in numbered
+                if e.kind is kind or (e.kind is EKind.COND and e.label.lower() == word)
+            ]
+        if not chosen:
+            raise CommandError(f"{c.name} has no effect '{ref}' (see the detail pane's Effect N)")
+    else:
+        chosen = [(i, e) for i, e in numbered if fits(e)]
+    if not chosen:
+        what = "counting rounds" if field == "rounds" else "with an amount"
+        raise CommandError(f"{c.name} has no timed effect {what}")
+    if len(chosen) > 1:
+        names = "; ".join(f"effect={i}: {describe(e)}" for i, e in chosen)
+        raise CommandError(f"{c.name} has several ({names}); add which")
+    i, e = chosen[0]
+    if not fits(e):
+        if field == "rounds":
+            raise CommandError(f"{describe(e)} counts no rounds (it ends by its own rule)")
+        if e.kind is EKind.BLEED:
+            raise CommandError(
+                f"{describe(e)} rolls {e.dice} each turn: correct a tick with set {c.id} damage N"
+            )
+        raise CommandError(f"{describe(e)} has no amount")
+    if field == "rounds" and n == 0:
+        if e.kind is EKind.DEATH:
+            raise CommandError(
+                f"a death countdown ends by stabilizing (stabilize {c.id}) or by death "
+                f"(set {c.id} dead yes)"
+            )
+        drop_effect(ctx, c.id, e)
+        return f"effect {i} {describe(e)} → ends now"
+    new = evolve(e, rounds=n) if field == "rounds" else evolve(e, amount=n)
+    swap_effect(ctx, c.id, e, new)
+    return f"effect {i} {describe(e)} → {describe(new)}"
+
+
+_INFLICT = "then what the injury's level rolls (as hit)"
+declare_rolls(
+    {
+        "rollinit": ("initiative Xd6+AG+CU of each combatant (or of WHO), in list order",),
+        "refocus": ("initiative Xd6+AG+CU",),
+        "soak": ("what inflicting the lowered level rolls (as hit)",),
+        "aid": ("MEDIC, when dice are typed for it", "Light: first aid Health 1d6"),
+        "heal": ("AMOUNT, when dice are typed for it",),
+        "fatigue": ("AMOUNT, when dice are typed for it",),
+        "stim": ("stim patch 1d6+R (stamina restored)", "wears off in 1d6 × 10 minutes"),
+        "grit": ("TOTAL, when dice are typed for it", "stim crash 2d6+2R (halved on a success)"),
+        "attack": (
+            "for each target: the attack d10s one by one, 2 + |net Advantage| of them",
+            "on a hit with damage known: the damage dice (weapon or dmg=, + success, mode and "
+            "extra d6)",
+            _INFLICT,
+        ),
+    }
+)

@@ -36,9 +36,12 @@ class Ctx:
         self.enc = enc
         self.dice = dice
 
-    def roll(self, expr: str, what: str) -> Roll:
+    def roll(self, expr: str, what: str, by: str | None = None) -> Roll:
+        """Roll ``expr`` for ``what`` (logged), a roll of combatant ``by`` (the GM types it when
+        table dice say so)."""
+        c = self.enc.get(by) if by is not None and self.enc.has(by) else None
         try:
-            roll = self.dice.roll(expr)
+            roll = self.dice.roll(expr, what, side=c.side if c else None, who=c.name if c else "")
         except DiceError as err:
             raise RuleError(f"{what}: {err}") from None
         self.log(f"{what}: {roll.detail}", Kind.ROLL)
@@ -379,7 +382,7 @@ def start_dying(ctx: Ctx, cid: str, why: str, source: int = 0) -> None:
     """A7 Lethal, A8 twice Health: unconscious, prone, dies in 1d6+1 rounds unless stabilized."""
     add_condition(ctx, cid, "unconscious", source=source, quiet=True)
     add_condition(ctx, cid, "prone", source=source, quiet=True)
-    n = ctx.roll("1d6+1", f"{ctx.name(cid)} death countdown").total
+    n = ctx.roll("1d6+1", f"{ctx.name(cid)} death countdown", cid).total
     add_effect(ctx, cid, Effect(EKind.DEATH, why, rounds=n, source=source))
     ctx.log(
         f"{ctx.name(cid)} is dying ({why}): unconscious, prone, dies in {n} rounds unless "
@@ -416,7 +419,7 @@ def inflict(ctx: Ctx, cid: str, injury: Injury) -> Injury:
         return injury
     ctx.log(f"{name}: {level.word} injury", Kind.EFFECT)
     if level is Level.LIGHT:
-        amount = ctx.roll("1d6", f"{name} initiative reduction").total
+        amount = ctx.roll("1d6", f"{name} initiative reduction", cid).total
         add_effect(
             ctx, cid, Effect(EKind.INIT, "Light injury", amount, first=due, last=due, source=src)
         )
@@ -425,8 +428,8 @@ def inflict(ctx: Ctx, cid: str, injury: Injury) -> Injury:
             f"{name}: initiative −{amount} and Disadvantage on turn {due} (next turn)", Kind.EFFECT
         )
     elif level is Level.MODERATE:
-        amount = ctx.roll("2d6", f"{name} initiative reduction").total
-        n = ctx.roll("1d6+1", f"{name} Disadvantage rounds").total
+        amount = ctx.roll("2d6", f"{name} initiative reduction", cid).total
+        n = ctx.roll("1d6+1", f"{name} Disadvantage rounds", cid).total
         add_effect(
             ctx, cid, Effect(EKind.INIT, "Moderate injury", amount, first=due, last=due, source=src)
         )
@@ -446,8 +449,8 @@ def inflict(ctx: Ctx, cid: str, injury: Injury) -> Injury:
             Kind.EFFECT,
         )
     elif level is Level.SERIOUS:
-        amount = ctx.roll("2d6", f"{name} initiative reduction").total
-        n = ctx.roll("1d6+1", f"{name} bleeding rounds").total
+        amount = ctx.roll("2d6", f"{name} initiative reduction", cid).total
+        n = ctx.roll("1d6+1", f"{name} bleeding rounds", cid).total
         add_effect(
             ctx,
             cid,
@@ -510,15 +513,27 @@ def apply_hit(
     kind: DamageType = DamageType.PHYSICAL,
     ap_pt: int = 0,
     ap_dr: int = 0,
+    *,
+    through: bool = False,
 ) -> HitResult:
-    """A6 → A7 → A8: mitigate, find the level, apply the injury and the damage."""
+    """A6 → A7 → A8: mitigate, find the level, apply the injury and the damage. ``through``:
+    the damage has been through armor already (the GM's figure): A6 is skipped."""
     s = ctx.sheet(cid)
     name = ctx.name(cid)
     if s.dead:
         raise RuleError(f"{name} is dead; 'set {cid} dead no' first if that was a mistake")
-    m = mitigate(raw, s.armor, kind, ap_pt, ap_dr)
-    through = "stopped by armor" if m.stopped else f"{m.final} gets through"
-    ctx.log(f"Hit on {name}: {raw} {kind.value} vs PT {m.pt} DR {m.dr}% → {through}", Kind.EFFECT)
+    if through:
+        m = Mitigation(raw, 0, 0, raw)
+        ctx.log(
+            f"Hit on {name}: {raw} {kind.value}, already through armor (A6 skipped)", Kind.EFFECT
+        )
+    else:
+        m = mitigate(raw, s.armor, kind, ap_pt, ap_dr)
+        through_text = "stopped by armor" if m.stopped else f"{m.final} gets through"
+        ctx.log(
+            f"Hit on {name}: {raw} {kind.value} vs PT {m.pt} DR {m.dr}% → {through_text}",
+            Kind.EFFECT,
+        )
     level = injury_level(m.final, s.hlt)
     if kind is DamageType.STUN and level is not Level.NONE:
         lowered = level.lowered()
@@ -541,13 +556,19 @@ def apply_hit(
 
 def lower_injury(ctx: Ctx, cid: str, injury: Injury) -> Injury:
     """A7 Edge: one step lower; the old level's effects go, the new level's are applied."""
-    name = ctx.name(cid)
     new_level = injury.level.lowered()
     ctx.log(
-        f"{name}: {injury.level.word} injury lowered to "
+        f"{ctx.name(cid)}: {injury.level.word} injury lowered to "
         f"{new_level.word if new_level.rank else 'no injury'} with Edge",
         Kind.EFFECT,
     )
+    return relevel(ctx, cid, evolve(injury, soaked=True), new_level, "lowered")
+
+
+def relevel(ctx: Ctx, cid: str, injury: Injury, new_level: Level, why: str) -> Injury:
+    """An injury changes level (Edge, A7; the GM, C4): the old level's effects and fatigue go,
+    the new level's are applied (with their rolls)."""
+    name = ctx.name(cid)
     s = ctx.sheet(cid)
     back = injury.fatigue
     countdown = death_countdown(s)
@@ -568,11 +589,11 @@ def lower_injury(ctx: Ctx, cid: str, injury: Injury) -> Injury:
         )
     remove_effects(ctx, cid, lambda e: e.source != injury.id)
     if back:
-        add_fatigue(ctx, cid, -back, f"{injury.level.word} injury lowered")
-    lowered = evolve(injury, level=new_level, soaked=True, fatigue=0)
-    lowered = inflict(ctx, cid, lowered)
-    replace_injury(ctx, cid, lowered)
-    return lowered
+        add_fatigue(ctx, cid, -back, f"{injury.level.word} injury {why}")
+    changed = evolve(injury, level=new_level, fatigue=0)
+    changed = inflict(ctx, cid, changed)
+    replace_injury(ctx, cid, changed)
+    return changed
 
 
 # -- turns (C2, C6) -------------------------------------------------------------------------------
@@ -633,7 +654,7 @@ def tick(ctx: Ctx, cid: str) -> None:
         if ctx.sheet(cid).dead:
             return
         if e.kind is EKind.BLEED:
-            amount = ctx.roll(e.dice, f"{name} bleeding").total if e.dice else e.amount
+            amount = ctx.roll(e.dice, f"{name} bleeding", cid).total if e.dice else e.amount
             left = e.rounds - 1 if e.rounds else 0
             if e.rounds and left <= 0:
                 drop_effect(ctx, cid, e)

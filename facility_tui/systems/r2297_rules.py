@@ -11,9 +11,12 @@ import re
 
 from attrs import frozen
 
+from facility_tui.commands import CommandError
 
-class RuleError(ValueError):
-    """Input the rules cannot accept; the message is one line, fit for the GM."""
+
+class RuleError(CommandError):
+    """Input the rules cannot accept; the message is one line, fit for the GM (a refusal of any
+    command, also of one that reaches the rules through the round hooks: ``next``, ``start``)."""
 
 
 # -- A4 initiative bands ------------------------------------------------------------------------
