@@ -1,5 +1,11 @@
 from __future__ import annotations
 
+import json
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
 import pytest
 
 from facility_tui.session import Session
@@ -32,3 +38,55 @@ def fought(rounds: int = 2) -> Session:
         s.apply("roll 2d6")
         s.apply("next")
     return s
+
+
+def within(seconds: float, work: Callable[[], Any]) -> Any:
+    """``work()``, or a failure (rather than a frozen suite) if it has not ended in time."""
+    out: list[Any] = []
+    errors: list[BaseException] = []
+
+    def run_it() -> None:
+        try:
+            out.append(work())
+        except BaseException as err:
+            errors.append(err)
+
+    t = threading.Thread(target=run_it, daemon=True)
+    t.start()
+    t.join(seconds)
+    assert not t.is_alive(), f"still running after {seconds} s"
+    if errors:
+        raise errors[0]
+    return out[0]
+
+
+def show_json(path: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
+    """What ``facility-tui show PATH --json`` prints, read back."""
+    from facility_tui.cli import main
+
+    capsys.readouterr()
+    assert main(["show", str(path), "--json"]) == 0
+    data: dict[str, Any] = json.loads(capsys.readouterr().out)
+    return data
+
+
+def by_id(data: dict[str, Any], cid: str) -> dict[str, Any]:
+    return next(c for c in data["combatants"] if c["id"] == cid)
+
+
+S = TypeVar("S")
+
+
+def sheet_as(kind: type[S], session: Session, cid: str) -> S:
+    """A combatant's sheet, checked to be of the rule system's sheet class."""
+    sh = session.encounter.get(cid).sheet
+    assert isinstance(sh, kind)
+    return sh
+
+
+def derived(session: Session, cid: str) -> dict[str, object]:
+    """The rule-derived figures of a combatant (``show --json``'s ``derived``)."""
+    from facility_tui.systems import rules_for
+
+    enc = session.encounter
+    return rules_for(enc.system).summary(enc, enc.get(cid))

@@ -2,24 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from facility_tui.cli import main
-
-
-def show(path: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
-    capsys.readouterr()
-    assert main(["show", str(path), "--json"]) == 0
-    data: dict[str, Any] = json.loads(capsys.readouterr().out)
-    return data
-
-
-def by_id(data: dict[str, Any], cid: str) -> dict[str, Any]:
-    return next(c for c in data["combatants"] if c["id"] == cid)
+from tests.conftest import by_id, show_json
 
 
 def test_A6_A7_layered_armor_hit_shows_in_json(
@@ -39,7 +27,7 @@ def test_A6_A7_layered_armor_hit_shows_in_json(
         ]
     )
     assert code == 0
-    data = show(save, capsys)
+    data = show_json(save, capsys)
     blanc = by_id(data, "sgt-blanc")
     d = blanc["derived"]
     assert (d["pt"], d["dr"], d["damage"], d["injury"]) == (25, 50, 20, "serious")
@@ -63,7 +51,7 @@ def test_A4_bands_in_json(
 ) -> None:
     save = tmp_path / "b.toml"
     assert main(["apply", str(save), "-q", "new 2297 B seed=1", f"add A init={init}", "start"]) == 0
-    d = by_id(show(save, capsys), "a")["derived"]
+    d = by_id(show_json(save, capsys), "a")["derived"]
     assert d["band"] == band
     assert d["Band"] == f"{band} {init}"
 
@@ -85,9 +73,9 @@ def test_C2_reload_replays_the_same_dice_and_effects(
         "next",
     ]
     assert main(["apply", str(save), "-q", *lines]) == 0
-    first = show(save, capsys)
+    first = show_json(save, capsys)
     assert main(["apply", str(save), "-q", "undo", "undo", "redo", "redo"]) == 0
-    again = show(save, capsys)
+    again = show_json(save, capsys)
     assert again["combatants"] == first["combatants"]
     assert again["round"] == 2
 

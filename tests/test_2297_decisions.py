@@ -10,21 +10,13 @@ import pytest
 from facility_tui.commands import CommandError
 from facility_tui.model import Kind
 from facility_tui.session import Session
-from facility_tui.systems import rules_for
 from facility_tui.systems.r2297_rules import Level
 from facility_tui.systems.r2297_sheet import EKind, Sheet2297
-from tests.conftest import run
+from tests.conftest import derived, run, sheet_as
 
 
 def sheet(session: Session, cid: str) -> Sheet2297:
-    s = session.encounter.get(cid).sheet
-    assert isinstance(s, Sheet2297)
-    return s
-
-
-def derived(session: Session, cid: str) -> dict[str, object]:
-    enc = session.encounter
-    return rules_for(enc.system).summary(enc, enc.get(cid))
+    return sheet_as(Sheet2297, session, cid)
 
 
 def texts(session: Session) -> list[str]:

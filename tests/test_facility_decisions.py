@@ -4,9 +4,7 @@ named after its rule id, played through commands (typed d20s where an outcome ma
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 from attrs import evolve
@@ -25,6 +23,7 @@ from facility_tui.systems.facility_core import (
     impaired_count,
     save_value,
 )
+from tests.conftest import by_id, run, sheet_as, show_json
 
 load_all()
 
@@ -37,16 +36,8 @@ def session(*lines: str) -> Session:
     return s
 
 
-def run(s: Session, *lines: str) -> Session:
-    for line in lines:
-        s.execute(line)
-    return s
-
-
 def sheet(s: Session, ref: str) -> FacilitySheet:
-    sh = s.encounter.get(ref).sheet
-    assert isinstance(sh, FacilitySheet)
-    return sh
+    return sheet_as(FacilitySheet, s, ref)
 
 
 def texts(s: Session) -> list[str]:
@@ -178,24 +169,13 @@ def test_F10_wounds_beyond_a_simple_tracks_capacity_are_not_kept() -> None:
 # -- through the headless CLI ----------------------------------------------------------------------
 
 
-def show(path: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
-    capsys.readouterr()
-    assert main(["show", str(path), "--json"]) == 0
-    data: dict[str, Any] = json.loads(capsys.readouterr().out)
-    return data
-
-
-def by_id(data: dict[str, Any], cid: str) -> dict[str, Any]:
-    return next(c for c in data["combatants"] if c["id"] == cid)
-
-
 def test_F10_through_apply_and_show_json(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     save = tmp_path / "f.toml"
     lines = ["new facility Drill seed=5", "add Grunt track=4", "wound grunt 6"]
     assert main(["apply", str(save), "-q", *lines]) == 0
-    grunt = by_id(show(save, capsys), "grunt")
+    grunt = by_id(show_json(save, capsys), "grunt")
     assert grunt["sheet"]["track_wounds"] == 4
     assert grunt["derived"]["Wounds"] == "4/4"
 
@@ -216,7 +196,7 @@ def test_A5_A9_through_apply_and_show_json(
         "stim a 1",
     ]
     assert main(["apply", str(save), "--seed", "3", "-q", *lines]) == 0
-    data = show(save, capsys)
+    data = show_json(save, capsys)
     a = by_id(data, "a")
     assert a["sheet"]["weapons"][0]["ammo"] == 40 - 5 - 20
     log = [e["text"] for e in data["log"]]

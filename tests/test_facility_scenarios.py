@@ -19,6 +19,7 @@ from facility_tui.store import blank
 from facility_tui.systems import load_all, rules_for
 from facility_tui.systems.facility import FacilityState, Step, pending_of, state_of
 from facility_tui.systems.facility_core import Condition, FacilitySheet, condition, save_value
+from tests.conftest import run, sheet_as
 
 load_all()  # importing systems.facility directly registers only Facility
 
@@ -39,16 +40,8 @@ def fresh(*lines: str) -> Session:
     return s
 
 
-def run(s: Session, *lines: str) -> Session:
-    for line in lines:
-        s.execute(line)
-    return s
-
-
 def sheet(s: Session, ref: str) -> FacilitySheet:
-    sh = s.encounter.get(ref).sheet
-    assert isinstance(sh, FacilitySheet)
-    return sh
+    return sheet_as(FacilitySheet, s, ref)
 
 
 def log(s: Session) -> str:

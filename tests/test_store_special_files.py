@@ -3,35 +3,12 @@
 from __future__ import annotations
 
 import os
-import threading
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from facility_tui import cli, store
-from tests.conftest import fought
-
-
-def within(seconds: float, work: Callable[[], Any]) -> Any:
-    """``work()``, or a failure (rather than a frozen suite) if it has not ended in time."""
-    out: list[Any] = []
-    errors: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            out.append(work())
-        except BaseException as err:
-            errors.append(err)
-
-    t = threading.Thread(target=run, daemon=True)
-    t.start()
-    t.join(seconds)
-    assert not t.is_alive(), f"still running after {seconds} s"
-    if errors:
-        raise errors[0]
-    return out[0]
+from tests.conftest import fought, within
 
 
 def special(tmp_path: Path, kind: str) -> Path:

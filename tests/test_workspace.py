@@ -2,33 +2,15 @@
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 
 from facility_tui import store
 from facility_tui.model import System
 from facility_tui.text import MAX_TITLE
 from facility_tui.workspace import Workspace
+from tests.conftest import within
 
 LONG = "The Very Long Name Of A Boarding Action Aboard The Liner Jea"  # the longest allowed
-
-
-def within(seconds: float, work: callable) -> None:  # type: ignore[valid-type]
-    """Run ``work``; fail (instead of freezing the suite) if it does not end in time."""
-    errors: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            work()
-        except BaseException as err:
-            errors.append(err)
-
-    t = threading.Thread(target=run, daemon=True)
-    t.start()
-    t.join(seconds)
-    assert not t.is_alive(), f"still running after {seconds} s"
-    if errors:
-        raise errors[0]
 
 
 def test_a_long_name_used_three_times_gets_three_files(tmp_path: Path) -> None:
