@@ -27,7 +27,7 @@ DEMO_2297 = (
 
 def demo_lines(system: System) -> tuple[str, ...]:
     if system is System.FACILITY:
-        from facility_tui.systems.facility_demo import DEMO_FACILITY
+        from facility_tui.systems.facility.demo import DEMO_FACILITY
 
         return DEMO_FACILITY
     return DEMO_2297

@@ -9,8 +9,8 @@ from facility_tui.commands import CommandError
 from facility_tui.model import Encounter, Kind
 from facility_tui.session import Session
 from facility_tui.systems import rules_for
-from facility_tui.systems.r2297_rules import Level
-from facility_tui.systems.r2297_sheet import EKind, Sheet2297
+from facility_tui.systems.r2297.rules import Level
+from facility_tui.systems.r2297.sheet import EKind, Sheet2297
 from tests.conftest import derived, run, sheet_as
 
 

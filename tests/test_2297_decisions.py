@@ -10,8 +10,8 @@ import pytest
 from facility_tui.commands import CommandError
 from facility_tui.model import Kind
 from facility_tui.session import Session
-from facility_tui.systems.r2297_rules import Level
-from facility_tui.systems.r2297_sheet import EKind, Sheet2297
+from facility_tui.systems.r2297.rules import Level
+from facility_tui.systems.r2297.sheet import EKind, Sheet2297
 from tests.conftest import derived, run, sheet_as
 
 
@@ -520,7 +520,7 @@ def test_A9_a_legacy_stim_window_reads_as_one_pending_patch(session: Session) ->
     """Saves from before per-patch checks kept one window (``stims``): it stays resolvable."""
     from attrs import evolve
 
-    from facility_tui.systems.r2297_sheet import Stims
+    from facility_tui.systems.r2297.sheet import Stims
 
     duel(session, "sta=100")
     enc = session.encounter

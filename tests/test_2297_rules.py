@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from facility_tui.systems.r2297_rules import (
+from facility_tui.systems.r2297.rules import (
     Armor,
     DamageType,
     Level,
@@ -26,7 +26,7 @@ from facility_tui.systems.r2297_rules import (
     success_dice,
     tiredness,
 )
-from facility_tui.systems.r2297_weapons import ammo_needed, parse_weapon
+from facility_tui.systems.r2297.weapons import ammo_needed, parse_weapon
 
 # -- A4 bands -------------------------------------------------------------------------------------
 

@@ -58,9 +58,9 @@ def test_only_the_rules_in_use_are_loaded() -> None:
         "from facility_tui.session import Session\n"
         "s = Session(demo_encounter())\n"
         "s.execute('start'); s.execute('hit blanc 5'); s.execute('undo')\n"
-        "print('facility_tui.systems.facility' in sys.modules)\n"
+        "print('facility_tui.systems.facility.system' in sys.modules)\n"
         "s.execute('new facility X')\n"
-        "print('facility_tui.systems.facility' in sys.modules)\n"
+        "print('facility_tui.systems.facility.system' in sys.modules)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "True"]

@@ -7,7 +7,7 @@ from attrs import evolve
 from hypothesis import given
 from hypothesis import strategies as st
 
-from facility_tui.systems.facility_core import (
+from facility_tui.systems.facility.core import (
     PPE_CATALOG,
     STATS,
     WEAPONS,

@@ -15,14 +15,14 @@ from facility_tui.model import Kind
 from facility_tui.session import Session
 from facility_tui.store import blank
 from facility_tui.systems import load_all
-from facility_tui.systems.facility import pending_of
-from facility_tui.systems.facility_core import (
+from facility_tui.systems.facility.core import (
     FacilitySheet,
     Piece,
     impaired,
     impaired_count,
     save_value,
 )
+from facility_tui.systems.facility.system import pending_of
 from tests.conftest import by_id, run, sheet_as, show_json
 
 load_all()

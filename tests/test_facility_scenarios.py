@@ -17,8 +17,8 @@ from facility_tui.model import ENEMIES, PCS, Kind, Phase, System
 from facility_tui.session import Session
 from facility_tui.store import blank
 from facility_tui.systems import load_all, rules_for
-from facility_tui.systems.facility import FacilityState, Step, pending_of, state_of
-from facility_tui.systems.facility_core import Condition, FacilitySheet, condition, save_value
+from facility_tui.systems.facility.core import Condition, FacilitySheet, condition, save_value
+from facility_tui.systems.facility.system import FacilityState, Step, pending_of, state_of
 from tests.conftest import run, sheet_as
 
 load_all()  # importing systems.facility directly registers only Facility
@@ -497,7 +497,7 @@ def test_F5_a_second_harm_waits_for_the_first_to_be_resolved() -> None:
 
 
 def test_facility_demo_plays_through() -> None:
-    from facility_tui.systems.facility_demo import DEMO_FACILITY, DEMO_FACILITY_FIGHT
+    from facility_tui.systems.facility.demo import DEMO_FACILITY, DEMO_FACILITY_FIGHT
 
     s = Session(blank())
     run(s, *DEMO_FACILITY)

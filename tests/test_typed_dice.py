@@ -20,7 +20,7 @@ from facility_tui.commands import CommandError, answered, apply, split_dice, wit
 from facility_tui.dice import Dice, DiceError, NeedRoll, faces_text
 from facility_tui.model import Encounter
 from facility_tui.session import Session
-from facility_tui.systems.facility_commands import faces
+from facility_tui.systems.facility.commands import faces
 
 FIGHT_2297 = (
     "new 2297 Deck seed=5",

@@ -15,26 +15,7 @@ from attrs import evolve
 from facility_tui.commands import Call, CommandError, command, declare_rolls
 from facility_tui.dice import Roll
 from facility_tui.model import PCS, Combatant, Encounter, Kind, Phase, System
-from facility_tui.systems.facility import (
-    VANGUARD,
-    Pending,
-    PendingHarm,
-    Step,
-    acting_now,
-    apply_partial,
-    check_vanguard,
-    clear_harm,
-    clear_pending,
-    harm_of,
-    members,
-    pending_of,
-    restart_round_one,
-    set_harm,
-    set_pending,
-    sheet_of,
-    state_of,
-)
-from facility_tui.systems.facility_core import (
+from facility_tui.systems.facility.core import (
     JOBS,
     PPE_CATALOG,
     SAVES,
@@ -80,6 +61,25 @@ from facility_tui.systems.facility_core import (
     weapon,
     with_stat,
     wound_impaired,
+)
+from facility_tui.systems.facility.system import (
+    VANGUARD,
+    Pending,
+    PendingHarm,
+    Step,
+    acting_now,
+    apply_partial,
+    check_vanguard,
+    clear_harm,
+    clear_pending,
+    harm_of,
+    members,
+    pending_of,
+    restart_round_one,
+    set_harm,
+    set_pending,
+    sheet_of,
+    state_of,
 )
 
 FACILITY = (System.FACILITY,)

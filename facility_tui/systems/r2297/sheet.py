@@ -10,7 +10,7 @@ import enum
 
 from attrs import frozen
 
-from facility_tui.systems.r2297_rules import Armor, DamageType, Level
+from facility_tui.systems.r2297.rules import Armor, DamageType, Level
 
 
 class Awareness(enum.StrEnum):

@@ -14,7 +14,7 @@ from attrs import evolve
 from facility_tui.commands import Call, CommandError, command, declare_rolls
 from facility_tui.dice import TYPED
 from facility_tui.model import Combatant, Encounter, Kind, Phase, System
-from facility_tui.systems.r2297_engine import (
+from facility_tui.systems.r2297.engine import (
     Ctx,
     Economy,
     add_effect,
@@ -36,7 +36,7 @@ from facility_tui.systems.r2297_engine import (
     swap_effect,
     unconscious,
 )
-from facility_tui.systems.r2297_rules import (
+from facility_tui.systems.r2297.rules import (
     AID_TN,
     DamageType,
     Level,
@@ -53,8 +53,8 @@ from facility_tui.systems.r2297_rules import (
     parse_type,
     success_dice,
 )
-from facility_tui.systems.r2297_sheet import Effect, EKind, Injury, Patch, Sheet2297, Stims
-from facility_tui.systems.r2297_weapons import ammo_needed, find_weapon, parse_weapons
+from facility_tui.systems.r2297.sheet import Effect, EKind, Injury, Patch, Sheet2297, Stims
+from facility_tui.systems.r2297.weapons import ammo_needed, find_weapon, parse_weapons
 
 Runner = Callable[[Call], Encounter]
 KINDS = ("major", "move", "minor")
@@ -138,7 +138,7 @@ def turn_actor(call: Call) -> tuple[Combatant, list[str]]:
 
 @rule("aware", "aware WHO full|partial|unaware", "A2: set awareness before round 1")
 def aware(call: Call) -> Encounter:
-    from facility_tui.systems.r2297 import parse_awareness
+    from facility_tui.systems.r2297.system import parse_awareness
 
     call.need_phase(Phase.SETUP)
     c = who(call)
@@ -153,7 +153,7 @@ def aware(call: Call) -> Encounter:
 
 @rule("rollinit", "rollinit [WHO]", "A3: roll Xd6+AG+CU for everyone (or one)", aliases=("ri",))
 def rollinit(call: Call) -> Encounter:
-    from facility_tui.systems.r2297 import roll_initiative
+    from facility_tui.systems.r2297.system import roll_initiative
 
     ctx = ctx_of(call)
     targets = [who(call)] if call.args else list(call.enc.combatants)
@@ -360,7 +360,7 @@ def overwatch(call: Call) -> Encounter:
 
 @rule("refocus", "refocus [WHO]", "A3: Full action: reroll initiative, used from the next round")
 def refocus(call: Call) -> Encounter:
-    from facility_tui.systems.r2297 import roll_initiative
+    from facility_tui.systems.r2297.system import roll_initiative
 
     c = spend(call, KINDS, "Full action", "Refocus")
     ctx = ctx_of(call)
@@ -1085,7 +1085,7 @@ def set_value(call: Call) -> Encounter:
         ctx.put(c.id, **{field: n})
         shown = f"{old} → {n}"
     elif field == "init":
-        from facility_tui.systems.r2297 import RULES
+        from facility_tui.systems.r2297.system import RULES
         from facility_tui.verbs import initiative_value
 
         n = initiative_value(call, value, f"{c.name} initiative")
@@ -1150,7 +1150,7 @@ def set_value(call: Call) -> Encounter:
         ctx.put(c.id, fatigued_loses=choice)
         shown = choice
     elif field == "aware":
-        from facility_tui.systems.r2297 import parse_awareness
+        from facility_tui.systems.r2297.system import parse_awareness
 
         ctx.put(c.id, awareness=parse_awareness(value))
         shown = value

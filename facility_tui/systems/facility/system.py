@@ -18,7 +18,7 @@ from facility_tui.commands import Call, CommandError, side_of
 from facility_tui.dice import Dice
 from facility_tui.model import ENEMIES, PCS, Combatant, Encounter, Kind, Phase, System
 from facility_tui.systems import RuleSystem, register
-from facility_tui.systems.facility_core import (
+from facility_tui.systems.facility.core import (
     SAVES,
     STAT_NAMES,
     STATS,
@@ -242,13 +242,13 @@ class FacilityRules(RuleSystem):
     show_initiative = False  # Facility turns go by side, not by number (F7)
 
     def new_sheet(self, call: Call) -> Any:
-        from facility_tui.systems.facility_commands import sheet_from_options
+        from facility_tui.systems.facility.commands import sheet_from_options
 
         return sheet_from_options(call)
 
     def set_value(self, call: Call) -> Encounter:
         """C4: ``set WHO FIELD VALUE`` is ``sheet WHO FIELD=VALUE``."""
-        from facility_tui.systems.facility_commands import set_field
+        from facility_tui.systems.facility.commands import set_field
 
         return set_field(call)
 
@@ -257,7 +257,7 @@ class FacilityRules(RuleSystem):
         Options: ``first=pc|enemy`` or ``outcome=success|failure|partial`` (C4 overrides),
         ``by=WHO`` (another roller), ``help=A,B``, ``d20=N`` (a typed die), ``tn=N``,
         ``vanguard=WHO`` (for a Partial)."""
-        from facility_tui.systems.facility_commands import helpers_from, roll_check
+        from facility_tui.systems.facility.commands import helpers_from, roll_check
 
         st = state_of(call.enc)
         call.enc = with_state(call.enc, partial=False, vanguard="", first=PCS, pending=())
@@ -488,6 +488,3 @@ def restart_round_one(call: Call) -> Encounter:
     """After an initiative Salvage turns into a Partial: round 1 opens again with the vanguard."""
     enc = evolve(call.enc, order=(VANGUARD, ENEMIES, PCS), turn=0)
     return rounds.start_turn(enc, call.dice)
-
-
-from facility_tui.systems import facility_commands as _commands  # noqa: E402,F401  (registers)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from facility_tui.systems.r2297_rules import AMMO, DamageType, RuleError, parse_type
-from facility_tui.systems.r2297_sheet import Weapon
+from facility_tui.systems.r2297.rules import AMMO, DamageType, RuleError, parse_type
+from facility_tui.systems.r2297.sheet import Weapon
 
 _DICE = re.compile(r"^\d*d\d+([+-]\d+)*$", re.IGNORECASE)
 _MODES = re.compile(r"^(SS|SA|BF|AF)(/(SS|SA|BF|AF))*$", re.IGNORECASE)

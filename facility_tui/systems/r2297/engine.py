@@ -13,7 +13,7 @@ from attrs import evolve, frozen
 
 from facility_tui.dice import Dice, DiceError, Roll
 from facility_tui.model import Combatant, Encounter, Kind, Phase
-from facility_tui.systems.r2297_rules import (
+from facility_tui.systems.r2297.rules import (
     INJURY_FATIGUE,
     Band,
     DamageType,
@@ -26,7 +26,7 @@ from facility_tui.systems.r2297_rules import (
     mitigate,
     tiredness,
 )
-from facility_tui.systems.r2297_sheet import Effect, EKind, Injury, Sheet2297
+from facility_tui.systems.r2297.sheet import Effect, EKind, Injury, Sheet2297
 
 
 class Ctx:

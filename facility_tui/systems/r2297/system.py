@@ -16,7 +16,7 @@ from facility_tui.commands import CommandError
 from facility_tui.dice import Dice
 from facility_tui.model import Combatant, Encounter, Kind, Phase, System
 from facility_tui.systems import RuleSystem, register
-from facility_tui.systems.r2297_engine import (
+from facility_tui.systems.r2297.engine import (
     Ctx,
     begin_turn,
     count_idle_round,
@@ -33,15 +33,15 @@ from facility_tui.systems.r2297_engine import (
     tired,
     unconscious,
 )
-from facility_tui.systems.r2297_rules import (
+from facility_tui.systems.r2297.rules import (
     AID_TN,
     RuleError,
     band,
     layered,
     parse_armor,
 )
-from facility_tui.systems.r2297_sheet import Awareness, Effect, EKind, Sheet2297
-from facility_tui.systems.r2297_weapons import parse_weapons
+from facility_tui.systems.r2297.sheet import Awareness, Effect, EKind, Sheet2297
+from facility_tui.systems.r2297.weapons import parse_weapons
 from facility_tui.text import Detail, Tone
 
 if TYPE_CHECKING:
@@ -197,7 +197,7 @@ class Rules2297(RuleSystem):
 
     @staticmethod
     def round_initiative(enc: Encounter, c: Combatant) -> int:
-        from facility_tui.systems.r2297_engine import effective_initiative
+        from facility_tui.systems.r2297.engine import effective_initiative
 
         s = sheet_of(c)
         return effective_initiative(s, c.initiative, s.turns + 1, enc.round)
@@ -277,7 +277,7 @@ class Rules2297(RuleSystem):
         return ctx.enc
 
     def set_value(self, call: Call) -> Encounter:
-        from facility_tui.systems.r2297_commands import set_value
+        from facility_tui.systems.r2297.commands import set_value
 
         return set_value(call)
 
@@ -460,5 +460,3 @@ def status(s: Sheet2297) -> str:
 
 
 RULES = register(Rules2297())
-
-from facility_tui.systems import r2297_commands  # noqa: E402, F401  (declares the commands)

@@ -1,0 +1,13 @@
+"""Facility: d20 roll-over, five stats with wound tracks, Impairment and spill-over, saves and
+PPE, side-based initiative (RULES.md F1–F12).
+
+- ``core``: the pure rules and catalogs (stats, wounds, saves, PPE, weapons, hazards);
+- ``system``: the ``RuleSystem`` the round state machine and the panes talk to (sides);
+- ``commands``: the commands of the rule system (harm, wound, save, strike, tech...);
+- ``demo``: the demo fight.
+"""
+
+from facility_tui.systems.facility import commands as _commands  # noqa: F401  (declares them)
+from facility_tui.systems.facility.system import RULES
+
+__all__ = ["RULES"]

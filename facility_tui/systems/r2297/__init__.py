@@ -1,0 +1,15 @@
+"""2297: a 2d10 system of awareness, initiative bands, Major / Move / Minor / Reaction, armor
+PT/DR, injury thresholds with timed effects, stamina and fatigue (RULES.md A1–A11).
+
+- ``rules``: the pure rules and their tables (bands, mitigation, injury levels, fire modes);
+- ``sheet``: a combatant's sheet and its parts (armor, weapons, injuries, effects, stims);
+- ``weapons``: weapon text and ammunition;
+- ``engine``: the rules applied to an encounter (effects, ticks, the action economy);
+- ``system``: the ``RuleSystem`` the round state machine and the panes talk to;
+- ``commands``: the commands of the rule system (hit, attack, aid, set...).
+"""
+
+from facility_tui.systems.r2297 import commands as _commands  # noqa: F401  (declares them)
+from facility_tui.systems.r2297.system import RULES
+
+__all__ = ["RULES"]
