@@ -1,4 +1,4 @@
-"""Unit tests of the pure Facility rules (facility_core), named after RULES.md ids."""
+"""Unit tests of the pure Facility rules (systems/facility/core.py), named after RULES.md ids."""
 
 from __future__ import annotations
 

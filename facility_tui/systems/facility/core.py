@@ -1,7 +1,7 @@
 """Facility rules, the pure part (F1–F12): stats, saves, wound tracks, the PPE and weapon catalogs.
 
 Nothing here rolls dice or touches an encounter: every function takes a sheet (and numbers) and
-returns a new sheet plus what happened, so the commands in ``facility_commands`` stay thin and the
+returns a new sheet plus what happened, so the commands in ``commands`` stay thin and the
 rules can be tested on their own. Refusals raise ``RuleError`` (a ``CommandError``): one line that
 says what to do, nothing changed.
 """

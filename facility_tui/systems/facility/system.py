@@ -1,7 +1,7 @@
 """Facility rules (F1–F12): side turns, side initiative, the sheet and the panes' figures.
 
-The pure rules (stats, saves, wound tracks, PPE, weapons) live in ``facility_core``; the commands a
-GM types (``try``, ``harm``, ``strike``...) in ``facility_commands``. This module is the
+The pure rules (stats, saves, wound tracks, PPE, weapons) live in ``core``; the commands a
+GM types (``try``, ``harm``, ``strike``...) in ``commands``. This module is the
 ``RuleSystem``: the encounter-wide state, side initiative at ``start`` (F7), what happens when a
 side's turn starts (marks reset), and the columns and detail lines the screens show.
 """

@@ -1,7 +1,7 @@
 """2297 rules (A1–A11): per-combatant turns in initiative order, bands, injuries, fatigue.
 
-The pure tables live in ``r2297_rules``, the sheet in ``r2297_sheet``, what hits and turns do in
-``r2297_engine`` and the GM's commands in ``r2297_commands``. This module is the ``RuleSystem``:
+The pure tables live in ``rules``, the sheet in ``sheet``, what hits and turns do in
+``engine`` and the GM's commands in ``commands``. This module is the ``RuleSystem``:
 the sheet from ``add``'s options (A1), the round order (A3), the turn hooks (C2) and what the panes
 show (A4 economy, injury level, damage, fatigue).
 """
