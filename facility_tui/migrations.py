@@ -15,6 +15,10 @@ Versions:
    is a top-level list of ``[round, kind, text]`` rows and ``encounter`` has no ``log``; the
    history may carry the base's own log (``history.base_rows``) when it is not a prefix of the
    current one.
+3. The main file shows the fight as TOML tables a GM can read and edit: ``[encounter]``, then
+   one ``[[combatants]]`` table each, written sparsely (only what differs from a fresh value);
+   the log and the history stay as in schema 2 below a separator line. Resolved, it is laid out
+   as schema 2 is, so this migration only renumbers.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-CURRENT = 2
+CURRENT = 3
 
 Doc = dict[str, Any]
 
@@ -51,8 +55,13 @@ def _v1_to_v2(doc: Doc) -> Doc:
     return out
 
 
+def _v2_to_v3(doc: Doc) -> Doc:
+    return {**doc, "schema_version": 3}
+
+
 MIGRATIONS: dict[int, Callable[[Doc], Doc]] = {
     1: _v1_to_v2,
+    2: _v2_to_v3,
 }
 
 
