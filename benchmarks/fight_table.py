@@ -29,7 +29,9 @@ def demo_session(combatants: int, events: int = 0) -> object:
     for i in range(combatants):
         c = base[i % len(base)]
         n = i // len(base)
-        out.append(evolve(c, id=f"{c.id}-{n}" if n else c.id, name=f"{c.name} {n}" if n else c.name))
+        out.append(
+            evolve(c, id=f"{c.id}-{n}" if n else c.id, name=f"{c.name} {n}" if n else c.name)
+        )
     session = Session(evolve(enc, combatants=tuple(out)))
     session.execute("start")
     while len(session.encounter.log) < events:

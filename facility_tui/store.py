@@ -882,6 +882,9 @@ def _edited(enc: Encounter, history: Any, parts: _Parts, source: str, offset: in
     from facility_tui import handedit
 
     before = _rebuilt(enc.log, history)
+    if before is not None and before.encounter == enc:
+        before.encounter = enc
+        return Loaded(before)  # only comments or layout changed (or the checksum line)
     if before is not None:
         written = _Writer().state(before.encounter)
         if hashlib.sha256(written.encode("utf-8")).hexdigest() != parts.state_sum:
@@ -894,8 +897,6 @@ def _edited(enc: Encounter, history: Any, parts: _Parts, source: str, offset: in
         )
         return Loaded(Session(enc.logged(note, Kind.OVERRIDE)), f"{source}: {note.lower()}")
     found = handedit.changes(before.encounter, enc)
-    if not found:  # only comments or layout changed
-        return Loaded(before)
     _check_edit(found, enc, parts.state, source, offset)
     summary = handedit.describe(found)
     step = Step(handedit.EDIT_LINE, (), handedit.edit_data(before.encounter, enc, summary))

@@ -145,7 +145,7 @@ def test_schema_1_fixtures_migrate(fixture: Path, tmp_path: Path) -> None:
     # Rule systems add fields with defaults over time: what schema 1 held must be there unchanged.
     assert_within(expected["encounter"], got)
     store.save(loaded, path)  # written as schema 2, the original kept aside
-    assert path.read_text().startswith("#facility-tui sha256=")
+    assert path.read_text().startswith("#facility-tui state-sha256=")
     assert list((tmp_path / f"{path.stem}.d").glob("before-upgrade-*.toml"))
     same(store.load(path), loaded)
 
