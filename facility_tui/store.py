@@ -1481,6 +1481,8 @@ class _Saver:
             # Someone else wrote this save since (another process, between two holds of its
             # lock): what was known of its folder may be wrong; look again.
             self.present, self.good, self.backup_round = None, set(), None
+            with contextlib.suppress(OSError):
+                self._keep_outside_edit()
         rendered = self.writer.render(snap, inline=False)
         text = rendered.text
         try:
@@ -1510,6 +1512,19 @@ class _Saver:
         if found:
             self.backup_seq, self.backup_round = found[0][0], found[0][1]
         self._keep_legacy()
+
+    def _keep_outside_edit(self) -> None:
+        """A save edited by hand while this writer has it open is not taken (this writer's
+        fight is newer), but it is kept, never lost: ``.d/edited-<time>.toml``."""
+        try:
+            raw = _read(self.path)
+            edited = raw.startswith(_MAGIC3) and _split3(raw, str(self.path)).edited
+        except SaveError:
+            return
+        if edited:
+            self.sidecar.mkdir(parents=True, exist_ok=True)
+            stamp = time.strftime("%Y%m%d-%H%M%S")
+            write_atomic(self.sidecar / f"edited-{stamp}.toml", raw.decode("utf-8", "replace"))
 
     def _keep_legacy(self) -> None:
         """Keep a copy of a save written by an older version before it is first replaced."""

@@ -386,3 +386,16 @@ def test_the_hand_edit_fixture_undoes_and_redoes() -> None:
     session.undo()
     assert edited.get("sgt-blanc").sheet.hlt == 34
     assert session.encounter.get("sgt-blanc").sheet.hlt == 32
+
+
+def test_an_edit_made_while_the_app_writes_the_save_is_kept_aside(tmp_path: Path) -> None:
+    s = demo_fight()
+    path = tmp_path / "deck.toml"
+    store.save(s, path)  # this process writes it, and remembers what it wrote
+    edit(path, "hlt = 32", "hlt = 33")
+    edited = path.read_bytes()
+    s.execute("roll 1d6")
+    store.save(s, path)  # the writer's fight wins...
+    assert store.load(path).encounter == s.encounter
+    kept = list((tmp_path / "deck.d").glob("edited-*.toml"))
+    assert len(kept) == 1 and kept[0].read_bytes() == edited  # ...and the edit is kept
