@@ -101,6 +101,7 @@ def measure(repeat: int, sizes: tuple[int, ...] = LOG_SIZES) -> list[Row]:
             rows += [row, ui_row]
             if size == max(sizes):
                 rows.append(_load_row(path, size, repeat))
+        rows.append(_load_200(Path(tmp), repeat))
         small, big = figures[min(sizes)], figures[max(sizes)]
         growth = big / small if small else float("inf")
         flat_ok = growth <= 2.0
@@ -142,3 +143,20 @@ def _load_row(path: Path, size: int, repeat: int) -> Row:
     n = len(session.encounter.log)
     t = median(times)
     return Row(f"load, {n:,} log events", ms(t), budget="≤ 150 ms", ok=t <= 0.150)
+
+
+def _load_200(tmp: Path, repeat: int) -> Row:
+    """Issue 16: 200 combatants with full 2297 sheets (the demo's, copied), 10,000 log events."""
+    from benchmarks.fight_table import demo_session
+    from facility_tui import store
+
+    session = demo_session(200, 10_000)
+    path = tmp / "demo-200.toml"
+    store.save(session, path)  # type: ignore[arg-type]
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        store.load(path)
+        times.append(time.perf_counter() - t0)
+    t = median(times)
+    return Row("load, 200 demo combatants, 10,000 events", ms(t), budget="≤ 150 ms", ok=t <= 0.150)

@@ -136,10 +136,13 @@ def _apply_locked(save: Path, lines: Sequence[str], *, seed: int | None, quiet: 
     from facility_tui.session import Session
 
     try:
+        before_edit = None
         if save.exists():
-            session, recovered = store.load_or_recover(save, keep_aside=False)
-            if recovered:
-                _err(recovered)
+            opened = store.open_save(save, keep_aside=False)
+            session, before_edit = opened.session, opened.before_edit
+            recovered = opened.message if opened.recovered else None
+            if opened.message:
+                _err(opened.message)
         else:
             recovered = None
             start = store.blank()
@@ -163,6 +166,8 @@ def _apply_locked(save: Path, lines: Sequence[str], *, seed: int | None, quiet: 
     try:
         if recovered:  # only now that the commands went through: the damaged file goes aside
             _err(f"kept the damaged file as {store.set_aside(save).name}")
+        if before_edit is not None:  # ...and the version before a hand edit is kept
+            _err(f"kept the version before the edit as {store.keep_backup(before_edit, save)}")
         store.save(session, save)
     except OSError as err:
         _err(f"could not rename the damaged {save} aside: {err.strerror or err}; nothing was saved")

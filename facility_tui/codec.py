@@ -18,7 +18,12 @@ import attrs
 
 
 class DecodeError(ValueError):
-    """Data that does not fit the model."""
+    """Data that does not fit the model; ``where`` is the key path (``combatants[2].sheet.hlt``)
+    when known, for a message that points at the line of a hand-edited save."""
+
+    def __init__(self, message: str, where: str = "") -> None:
+        super().__init__(message)
+        self.where = where
 
 
 def encode(value: Any) -> Any:
@@ -43,6 +48,102 @@ def _hints(cls: type) -> dict[str, Any]:
     return typing.get_type_hints(cls)
 
 
+_REQUIRED = object()
+
+
+@cache
+def defaults(cls: type) -> tuple[tuple[str, Any], ...]:
+    """``(field name, default value)`` of an attrs class, in field order; a field without a
+    default (or with a factory that needs the instance) has ``_REQUIRED``."""
+    out = []
+    for f in attrs.fields(cls):
+        d = f.default
+        if d is attrs.NOTHING:
+            value = _REQUIRED
+        elif isinstance(d, attrs.Factory):  # type: ignore[arg-type]
+            value = _REQUIRED if d.takes_self else d.factory()
+        else:
+            value = d
+        out.append((f.name, value))
+    return tuple(out)
+
+
+def encode_sparse(value: Any) -> Any:
+    """Like ``encode``, but an attrs value keeps only the fields that differ from their
+    default: what a fresh value would not have. ``decode`` reads it back whole, since an
+    absent key is the field's default. (A default may then change only with a migration.)"""
+    cls: Any = type(value)
+    if attrs.has(cls):
+        out = {}
+        for name, default in defaults(cls):
+            v = getattr(value, name)
+            if v is None or (default is not _REQUIRED and v == default):
+                continue
+            out[name] = encode_sparse(v)
+        return out
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, tuple | list):
+        return [encode_sparse(v) for v in value if v is not None]
+    if isinstance(value, dict):
+        return {str(k): encode_sparse(v) for k, v in value.items() if v is not None}
+    return value
+
+
+def unknown_key(
+    cls: Any, data: Any, where: str, sheets: dict[str, type] | None = None
+) -> str | None:
+    """The path of the first key of ``data`` that no field of ``cls`` (an attrs class, read
+    recursively through its type hints) has, or ``None``. ``sheets`` gives the class of fields
+    typed ``Any`` by name (a combatant's ``sheet``, an encounter's ``state``)."""
+    origin = typing.get_origin(cls)
+    if origin in (Union, types.UnionType):
+        found = [unknown_key(a, data, where, sheets) for a in typing.get_args(cls)]
+        return None if None in found else found[0]
+    if origin is tuple and isinstance(data, list):
+        args = typing.get_args(cls)
+        for i, v in enumerate(data):
+            arg = args[0] if len(args) == 2 and args[1] is Ellipsis else args[min(i, len(args) - 1)]
+            bad = unknown_key(arg, v, f"{where}[{i}]", None)
+            if bad:
+                return bad
+        return None
+    if origin is dict and isinstance(data, dict):
+        vt = typing.get_args(cls)[1]
+        for k, v in data.items():
+            bad = unknown_key(vt, v, f"{where}.{k}", None)
+            if bad:
+                return bad
+        return None
+    if isinstance(cls, type) and attrs.has(cls) and isinstance(data, dict):
+        hints = _hints(cls)
+        for k, v in data.items():
+            at = f"{where}.{k}" if where else str(k)
+            if k not in hints:
+                return at
+            sub = (sheets or {}).get(k, hints[k])
+            bad = unknown_key(sub, v, at, None)
+            if bad:
+                return bad
+    return None
+
+
+def fields_of(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in attrs.fields(cls))
+
+
+def got(value: Any) -> str:
+    """A value from a save, short, for a message (control characters escaped)."""
+    from facility_tui.text import printable
+
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, list):
+        return "a list"
+    text = printable(repr(value))
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 def decode(cls: Any, data: Any, *, where: str = "") -> Any:
     """Build a value of type ``cls`` from plain data; ``DecodeError`` names what does not fit."""
     if cls is Any:
@@ -57,15 +158,15 @@ def decode(cls: Any, data: Any, *, where: str = "") -> Any:
                 return decode(option, data, where=where)
             except DecodeError:
                 continue
-        raise DecodeError(f"{where or 'value'}: {data!r} fits none of {cls}")
+        raise DecodeError(f"{where or 'value'}: {data!r} fits none of {cls}", where)
     if origin is tuple:
         args = typing.get_args(cls)
         if not isinstance(data, list):
-            raise DecodeError(f"{where}: expected a list")
+            raise DecodeError(f"{where}: expected a list, got {got(data)}", where)
         if len(args) == 2 and args[1] is Ellipsis:
             return tuple(decode(args[0], v, where=f"{where}[{i}]") for i, v in enumerate(data))
         if len(args) != len(data):
-            raise DecodeError(f"{where}: expected {len(args)} items")
+            raise DecodeError(f"{where}: expected {len(args)} items", where)
         return tuple(
             decode(a, v, where=f"{where}[{i}]")
             for i, (a, v) in enumerate(zip(args, data, strict=True))
@@ -73,7 +174,7 @@ def decode(cls: Any, data: Any, *, where: str = "") -> Any:
     if origin is dict:
         _, vt = typing.get_args(cls)
         if not isinstance(data, dict):
-            raise DecodeError(f"{where}: expected a table")
+            raise DecodeError(f"{where}: expected a table, got {got(data)}", where)
         return {str(k): decode(vt, v, where=f"{where}.{k}") for k, v in data.items()}
     if isinstance(cls, type) and attrs.has(cls):
         return decode_attrs(cls, data, where=where)
@@ -81,29 +182,29 @@ def decode(cls: Any, data: Any, *, where: str = "") -> Any:
         try:
             return cls(data)
         except ValueError:
-            raise DecodeError(f"{where}: unknown value {data!r}") from None
+            raise DecodeError(f"{where}: unknown value {data!r}", where) from None
     if cls is bool:
         if isinstance(data, bool):
             return data
-        raise DecodeError(f"{where}: expected true or false")
+        raise DecodeError(f"{where}: expected true or false, got {got(data)}", where)
     if cls is int:
         if isinstance(data, int) and not isinstance(data, bool):
             return data
-        raise DecodeError(f"{where}: expected a whole number")
+        raise DecodeError(f"{where}: expected a whole number, got {got(data)}", where)
     if cls is float:
         if isinstance(data, int | float) and not isinstance(data, bool):
             return float(data)
-        raise DecodeError(f"{where}: expected a number")
+        raise DecodeError(f"{where}: expected a number, got {got(data)}", where)
     if cls is str:
         if isinstance(data, str):
             return data
-        raise DecodeError(f"{where}: expected text")
+        raise DecodeError(f"{where}: expected text, got {got(data)}", where)
     raise DecodeError(f"{where}: cannot read a {cls}")  # pragma: no cover - a model bug
 
 
 def decode_attrs(cls: type, data: Any, *, where: str = "", **given: Any) -> Any:
     if not isinstance(data, dict):
-        raise DecodeError(f"{where or cls.__name__}: expected a table")
+        raise DecodeError(f"{where or cls.__name__}: expected a table", where)
     hints = _hints(cls)
     kwargs = dict(given)
     for f in attrs.fields(cls):
@@ -113,4 +214,4 @@ def decode_attrs(cls: type, data: Any, *, where: str = "", **given: Any) -> Any:
     try:
         return cls(**kwargs)
     except (TypeError, ValueError) as err:
-        raise DecodeError(f"{where or cls.__name__}: {err}") from None
+        raise DecodeError(f"{where or cls.__name__}: {err}", where) from None

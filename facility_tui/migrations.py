@@ -15,14 +15,20 @@ Versions:
    is a top-level list of ``[round, kind, text]`` rows and ``encounter`` has no ``log``; the
    history may carry the base's own log (``history.base_rows``) when it is not a prefix of the
    current one.
+3. The main file shows the fight as TOML tables a GM can read and edit: ``[encounter]``, then
+   one ``[[combatants]]`` table each, written sparsely (only what differs from a fresh value);
+   the log and the history stay as in schema 2 below a separator line. Resolved, it is laid out
+   as schema 2 is; the migration renumbers, and marks a schema-2 history's ``set WHO injury``
+   lines ``effects=no`` (what they did then).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
-CURRENT = 2
+CURRENT = 3
 
 Doc = dict[str, Any]
 
@@ -51,8 +57,36 @@ def _v1_to_v2(doc: Doc) -> Doc:
     return out
 
 
+# Before schema 3, ``set WHO injury LEVEL`` set the level alone; now it also brings what the level
+# brings (with its rolls) unless ``effects=no``. A history written before says so, to replay alike.
+_SET_INJURY = re.compile(r"^\s*set\s+\S+\s+injury\s", re.IGNORECASE)
+
+
+def _old_set_injury(step: Any) -> Any:
+    line = step.get("line") if isinstance(step, dict) else None
+    if isinstance(line, str) and _SET_INJURY.match(line) and "effects=" not in line:
+        return {**step, "line": f"{line} effects=no"}
+    return step
+
+
+def _v2_to_v3(doc: Doc) -> Doc:
+    out = {**doc, "schema_version": 3}
+    history = doc.get("history")
+    if isinstance(history, dict):
+        out["history"] = {
+            **history,
+            **{
+                key: [_old_set_injury(step) for step in history[key]]
+                for key in ("undo", "redo")
+                if isinstance(history.get(key), list)
+            },
+        }
+    return out
+
+
 MIGRATIONS: dict[int, Callable[[Doc], Doc]] = {
     1: _v1_to_v2,
+    2: _v2_to_v3,
 }
 
 

@@ -9,6 +9,7 @@ the steps, rebuilt by replaying them (see ``store``).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from attrs import frozen
 
@@ -21,8 +22,29 @@ HISTORY_LIMIT = 200
 
 @frozen
 class Step:
+    """One change: a command line and the dice it rolled; or an edit made to the save outside
+    facility-tui (``edit``: the data ``handedit.apply_edit`` replays, ``line`` "edit")."""
+
     line: str
     rolls: tuple[Roll, ...] = ()
+    edit: Any = None
+
+    @property
+    def title(self) -> str:
+        """How the step is named to the GM (Undid: ..., Redid: ...)."""
+        if self.edit is None:
+            return self.line
+        note = self.edit.get("note", "") if isinstance(self.edit, dict) else ""
+        return f"the edit made outside facility-tui ({note})" if note else self.line
+
+
+def run_step(enc: Encounter, step: Step) -> Encounter:
+    """The encounter ``step`` leads to from ``enc``, with its recorded dice (never re-rolled)."""
+    if step.edit is not None:
+        from facility_tui.handedit import apply_edit
+
+        return apply_edit(enc, step.edit)
+    return apply(enc, step.line, step.rolls).encounter
 
 
 @frozen
@@ -45,6 +67,10 @@ class Session:
         self._redo: list[Step] = list(redo)
         self.limit = limit
         self.listeners: list[Callable[[Session], None]] = []
+
+    def fork(self) -> Session:
+        """A session with the same state and history, changed on its own from now on."""
+        return Session(self.encounter, self._undo, self._redo, self.limit)
 
     # -- history views ------------------------------------------------------------------------
 
@@ -95,17 +121,25 @@ class Session:
         current = self.encounter
         self.encounter = before
         self._notify()
-        return Outcome(f"Undid: {step.line}", (), current != before)
+        return Outcome(f"Undid: {step.title}", (), current != before)
 
     def redo(self) -> Outcome:
         if not self._redo:
             raise CommandError("nothing to redo")
         step = self._redo[-1]
         before = self.encounter
-        applied = apply(before, step.line, step.rolls)
+        after = run_step(before, step)
         self._redo.pop()
         self._push(step, before)
-        return self._changed(before, applied.encounter, f"Redid: {step.line}")
+        return self._changed(before, after, f"Redid: {step.title}")
+
+    def record(self, step: Step) -> Outcome:
+        """Run a step made elsewhere (an edit of the save outside facility-tui) as a change."""
+        before = self.encounter
+        after = run_step(before, step)
+        self._push(step, before)
+        self._redo.clear()
+        return self._changed(before, after, f"Done: {step.title}")
 
     def _push(self, step: Step, before: Encounter) -> None:
         self._undo.append((step, before))
@@ -136,5 +170,5 @@ def rebuild(base: Encounter, steps: Sequence[Step], redo: Sequence[Step] = ()) -
     enc = base
     for step in steps:
         undo.append((step, enc))
-        enc = apply(enc, step.line, step.rolls).encounter
+        enc = run_step(enc, step)
     return Session(enc, undo, redo)

@@ -44,12 +44,14 @@ from typing import Any
 from attrs import frozen
 
 from facility_tui import __version__
-from facility_tui.codec import DecodeError, decode, decode_attrs, encode
-from facility_tui.model import Combatant, Encounter, Kind, LogEntry, Phase, System, TableDice
-from facility_tui.session import Session, Step
+from facility_tui.codec import DecodeError, decode, encode, encode_sparse
+from facility_tui.handedit import encounter_from
+from facility_tui.model import Encounter, Kind, LogEntry, Phase, System, TableDice
+from facility_tui.session import Session, Step, run_step
 from facility_tui.systems import rules_for
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
+LOG_SCHEMA = 2  # log files (``log-*.toml``) keep the layout of schema 2: old ones stay valid
 SUFFIX = ".toml"
 SIDECAR_SUFFIX = ".d"
 TEMP_PREFIX = ".tmp-"
@@ -131,7 +133,7 @@ def _whole(value: Any) -> bool:
     return type(value) is int
 
 
-def _check_encounter(data: Any, where: str) -> None:
+def _check_encounter(data: Any, where: str, combatants_at: str | None = None) -> None:
     """Refuse (``_Invalid``, naming the key) an encounter table that is not a fight this code
     made: every key present with its type, numbers in range, the turn inside the order, the
     combatants a list of tables with an id and a name, ids unique. Checked on the resolved
@@ -151,25 +153,26 @@ def _check_encounter(data: Any, where: str) -> None:
     if data["phase"] not in _PHASES:
         known = ", ".join(p.value for p in Phase)
         raise _Invalid(f"{where}.phase must be one of {known}, got {_shown(data['phase'])}")
+    if "table_dice" in data and data["table_dice"] not in _TABLE_DICE:
+        known = ", ".join(t.value for t in TableDice)
+        raise _Invalid(
+            f"{where}.table_dice must be one of {known}, got {_shown(data['table_dice'])}"
+        )
     for key, top in (("seed", None), ("rolls", MAX_ROLLS), ("round", MAX_ROUND)):
         _check_count(data[key], f"{where}.{key}", top)
     order = data["order"]
     if not isinstance(order, list) or not all(isinstance(s, str) and s for s in order):
         raise _Invalid(f"{where}.order must be a list of combatant ids or sides")
     _check_count(data["turn"], f"{where}.turn", max(len(order) - 1, 0), "the order's last")
-    if "table_dice" in data and data["table_dice"] not in _TABLE_DICE:
-        known = ", ".join(t.value for t in TableDice)
-        raise _Invalid(
-            f"{where}.table_dice must be one of {known}, got {_shown(data['table_dice'])}"
-        )
     if not isinstance(data["state"], dict):
         raise _Invalid(f"{where}.state must be a table, got {_shown(data['state'])}")
     combatants = data["combatants"]
+    listed = combatants_at or f"{where}.combatants"
     if not isinstance(combatants, list):
-        raise _Invalid(f"{where}.combatants must be a list, got {_shown(combatants)}")
+        raise _Invalid(f"{listed} must be a list, got {_shown(combatants)}")
     seen: set[str] = set()
     for i, c in enumerate(combatants):
-        at = f"{where}.combatants[{i}]"
+        at = f"{listed}[{i}]"
         if not isinstance(c, dict):
             raise _Invalid(f"{at} must be a table, got {_shown(c)}")
         for key in ("id", "name"):
@@ -197,31 +200,6 @@ def _shown(value: Any) -> str:
 
     text = printable(repr(value))
     return text if len(text) <= 40 else text[:37] + "..."
-
-
-def encounter_from(data: Any, *, log: tuple[LogEntry, ...] | None = None) -> Encounter:
-    if not isinstance(data, dict):
-        raise DecodeError("encounter: expected a table")
-    system = decode(System, data.get("system"), where="encounter.system")
-    rules = rules_for(system)
-    combatants = tuple(
-        decode_attrs(
-            Combatant,
-            c,
-            where=f"combatants[{i}]",
-            sheet=decode_attrs(rules.sheet_type, c.get("sheet", {}), where=f"combatants[{i}].sheet")
-            if isinstance(c, dict)
-            else None,
-        )
-        for i, c in enumerate(_list(data.get("combatants", []), "combatants"))
-    )
-    given: dict[str, Any] = {
-        "combatants": combatants,
-        "state": decode_attrs(rules.state_type, data.get("state", {}), where="state"),
-    }
-    if log is not None:
-        given["log"] = log
-    return decode_attrs(Encounter, data, where="encounter", **given)  # type: ignore[no-any-return]
 
 
 def _list(value: Any, where: str) -> list[Any]:
@@ -371,7 +349,7 @@ class _Chunk:
 def _make_chunk(start: int, entries: tuple[LogEntry, ...]) -> _Chunk:
     lines = "\n".join(_line(e) for e in entries)
     body = (
-        f'schema_version = {SCHEMA_VERSION}\nkind = "log"\n'
+        f'schema_version = {LOG_SCHEMA}\nkind = "log"\n'
         f"start = {start}\ncount = {len(entries)}\nentries = {_literal(lines)}\n"
     )
     text, digest = _sign(body)
@@ -431,8 +409,13 @@ class _Chunker:
 
 @frozen
 class _Rendered:
-    body: str
-    chunks: tuple[_Chunk, ...]  # log files the body refers to
+    state: str  # the fight, as a GM reads it
+    rest: str  # the log and the history
+    chunks: tuple[_Chunk, ...]  # log files the rest refers to
+
+    @property
+    def text(self) -> str:
+        return _sign3(self.state, self.rest)
 
 
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
@@ -474,20 +457,21 @@ def _toml_key(key: str) -> str:
 
 
 class _Writer:
-    """Renders documents; remembers the line of each combatant, step and log entry it wrote.
+    """Renders documents; remembers the text of each combatant, step and log entry it wrote.
 
     Combatants, steps and log entries are immutable and shared between successive encounters,
-    so a save only formats the few that changed. Lines are keyed by object identity (the object
-    is kept, so its id cannot be reused) and forgotten when a save no longer uses them.
+    so a save only formats the few that changed. Texts are keyed by object identity and form
+    (the object is kept, so its id cannot be reused) and forgotten when a save no longer uses
+    them.
     """
 
     def __init__(self) -> None:
         self.chunker = _Chunker()
-        self._lines: dict[int, tuple[object, str]] = {}
-        self._used: dict[int, tuple[object, str]] = {}
+        self._lines: dict[tuple[int, int], tuple[object, str]] = {}
+        self._used: dict[tuple[int, int], tuple[object, str]] = {}
 
-    def _cached(self, obj: object, make: Any) -> str:
-        key = id(obj)
+    def _cached(self, obj: object, make: Any, form: int = 0) -> str:
+        key = (id(obj), form)
         hit = self._lines.get(key) or self._used.get(key)
         if hit is None or hit[0] is not obj:
             hit = (obj, make(obj))
@@ -498,12 +482,39 @@ class _Writer:
         self._lines, self._used = self._used, {}
 
     def _item(self, obj: object) -> str:
-        return self._cached(obj, lambda o: _json_line(encode(o)))
+        return self._cached(obj, lambda o: _json_line(encode(o)), 1)
+
+    def _sparse_item(self, obj: object) -> str:
+        return self._cached(obj, lambda o: _json_line(encode_sparse(o)), 2)
 
     def _entry(self, entry: LogEntry) -> str:
-        return self._cached(entry, _line)
+        return self._cached(entry, _line, 3)
+
+    def _table(self, c: object) -> str:
+        return self._cached(c, _combatant_text, 4)
+
+    def state(self, enc: Encounter) -> str:
+        """The part of the main file a GM reads and may edit: the encounter and its combatants
+        as TOML tables, each written sparsely (only what differs from a fresh one)."""
+        data = encode(_bare(enc))
+        data.pop("log", None)
+        data.pop("combatants", None)
+        data["state"] = encode_sparse(enc.state)
+        head = "\n".join(
+            [
+                *_INTRO,
+                f"schema_version = {SCHEMA_VERSION}",
+                'kind = "save"',
+                f'app = "facility-tui {__version__}"',
+                "",
+                *_table_lines("[encounter]", "encounter", data),
+                "",
+            ]
+        )
+        return head + "".join([self._table(c) for c in enc.combatants]) + "\n"
 
     def _encounter(self, table: str, enc: Encounter) -> str:
+        """An encounter in the compact form of the history: TOML, combatants as JSON lines."""
         data = encode(_bare(enc))
         data.pop("log", None)
         data.pop("combatants", None)
@@ -511,7 +522,7 @@ class _Writer:
         lines = [f"\n[{table}]\n"]
         lines.extend(f"{_toml_key(k)} = {_toml(v)}\n" for k, v in data.items())
         lines.append(f"state = {_toml(state)}\n")
-        lines.append(_lines("combatants", [self._item(c) for c in enc.combatants]))
+        lines.append(_lines("combatants", [self._sparse_item(c) for c in enc.combatants]))
         return "".join(lines)
 
     def _log_table(
@@ -529,7 +540,7 @@ class _Writer:
         else:
             files = [c.name for c in chunks]
             lines = tail_lines
-        return f"\n[{table}]\n{_array('files', [_toml_str(f) for f in files])}" + (
+        return f"[{table}]\n{_array('files', [_toml_str(f) for f in files])}" + (
             f"entries = {_literal(lines)}\n"
         )
 
@@ -540,9 +551,6 @@ class _Writer:
         n = len(base.log)
         base_is_prefix = n <= len(enc.log) and enc.log[:n] == base.log
         parts = [
-            f'schema_version = {SCHEMA_VERSION}\nkind = "save"\n'
-            f'app = "facility-tui {__version__}"\n',
-            self._encounter("encounter", enc),
             self._log_table("log", chunks, enc.log, tail, inline),
             "\n[history]\n",
             f"base_log = {n}\n" if base_is_prefix else "",
@@ -554,9 +562,56 @@ class _Writer:
             base_chunks, base_tail = self.chunker.split(base.log)
             used.extend(base_chunks)
             parts.append(
-                self._log_table("history.base_rows", base_chunks, base.log, base_tail, inline)
+                "\n"
+                + self._log_table("history.base_rows", base_chunks, base.log, base_tail, inline)
             )
-        return _Rendered("".join(parts), () if inline else tuple(used))
+        return _Rendered(self.state(enc), "".join(parts), () if inline else tuple(used))
+
+
+# The main file (schema 3): a checksum line over its two parts, the fight as TOML tables (the
+# part a GM may edit), a separator line, the log and the history (facility-tui's own), an end line.
+_MAGIC3 = b"#facility-tui state-sha256="
+_HEADER3 = re.compile(r"#facility-tui state-sha256=([0-9a-f]{64}) history-sha256=([0-9a-f]{64})")
+SEPARATOR = (
+    "# ---- below: the log and the undo history, written by facility-tui for itself "
+    "(edit the fight above this line) ----"
+)
+END_LINE = "# end of facility-tui save"
+_INTRO = (
+    "# A facility-tui save (docs/save-format.md). The fight may be edited by hand above the",
+    "# separator line: facility-tui checks the edit when it opens the file, and u undoes it.",
+)
+
+
+def _sign3(state: str, rest: str) -> str:
+    s = hashlib.sha256(state.encode("utf-8")).hexdigest()
+    r = hashlib.sha256(rest.encode("utf-8")).hexdigest()
+    return f"{_MAGIC3.decode()}{s} history-sha256={r}\n{state}{SEPARATOR}\n{rest}{END_LINE}\n"
+
+
+def _combatant_text(c: Any) -> str:
+    return "\n".join(["", *_table_lines("[[combatants]]", "combatants", encode_sparse(c)), ""])
+
+
+def _table_lines(header: str, path: str, data: dict[str, Any]) -> list[str]:
+    """A table of plain data as TOML lines: its values first, then each sub-table (a table, or
+    a list of tables as an array of tables) under a header of its own. Empty ones stay inline."""
+    out = [header]
+    subs: list[tuple[str, Any, bool]] = []
+    for k, v in data.items():
+        t = type(v)
+        if t is dict and v:
+            subs.append((k, v, False))
+        elif t is list and v and all(type(x) is dict for x in v):
+            subs.append((k, v, True))
+        else:
+            out.append(f"{_toml_key(k)} = {_toml(v)}")
+    for k, v, many in subs:
+        sub = f"{path}.{_toml_key(k)}"
+        for item in v if many else (v,):
+            out.append("")
+            out.extend(_table_lines(f"[[{sub}]]" if many else f"[{sub}]", sub, item))
+    return out
 
 
 def _lines(key: str, items: Sequence[str]) -> str:
@@ -578,17 +633,29 @@ def _bare(enc: Encounter) -> Encounter:
 
 def dumps(session: Session) -> str:
     """A whole, self-contained save of ``session`` (checksummed, every log entry inline)."""
-    return _sign(_Writer().render(Snapshot.of(session), inline=True).body)[0]
+    return _Writer().render(Snapshot.of(session), inline=True).text
 
 
 def loads(text: str, source: str = "save") -> Session:
     """The session of a self-contained save text (``dumps``, a backup, or an older version)."""
-    return _session_from(text.encode("utf-8"), source, None)
+    return _session_from(text.encode("utf-8"), source, None).session
 
 
-def _session_from(raw: bytes, source: str, sidecar: Path | None) -> Session:
+@frozen
+class Loaded:
+    """What reading a save gave: the session, and for a save edited outside facility-tui, a
+    line saying what changed and the session as facility-tui last wrote it (for a backup)."""
+
+    session: Session
+    edit: str | None = None
+    before: Session | None = None
+
+
+def _session_from(raw: bytes, source: str, sidecar: Path | None) -> Loaded:
     from facility_tui.migrations import migrate
 
+    if raw.startswith(_MAGIC3):
+        return _session_from_v3(raw, source, sidecar)
     doc = _parse(raw, source)
     try:
         if doc["schema_version"] >= 2:
@@ -601,7 +668,303 @@ def _session_from(raw: bytes, source: str, sidecar: Path | None) -> Session:
         raise InvalidSave(f"{source}: {err}; it was left untouched") from None
     except _SHAPE_ERRORS as err:  # any shape a damaged or hand-made file can take
         raise DamagedSave(f"{source} is damaged ({_reason(err)}); it was left untouched") from None
-    return _with_history(enc, doc.get("history"))
+    return Loaded(_with_history(enc, doc.get("history")))
+
+
+@frozen
+class _Parts:
+    state: str  # the fight: from the second line to the separator
+    rest: str  # the log and the history: from the separator to the end line
+    state_sum: str  # the checksum the header gives the state
+    edited: bool  # the state's checksum does not match: changed outside facility-tui
+
+
+def _split3(raw: bytes, source: str) -> _Parts:
+    """The two parts of a schema-3 file, checked: a header with two checksums, the separator,
+    the end line (a file cut short has none), and the history part as written. Only the state
+    part may differ from its checksum: an edit, checked next (``_session_from_v3``)."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise DamagedSave(f"{source} is damaged: not UTF-8 text; it was left untouched") from None
+    if "\r" in text:  # an editor that writes CRLF line ends: the same lines
+        text = text.replace("\r\n", "\n")
+    nl = text.find("\n")
+    header = _HEADER3.fullmatch(text[:nl]) if nl >= 0 else None
+    if header is None:
+        raise DamagedSave(f"{source} is damaged: its checksum line is cut or changed")
+    body = text[nl + 1 :]
+    if body.endswith(END_LINE + "\n"):
+        body = body[: -len(END_LINE) - 1]
+    elif body.endswith(END_LINE):
+        body = body[: -len(END_LINE)]
+    else:
+        raise DamagedSave(
+            f"{source} is incomplete: its last line ({END_LINE!r}) is missing, so it was cut "
+            "short (a write or copy that did not finish); it was left untouched"
+        )
+    cut = body.rfind("\n" + SEPARATOR + "\n")
+    if cut < 0 and body.startswith(SEPARATOR + "\n"):
+        cut = -1
+    elif cut < 0:
+        raise DamagedSave(
+            f"{source} is damaged: its separator line before the log and history is missing; "
+            "it was left untouched"
+        )
+    state, rest = body[: cut + 1], body[cut + 2 + len(SEPARATOR) :]
+    if hashlib.sha256(rest.encode("utf-8")).hexdigest() != header.group(2):
+        raise DamagedSave(
+            f"{source} is damaged: its log and history (below the separator line) do not match "
+            "their checksum (they are not to be edited); it was left untouched"
+        )
+    digest = hashlib.sha256(state.encode("utf-8")).hexdigest()
+    return _Parts(state, rest, header.group(1), digest != header.group(1))
+
+
+def _session_from_v3(raw: bytes, source: str, sidecar: Path | None) -> Loaded:
+    parts = _split3(raw, source)
+    offset = 1  # the state part starts on the file's second line
+    try:
+        doc = tomllib.loads(parts.state + parts.rest)
+    except (tomllib.TOMLDecodeError, RecursionError, ValueError) as err:
+        what = str(err).splitlines()[0] if str(err) else type(err).__name__
+        if parts.edited:
+            m = re.search(r"\(at line (\d+), column \d+\)$", what)
+            at = f":{int(m.group(1)) + offset}" if m else ""
+            what = what[: m.start()].strip() if m else what
+            raise InvalidSave(
+                f"{source}{at}: {what[:1].lower()}{what[1:]} (edited outside facility-tui: "
+                "not TOML); it was left untouched"
+            ) from None
+        raise DamagedSave(
+            f"{source} is not a readable save ({what}); it was left untouched"
+        ) from None
+    version = doc.get("schema_version")
+    if type(version) is not int or version < 1:
+        raise DamagedSave(f"{source} has no schema_version: not a facility-tui save")
+    if version > SCHEMA_VERSION:
+        raise NewerSave(
+            f"{source} was written by a newer facility-tui (schema {version}, this one reads "
+            f"up to {SCHEMA_VERSION}); upgrade facility-tui to open it"
+        )
+    try:
+        doc = _resolve3(doc, source, sidecar)
+        try:
+            enc, history = _fight3(doc, parts.edited)
+        except (_Invalid, DecodeError) as err:
+            if not parts.edited:
+                raise
+            raise InvalidSave(_at_line(source, parts.state, offset, err)) from None
+    except _Invalid as err:
+        raise InvalidSave(f"{source}: {err}; it was left untouched") from None
+    except _SHAPE_ERRORS as err:
+        raise DamagedSave(f"{source} is damaged ({_reason(err)}); it was left untouched") from None
+    if not parts.edited:
+        return Loaded(_with_history(enc, history))
+    return _edited(enc, history, parts, source, offset)
+
+
+def _resolve3(doc: dict[str, Any], source: str, sidecar: Path | None) -> dict[str, Any]:
+    """A schema-3 document laid out like a resolved schema-2 one (``migrations``): the
+    combatants inside ``encounter``, the logs read in as rows."""
+    if doc.get("kind") != "save":
+        raise DecodeError(f"a {doc.get('kind')!r} file, not a save")
+    encounter = doc.get("encounter")
+    if not isinstance(encounter, dict):
+        raise _Invalid("encounter must be a table")
+    combatants = doc.get("combatants", [])
+    if "combatants" in encounter:
+        raise _Invalid("encounter.combatants: combatants are [[combatants]] tables of their own")
+    out = dict(doc)
+    out.pop("combatants", None)
+    out["encounter"] = {**encounter, "combatants": combatants}
+    out["log"] = _read_log(doc.get("log"), "log", source, sidecar)
+    history = doc.get("history")
+    if isinstance(history, dict):
+        history = dict(history)
+        for key in ("undo", "redo"):
+            history[key] = _rows(history.get(key, ""), f"history.{key}")
+        if "base" in history:
+            history["base"] = _unpacked(history["base"], "history.base")
+        if "base_rows" in history:
+            history["base_rows"] = _read_log(
+                history["base_rows"], "history.base_rows", source, sidecar
+            )
+        out["history"] = history
+    return out
+
+
+def _fight3(doc: dict[str, Any], strict: bool) -> tuple[Encounter, Any]:
+    data = doc["encounter"]
+    _check_encounter(data, "encounter", "combatants")
+    if strict:
+        _check_keys(data)
+    log = _entries(doc.get("log"), "log")
+    return encounter_from(data, log=log), doc.get("history")
+
+
+def _check_keys(data: dict[str, Any]) -> None:
+    """A key the model does not have (a typo of an edit) is refused, naming it."""
+    from facility_tui.codec import unknown_key
+    from facility_tui.model import Combatant
+
+    rules = rules_for(System(data["system"]))
+    top = {k: v for k, v in data.items() if k != "combatants"}
+    bad = unknown_key(Encounter, top, "encounter", {"state": rules.state_type})
+    for i, c in enumerate(data["combatants"]):
+        bad = bad or unknown_key(Combatant, c, f"combatants[{i}]", {"sheet": rules.sheet_type})
+    if bad:
+        raise _Invalid(f"{bad} is not a key facility-tui knows (a typo?)", bad)
+
+
+_PATH_START = re.compile(r"[A-Za-z_][\w.\[\]-]*")
+
+
+def _at_line(source: str, state: str, offset: int, err: Exception) -> str:
+    """A refused edit as ``file:line: key must be ...``."""
+    text = str(err).splitlines()[0] if str(err) else type(err).__name__
+    where = getattr(err, "where", "") or ""
+    if not where:
+        m = _PATH_START.match(text)
+        where = m.group() if m else ""
+    text = text.replace(": expected ", " must be ", 1)
+    line = _locate(state).get_line(where)
+    at = f":{line + offset}" if line else ""
+    return f"{source}{at}: {text} (edited outside facility-tui); it was left untouched"
+
+
+class _Located:
+    def __init__(self, lines: dict[str, int]) -> None:
+        self.lines = lines
+
+    def get_line(self, path: str) -> int | None:
+        """The line of ``path`` (``combatants[2].sheet.hlt``), else of the nearest table or
+        key that holds it."""
+        while path:
+            if path in self.lines:
+                return self.lines[path]
+            cut = max(path.rfind("."), path.rfind("["))
+            path = path[:cut] if cut > 0 else ""
+        return None
+
+
+def _locate(state: str) -> _Located:
+    """Each key and table of a TOML text by its path, with its line (1 = the text's first):
+    ``[[combatants]]`` tables are numbered ``combatants[0]``, ``combatants[1]``..."""
+    lines: dict[str, int] = {}
+    arrays: dict[str, int] = {}
+
+    def resolve(segs: list[str]) -> str:
+        out = ""
+        for seg in segs:
+            out = f"{out}.{seg}" if out else seg
+            if out in arrays:
+                out = f"{out}[{arrays[out]}]"
+        return out
+
+    prefix = ""
+    for n, line in enumerate(state.split("\n"), start=1):
+        s = line.strip()
+        if s.startswith("[["):
+            segs = [p.strip().strip('"') for p in s[2:].split("]]")[0].split(".")]
+            parent = resolve(segs[:-1])
+            p = f"{parent}.{segs[-1]}" if parent else segs[-1]
+            arrays[p] = arrays.get(p, -1) + 1
+            prefix = f"{p}[{arrays[p]}]"
+            lines.setdefault(prefix, n)
+        elif s.startswith("["):
+            prefix = resolve([p.strip().strip('"') for p in s[1:].split("]")[0].split(".")])
+            lines.setdefault(prefix, n)
+        elif "=" in s and not s.startswith("#"):
+            key = s.split("=", 1)[0].strip().strip('"')
+            lines.setdefault(f"{prefix}.{key}" if prefix else key, n)
+    return _Located(lines)
+
+
+def _edited(enc: Encounter, history: Any, parts: _Parts, source: str, offset: int) -> Loaded:
+    """A save whose fight was changed outside facility-tui and reads as a fight: the history
+    up to the state facility-tui wrote (replayed, and checked against the state's checksum),
+    then the edit as one step. If that state cannot be rebuilt, the edited fight opens alone."""
+    from facility_tui import handedit
+
+    before = _rebuilt(enc.log, history)
+    if before is not None and before.encounter == enc:
+        before.encounter = enc
+        return Loaded(before)  # only comments or layout changed (or the checksum line)
+    if before is not None:
+        written = _Writer().state(before.encounter)
+        if hashlib.sha256(written.encode("utf-8")).hexdigest() != parts.state_sum:
+            before = None
+    if before is None:
+        _check_edit(handedit.changes(_empty_like(enc), enc), enc, parts.state, source, offset)
+        note = (
+            "Edited outside facility-tui; the state before the edit could not be rebuilt, so "
+            "the fight opens without its undo history"
+        )
+        return Loaded(Session(enc.logged(note, Kind.OVERRIDE)), f"{source}: {note.lower()}")
+    found = handedit.changes(before.encounter, enc)
+    _check_edit(found, enc, parts.state, source, offset)
+    summary = handedit.describe(found)
+    step = Step(handedit.EDIT_LINE, (), handedit.edit_data(before.encounter, enc, summary))
+    after = before.fork()
+    after.record(step)
+    return Loaded(after, f"{source} was edited outside facility-tui: {summary}", before)
+
+
+def _empty_like(enc: Encounter) -> Encounter:
+    from attrs import evolve
+
+    return evolve(enc, combatants=())
+
+
+def _check_edit(
+    found: list[tuple[str, str, Any, Any]], enc: Encounter, state: str, source: str, offset: int
+) -> None:
+    """What an edit changed must be what a command could make: numbers within ±MAX_VALUE, text
+    without control characters and within its bounds, and the order naming who is there."""
+    from facility_tui.commands import MAX_VALUE
+    from facility_tui.model import ENEMIES, PCS
+    from facility_tui.text import CONTROL, MAX_NAME, MAX_NOTE, MAX_TITLE, control_in
+
+    index = {c.name: i for i, c in enumerate(enc.combatants)}
+    located = _locate(state)
+
+    def refuse(path: str, problem: str) -> None:
+        line = located.get_line(path)
+        at = f":{line + offset}" if line else ""
+        raise InvalidSave(
+            f"{source}{at}: {path} {problem} (edited outside facility-tui); it was left untouched"
+        )
+
+    for whose, path, _old, new in found:
+        if whose and path == "" and new is not None:  # a combatant added: all of it
+            i = index[whose]
+            from facility_tui.handedit import leaves
+
+            items = list(leaves(encode(enc.combatants[i])).items())
+            at = f"combatants[{i}]"
+        elif whose:
+            if path == "" or whose not in index:
+                continue
+            items, at = [(path, new)], f"combatants[{index[whose]}]"
+        else:
+            items, at = [(path, new)], "encounter"
+        for key, value in items:
+            full = f"{at}.{key}"
+            if type(value) is int and at != "encounter" and abs(value) > MAX_VALUE:
+                refuse(full, f"must be within ±{MAX_VALUE}, got {value}")
+            if isinstance(value, str):
+                if CONTROL.search(value):
+                    refuse(full, f"must not hold control characters (it has {control_in(value)})")
+                top = MAX_NOTE
+                if key == "name":
+                    top = MAX_TITLE if at == "encounter" else MAX_NAME
+                if len(value) > top:
+                    refuse(full, f"must be at most {top} characters, got {len(value)}")
+    known = {c.id for c in enc.combatants} | {c.side for c in enc.combatants} | {PCS, ENEMIES}
+    for slot in enc.order:
+        if slot not in known:
+            refuse("encounter.order", f"names {_shown(slot)}, which is no combatant's id")
 
 
 def _reason(err: Exception) -> str:
@@ -693,9 +1056,10 @@ def _read_chunk(sidecar: Path, name: Any, start: int, source: str) -> list[Any]:
     return rows
 
 
-def _with_history(enc: Encounter, history: Any) -> Session:
+def _rebuilt(log: tuple[LogEntry, ...], history: Any) -> Session | None:
+    """The session the history leads to (its base, replayed), or ``None`` if it does not."""
     if not isinstance(history, dict):
-        return Session(enc)
+        return None
     try:
         undo = _steps(history.get("undo", []), "history.undo")
         redo = _steps(history.get("redo", []), "history.redo")
@@ -703,14 +1067,20 @@ def _with_history(enc: Encounter, history: Any) -> Session:
             base_log = _entries(history["base_rows"], "history.base_rows")
         else:
             n = history.get("base_log", 0)
-            if type(n) is not int or not 0 <= n <= len(enc.log):
+            if type(n) is not int or not 0 <= n <= len(log):
                 raise DecodeError("history.base_log out of range")
-            base_log = enc.log[:n]
+            base_log = log[:n]
         _check_encounter(history.get("base"), "history.base")
         base = encounter_from(history["base"], log=base_log)
-        session: Session | None = _replay(base, undo, redo)
+        return _replay(base, undo, redo)
     except Exception:  # a history that does not replay is dropped, whatever the reason
-        session = None
+        return None
+
+
+def _with_history(enc: Encounter, history: Any) -> Session:
+    if not isinstance(history, dict):
+        return Session(enc)
+    session = _rebuilt(enc.log, history)
     if session is None or session.encounter != enc:
         note = "Undo history could not be rebuilt from the save; the fight itself is intact"
         return Session(enc.logged(note, Kind.INFO))
@@ -736,12 +1106,10 @@ def _replay(base: Encounter, steps: Sequence[Step], redo: Sequence[Step]) -> Ses
     """
     from attrs import evolve
 
-    from facility_tui.commands import apply
-
     enc = evolve(base, log=(_REPLAY_MARK,))
     states = [base]
     for step in steps:
-        enc = apply(enc, step.line, step.rolls).encounter
+        enc = run_step(enc, step)
         log = enc.log
         if log and log[0] is _REPLAY_MARK:
             states.append(evolve(enc, log=base.log + log[1:]))
@@ -1096,13 +1464,33 @@ class _Saver:
                 lock.wrote = True
                 self._save(snap)
 
+    def backup(self, snap: Snapshot) -> str:
+        """Write ``snap`` as the newest backup (under the lock, as ``save``); its name."""
+        with self.lock:
+            key = os.path.abspath(self.path)
+            with _held_guard:
+                held = _held.get(key)
+            try:
+                if held is not None:
+                    held.wrote = True
+                    return self._backup(snap)
+                with lock_save(self.path, "facility-tui (saving)") as lock:
+                    lock.wrote = True
+                    return self._backup(snap)
+            except OSError as err:
+                raise SaveError(
+                    _write_error(self.path, err, "no backup of it was written")
+                ) from err
+
     def _save(self, snap: Snapshot) -> None:
         if self.present is not None and file_signature(self.path) != self.wrote:
             # Someone else wrote this save since (another process, between two holds of its
             # lock): what was known of its folder may be wrong; look again.
             self.present, self.good, self.backup_round = None, set(), None
+            with contextlib.suppress(OSError):
+                self._keep_outside_edit()
         rendered = self.writer.render(snap, inline=False)
-        text = _sign(rendered.body)[0]
+        text = rendered.text
         try:
             self.sidecar.mkdir(parents=True, exist_ok=True)
             if self.present is None:
@@ -1131,13 +1519,26 @@ class _Saver:
             self.backup_seq, self.backup_round = found[0][0], found[0][1]
         self._keep_legacy()
 
+    def _keep_outside_edit(self) -> None:
+        """A save edited by hand while this writer has it open is not taken (this writer's
+        fight is newer), but it is kept, never lost: ``.d/edited-<time>.toml``."""
+        try:
+            raw = _read(self.path)
+            edited = raw.startswith(_MAGIC3) and _split3(raw, str(self.path)).edited
+        except SaveError:
+            return
+        if edited:
+            self.sidecar.mkdir(parents=True, exist_ok=True)
+            stamp = time.strftime("%Y%m%d-%H%M%S")
+            write_atomic(self.sidecar / f"edited-{stamp}.toml", raw.decode("utf-8", "replace"))
+
     def _keep_legacy(self) -> None:
         """Keep a copy of a save written by an older version before it is first replaced."""
         try:
             raw = _read(self.path)
         except SaveError:
             return
-        if raw.strip() and not raw.startswith(_MAGIC):
+        if raw.strip() and not raw.startswith(_MAGIC3):  # schema 1 or 2
             stamp = time.strftime("%Y%m%d-%H%M%S")
             text = raw.decode("utf-8", "replace")
             write_atomic(self.sidecar / f"before-upgrade-{stamp}.toml", text)
@@ -1156,8 +1557,9 @@ class _Saver:
         self.present.add(ch.name)
         self.good.add(ch.name)
 
-    def _backup(self, snap: Snapshot) -> None:
-        text = _sign(self.writer.render(snap, inline=True).body)[0]
+    def _backup(self, snap: Snapshot) -> str:
+        self.sidecar.mkdir(parents=True, exist_ok=True)
+        text = self.writer.render(snap, inline=True).text
         found = _backups(self.sidecar)  # numbers only grow, whoever wrote the last one
         self.backup_seq = max(self.backup_seq, found[0][0] if found else 0) + 1
         name = f"backup-{self.backup_seq:06d}-r{snap.encounter.round:04d}.toml"
@@ -1166,6 +1568,7 @@ class _Saver:
         for _, _, old in _backups(self.sidecar)[BACKUPS_KEPT:]:
             with contextlib.suppress(OSError):
                 old.unlink()
+        return name
 
     def _collect(self, used: set[str]) -> None:
         """Delete log files no longer referred to (left by undo across a round, or a crash)."""
@@ -1286,10 +1689,16 @@ def _signature_of(st: os.stat_result) -> tuple[int, ...]:
 
 def load(path: Path) -> Session:
     """The session saved at ``path``; raises ``DamagedSave``, ``NewerSave`` or ``SaveError``.
+    A save edited outside facility-tui that passes its checks loads with the edit as its last
+    step (``open_save`` says so, and keeps the version before it).
 
     Reading needs no lock: a writer replaces the main file whole. If the writer removes a log
     file the main file read here referred to (it wrote a newer main file in between), the load
     starts again from the newer one."""
+    return _load(path).session
+
+
+def _load(path: Path) -> Loaded:
     for attempt in range(5):
         raw, st = read_regular(path)
         try:
@@ -1302,17 +1711,45 @@ def load(path: Path) -> Session:
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def load_or_recover(path: Path, *, keep_aside: bool = True) -> tuple[Session, str | None]:
+@frozen
+class Opened:
+    """What ``open_save`` found: the session; a line for the GM (``None`` when all was well);
+    whether the save was damaged and a backup opened instead (``recovered``); and for a save
+    edited outside facility-tui, the session as facility-tui last wrote it (``before_edit``),
+    to be kept as a backup before the edited one is written over."""
+
+    session: Session
+    message: str | None = None
+    recovered: bool = False
+    before_edit: Session | None = None
+
+
+def open_save(path: Path, *, keep_aside: bool = True) -> Opened:
     """The session at ``path`` or, if that file is damaged, from its newest good backup.
 
-    Returns the session and ``None``, or the session and a one-line message saying what was done.
     The damaged file is renamed to ``fight.toml.corrupt-<time>`` (unless ``keep_aside`` is false,
-    e.g. for a read-only look), never deleted. Raises ``SaveError`` if neither can be read.
+    e.g. for a read-only look), never deleted. A save edited outside facility-tui opens with the
+    edit as one undoable step; with ``keep_aside`` the version before it is written as a backup
+    first. Raises ``SaveError`` if neither can be read.
     """
     try:
-        return load(path), None
+        loaded = _load(path)
     except DamagedSave as err:
         damage = str(err)
+    else:
+        if loaded.edit is None:
+            return Opened(loaded.session)
+        message = loaded.edit
+        if loaded.before is not None:
+            message += "; u undoes it"
+            if keep_aside:
+                try:
+                    name = keep_backup(loaded.before, path)
+                    message += f"; the version before it is kept as {name}"
+                    return Opened(loaded.session, message)
+                except SaveError as fail:
+                    message += f"; {fail}"
+        return Opened(loaded.session, message, before_edit=loaded.before)
     for candidate in backups(path):
         try:
             session = load(candidate)
@@ -1322,13 +1759,26 @@ def load_or_recover(path: Path, *, keep_aside: bool = True) -> tuple[Session, st
         opened = f"opened its backup of round {session.encounter.round} ({when})"
         damage = damage.removesuffix("; it was left untouched")
         if not keep_aside:
-            return session, f"{damage}; {opened}; the damaged file is still in place"
+            msg = f"{damage}; {opened}; the damaged file is still in place"
+            return Opened(session, msg, recovered=True)
         try:
             kept = f"kept it as {set_aside(path).name}"
         except OSError as move:
             kept = f"could not rename it aside ({move.strerror or move})"
-        return session, f"{damage}; {kept}; {opened}"
+        return Opened(session, f"{damage}; {kept}; {opened}", recovered=True)
     raise DamagedSave(f"{damage}; no good backup in {sidecar_for(path)}")
+
+
+def load_or_recover(path: Path, *, keep_aside: bool = True) -> tuple[Session, str | None]:
+    """``open_save`` as ``(session, message)``: the message says what was done, or is ``None``."""
+    got = open_save(path, keep_aside=keep_aside)
+    return got.session, got.message
+
+
+def keep_backup(session: Session, path: Path) -> str:
+    """Write ``session`` as the newest backup of the save at ``path`` (the version of a save
+    before an edit made outside facility-tui); the backup's file name."""
+    return _saver(path).backup(Snapshot.of(session))
 
 
 def set_aside(path: Path) -> Path:

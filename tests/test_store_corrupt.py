@@ -39,8 +39,22 @@ def test_empty_and_blank_files(tmp_path: Path) -> None:
 def test_truncated_at_every_line_boundary(tmp_path: Path, small_save: bytes) -> None:
     cuts = [i + 1 for i, b in enumerate(small_save) if b == ord("\n")][:-1]
     assert len(cuts) > 20
-    for cut in [0, *cuts, len(small_save) - 1]:
-        rejected(tmp_path, small_save[:cut])
+    for cut in [0, *cuts, len(small_save) - 2]:
+        message = rejected(tmp_path, small_save[:cut])
+        assert "edited" not in message  # never taken for a hand edit
+    # Only the end line's newline gone: nothing is missing, and it loads as it was written.
+    path = tmp_path / "f.toml"
+    path.write_bytes(small_save[:-1])
+    assert store.open_save(path, keep_aside=False).message is None
+
+
+def test_a_cut_file_is_never_taken_for_an_edit(tmp_path: Path, small_save: bytes) -> None:
+    """Cut inside the fight's own part (what a GM may edit) the file is still refused as cut,
+    even where what is left parses and would pass its checks."""
+    state_end = small_save.index(store.SEPARATOR.encode())
+    for cut in range(60, state_end, 13):
+        message = rejected(tmp_path, small_save[:cut])
+        assert "cut short" in message or "checksum line" in message, message
 
 
 def test_truncated_anywhere(tmp_path: Path, small_save: bytes) -> None:
@@ -49,16 +63,40 @@ def test_truncated_anywhere(tmp_path: Path, small_save: bytes) -> None:
 
 
 def test_flipped_bytes(tmp_path: Path, small_save: bytes) -> None:
+    """A flipped bit is refused, or (in the fight's part, where it reads as a fight) opens as an
+    edit that says what changed and that undo takes back to exactly what was saved."""
+    original = store.loads(small_save.decode("utf-8"))
+    state_end = small_save.index(store.SEPARATOR.encode())
+    taken = 0
     for pos in range(0, len(small_save), 11):
         for bit in (0x01, 0x20):
             data = bytearray(small_save)
             data[pos] ^= bit
-            rejected(tmp_path, bytes(data))
+            path = tmp_path / "bad.toml"
+            path.write_bytes(bytes(data))
+            try:
+                opened = store.open_save(path, keep_aside=False)
+            except store.SaveError as err:
+                assert "\n" not in str(err) and path.read_bytes() == bytes(data)
+                continue
+            assert pos < state_end, pos  # never in the log, the history or the end line
+            session = opened.session
+            if opened.message is not None:
+                taken += 1
+                assert "edited outside facility-tui" in opened.message
+                session.undo()
+            assert session.encounter == original.encounter, pos
+    assert taken  # a letter's case in a name, say: a change a GM could have made
 
 
-def test_a_hand_edited_file_is_refused_as_changed(tmp_path: Path, small_save: bytes) -> None:
-    message = rejected(tmp_path, small_save.replace(b'name = "Test"', b'name = "Tess"'))
-    assert "checksum" in message
+def test_a_hand_edited_file_opens_as_one_undoable_step(tmp_path: Path, small_save: bytes) -> None:
+    path = tmp_path / "f.toml"
+    path.write_bytes(small_save.replace(b'name = "Test"', b'name = "Tess"'))
+    session, message = store.load_or_recover(path)
+    assert message is not None and "edited outside facility-tui: name 'Test' → 'Tess'" in message
+    assert session.encounter.name == "Tess"
+    session.undo()
+    assert session.encounter == store.loads(small_save.decode("utf-8")).encounter
 
 
 def test_not_a_save(tmp_path: Path) -> None:
@@ -185,8 +223,17 @@ def test_fuzz_mutated_saves_with_valid_checksum(
             body[pos:pos] = data.draw(
                 st.sampled_from([b"[", b"{", b"'''", b'"', b"\n[x]\n", b"-1", b"1e999"])
             )
-    signed = store._sign(body.decode("utf-8", "replace"))[0]
+    text = body.decode("utf-8", "replace")
+    state, sep, rest = text.partition("\n" + store.SEPARATOR + "\n")
+    if not sep:
+        load_bytes(tmp_path, store._sign(text)[0].encode("utf-8"))
+        return
+    rest = rest.removesuffix(store.END_LINE + "\n")
+    signed = store._sign3(state + "\n", rest)
     load_bytes(tmp_path, signed.encode("utf-8"))
+    # and as a hand edit (the fight's checksum not matching): checked, then refused or taken
+    unsigned = small_save.split(b"\n", 1)[0].decode() + "\n" + signed.split("\n", 1)[1]
+    load_bytes(tmp_path, unsigned.encode("utf-8"))
 
 
 @settings(

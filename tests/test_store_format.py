@@ -145,7 +145,7 @@ def test_schema_1_fixtures_migrate(fixture: Path, tmp_path: Path) -> None:
     # Rule systems add fields with defaults over time: what schema 1 held must be there unchanged.
     assert_within(expected["encounter"], got)
     store.save(loaded, path)  # written as schema 2, the original kept aside
-    assert path.read_text().startswith("#facility-tui sha256=")
+    assert path.read_text().startswith("#facility-tui state-sha256=")
     assert list((tmp_path / f"{path.stem}.d").glob("before-upgrade-*.toml"))
     same(store.load(path), loaded)
 
@@ -222,3 +222,18 @@ def test_file_mode_is_kept(tmp_path: Path) -> None:
     s.apply("add Alpha")
     store.save(s, path)
     assert path.stat().st_mode & 0o777 == 0o640
+
+
+def test_a_schema_2_history_keeps_what_set_injury_did_then() -> None:
+    """``set WHO injury LEVEL`` now brings the level's effects; a history saved before replays
+    as it ran then (``effects=no``), so its undo steps still rebuild."""
+    doc = {
+        "schema_version": 2,
+        "history": {
+            "undo": [{"line": "set blanc injury serious", "rolls": []}, {"line": "next"}],
+            "redo": [{"line": "set a injury light effects=yes"}],
+        },
+    }
+    out = migrations.migrate(doc)["history"]
+    assert [s["line"] for s in out["undo"]] == ["set blanc injury serious effects=no", "next"]
+    assert out["redo"] == [{"line": "set a injury light effects=yes"}]

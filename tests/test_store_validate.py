@@ -17,10 +17,20 @@ def body_of(text: str) -> str:
 
 
 def resigned(text: str, edit: Callable[[str], str]) -> str:
-    """``text`` (a save) changed by ``edit`` and given a checksum that holds again."""
+    """``text`` (a save) changed by ``edit`` and given checksums that hold again: a file that
+    claims facility-tui wrote it as it is."""
     body = edit(body_of(text))
     assert body != body_of(text), "the edit changed nothing"
-    return store._sign(body)[0]
+    state, rest = body.split("\n" + store.SEPARATOR + "\n")
+    return store._sign3(state + "\n", rest.removesuffix(store.END_LINE + "\n"))
+
+
+def hand_edited(text: str, edit: Callable[[str], str]) -> str:
+    """``text`` changed by ``edit`` as a GM would: the checksum line left as it was."""
+    head, body = text.split("\n", 1)
+    changed = edit(body)
+    assert changed != body, "the edit changed nothing"
+    return head + "\n" + changed
 
 
 def first(pattern: str, replacement: str) -> Callable[[str], str]:
@@ -28,23 +38,29 @@ def first(pattern: str, replacement: str) -> Callable[[str], str]:
     return lambda body: re.sub(pattern, replacement, body, count=1, flags=re.MULTILINE)
 
 
-def without_combatants(body: str) -> str:
-    return re.sub(r"^combatants = '''\n.*?\n'''\n", "", body, count=1, flags=re.M | re.S)
+def only_combatants(table: str) -> Callable[[str], str]:
+    """Every ``[[combatants]]`` table replaced by ``table`` (a top-level key, so before the
+    ``[encounter]`` table)."""
 
-
-def combatant_line(n: int, edit: Callable[[str], str]) -> Callable[[str], str]:
     def change(body: str) -> str:
-        head, rest = body.split("combatants = '''\n", 1)
-        lines, tail = rest.split("\n'''\n", 1)
-        rows = lines.split("\n")
-        rows[n] = edit(rows[n])
-        return head + "combatants = '''\n" + "\n".join(rows) + "\n'''\n" + tail
+        state, sep, rest = body.partition(store.SEPARATOR)
+        head = state.split("\n[[combatants]]", 1)[0]
+        head = head.replace("\n[encounter]\n", f"\n{table}\n\n[encounter]\n", 1)
+        return f"{head}\n{sep}{rest}"
+
+    return change
+
+
+def nth_combatant(n: int, edit: Callable[[str], str]) -> Callable[[str], str]:
+    def change(body: str) -> str:
+        parts = body.split("[[combatants]]\n")
+        parts[n + 1] = edit(parts[n + 1])
+        return "[[combatants]]\n".join(parts)
 
     return change
 
 
 CASES: dict[str, tuple[Callable[[str], str], str]] = {
-    "combatants deleted": (without_combatants, "encounter.combatants is missing"),
     "round -1": (
         first(r"^round = \d+$", "round = -1"),
         "encounter.round must be 0 or more, got -1",
@@ -78,27 +94,22 @@ CASES: dict[str, tuple[Callable[[str], str], str]] = {
         first(r"^order = .*$", "order = [1, 2]"),
         "encounter.order must be a list of combatant ids or sides",
     ),
-    "combatants not a list": (
-        lambda body: without_combatants(body).replace(
-            "state = {}\n", "state = {}\ncombatants = 3\n", 1
-        ),
-        "encounter.combatants",
-    ),
+    "combatants not a list": (only_combatants("combatants = 3"), "combatants must be a list"),
     "combatant without id": (
-        combatant_line(0, lambda row: row.replace('"id": "alpha", ', "", 1)),
-        "encounter.combatants[0].id must be non-empty text, got nothing",
+        nth_combatant(0, lambda t: t.replace('id = "alpha"\n', "", 1)),
+        "combatants[0].id must be non-empty text, got nothing",
     ),
     "combatant name a number": (
-        combatant_line(1, lambda row: row.replace('"name": "Beta"', '"name": 7', 1)),
-        "encounter.combatants[1].name must be non-empty text, got 7",
+        nth_combatant(1, lambda t: t.replace('name = "Beta"', "name = 7", 1)),
+        "combatants[1].name must be non-empty text, got 7",
     ),
     "combatant a list": (
-        combatant_line(1, lambda row: "[1, 2]"),
-        "encounter.combatants[1] must be a table, got [1, 2]",
+        only_combatants("combatants = [[1, 2]]"),
+        "combatants[0] must be a table, got [1, 2]",
     ),
     "the same id twice": (
-        combatant_line(1, lambda row: row.replace('"id": "beta"', '"id": "alpha"', 1)),
-        "encounter.combatants[1].id 'alpha' is the id of an earlier combatant too",
+        nth_combatant(1, lambda t: t.replace('id = "beta"', 'id = "alpha"', 1)),
+        "combatants[1].id 'alpha' is the id of an earlier combatant too",
     ),
 }
 
@@ -119,11 +130,23 @@ def test_a_wrong_save_with_a_good_checksum_is_refused_naming_the_key(
     with pytest.raises(store.InvalidSave) as caught:
         store.loads(text, "fight.toml")
     shown = str(caught.value)
-    assert shown.startswith("fight.toml: encounter.") and message in shown, shown
+    assert shown.startswith("fight.toml: ") and message in shown, shown
     assert "\n" not in shown
 
 
-@pytest.mark.parametrize("case", ["combatants deleted", "round -1", "round 10**19"])
+@pytest.mark.parametrize("case", CASES)
+def test_the_same_by_hand_is_refused_naming_the_line(case: str, saved_text: str) -> None:
+    edit, message = CASES[case]
+    with pytest.raises(store.InvalidSave) as caught:
+        store.loads(hand_edited(saved_text, edit), "fight.toml")
+    shown = str(caught.value)
+    assert re.match(r"fight\.toml:\d+: ", shown) and message in shown, shown
+    line = int(shown.split(":")[1])
+    assert 1 < line < saved_text.split("\n").index(store.SEPARATOR) + 1
+    assert "\n" not in shown
+
+
+@pytest.mark.parametrize("case", ["combatants not a list", "round -1", "round 10**19"])
 def test_on_disk_it_is_left_untouched_and_a_backup_opened(
     case: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
