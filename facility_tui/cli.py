@@ -132,7 +132,7 @@ def _apply_locked(save: Path, lines: Sequence[str], *, seed: int | None, quiet: 
     from attrs import evolve
 
     from facility_tui import store
-    from facility_tui.commands import CommandError
+    from facility_tui.grammar import CommandError
     from facility_tui.session import Session
 
     try:
@@ -184,7 +184,7 @@ def _random_seed() -> int:
 
 def state_json(session: Any) -> dict[str, Any]:
     from facility_tui.codec import encode
-    from facility_tui.commands import listed
+    from facility_tui.dispatch import listed
     from facility_tui.systems import rules_for
 
     enc = session.encounter
@@ -244,9 +244,8 @@ def show_cmd(save: Path, *, as_json: bool) -> int:
 
 
 def commands_cmd(*, markdown: bool = False, dice: bool = False) -> int:
-    from facility_tui.commands import commands_markdown, dice_markdown, help_lines, register_all
+    from facility_tui.dispatch import commands_markdown, dice_markdown, help_lines
 
-    register_all()
     if dice:
         print(dice_markdown(), end="")
         return 0

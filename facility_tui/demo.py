@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from facility_tui.commands import apply
+from facility_tui.dispatch import apply
 from facility_tui.model import Encounter, System
 from facility_tui.store import blank
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from facility_tui.commands import listed
+from facility_tui.dispatch import listed
 from facility_tui.model import Encounter, Phase
 from facility_tui.systems import rules_for
 from facility_tui.text import printable

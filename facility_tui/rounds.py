@@ -13,61 +13,57 @@ system is told when each turn and round starts and ends, which is where timed ef
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from attrs import evolve
 
 from facility_tui.dice import Dice
 from facility_tui.model import Encounter, Kind, Phase
-from facility_tui.systems import RuleSystem, rules_for
+
+if TYPE_CHECKING:
+    from facility_tui.systems import RuleSystem
 
 
-def _rules(enc: Encounter) -> RuleSystem:
-    return rules_for(enc.system)
-
-
-def _announce(enc: Encounter) -> Encounter:
-    rules = _rules(enc)
+def _announce(enc: Encounter, rules: RuleSystem) -> Encounter:
     slot = enc.current
     if slot is None:
         return enc
     return enc.logged(f"Round {enc.round}: {rules.slot_name(enc, slot)}'s turn", Kind.TURN)
 
 
-def begin_round(enc: Encounter, dice: Dice, skipped: int = 0) -> Encounter:
+def begin_round(enc: Encounter, dice: Dice, rules: RuleSystem, skipped: int = 0) -> Encounter:
     """Start the next round: fix its order, then start its first turn."""
-    rules = _rules(enc)
     enc = evolve(enc, phase=Phase.ACTIVE, round=enc.round + 1, turn=0)
     enc = rules.round_order(enc, dice)
     enc = rules.round_started(enc, dice)
-    return start_turn(enc, dice, skipped)
+    return start_turn(enc, dice, rules, skipped)
 
 
-def start_turn(enc: Encounter, dice: Dice, skipped: int = 0) -> Encounter:
+def start_turn(enc: Encounter, dice: Dice, rules: RuleSystem, skipped: int = 0) -> Encounter:
     """Start the current slot's turn; a turn that cannot be played passes on by itself, until a
     whole round's worth have passed (then the marker stays, so the GM sees no one can act)."""
-    enc = _announce(enc)
+    enc = _announce(enc, rules)
     slot = enc.current
     if slot is None:
         return enc
-    rules = _rules(enc)
     enc = rules.turn_started(enc, slot, dice)
     if skipped < len(enc.order) and enc.current == slot and not rules.can_act(enc, slot):
         enc = enc.logged(f"{rules.slot_name(enc, slot)} cannot act: turn passes", Kind.TURN)
-        return next_turn(enc, dice, skipped + 1)
+        return next_turn(enc, dice, rules, skipped + 1)
     return enc
 
 
-def next_turn(enc: Encounter, dice: Dice, skipped: int = 0) -> Encounter:
-    rules = _rules(enc)
+def next_turn(enc: Encounter, dice: Dice, rules: RuleSystem, skipped: int = 0) -> Encounter:
     slot = enc.current
     if slot is not None:
         enc = rules.turn_ended(enc, slot, dice)
     if enc.turn + 1 < len(enc.order):
-        return start_turn(evolve(enc, turn=enc.turn + 1), dice, skipped)
+        return start_turn(evolve(enc, turn=enc.turn + 1), dice, rules, skipped)
     enc = rules.round_ended(enc, dice)
-    return begin_round(enc, dice, skipped)
+    return begin_round(enc, dice, rules, skipped)
 
 
-def prev_turn(enc: Encounter) -> Encounter:
+def prev_turn(enc: Encounter, rules: RuleSystem) -> Encounter:
     """Move the turn marker back one slot. Effects are not reversed: that is what undo is for."""
     if enc.turn > 0:
         enc = evolve(enc, turn=enc.turn - 1)
@@ -76,5 +72,5 @@ def prev_turn(enc: Encounter) -> Encounter:
     else:
         return enc
     slot = enc.current
-    name = _rules(enc).slot_name(enc, slot) if slot else "?"
+    name = rules.slot_name(enc, slot) if slot else "?"
     return enc.logged(f"Turn marker moved back to round {enc.round}, {name}", Kind.OVERRIDE)

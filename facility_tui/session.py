@@ -13,8 +13,9 @@ from typing import Any
 
 from attrs import frozen
 
-from facility_tui.commands import CommandError, apply, parse
 from facility_tui.dice import Roll
+from facility_tui.dispatch import apply
+from facility_tui.grammar import CommandError, parse
 from facility_tui.model import Encounter, LogEntry
 
 HISTORY_LIMIT = 200

@@ -922,7 +922,7 @@ def _check_edit(
 ) -> None:
     """What an edit changed must be what a command could make: numbers within ±MAX_VALUE, text
     without control characters and within its bounds, and the order naming who is there."""
-    from facility_tui.commands import MAX_VALUE
+    from facility_tui.call import MAX_VALUE
     from facility_tui.model import ENEMIES, PCS
     from facility_tui.text import CONTROL, MAX_NAME, MAX_NOTE, MAX_TITLE, control_in
 
@@ -1822,7 +1822,7 @@ NAME_MAX = 60  # characters of an encounter's name kept in its file name
 def path_for(folder: Path, name: str, number: int = 1) -> Path:
     """A file in ``folder`` for an encounter called ``name``, never outside it; ``number`` 2, 3...
     gives the other files for that name (``fight-2.toml``), distinct however long the name."""
-    from facility_tui.commands import slug
+    from facility_tui.call import slug
 
     stem = slug(name)[:NAME_MAX].rstrip("-") or "x"
     if number > 1:

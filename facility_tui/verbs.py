@@ -5,34 +5,11 @@ from __future__ import annotations
 from attrs import evolve
 
 from facility_tui import rounds
-from facility_tui.commands import MAX_VALUE, Call, CommandError, command, side_of, unique_id
-from facility_tui.dice import DiceError
+from facility_tui.call import Call, command, side_of, unique_id
+from facility_tui.grammar import CommandError
 from facility_tui.model import Combatant, Encounter, Kind, Phase, System, TableDice
 from facility_tui.systems import rules_for
 from facility_tui.text import MAX_TITLE
-
-
-def initiative_value(
-    call: Call, text: str, what: str, side: str | None = None, who: str = ""
-) -> int:
-    """A3/C3/C4: an initiative typed as a number or dice. A typed value below 0 is refused, like
-    every typed value; a rolled total below 0 counts as 0 (A3: never below 0), logged. Dice are
-    a roll of a combatant of ``side`` (the GM types it when table dice say so)."""
-    try:
-        value, roll = call.dice.value(text, what, side=side, who=who)
-    except DiceError as err:
-        raise CommandError(f"{what}: {err}") from None
-    rolled = roll is not None and "d" in roll.expr
-    if value < 0 and not rolled:
-        raise CommandError(f"{what} must be at least 0, got {value} (initiative is never below 0)")
-    if value > MAX_VALUE:
-        raise CommandError(f"{what} must be at most {MAX_VALUE}, got {value}")
-    if roll is not None:
-        call.log_roll(what, roll)
-    if value < 0:
-        call.log(f"{what}: the roll's {value} counts as 0 (initiative is never below 0)")
-        value = 0
-    return value
 
 
 def system_of(text: str) -> System:
@@ -76,14 +53,12 @@ def add(call: Call) -> Encounter:
     if count > 50:
         raise CommandError("count: at most 50 at once")
     init_text = call.option("init")
-    rules = rules_for(call.enc.system)
+    rules = call.rules
     names = [name] if count == 1 else [f"{name} {i}" for i in range(1, count + 1)]
     for each in names:
         sheet = rules.new_sheet(call)  # each its own: rolled stats are rolled for each
         init = (
-            0
-            if init_text is None
-            else initiative_value(call, init_text, f"{each} initiative", side, each)
+            0 if init_text is None else call.initiative(init_text, f"{each} initiative", side, each)
         )
         c = Combatant(
             id=unique_id(call.enc, each), name=each, side=side, initiative=init, sheet=sheet
@@ -109,12 +84,12 @@ def remove(call: Call) -> Encounter:
         order=order,
         turn=min(turn, max(len(order) - 1, 0)),
     )
-    enc = rules_for(enc.system).removed(enc, c.id)
+    enc = call.rules.removed(enc, c.id)
     enc = enc.logged(f"Removed {c.name}")
     if current == c.id and enc.phase is Phase.ACTIVE:
         if not order:
             return evolve(enc, phase=Phase.ENDED).logged("Combat over: no one left in the order")
-        enc = rounds.start_turn(enc, call.dice) if turn < len(order) else enc
+        enc = rounds.start_turn(enc, call.dice, call.rules) if turn < len(order) else enc
     return enc
 
 
@@ -131,14 +106,14 @@ def set_initiative(call: Call) -> Encounter:
     if face is not None:
         if len(call.args) > 1:
             raise call.usage_error("give the initiative or face=, not both")
-        value = rules_for(call.enc.system).initiative_from_face(call, c, face)
+        value = call.rules.initiative_from_face(call, c, face)
     else:
-        value = initiative_value(
-            call, call.arg(1, "a number or dice"), f"{c.name} initiative", c.side, c.name
+        value = call.initiative(
+            call.arg(1, "a number or dice"), f"{c.name} initiative", c.side, c.name
         )
     call.expect_args(2)
     call.enc = call.enc.update(c.id, initiative=value)
-    call.enc = rules_for(call.enc.system).initiative_set(call.enc, c.id)
+    call.enc = call.rules.initiative_set(call.enc, c.id)
     note = " (order changes from next round)" if call.enc.phase is Phase.ACTIVE else ""
     call.log(f"{c.name} initiative set to {value} by the GM{note}", Kind.OVERRIDE)
     return call.enc
@@ -201,10 +176,10 @@ def start(call: Call) -> Encounter:
     call.need_phase(Phase.SETUP)
     if not call.enc.combatants:
         raise CommandError("add combatants before starting: add NAME side=pc init=2d6")
-    rules = rules_for(call.enc.system)
+    rules = call.rules
     call.enc = rules.begin_combat(call)
     call.log("Combat begins", Kind.TURN)
-    return rounds.begin_round(call.enc, call.dice)
+    return rounds.begin_round(call.enc, call.dice, call.rules)
 
 
 @command(
@@ -219,7 +194,7 @@ def next_turn(call: Call) -> Encounter:
     call.expect_args(0)
     if call.enc.phase is Phase.SETUP:  # as the n key does: one behaviour for key and command
         return start(call)
-    return rounds.next_turn(call.enc, call.dice)
+    return rounds.next_turn(call.enc, call.dice, call.rules)
 
 
 @command(
@@ -234,7 +209,7 @@ def prev_turn(call: Call) -> Encounter:
     call.expect_args(0)
     if call.enc.round <= 1 and call.enc.turn == 0:
         raise CommandError("already at the first turn of round 1")
-    return rounds.prev_turn(call.enc)
+    return rounds.prev_turn(call.enc, call.rules)
 
 
 @command("end", "end", "End the combat", group="rounds")
@@ -294,4 +269,4 @@ def tabledice(call: Call) -> Encounter:
     rolls=("VALUE, when dice are typed for it",),
 )
 def set_value(call: Call) -> Encounter:
-    return rules_for(call.enc.system).set_value(call)
+    return call.rules.set_value(call)

@@ -23,7 +23,7 @@ from attrs import evolve
 
 from facility_tui import store
 from facility_tui.autosave import Autosaver, Failed, Saved
-from facility_tui.commands import CommandError
+from facility_tui.grammar import CommandError
 from facility_tui.model import Encounter, System
 from facility_tui.session import Outcome, Session
 
@@ -360,6 +360,6 @@ class Workspace:
 
 
 def _quoted(text: str) -> str:
-    from facility_tui.commands import quote
+    from facility_tui.grammar import quote
 
     return quote(text)

@@ -13,7 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList, Select
 from textual.widgets.option_list import Option
 
-from facility_tui.commands import quote
+from facility_tui.grammar import quote
 from facility_tui.model import System
 from facility_tui.text import printable
 

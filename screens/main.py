@@ -20,9 +20,10 @@ from textual.screen import Screen
 from textual.widget import Widget
 
 from facility_tui import store
-from facility_tui.commands import CommandError, listed, quote
 from facility_tui.dice import NeedRoll
+from facility_tui.dispatch import listed
 from facility_tui.errors import internal_error
+from facility_tui.grammar import CommandError, quote
 from facility_tui.model import (
     ENEMIES,
     PCS,

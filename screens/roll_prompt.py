@@ -26,8 +26,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
-from facility_tui.commands import answered
 from facility_tui.dice import MAX_FACES, DiceError, NeedRoll
+from facility_tui.dispatch import answered
 from facility_tui.model import System
 from facility_tui.text import printable
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from facility_tui.commands import CommandError
+from facility_tui.grammar import CommandError
 from facility_tui.model import Encounter, Kind
 from facility_tui.session import Session
 from facility_tui.systems import rules_for

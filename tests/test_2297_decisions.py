@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from facility_tui.commands import CommandError
+from facility_tui.grammar import CommandError
 from facility_tui.model import Kind
 from facility_tui.session import Session
 from facility_tui.systems.r2297.rules import Level

@@ -17,7 +17,7 @@ from textual.geometry import Region
 from textual.widgets import Input
 
 from facility_tui.app import FacilityApp
-from facility_tui.commands import listed
+from facility_tui.dispatch import listed
 from facility_tui.model import Phase, System
 from facility_tui.store import load
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from facility_tui.commands import CommandError, parse
+from facility_tui.grammar import CommandError, parse
 from facility_tui.session import Session
 from tests.conftest import run
 

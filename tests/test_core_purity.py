@@ -8,7 +8,9 @@ import sys
 CORE = [
     "facility_tui.model",
     "facility_tui.dice",
-    "facility_tui.commands",
+    "facility_tui.grammar",
+    "facility_tui.call",
+    "facility_tui.dispatch",
     "facility_tui.verbs",
     "facility_tui.rounds",
     "facility_tui.session",
@@ -27,7 +29,7 @@ def test_core_imports_no_textual() -> None:
     code = (
         "import sys\n"
         + "".join(f"import {m}\n" for m in CORE)
-        + "import facility_tui.systems as s; s.load_all()\n"
+        + "import facility_tui.systems as s; list(s.all_systems())\n"
         + "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'd20'))\n"
         + "print(','.join(bad))\n"
     )

@@ -10,11 +10,10 @@ import pytest
 from attrs import evolve
 
 from facility_tui.cli import main
-from facility_tui.commands import CommandError
+from facility_tui.grammar import CommandError
 from facility_tui.model import Kind
 from facility_tui.session import Session
 from facility_tui.store import blank
-from facility_tui.systems import load_all
 from facility_tui.systems.facility.core import (
     FacilitySheet,
     Piece,
@@ -24,8 +23,6 @@ from facility_tui.systems.facility.core import (
 )
 from facility_tui.systems.facility.system import pending_of
 from tests.conftest import by_id, run, sheet_as, show_json
-
-load_all()
 
 
 def session(*lines: str) -> Session:

@@ -11,17 +11,16 @@ from pathlib import Path
 import pytest
 from attrs import evolve
 
+from facility_tui import dispatch
 from facility_tui.cli import main
-from facility_tui.commands import REGISTRY, CommandError, register_all
+from facility_tui.grammar import CommandError
 from facility_tui.model import ENEMIES, PCS, Kind, Phase, System
 from facility_tui.session import Session
 from facility_tui.store import blank
-from facility_tui.systems import load_all, rules_for
+from facility_tui.systems import rules_for
 from facility_tui.systems.facility.core import Condition, FacilitySheet, condition, save_value
 from facility_tui.systems.facility.system import FacilityState, Step, pending_of, state_of
 from tests.conftest import run, sheet_as
-
-load_all()  # importing systems.facility directly registers only Facility
 
 PARTY = (
     "new facility Lockdown seed=11",
@@ -419,13 +418,15 @@ def test_C4_sheet_overrides_are_logged() -> None:
 
 
 def test_facility_verbs_are_not_shadowed_by_another_system() -> None:
-    register_all()
-    for verb in ("try", "salvage", "save", "harm", "ablate", "suffer", "wound", "strike", "crit"):
-        assert REGISTRY[verb].systems == frozenset({System.FACILITY}), verb
-    for verb in ("deal", "miss", "rearm", "mark", "break", "tend", "shift", "scar", "ppe"):
-        assert REGISTRY[verb].systems == frozenset({System.FACILITY}), verb
-    for verb in ("fate", "sheet", "tech", "vanguard"):
-        assert REGISTRY[verb].systems == frozenset({System.FACILITY}), verb
+    facility = {spec.verb for spec in rules_for(System.FACILITY).commands}
+    common = {spec.verb for spec in dispatch.common()}
+    verbs = ["try", "salvage", "save", "harm", "ablate", "suffer", "wound", "strike", "crit"]
+    verbs += ["deal", "miss", "rearm", "mark", "break", "tend", "shift", "scar", "ppe"]
+    for verb in [*verbs, "fate", "sheet", "tech", "vanguard"]:
+        assert verb in facility and verb not in common, verb
+        assert dispatch.find_spec(verb, System.FACILITY).verb == verb
+        with pytest.raises(CommandError, match="is a rule of facility, not of 2297"):
+            dispatch.find_spec(verb, System.R2297)
 
 
 def test_undo_redo_gives_back_the_same_fight() -> None:

@@ -13,7 +13,7 @@ from textual.widgets import Input
 
 from facility_tui import store
 from facility_tui.app import FacilityApp
-from facility_tui.commands import help_lines
+from facility_tui.dispatch import help_lines
 from facility_tui.errors import ERROR_LOG
 from facility_tui.model import System
 

@@ -9,8 +9,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from facility_tui import store
-from facility_tui.commands import CommandError, help_lines, parse, quote
 from facility_tui.demo import demo_encounter
+from facility_tui.dispatch import help_lines
+from facility_tui.grammar import CommandError, parse, quote
 from facility_tui.model import System
 from facility_tui.session import Session
 from facility_tui.text import printable

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from facility_tui.commands import CommandError
+from facility_tui.grammar import CommandError
 from facility_tui.model import Phase
 from facility_tui.session import Session
 from tests.conftest import run

@@ -7,7 +7,7 @@ import contextlib
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from facility_tui.commands import CommandError
+from facility_tui.grammar import CommandError
 from facility_tui.session import Session
 from tests.conftest import run
 

@@ -9,7 +9,7 @@ import pytest
 
 from facility_tui import migrations, store
 from facility_tui.codec import encode
-from facility_tui.commands import quote
+from facility_tui.grammar import quote
 from facility_tui.session import Session
 
 FIXTURES = Path(__file__).parent / "fixtures" / "saves"

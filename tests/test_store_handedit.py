@@ -129,7 +129,7 @@ LINES = st.sampled_from(
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(lines=st.lists(LINES, max_size=25), system=st.sampled_from(list(System)))
 def test_save_then_load_is_the_identity(lines: list[str], system: System) -> None:
-    from facility_tui.commands import CommandError
+    from facility_tui.grammar import CommandError
 
     s = Session(demo_encounter(system))
     for line in lines:

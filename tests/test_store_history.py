@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from facility_tui import store
-from facility_tui.commands import CommandError
+from facility_tui.grammar import CommandError
 from facility_tui.model import Encounter, Kind, System
 from facility_tui.session import Session
 from facility_tui.systems import rules_for

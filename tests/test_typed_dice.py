@@ -16,8 +16,9 @@ from hypothesis import strategies as st
 
 from facility_tui import store
 from facility_tui.cli import main
-from facility_tui.commands import CommandError, answered, apply, split_dice, with_dice
 from facility_tui.dice import Dice, DiceError, NeedRoll, faces_text
+from facility_tui.dispatch import answered, apply
+from facility_tui.grammar import CommandError, split_dice, with_dice
 from facility_tui.model import Encounter
 from facility_tui.session import Session
 from facility_tui.systems.facility.commands import faces

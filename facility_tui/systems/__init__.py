@@ -2,7 +2,9 @@
 
 The round state machine (``facility_tui.rounds``) asks the encounter's system for the order of each
 round and tells it when turns and rounds start and end; the system answers with a new encounter.
-Each system also declares its own commands (``facility_tui.commands.command``) and its sheet.
+Each system is a package of its own (``r2297``, ``facility``): its rules, its sheet, its commands
+(declared with ``facility_tui.call.command`` and listed in its ``RULES.commands``), its demo. The
+package's ``RULES`` is found by id here, and nothing else in the core names a system's modules.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from facility_tui.model import Combatant, Encounter, Sheet, System
 from facility_tui.text import Detail
 
 if TYPE_CHECKING:
-    from facility_tui.commands import Call
+    from facility_tui.call import Call, Spec
     from facility_tui.dice import Dice
 
 
@@ -22,6 +24,10 @@ class RuleSystem:
     """Default behaviour: turns in descending initiative; no per-turn effects."""
 
     system: System
+
+    def __init__(self, commands: tuple[Spec, ...] = ()) -> None:
+        self.commands = commands  # the system's own commands (``dispatch`` adds the common ones)
+
     sheet_type: type = Sheet
     state_type: type = Sheet
     title: str = ""
@@ -72,13 +78,13 @@ class RuleSystem:
 
     def set_value(self, call: Call) -> Encounter:
         """C4: ``set WHO FIELD VALUE``: a value of the rules set by hand (logged as such)."""
-        from facility_tui.commands import CommandError
+        from facility_tui.grammar import CommandError
 
         raise CommandError(f"{self.title} has no values to set")
 
     def initiative_from_face(self, call: Call, c: Combatant, face: str) -> int:
         """``init WHO face=N``: the initiative from the dice as rolled at the table."""
-        from facility_tui.commands import CommandError
+        from facility_tui.grammar import CommandError
 
         raise CommandError(f"{self.title} initiative has no dice to add to: init WHO N sets it")
 
@@ -109,35 +115,24 @@ class RuleSystem:
 
 
 _SYSTEMS: dict[System, RuleSystem] = {}
-
-
-def register(rules: RuleSystem) -> RuleSystem:
-    _SYSTEMS[rules.system] = rules
-    return rules
-
-
-_MODULES = {
+_PACKAGES = {  # the one table of the rule systems: each package's ``RULES``
     System.R2297: "facility_tui.systems.r2297",
     System.FACILITY: "facility_tui.systems.facility",
 }
 
 
-def load_all() -> None:
-    for system in System:
-        rules_for(system)
-
-
 def rules_for(system: System) -> RuleSystem:
-    """The rules of ``system``; its module (and its commands) load on first use, so a launch
+    """The rules of ``system``; its package (and its commands) load on first use, so a launch
     pays only for the system of the fight it opens."""
-    if system not in _SYSTEMS:
+    rules = _SYSTEMS.get(system)
+    if rules is None:
         import importlib
 
-        importlib.import_module(_MODULES[system])
-    return _SYSTEMS[system]
+        rules = importlib.import_module(_PACKAGES[system]).RULES
+        assert isinstance(rules, RuleSystem)
+        _SYSTEMS[system] = rules
+    return rules
 
 
 def all_systems() -> Iterable[RuleSystem]:
-    if len(_SYSTEMS) < len(System):
-        load_all()
-    return _SYSTEMS.values()
+    return [rules_for(system) for system in System]

@@ -7,7 +7,10 @@ PPE, side-based initiative (RULES.md F1–F12).
 - ``demo``: the demo fight.
 """
 
-from facility_tui.systems.facility import commands as _commands  # noqa: F401  (declares them)
-from facility_tui.systems.facility.system import RULES
+from facility_tui.call import commands_in
+from facility_tui.systems.facility import commands
+from facility_tui.systems.facility.system import FacilityRules
+
+RULES = FacilityRules(commands_in(commands))
 
 __all__ = ["RULES"]

@@ -12,9 +12,10 @@ import re
 
 from attrs import evolve
 
-from facility_tui.commands import Call, CommandError, command, declare_rolls
+from facility_tui.call import Call, command
 from facility_tui.dice import Roll
-from facility_tui.model import PCS, Combatant, Encounter, Kind, Phase, System
+from facility_tui.grammar import CommandError
+from facility_tui.model import PCS, Combatant, Encounter, Kind, Phase
 from facility_tui.systems.facility.core import (
     JOBS,
     PPE_CATALOG,
@@ -82,7 +83,6 @@ from facility_tui.systems.facility.system import (
     state_of,
 )
 
-FACILITY = (System.FACILITY,)
 _YES = {"yes", "y", "true", "1", "on"}
 _NO = {"no", "n", "false", "0", "off", "none"}
 
@@ -436,7 +436,6 @@ def _mark_attack(call: Call, c: Combatant, force: bool) -> None:
     "try",
     "try WHO STAT [tn=12] [exp=yes] [help=A,B:sci] [mod=N] [d20=N]",
     "F2 roll a stat: d20 + bonus ≥ TN; on a failure 'salvage WHO' may give a Partial",
-    systems=FACILITY,
     group="facility",
 )
 def try_roll(call: Call) -> Encounter:
@@ -468,7 +467,6 @@ def _salvage_roll(call: Call, c: Combatant, p: Pending, what: str) -> bool:
     "salvage",
     "salvage [WHO] [help=A,B] [d20=N] [vanguard=WHO] [to=STAT] [back=N]",
     "F2 Salvage a failed roll (a check, initiative, an attack miss, a Break or heal roll)",
-    systems=FACILITY,
     group="facility",
 )
 def salvage(call: Call) -> Encounter:
@@ -529,7 +527,6 @@ def _salvage_initiative(call: Call, c: Combatant, p: Pending) -> Encounter:
     "vanguard",
     "vanguard WHO",
     "F7 elect the PC who acts before the enemies after a Partial Success on initiative",
-    systems=FACILITY,
     group="facility",
 )
 def vanguard(call: Call) -> Encounter:
@@ -573,7 +570,6 @@ def _save_roll(call: Call, c: Combatant, hazard: str, tag: str, tn: int, text: s
     "save",
     "save WHO HAZARD [tag=sonic] [tn=12] [d20=N]",
     "F3 roll a save: d20 + save ≥ TN (no Salvage)",
-    systems=FACILITY,
     group="facility",
 )
 def save(call: Call) -> Encounter:
@@ -592,7 +588,6 @@ def save(call: Call) -> Encounter:
     "harm WHO N HAZARD [save=no|pass|fail] [d20=N] [tag=T] [as=KIND] [to=STAT] [spill=S,S] "
     "[ablate=PPE|no] [tn=12] [by=WHO]",
     "F5 harm: a save; on a failure ablate PPE that covers the hazard, or take N wounds (F4)",
-    systems=FACILITY,
     group="facility",
 )
 def harm(call: Call) -> Encounter:
@@ -668,7 +663,6 @@ def _do_ablate(call: Call, c: Combatant, h: PendingHarm, text: str) -> Encounter
     "ablate",
     "ablate WHO [PPE]",
     "F5 ablate a worn PPE piece that covers the pending hazard: mark it, the save succeeds",
-    systems=FACILITY,
     group="facility",
 )
 def ablate_cmd(call: Call) -> Encounter:
@@ -693,7 +687,6 @@ def ablate_cmd(call: Call) -> Encounter:
     "suffer",
     "suffer WHO [STAT] [spill=S,S]",
     "F5 take the pending failed save's wounds (on the suggested stat, or STAT) instead of ablating",
-    systems=FACILITY,
     group="facility",
 )
 def suffer(call: Call) -> Encounter:
@@ -715,7 +708,6 @@ def suffer(call: Call) -> Encounter:
     "wound",
     "wound WHO N [STAT] [spill=S,S]",
     "F4 put N wounds on a stat (default Physique) or a simple track, with spill-over; no save",
-    systems=FACILITY,
     group="facility",
 )
 def wound(call: Call) -> Encounter:
@@ -756,7 +748,6 @@ def _out_of_ammo(call: Call, c: Combatant, wkey: str, dice: list[int]) -> None:
     "strike WHO TARGET [weapon=W] [stat=phy] [vs=weapons] [to=STAT] [as=KIND] [mod=N] [tn=N] "
     "[exp=yes] [help=A] [d20=N] [force=yes]",
     "F8 a PC attack: d20 + stat vs 10 + target's save; then 'deal'/'crit' or 'miss'/'salvage'",
-    systems=FACILITY,
     group="facility",
 )
 def strike(call: Call) -> Encounter:
@@ -894,7 +885,6 @@ def _partial(call: Call, c: Combatant, p: Pending) -> None:
     "deal",
     "deal WHO [dmg=N] [spill=S,S]",
     "F8 deal a hit's weapon damage to its target",
-    systems=FACILITY,
     group="facility",
 )
 def deal(call: Call) -> Encounter:
@@ -910,7 +900,6 @@ def deal(call: Call) -> Encounter:
     "crit",
     "crit WHO [called=yes] [d20=N] [back=N] [dmg=N] [spill=S,S]",
     "F8 roll a Critical after a hit: max damage + 1d6 (or crit dice); a failure is a Partial",
-    systems=FACILITY,
     group="facility",
 )
 def crit(call: Call) -> Encounter:
@@ -952,7 +941,6 @@ def crit(call: Call) -> Encounter:
     "miss",
     "miss WHO",
     "F8 accept a missed attack (instead of a Salvage)",
-    systems=FACILITY,
     group="facility",
 )
 def miss(call: Call) -> Encounter:
@@ -991,7 +979,6 @@ def _salvage_attack(call: Call, c: Combatant, p: Pending) -> Encounter:
     "rearm",
     "rearm WHO [WEAPON]",
     "F8 reload a gun that ran out of ammo",
-    systems=FACILITY,
     group="facility",
 )
 def rearm(call: Call) -> Encounter:
@@ -1017,7 +1004,6 @@ def rearm(call: Call) -> Encounter:
     "mark",
     "mark WHO attack|other|both|none",
     "F7 spend (or, with none, give back) a combatant's marks this side turn",
-    systems=FACILITY,
     group="facility",
 )
 def mark(call: Call) -> Encounter:
@@ -1100,7 +1086,6 @@ def _wounded_stat(c: Combatant, text: str | None, default: str) -> str:
     "break",
     "break WHO STAT [tn=12] [exp=yes] [help=A] [d20=N]",
     "F9 rest during a Break: roll a stat; success (or a salvaged Partial) removes 1 wound from it",
-    systems=FACILITY,
     group="facility",
 )
 def break_(call: Call) -> Encounter:
@@ -1131,7 +1116,6 @@ def break_(call: Call) -> Encounter:
     "tend",
     "tend HEALER TARGET STAT [tn=12] [exp=yes] [help=A] [d20=N]",
     "F9 heal another (Science): success removes a wound from STAT; a salvaged Partial moves it",
-    systems=FACILITY,
     group="facility",
 )
 def tend(call: Call) -> Encounter:
@@ -1160,7 +1144,6 @@ def tend(call: Call) -> Encounter:
     "shift",
     "shift [WHO ...]",
     "F9 end of a Shift with no strain and no new wounds: 1 wound off every stat (default: all PCs)",
-    systems=FACILITY,
     group="facility",
 )
 def shift(call: Call) -> Encounter:
@@ -1178,7 +1161,6 @@ def shift(call: Call) -> Encounter:
     "scar",
     "scar WHO STAT",
     "F9 turn an Impaired stat's wounds into one Scar (capacity −1, never heals)",
-    systems=FACILITY,
     group="facility",
 )
 def scar_cmd(call: Call) -> Encounter:
@@ -1203,7 +1185,6 @@ def scar_cmd(call: Call) -> Encounter:
     "ppe",
     "ppe WHO wear|remove|mark|unmark|repair PIECE[, PIECE]",
     "F6 put on or take off catalog PPE, or set its marks by hand",
-    systems=FACILITY,
     group="facility",
 )
 def ppe(call: Call) -> Encounter:
@@ -1240,7 +1221,6 @@ def ppe(call: Call) -> Encounter:
     "fate",
     "fate WHO dead|fled|surrendered|out|active|alive",
     "F4/F10 the GM's word on a combatant: dead, fled, surrendered, out; alive overrules death",
-    systems=FACILITY,
     group="facility",
 )
 def fate(call: Call) -> Encounter:
@@ -1271,7 +1251,6 @@ _SHEET_INTS = ("track", "track_wounds", "parts", "clearance", "pockets", "slots"
     "[track=N] [track_wounds=N] [job=tech] [weapon=W,W] [empty=W,W|none] [parts=N] "
     "[clearance=N] [armor=yes] [items=A,B]",
     "C4 set any sheet value by hand (logged as an override)",
-    systems=FACILITY,
     group="facility",
 )
 def sheet(call: Call) -> Encounter:
@@ -1364,7 +1343,6 @@ def sheet(call: Call) -> Encounter:
     "tech WHO workorder|dismantle|barricade|tap|reroute|blast X [TARGET ...] [name=N] "
     "[save=no] [as=KIND] [to=STAT] [tn=12]",
     "F12 a Maintenance Technique: roll Xd6 from Spare Parts; [sum] drives the effect",
-    systems=FACILITY,
     group="facility",
 )
 def tech(call: Call) -> Encounter:
@@ -1404,7 +1382,7 @@ def tech(call: Call) -> Encounter:
     elif technique == "reroute":
         call.log(f"Reroute: the conduit extends across {x} room(s), {x} hour(s) of work")
     elif technique == "barricade":
-        from facility_tui.commands import unique_id
+        from facility_tui.call import unique_id
 
         cap = total * 10
         bar_sheet = FacilitySheet(track=cap, is_object=True)
@@ -1465,7 +1443,7 @@ def set_field(call: Call) -> Encounter:
 _HELP = "the d20 of each helper (help=, in order)"
 _D20 = "the d20 (unless d20= gives it)"
 _DAMAGE = "the weapon's damage dice unless dmg= (a gun: each die counts, a 1 empties it)"
-declare_rolls(
+ROLLS: dict[str, tuple[str, ...]] = (  # the rolls each command can make, in order
     {
         "try": (_HELP, _D20),
         "salvage": (

@@ -15,7 +15,7 @@ from typing import Any, TypeVar, cast
 
 from attrs import evolve, field, frozen
 
-from facility_tui.commands import CommandError
+from facility_tui.grammar import CommandError
 
 T = TypeVar("T")
 

@@ -14,10 +14,11 @@ from typing import Any
 from attrs import evolve, frozen
 
 from facility_tui import rounds
-from facility_tui.commands import Call, CommandError, side_of
+from facility_tui.call import Call, side_of
 from facility_tui.dice import Dice
+from facility_tui.grammar import CommandError
 from facility_tui.model import ENEMIES, PCS, Combatant, Encounter, Kind, Phase, System
-from facility_tui.systems import RuleSystem, register
+from facility_tui.systems import RuleSystem
 from facility_tui.systems.facility.core import (
     SAVES,
     STAT_NAMES,
@@ -481,10 +482,7 @@ def pending_text(p: Pending) -> str:
     }[p.step]
 
 
-RULES = register(FacilityRules())
-
-
 def restart_round_one(call: Call) -> Encounter:
     """After an initiative Salvage turns into a Partial: round 1 opens again with the vanguard."""
     enc = evolve(call.enc, order=(VANGUARD, ENEMIES, PCS), turn=0)
-    return rounds.start_turn(enc, call.dice)
+    return rounds.start_turn(enc, call.dice, call.rules)

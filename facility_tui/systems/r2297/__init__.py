@@ -9,7 +9,10 @@ PT/DR, injury thresholds with timed effects, stamina and fatigue (RULES.md A1–
 - ``commands``: the commands of the rule system (hit, attack, aid, set...).
 """
 
-from facility_tui.systems.r2297 import commands as _commands  # noqa: F401  (declares them)
-from facility_tui.systems.r2297.system import RULES
+from facility_tui.call import commands_in
+from facility_tui.systems.r2297 import commands
+from facility_tui.systems.r2297.system import Rules2297
+
+RULES = Rules2297(commands_in(commands))
 
 __all__ = ["RULES"]

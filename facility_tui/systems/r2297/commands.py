@@ -11,9 +11,10 @@ from functools import wraps
 
 from attrs import evolve
 
-from facility_tui.commands import Call, CommandError, command, declare_rolls
+from facility_tui.call import Call, command
 from facility_tui.dice import TYPED
-from facility_tui.model import Combatant, Encounter, Kind, Phase, System
+from facility_tui.grammar import CommandError
+from facility_tui.model import Combatant, Encounter, Kind, Phase
 from facility_tui.systems.r2297.engine import (
     Ctx,
     Economy,
@@ -81,7 +82,6 @@ def rule(
             verb,
             usage,
             summary,
-            systems=(System.R2297,),
             aliases=aliases,
             group="2297",
             rolls=rolls,
@@ -1085,13 +1085,10 @@ def set_value(call: Call) -> Encounter:
         ctx.put(c.id, **{field: n})
         shown = f"{old} → {n}"
     elif field == "init":
-        from facility_tui.systems.r2297.system import RULES
-        from facility_tui.verbs import initiative_value
-
-        n = initiative_value(call, value, f"{c.name} initiative")
+        n = call.initiative(value, f"{c.name} initiative")
         ctx = ctx_of(call)
         ctx.enc = ctx.enc.update(c.id, initiative=n)
-        ctx.enc = RULES.initiative_set(ctx.enc, c.id)
+        ctx.enc = call.rules.initiative_set(ctx.enc, c.id)
         shown = f"{c.initiative} → {n}"
         if ctx.enc.phase is Phase.ACTIVE:
             shown += " (order from next round)"
@@ -1258,7 +1255,7 @@ def set_effect(ctx: Ctx, c: Combatant, field: str, n: int, ref: str | None) -> s
 
 
 _INFLICT = "then what the injury's level rolls (as hit)"
-declare_rolls(
+ROLLS: dict[str, tuple[str, ...]] = (  # the rolls each command can make, in order
     {
         "rollinit": ("initiative Xd6+AG+CU of each combatant (or of WHO), in list order",),
         "refocus": ("initiative Xd6+AG+CU",),

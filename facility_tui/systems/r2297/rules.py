@@ -11,7 +11,7 @@ import re
 
 from attrs import frozen
 
-from facility_tui.commands import CommandError
+from facility_tui.grammar import CommandError
 
 
 class RuleError(CommandError):

@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Any
 
 from attrs import evolve
 
-from facility_tui.commands import CommandError
 from facility_tui.dice import Dice
+from facility_tui.grammar import CommandError
 from facility_tui.model import Combatant, Encounter, Kind, Phase, System
-from facility_tui.systems import RuleSystem, register
+from facility_tui.systems import RuleSystem
 from facility_tui.systems.r2297.engine import (
     Ctx,
     begin_turn,
@@ -45,7 +45,7 @@ from facility_tui.systems.r2297.weapons import parse_weapons
 from facility_tui.text import Detail, Tone
 
 if TYPE_CHECKING:
-    from facility_tui.commands import Call
+    from facility_tui.call import Call
 
 
 def initiative_expr(s: Sheet2297) -> str:
@@ -457,6 +457,3 @@ def status(s: Sheet2297) -> str:
     if incapacitated(s):
         return "incapacitated"
     return ""
-
-
-RULES = register(Rules2297())

@@ -1,0 +1,294 @@
+"""What a command receives: a ``Call`` with its arguments, the encounter, the dice and the rules
+of the encounter's system, all passed in; and how a command is declared (``command``).
+
+A declaration attaches a ``Spec`` to its function and registers nothing: a rule system lists its
+commands (``commands_in``), and ``dispatch`` puts the common ones and the system's together.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+from attrs import evolve, frozen
+
+from facility_tui.dice import Dice, DiceError, Roll
+from facility_tui.grammar import CommandError, Parsed
+from facility_tui.model import ENEMIES, PCS, Combatant, Encounter, Kind, Phase
+from facility_tui.text import MAX_NAME, MAX_NOTE
+
+if TYPE_CHECKING:
+    from facility_tui.systems import RuleSystem
+
+MAX_VALUE = 9999  # the largest number any command takes: damage, Health, initiative, rounds...
+
+
+Runner = Callable[["Call"], Encounter]
+
+
+@frozen
+class Spec:
+    verb: str
+    usage: str
+    summary: str
+    run: Runner
+    aliases: tuple[str, ...] = ()
+    group: str = "encounter"
+    rolls: tuple[str, ...] = ()  # the rolls it can make, in order (docs/dice.md)
+
+
+SPEC = "command_spec"  # the attribute a declared command's function carries its Spec in
+
+
+def command(
+    verb: str,
+    usage: str,
+    summary: str,
+    *,
+    aliases: tuple[str, ...] = (),
+    group: str = "encounter",
+    rolls: tuple[str, ...] = (),
+) -> Callable[[Runner], Runner]:
+    """Declare a command. The decorated function gets a ``Call`` and returns the new encounter.
+    ``rolls`` says, in order, the dice it can roll (what the GM can type with ``dice=``)."""
+
+    def declare(run: Runner) -> Runner:
+        setattr(run, SPEC, Spec(verb, usage, summary, run, aliases, group, rolls))
+        return run
+
+    return declare
+
+
+def commands_in(*modules: ModuleType) -> tuple[Spec, ...]:
+    """The commands declared in ``modules``, in the order they are written; a module's ``ROLLS``
+    (verb -> the rolls it can make) fills in what the declarations did not say."""
+    specs: list[Spec] = []
+    for module in modules:
+        rolls: dict[str, tuple[str, ...]] = getattr(module, "ROLLS", {})
+        for value in vars(module).values():
+            spec: Any = getattr(value, SPEC, None)
+            if isinstance(spec, Spec) and getattr(value, "__module__", "") == module.__name__:
+                specs.append(evolve(spec, rolls=rolls[spec.verb]) if spec.verb in rolls else spec)
+    return tuple(specs)
+
+
+class Call:
+    """One application of a command: its arguments, the encounter, the dice, and the rules of
+    the encounter's system (``rules``: the list's order, the system's own hooks)."""
+
+    def __init__(
+        self, spec: Spec, parsed: Parsed, encounter: Encounter, dice: Dice, rules: RuleSystem
+    ) -> None:
+        self.spec = spec
+        self.rules = rules
+        self.verb = spec.verb
+        self.args = list(parsed.args)
+        self.options = dict(parsed.options)
+        self._used: set[str] = set()
+        self.enc = encounter
+        self.dice = dice
+
+    # -- arguments ----------------------------------------------------------------------------
+
+    def fail(self, message: str) -> CommandError:
+        return CommandError(message)
+
+    def usage_error(self, what: str) -> CommandError:
+        return CommandError(f"{what}; usage: {self.spec.usage}")
+
+    def arg(self, index: int, what: str) -> str:
+        if index >= len(self.args):
+            raise self.usage_error(f"'{self.verb}' needs {what}")
+        return self.args[index]
+
+    def rest(self, start: int, what: str) -> str:
+        if start >= len(self.args):
+            raise self.usage_error(f"'{self.verb}' needs {what}")
+        return " ".join(self.args[start:])
+
+    def text(self, start: int, what: str, limit: int = MAX_NOTE, *, empty: bool = False) -> str:
+        """The words from ``start`` on as one text (a name, a note), at most ``limit`` long;
+        refused when blank unless ``empty``."""
+        text = " ".join(self.args[start:]).strip()
+        if not text and not empty:
+            raise self.usage_error(f"'{self.verb}' needs {what}")
+        if len(text) > limit:
+            raise CommandError(f"{what} is {len(text)} characters long: at most {limit}")
+        return text
+
+    def name(self, start: int, what: str = "a name") -> str:
+        return self.text(start, what, MAX_NAME)
+
+    def option(self, key: str, default: str | None = None) -> str | None:
+        self._used.add(key)
+        return self.options.get(key, default)
+
+    def has(self, key: str) -> bool:
+        self._used.add(key)
+        return key in self.options
+
+    def check_options(self) -> None:
+        unknown = sorted(set(self.options) - self._used)
+        if unknown:
+            raise self.usage_error(f"'{self.verb}' does not take {', '.join(unknown)}=")
+
+    def expect_args(self, count: int) -> None:
+        if len(self.args) > count:
+            extra = " ".join(self.args[count:])
+            raise self.usage_error(f"unexpected '{extra}' after '{self.verb}'")
+
+    # -- numbers and dice ---------------------------------------------------------------------
+
+    def number(
+        self, text: str, what: str, *, minimum: int | None = None, maximum: int = MAX_VALUE
+    ) -> int:
+        """A typed number or a dice roll (logged); refuses words and values outside
+        ``minimum``..``maximum`` (every number of the game fits in ±9999)."""
+        try:
+            value, roll = self.dice.value(text, what)
+        except DiceError as err:
+            raise CommandError(f"{what}: {err}") from None
+        if minimum is not None and value < minimum:
+            raise CommandError(f"{what} must be at least {minimum}, got {value}")
+        if value < -MAX_VALUE:
+            raise CommandError(f"{what} must be at least {-MAX_VALUE}, got {value}")
+        if value > maximum:
+            raise CommandError(f"{what} must be at most {maximum}, got {value}")
+        if roll is not None:
+            self.log_roll(what, roll)
+        return value
+
+    def initiative(self, text: str, what: str, side: str | None = None, who: str = "") -> int:
+        """A3/C3/C4: an initiative typed as a number or dice. A typed value below 0 is refused,
+        like every typed value; a rolled total below 0 counts as 0 (A3: never below 0), logged.
+        Dice are a roll of a combatant of ``side`` (the GM types it when table dice say so)."""
+        try:
+            value, roll = self.dice.value(text, what, side=side, who=who)
+        except DiceError as err:
+            raise CommandError(f"{what}: {err}") from None
+        rolled = roll is not None and "d" in roll.expr
+        if value < 0 and not rolled:
+            raise CommandError(
+                f"{what} must be at least 0, got {value} (initiative is never below 0)"
+            )
+        if value > MAX_VALUE:
+            raise CommandError(f"{what} must be at most {MAX_VALUE}, got {value}")
+        if roll is not None:
+            self.log_roll(what, roll)
+        if value < 0:
+            self.log(f"{what}: the roll's {value} counts as 0 (initiative is never below 0)")
+            value = 0
+        return value
+
+    def int_option(self, key: str, what: str, default: int, *, minimum: int | None = None) -> int:
+        text = self.option(key)
+        return default if text is None else self.number(text, what, minimum=minimum)
+
+    def roll(
+        self, expr: str, what: str, by: Combatant | None = None, *, faces: bool = False
+    ) -> Roll:
+        """Roll ``expr`` (logged) for ``what``, a roll of combatant ``by`` (the GM types it when
+        table dice say so); ``faces``: each die counts, not only their sum."""
+        side, who = (by.side, by.name) if by is not None else (None, "")
+        try:
+            roll = self.dice.roll(expr, what, side=side, who=who, faces=faces)
+        except DiceError as err:
+            raise CommandError(f"{what}: {err}") from None
+        self.log_roll(what, roll)
+        return roll
+
+    def log_roll(self, what: str, roll: Roll) -> None:
+        self.enc = self.enc.logged(f"{what}: {roll.detail}", Kind.ROLL)
+
+    def log(self, text: str, kind: Kind = Kind.INFO) -> None:
+        self.enc = self.enc.logged(text, kind)
+
+    # -- combatants ---------------------------------------------------------------------------
+
+    def combatant(self, ref: str) -> Combatant:
+        return resolve(self.enc, ref, self.rules.listed)
+
+    def need_phase(self, *phases: Phase) -> None:
+        if self.enc.phase not in phases:
+            wanted = " or ".join(p.value for p in phases)
+            raise CommandError(
+                f"'{self.verb}' works in {wanted}, and the encounter is in {self.enc.phase.value}"
+            )
+
+
+def resolve(enc: Encounter, ref: str, listed: Callable[[Encounter], list[Combatant]]) -> Combatant:
+    """Find a combatant by id, name, unique prefix of either or of a name's word, or number in
+    the list as ``listed`` orders it (``2`` / ``#2``)."""
+    text = ref.strip().lower()
+    if not text:
+        raise CommandError("name a combatant")
+    number = text.removeprefix("#")
+    if number.isascii() and number.isdigit():
+        ordered = listed(enc)
+        i = int(number[-6:]) if len(number) <= 6 else 10**6  # (a huge number: past the list)
+        if 1 <= i <= len(ordered):
+            return ordered[i - 1]
+        raise CommandError(f"no combatant #{i}: the list has {len(ordered)}")
+    for c in enc.combatants:
+        if c.id == text or c.name.lower() == text:
+            return c
+    matches = [c for c in enc.combatants if _starts(c, text)]
+    if len(matches) == 1:
+        return matches[0]
+    if matches:
+        names = ", ".join(c.name for c in matches[:5])
+        raise CommandError(f"'{ref}' could be {names}; type more of the name")
+    raise CommandError(f"no combatant called '{ref}'; 'show' lists them")
+
+
+def _words(text: str) -> list[str]:
+    return [w for w in re.split(r"[^\w]+", text.lower()) if w]
+
+
+def _starts(c: Combatant, text: str) -> bool:
+    """``text`` begins the id or the name, or its words begin consecutive words of the name:
+    "blanc" finds "Sgt. Blanc", "drone-2" and "dr 2" find "Containment Drone 2"."""
+    if c.id.startswith(text) or c.name.lower().startswith(text):
+        return True
+    want, have = _words(text), _words(c.name)
+    return bool(want) and any(
+        all(h.startswith(w) for w, h in zip(want, have[i : i + len(want)], strict=True))
+        for i in range(len(have) - len(want) + 1)
+    )
+
+
+def slug(name: str) -> str:
+    s = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+    return s or "x"
+
+
+def unique_id(enc: Encounter, name: str) -> str:
+    base = slug(name)
+    cid, n = base, 1
+    while enc.has(cid):
+        n += 1
+        cid = f"{base}-{n}"
+    return cid
+
+
+SIDES = {
+    "pc": PCS,
+    "pcs": PCS,
+    "player": PCS,
+    "players": PCS,
+    "ally": PCS,
+    "enemy": ENEMIES,
+    "enemies": ENEMIES,
+    "npc": ENEMIES,
+    "foe": ENEMIES,
+    "foes": ENEMIES,
+}
+
+
+def side_of(text: str) -> str:
+    side = SIDES.get(text.lower())
+    if side is None:
+        raise CommandError(f"unknown side '{text}': use pc or enemy")
+    return side

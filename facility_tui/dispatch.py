@@ -1,0 +1,230 @@
+"""Dispatch: a line to its command, among the common commands (``verbs``) and those of the
+encounter's rule system, run with its dice; and the command reference drawn from the same
+tables (help, ``docs/commands.md``, ``docs/dice.md``).
+
+The top of the command core: it knows the rule systems (through their registry) and the common
+commands; they know nothing of it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from functools import cache
+
+from attrs import evolve, frozen
+
+from facility_tui import verbs
+from facility_tui.call import Call, Spec, commands_in
+from facility_tui.dice import Dice, DiceError, Face, Roll, parse_faces
+from facility_tui.grammar import CommandError, Parsed, parse, split_dice, with_dice
+from facility_tui.model import PCS, Combatant, Encounter, Kind, System, TableDice
+from facility_tui.systems import RuleSystem, rules_for
+
+
+@cache
+def common() -> tuple[Spec, ...]:
+    """The commands of every rule system: building the encounter, rounds, undo and redo."""
+    return commands_in(verbs)
+
+
+@cache
+def _index(system: System) -> dict[str, Spec]:
+    """Every name (verb and aliases) of the commands a ``system`` encounter takes."""
+    index: dict[str, Spec] = {}
+    for spec in (*common(), *rules_for(system).commands):
+        for name in (spec.verb, *spec.aliases):
+            index.setdefault(name, spec)
+    return index
+
+
+def find_spec(verb: str, system: System) -> Spec:
+    """The command called ``verb`` in an encounter of ``system``; a command of another rule
+    system is refused with a line that says so."""
+    name = verb.lower()
+    spec = _index(system).get(name)
+    if spec is not None:
+        return spec
+    elsewhere = [other.value for other in System if other is not system and name in _index(other)]
+    if elsewhere:
+        raise CommandError(
+            f"'{verb}' is a rule of {' and '.join(elsewhere)}, not of {system.value}"
+        )
+    raise CommandError(f"unknown command '{verb}'; type 'help' or press ? for the list")
+
+
+def listed(enc: Encounter) -> list[Combatant]:
+    """Combatants in the order the initiative list shows them."""
+    return rules_for(enc.system).listed(enc)
+
+
+@frozen
+class Applied:
+    encounter: Encounter
+    line: str
+    rolls: tuple[Roll, ...]
+
+
+def apply(
+    enc: Encounter, line: str, replay: Iterable[Roll] = (), *, prompt: bool = False
+) -> Applied:
+    """Apply one command line; raises ``CommandError`` and leaves ``enc`` as it was on bad input.
+    The line is read as the history records it: stripped (so ``a\\ `` at its end is an error
+    here too, not a word that replays differently).
+
+    ``dice=F,F,...`` on any line gives the faces of the dice the command rolls, in order (``?``:
+    the tracker rolls that die). ``prompt`` (the app): a roll the encounter's table dice say the
+    GM types, and that the line has no face for, raises ``dice.NeedRoll``; the line that finally
+    runs is returned with a "?" for each die the tracker rolled after the typed ones."""
+    line = line.strip()
+    parsed = parse(line)
+    rules = rules_for(enc.system)
+    spec = find_spec(parsed.verb, enc.system)
+    options = dict(parsed.options)
+    typed: list[Face] = []
+    key = _faces_key(spec.verb, rules)
+    if key in options:
+        try:
+            typed = parse_faces(options.pop(key))
+        except DiceError as err:
+            raise CommandError(str(err)) from None
+        parsed = Parsed(parsed.verb, parsed.args, tuple(options.items()))
+    ask = asker(enc) if prompt else None
+    dice = Dice(enc.seed, enc.rolls, tuple(replay), typed, ask)
+    call = Call(spec, parsed, enc, dice, rules)
+    new = spec.run(call)
+    call.check_options()
+    if dice.surplus:
+        rolled = (
+            f"rolled {dice.used} {'die' if dice.used == 1 else 'dice'}"
+            if dice.used
+            else "rolled no dice"
+        )
+        raise CommandError(
+            f"dice= gives {len(typed)} face{'s' if len(typed) != 1 else ''} and '{spec.verb}' "
+            f"{rolled} here: "
+            f"drop the last {dice.surplus}"
+        )
+    if dice.untyped:
+        new = new.logged(
+            f"dice=: {len(typed)} face{'s' if len(typed) != 1 else ''} typed; the tracker "
+            f"rolled the rest: {', '.join(dice.untyped)}",
+            Kind.ROLL,
+        )
+    if dice.position != new.rolls:
+        new = evolve(new, rolls=dice.position)
+    finished = line
+    if ask is not None and typed and dice.used > len(typed):
+        finished = with_dice(finished, [*typed, *[None] * (dice.used - len(typed))], key)
+    return Applied(new, finished, tuple(dice.rolled))
+
+
+def asker(enc: Encounter) -> Callable[[str | None], bool] | None:
+    """Whose rolls the GM types in the app: none, the PCs' (a roll of a combatant on the PC
+    side), or all of them (also the dice of an expression typed on the line)."""
+    mode = enc.table_dice
+    if mode is TableDice.ALL:
+        return lambda _side: True
+    if mode is TableDice.PCS:
+        return lambda side: side == PCS
+    return None
+
+
+def _faces_key(verb: str, rules: RuleSystem) -> str:
+    """The option that types a line's dice: ``dice=``, or ``faces=`` where the command has a
+    ``dice=`` of its own (2297's ``add``: the initiative dice count, A1)."""
+    return "faces" if verb in rules.own_dice_option else "dice"
+
+
+def answered(line: str, system: System, index: int, faces: list[Face]) -> str:
+    """The line to run again once the GM typed the faces of the roll a ``NeedRoll`` asked for:
+    the faces the line had before ``index`` (a "?" for each die the tracker rolled there), then
+    ``faces``."""
+    key = _faces_key(find_spec(parse(line).verb, system).verb, rules_for(system))
+    base, had = split_dice(line, key)
+    kept = had[:index]
+    return with_dice(base, [*kept, *[None] * (index - len(kept)), *faces], key)
+
+
+def help_lines(system: System | None = None) -> list[tuple[str, str]]:
+    """(usage, summary) of the commands of ``system`` (the common ones first), or of all."""
+    systems = list(System) if system is None else [system]
+    specs = [*common(), *(s for each in systems for s in rules_for(each).commands)]
+    return [(s.usage, s.summary) for s in specs]
+
+
+GRAMMAR_DOC = """\
+# Commands
+
+The same grammar serves the command bar (`:`), `facility-tui apply` and the saved history.
+This file is generated by `facility-tui commands --markdown`; a test keeps it current.
+
+```text
+line     := verb { argument }
+argument := word | key=value        shell-style quoting: "Sgt. Blanc"
+```
+
+- A combatant is named by its id, its name (any case), the start of its id, its name or any word of
+  its name (`blanc` finds *Sgt. Blanc*), or its number in the list (`2` or `#2`).
+- Wherever a number is expected, dice are accepted and rolled: `2d6+3`, `3d10kh2` (keep the highest
+  2), `4d6kl1`. At most 1000 dice and 10000 sides in one expression.
+- `dice=F,F,...` on any line gives the faces of the dice the command rolls, in the order it rolls
+  them (`hit boarder-1 24 dice=3,5,4`; `?` lets the tracker roll one die); faces left over are
+  refused, and when they run out the tracker rolls the rest and says so. The rolls each command
+  can make, in order: [`docs/dice.md`](dice.md). (2297's `add` has a `dice=` of its own, the
+  initiative dice count: give its faces with `faces=`.)
+- `undo` (`u`) and `redo` step back and forth through every change, across restarts.
+"""
+
+
+def commands_markdown() -> str:
+    """The command reference: every declared command, grouped by rule system."""
+    out = [GRAMMAR_DOC]
+    sections = [("Both rule systems", common())] + [
+        (f"{s.value} only", rules_for(s).commands) for s in System
+    ]
+    for title, specs in sections:
+        if not specs:
+            continue
+        out.append(f"\n## {title}\n\n| command | does |\n|---|---|\n")
+        for s in specs:
+            also = f" (also `{'`, `'.join(s.aliases)}`)" if s.aliases else ""
+            usage = s.usage.replace("|", "\\|")
+            out.append(f"| `{usage}` | {s.summary}{also} |\n")
+    return "".join(out)
+
+
+DICE_DOC = """\
+# The rolls of each command (typed dice)
+
+Every roll the tracker makes can be typed instead: `dice=F,F,...` on any line (the command bar,
+`facility-tui apply`, the saved history) gives the faces of the dice the command rolls, in the
+order it rolls them, one face per die (`?`: the tracker rolls that die). A face that does not fit
+its die is refused, naming the roll; faces left over are refused; when the faces run out, the
+tracker rolls the rest and the log says so. The log marks typed rolls `(typed)`. On 2297's `add`,
+whose `dice=` is the initiative dice count (A1), the faces go in `faces=`.
+
+In the app, `tabledice pcs` (the PCs' rolls) or `tabledice all` (every roll) asks for each roll in
+a prompt as the command needs it: type the faces (`3 5`), their sum where only the sum counts, or
+enter alone to let the tracker roll it. The line that runs in the end carries the faces in `dice=`.
+
+This file is generated by `facility-tui commands --dice`; a test keeps it current. Below, for each
+command, the rolls it can make in the order it makes them. Rolls that a command makes only in some
+cases are named with their case; a die marked "each die counts" takes faces, not a sum, in the
+prompt. Any number of a command typed as dice (`hit WHO 3d6+2`, `heal WHO 1d6`) is rolled where the
+command reads that number, before the rolls of the rules that follow from it.
+"""
+
+
+def dice_markdown() -> str:
+    """docs/dice.md: for each rule system, each command's rolls in order (``rolls=``
+    declarations, and a system's own rolls of the common commands)."""
+    out = [DICE_DOC]
+    for system in System:
+        rules = rules_for(system)
+        out.append(f"\n## {rules.title}\n\n| command | rolls, in order |\n|---|---|\n")
+        for spec in (*common(), *rules.commands):  # (the common commands first)
+            rolls = (*spec.rolls, *rules.common_rolls.get(spec.verb, ()))
+            if rolls:
+                text = "; ".join(rolls).replace("|", "\\|")
+                out.append(f"| `{spec.verb}` | {text} |\n")
+    return "".join(out)
