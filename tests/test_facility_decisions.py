@@ -21,7 +21,7 @@ from facility_tui.systems.facility.core import (
     impaired_count,
     save_value,
 )
-from facility_tui.systems.facility.system import pending_of
+from facility_tui.systems.facility.state import pending_of
 from tests.conftest import by_id, run, sheet_as, show_json
 
 

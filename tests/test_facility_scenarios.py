@@ -19,7 +19,7 @@ from facility_tui.session import Session
 from facility_tui.store import blank
 from facility_tui.systems import rules_for
 from facility_tui.systems.facility.core import Condition, FacilitySheet, condition, save_value
-from facility_tui.systems.facility.system import FacilityState, Step, pending_of, state_of
+from facility_tui.systems.facility.state import FacilityState, Step, pending_of, state_of
 from tests.conftest import run, sheet_as
 
 PARTY = (

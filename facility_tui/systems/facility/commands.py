@@ -63,7 +63,7 @@ from facility_tui.systems.facility.core import (
     with_stat,
     wound_impaired,
 )
-from facility_tui.systems.facility.system import (
+from facility_tui.systems.facility.state import (
     VANGUARD,
     Pending,
     PendingHarm,

@@ -30,9 +30,11 @@ from facility_tui.systems.r2297.engine import (
     init_locked,
     limit_of,
     lower_injury,
+    parse_awareness,
     relevel,
     remove_effects,
     replace_injury,
+    roll_initiative,
     sheet_of,
     swap_effect,
     unconscious,
@@ -138,7 +140,6 @@ def turn_actor(call: Call) -> tuple[Combatant, list[str]]:
 
 @rule("aware", "aware WHO full|partial|unaware", "A2: set awareness before round 1")
 def aware(call: Call) -> Encounter:
-    from facility_tui.systems.r2297.system import parse_awareness
 
     call.need_phase(Phase.SETUP)
     c = who(call)
@@ -153,7 +154,6 @@ def aware(call: Call) -> Encounter:
 
 @rule("rollinit", "rollinit [WHO]", "A3: roll Xd6+AG+CU for everyone (or one)", aliases=("ri",))
 def rollinit(call: Call) -> Encounter:
-    from facility_tui.systems.r2297.system import roll_initiative
 
     ctx = ctx_of(call)
     targets = [who(call)] if call.args else list(call.enc.combatants)
@@ -360,7 +360,6 @@ def overwatch(call: Call) -> Encounter:
 
 @rule("refocus", "refocus [WHO]", "A3: Full action: reroll initiative, used from the next round")
 def refocus(call: Call) -> Encounter:
-    from facility_tui.systems.r2297.system import roll_initiative
 
     c = spend(call, KINDS, "Full action", "Refocus")
     ctx = ctx_of(call)
@@ -1147,8 +1146,6 @@ def set_value(call: Call) -> Encounter:
         ctx.put(c.id, fatigued_loses=choice)
         shown = choice
     elif field == "aware":
-        from facility_tui.systems.r2297.system import parse_awareness
-
         ctx.put(c.id, awareness=parse_awareness(value))
         shown = value
     else:

@@ -26,7 +26,7 @@ from facility_tui.systems.r2297.rules import (
     mitigate,
     tiredness,
 )
-from facility_tui.systems.r2297.sheet import Effect, EKind, Injury, Sheet2297
+from facility_tui.systems.r2297.sheet import Awareness, Effect, EKind, Injury, Sheet2297
 
 
 class Ctx:
@@ -756,3 +756,23 @@ def count_idle_round(ctx: Ctx, cid: str) -> None:
 
 def phase_active(enc: Encounter) -> bool:
     return enc.phase is Phase.ACTIVE
+
+
+def initiative_expr(s: Sheet2297) -> str:
+    """A3: Xd6 + AG + CU."""
+    mod = s.ag + s.cu
+    return f"{s.dice}d6{mod:+d}" if mod else f"{s.dice}d6"
+
+
+def roll_initiative(ctx: Ctx, cid: str) -> int:
+    """A3: roll Xd6 + AG + CU, never below 0."""
+    s = ctx.sheet(cid)
+    return max(0, ctx.roll(initiative_expr(s), f"{ctx.name(cid)} initiative", cid).total)
+
+
+def parse_awareness(text: str) -> Awareness:
+    t = text.strip().lower()
+    for a in Awareness:
+        if t and a.value.startswith(t):
+            return a
+    raise RuleError(f"unknown awareness '{text}': use full, partial or unaware")

@@ -16,6 +16,7 @@ from facility_tui.dice import Dice
 from facility_tui.grammar import CommandError
 from facility_tui.model import Combatant, Encounter, Kind, Phase, System
 from facility_tui.systems import RuleSystem
+from facility_tui.systems.r2297.commands import set_value
 from facility_tui.systems.r2297.engine import (
     Ctx,
     begin_turn,
@@ -27,7 +28,9 @@ from facility_tui.systems.r2297.engine import (
     end_turn,
     incapacitated,
     init_locked,
+    parse_awareness,
     remove_effects,
+    roll_initiative,
     sheet_of,
     shown_initiative,
     tired,
@@ -46,26 +49,6 @@ from facility_tui.text import Detail, Tone
 
 if TYPE_CHECKING:
     from facility_tui.call import Call
-
-
-def initiative_expr(s: Sheet2297) -> str:
-    """A3: Xd6 + AG + CU."""
-    mod = s.ag + s.cu
-    return f"{s.dice}d6{mod:+d}" if mod else f"{s.dice}d6"
-
-
-def roll_initiative(ctx: Ctx, cid: str) -> int:
-    """A3: roll Xd6 + AG + CU, never below 0."""
-    s = ctx.sheet(cid)
-    return max(0, ctx.roll(initiative_expr(s), f"{ctx.name(cid)} initiative", cid).total)
-
-
-def parse_awareness(text: str) -> Awareness:
-    t = text.strip().lower()
-    for a in Awareness:
-        if t and a.value.startswith(t):
-            return a
-    raise CommandError(f"unknown awareness '{text}': use full, partial or unaware")
 
 
 PASSES = 12  # tie roll-off passes; 11**12 * 10 stays far inside TOML's 64-bit integers
@@ -277,8 +260,6 @@ class Rules2297(RuleSystem):
         return ctx.enc
 
     def set_value(self, call: Call) -> Encounter:
-        from facility_tui.systems.r2297.commands import set_value
-
         return set_value(call)
 
     def initiative_from_face(self, call: Call, c: Combatant, face: str) -> int:

@@ -1,0 +1,231 @@
+"""Facility's encounter-wide state (F7 sides, pending choices, marks) and its helpers, shared by
+the commands and the ``RuleSystem`` (``system``)."""
+
+from __future__ import annotations
+
+import enum
+from typing import Any
+
+from attrs import evolve, frozen
+
+from facility_tui import rounds
+from facility_tui.call import Call
+from facility_tui.grammar import CommandError
+from facility_tui.model import ENEMIES, PCS, Combatant, Encounter, Phase
+from facility_tui.systems.facility.core import (
+    FacilitySheet,
+    can_act,
+    condition,
+    impaired,
+    simple,
+)
+
+VANGUARD = "vanguard"  # F7: the slot of the PC who acts before the enemies after a Partial Success
+DEFAULT_TN = 12
+
+
+class Step(enum.StrEnum):
+    """What a pending roll waits for (F2, F7, F8, F9)."""
+
+    CHECK = "check"  # a failed check: salvage or live with it
+    INITIATIVE = "initiative"  # a failed side-initiative roll: salvage for a Partial
+    HIT = "hit"  # an attack that hit: deal or crit
+    MISS = "miss"  # an attack that missed: miss or salvage
+    BREAK = "break"  # a failed Break roll: salvage
+    TEND = "tend"  # a failed heal-another roll: salvage
+
+
+@frozen
+class Pending:
+    """A roll whose follow-up choice the GM has not entered yet (one per combatant)."""
+
+    who: str = ""
+    step: Step = Step.CHECK
+    stat: str = "phy"
+    tn: int = DEFAULT_TN
+    mod: int = 0
+    exp: bool = False
+    target: str = ""  # attack target, or whom a healer tends
+    weapon: str = ""
+    vs: str = "weapons"  # the target's save the attack rolls against
+    to: str = ""  # stat the attack wounds on the target ('' = suggested)
+    kind: str = ""  # kind of harm, for the hazard → stat suggestion
+    heal: str = ""  # stat a Break or heal-another takes a wound off
+
+
+@frozen
+class PendingHarm:
+    """A failed save with PPE that could still be ablated (F5): 'ablate' or 'suffer'."""
+
+    who: str = ""
+    wounds: int = 1
+    hazard: str = "weapons"
+    tag: str = ""
+    stat: str = ""
+    spill: tuple[str, ...] = ()
+    kind: str = ""
+
+
+@frozen
+class FacilityState:
+    first: str = PCS  # the side that acts first each round (F7)
+    partial: bool = False  # F7: round 1 opens with the vanguard's turn
+    vanguard: str = ""  # the vanguard PC's id
+    tn: int = DEFAULT_TN
+    pending: tuple[Pending, ...] = ()
+    harms: tuple[PendingHarm, ...] = ()
+
+
+def state_of(enc: Encounter) -> FacilityState:
+    s = enc.state
+    return s if isinstance(s, FacilityState) else FacilityState()
+
+
+def sheet_of(c: Combatant) -> FacilitySheet:
+    return c.sheet if isinstance(c.sheet, FacilitySheet) else FacilitySheet()
+
+
+def with_state(enc: Encounter, **changes: Any) -> Encounter:
+    return evolve(enc, state=evolve(state_of(enc), **changes))
+
+
+def _of(items: tuple[Any, ...], who: str) -> Any:
+    return next((x for x in items if x.who == who), None)
+
+
+def _put(enc: Encounter, field: str, item: Any) -> Encounter:
+    """Set ``who``'s entry of a state list (``pending`` or ``harms``): one per combatant."""
+    rest = tuple(x for x in getattr(state_of(enc), field) if x.who != item.who)
+    return with_state(enc, **{field: (*rest, item)})
+
+
+def _drop(enc: Encounter, field: str, who: str) -> Encounter:
+    items = getattr(state_of(enc), field)
+    if not any(x.who == who for x in items):
+        return enc
+    return with_state(enc, **{field: tuple(x for x in items if x.who != who)})
+
+
+def pending_of(enc: Encounter, who: str) -> Pending | None:
+    found: Pending | None = _of(state_of(enc).pending, who)
+    return found
+
+
+def set_pending(enc: Encounter, p: Pending) -> Encounter:
+    return _put(enc, "pending", p)
+
+
+def clear_pending(enc: Encounter, who: str) -> Encounter:
+    return _drop(enc, "pending", who)
+
+
+def harm_of(enc: Encounter, who: str) -> PendingHarm | None:
+    found: PendingHarm | None = _of(state_of(enc).harms, who)
+    return found
+
+
+def set_harm(enc: Encounter, h: PendingHarm) -> Encounter:
+    return _put(enc, "harms", h)
+
+
+def clear_harm(enc: Encounter, who: str) -> Encounter:
+    return _drop(enc, "harms", who)
+
+
+def members(enc: Encounter, side: str) -> list[Combatant]:
+    """A side's creatures (objects such as a Barricade are not members)."""
+    return [c for c in enc.combatants if c.side == side and not sheet_of(c).is_object]
+
+
+def acting_now(enc: Encounter, c: Combatant) -> bool:
+    """F7: is it this combatant's side's turn (or, after a Partial, the vanguard's)?"""
+    if enc.phase is not Phase.ACTIVE:
+        return True
+    st = state_of(enc)
+    cur = enc.current
+    if cur == VANGUARD:
+        return c.id == st.vanguard
+    if enc.round == 1 and st.partial and c.id == st.vanguard and cur == PCS:
+        return False  # F7: the vanguard skips the PCs' first turn
+    return cur == c.side
+
+
+def reset_marks(enc: Encounter, cids: list[str]) -> Encounter:
+    for cid in cids:
+        c = enc.get(cid)
+        s = sheet_of(c)
+        if s.attack_used or s.other_used:
+            enc = enc.replace(evolve(c, sheet=evolve(s, attack_used=False, other_used=False)))
+    return enc
+
+
+# -- F7 side initiative ----------------------------------------------------------------------------
+
+
+def initiative_candidates(enc: Encounter) -> list[Combatant]:
+    """F7: the PCs tied for the highest unimpaired Insight among those who can act, in the
+    party's order (the order they were added)."""
+    able = [
+        c
+        for c in members(enc, PCS)
+        if can_act(sheet_of(c)) and not simple(sheet_of(c)) and not impaired(sheet_of(c), "ins")
+    ]
+    if not able:
+        return []
+    top = max(sheet_of(c).ins.bonus for c in able)
+    return [c for c in able if sheet_of(c).ins.bonus == top]
+
+
+def initiative_roller(enc: Encounter) -> Combatant | None:
+    """F7: the PC with the highest unimpaired Insight who can act; on a tie the players choose
+    and the tracker proposes the first in the party's order."""
+    tied = initiative_candidates(enc)
+    return tied[0] if tied else None
+
+
+def check_vanguard(enc: Encounter, ref: str, call: Call) -> Combatant:
+    c = call.combatant(ref)
+    if c.side != PCS or sheet_of(c).is_object:
+        raise CommandError(f"{c.name} is not a PC: the vanguard is one of the players' characters")
+    if not can_act(sheet_of(c)):
+        raise CommandError(f"{c.name} cannot act ({condition(sheet_of(c)).value})")
+    return c
+
+
+def apply_partial(call: Call, vanguard: str) -> Encounter:
+    """F7 Partial Success: enemies first, but the elected PC acts before their first turn."""
+    call.enc = with_state(call.enc, first=ENEMIES, partial=True, vanguard=vanguard)
+    name = call.enc.get(vanguard).name if vanguard else ""
+    if name:
+        call.log(f"Partial Success: {name} acts before the enemies and skips the PCs' first turn")
+    else:
+        call.log("Partial Success: the players elect a vanguard PC: vanguard WHO")
+    return call.enc
+
+
+def marks_text(enc: Encounter, c: Combatant) -> str:
+    """F7: the marks left this side turn: ``atk oth``, ``atk``, ``oth`` or ``-``."""
+    s = sheet_of(c)
+    if s.is_object:
+        return ""
+    if not can_act(s):
+        return "-"
+    left = [n for n, used in (("atk", s.attack_used), ("oth", s.other_used)) if not used]
+    return " ".join(left) or "spent"
+
+
+def pending_text(p: Pending) -> str:
+    return {
+        Step.CHECK: "failed roll: salvage?",
+        Step.INITIATIVE: "failed initiative: salvage?",
+        Step.HIT: "hit: deal or crit",
+        Step.MISS: "missed: miss or salvage",
+        Step.BREAK: "failed Break roll: salvage?",
+        Step.TEND: "failed heal roll: salvage?",
+    }[p.step]
+
+
+def restart_round_one(call: Call) -> Encounter:
+    """After an initiative Salvage turns into a Partial: round 1 opens again with the vanguard."""
+    enc = evolve(call.enc, order=(VANGUARD, ENEMIES, PCS), turn=0)
+    return rounds.start_turn(enc, call.dice, call.rules)
