@@ -9,7 +9,6 @@ from pathlib import Path
 from textual.app import App
 from textual.notifications import SeverityLevel
 
-from facility_tui.model import System
 from facility_tui.paths import default_saves
 from facility_tui.screens.main import MainScreen
 from facility_tui.text import printable
@@ -37,7 +36,7 @@ class FacilityApp(App[None]):
         open_file: Path | None = None,
         seed: int | None = None,
         clock: Callable[[], str] | None = None,
-        demo: System | None = None,
+        demo: str | None = None,
     ) -> None:
         super().__init__()
         self.clock = clock or (lambda: time.strftime("%H:%M:%S"))

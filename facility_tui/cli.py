@@ -15,10 +15,12 @@ from facility_tui import __version__
 
 
 def _parser() -> argparse.ArgumentParser:
+    from facility_tui.systems import ids  # (the table of rule systems: no system is loaded)
+
     p = argparse.ArgumentParser(
         prog="facility-tui",
         description="Keyboard-driven combat tracker for the Facility and 2297 rule systems.",
-        usage="facility-tui [run] [FILE] [--saves DIR] [--seed N] [--demo {2297,facility}]\n"
+        usage=f"facility-tui [run] [FILE] [--saves DIR] [--seed N] [--demo {{{','.join(ids())}}}]\n"
         "       facility-tui {apply,show,commands} ...",
         epilog="With no command it opens the tracker: FILE, or the newest save in the save "
         "folder, or the demo fight. 'facility-tui run --help' explains the options.",
@@ -27,7 +29,7 @@ def _parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="cmd")
 
     run = sub.add_parser("run", help="open the tracker (the default)")
-    _app_args(run)
+    _app_args(run, ids())
 
     ap = sub.add_parser("apply", help="apply commands to a save file, headless")
     ap.add_argument("save", type=Path, help="save file (created if missing)")
@@ -47,13 +49,13 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _app_args(p: argparse.ArgumentParser) -> None:
+def _app_args(p: argparse.ArgumentParser, systems: list[str]) -> None:
     p.add_argument("file", nargs="?", type=Path, help="a save file to open")
     p.add_argument("--saves", type=Path, help="save folder (default: saves/ in a checkout)")
     p.add_argument("--seed", type=int, help="seed for the dice of new encounters")
     p.add_argument(
         "--demo",
-        choices=["2297", "facility"],
+        choices=systems,
         help="open a fresh copy of a demo fight of these rules (saved as a new file)",
     )
 
@@ -102,11 +104,8 @@ def _out(text: str) -> None:
 
 def run_app(file: Path | None, saves: Path | None, seed: int | None, demo: str | None) -> int:
     from facility_tui.app import FacilityApp
-    from facility_tui.model import System
 
-    app = FacilityApp(
-        save_dir=saves, open_file=file, seed=seed, demo=System(demo) if demo else None
-    )
+    app = FacilityApp(save_dir=saves, open_file=file, seed=seed, demo=demo)
     app.run()
     return app.return_code or 0
 
@@ -197,7 +196,7 @@ def state_json(session: Any) -> dict[str, Any]:
     return {
         "schema_version": 1,
         "name": enc.name,
-        "system": enc.system.value,
+        "system": enc.system,
         "phase": enc.phase.value,
         "round": enc.round,
         "turn": enc.turn,

@@ -17,8 +17,8 @@ from facility_tui import verbs
 from facility_tui.call import Call, Spec, commands_in
 from facility_tui.dice import Dice, DiceError, Face, Roll, parse_faces
 from facility_tui.grammar import CommandError, Parsed, parse, split_dice, with_dice
-from facility_tui.model import PCS, Combatant, Encounter, Kind, System, TableDice
-from facility_tui.systems import RuleSystem, rules_for
+from facility_tui.model import PCS, Combatant, Encounter, Kind, TableDice
+from facility_tui.systems import RuleSystem, ids, rules_for
 
 
 @cache
@@ -28,7 +28,7 @@ def common() -> tuple[Spec, ...]:
 
 
 @cache
-def _index(system: System) -> dict[str, Spec]:
+def _index(system: str) -> dict[str, Spec]:
     """Every name (verb and aliases) of the commands a ``system`` encounter takes."""
     index: dict[str, Spec] = {}
     for spec in (*common(), *rules_for(system).commands):
@@ -37,18 +37,16 @@ def _index(system: System) -> dict[str, Spec]:
     return index
 
 
-def find_spec(verb: str, system: System) -> Spec:
+def find_spec(verb: str, system: str) -> Spec:
     """The command called ``verb`` in an encounter of ``system``; a command of another rule
     system is refused with a line that says so."""
     name = verb.lower()
     spec = _index(system).get(name)
     if spec is not None:
         return spec
-    elsewhere = [other.value for other in System if other is not system and name in _index(other)]
+    elsewhere = [other for other in ids() if other != system and name in _index(other)]
     if elsewhere:
-        raise CommandError(
-            f"'{verb}' is a rule of {' and '.join(elsewhere)}, not of {system.value}"
-        )
+        raise CommandError(f"'{verb}' is a rule of {' and '.join(elsewhere)}, not of {system}")
     raise CommandError(f"unknown command '{verb}'; type 'help' or press ? for the list")
 
 
@@ -135,7 +133,7 @@ def _faces_key(verb: str, rules: RuleSystem) -> str:
     return "faces" if verb in rules.own_dice_option else "dice"
 
 
-def answered(line: str, system: System, index: int, faces: list[Face]) -> str:
+def answered(line: str, system: str, index: int, faces: list[Face]) -> str:
     """The line to run again once the GM typed the faces of the roll a ``NeedRoll`` asked for:
     the faces the line had before ``index`` (a "?" for each die the tracker rolled there), then
     ``faces``."""
@@ -145,9 +143,9 @@ def answered(line: str, system: System, index: int, faces: list[Face]) -> str:
     return with_dice(base, [*kept, *[None] * (index - len(kept)), *faces], key)
 
 
-def help_lines(system: System | None = None) -> list[tuple[str, str]]:
+def help_lines(system: str | None = None) -> list[tuple[str, str]]:
     """(usage, summary) of the commands of ``system`` (the common ones first), or of all."""
-    systems = list(System) if system is None else [system]
+    systems = ids() if system is None else [system]
     specs = [*common(), *(s for each in systems for s in rules_for(each).commands)]
     return [(s.usage, s.summary) for s in specs]
 
@@ -180,7 +178,7 @@ def commands_markdown() -> str:
     """The command reference: every declared command, grouped by rule system."""
     out = [GRAMMAR_DOC]
     sections = [("Both rule systems", common())] + [
-        (f"{s.value} only", rules_for(s).commands) for s in System
+        (f"{s} only", rules_for(s).commands) for s in ids()
     ]
     for title, specs in sections:
         if not specs:
@@ -219,7 +217,7 @@ def dice_markdown() -> str:
     """docs/dice.md: for each rule system, each command's rolls in order (``rolls=``
     declarations, and a system's own rolls of the common commands)."""
     out = [DICE_DOC]
-    for system in System:
+    for system in ids():
         rules = rules_for(system)
         out.append(f"\n## {rules.title}\n\n| command | rolls, in order |\n|---|---|\n")
         for spec in (*common(), *rules.commands):  # (the common commands first)

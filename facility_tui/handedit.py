@@ -13,8 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 from facility_tui.codec import DecodeError, decode, decode_attrs, encode, encode_sparse
-from facility_tui.model import Combatant, Encounter, Kind, LogEntry, System
-from facility_tui.systems import rules_for
+from facility_tui.model import Combatant, Encounter, Kind, LogEntry
+from facility_tui.systems import ids, rules_for
 
 EDIT_LINE = "edit"  # the line of an edit step in the history: a pseudo-command, never parsed
 LOG_PREFIX = "Edited outside facility-tui: "
@@ -35,7 +35,9 @@ def encounter_from(
     given as its id alone is taken from ``known`` (an edit step's unchanged combatants)."""
     if not isinstance(data, dict):
         raise DecodeError("encounter: expected a table")
-    system = decode(System, data.get("system"), where="encounter.system")
+    system = decode(str, data.get("system"), where="encounter.system")
+    if system not in ids():
+        raise DecodeError(f"encounter.system: no rule system is called {system!r}")
     rules = rules_for(system)
     raw = data.get("combatants", [])
     if not isinstance(raw, list):

@@ -16,11 +16,6 @@ from typing import Any
 from attrs import evolve, field, frozen
 
 
-class System(enum.StrEnum):
-    R2297 = "2297"
-    FACILITY = "facility"
-
-
 class Phase(enum.StrEnum):
     SETUP = "setup"
     ACTIVE = "active"
@@ -75,7 +70,7 @@ ENEMIES = "enemies"
 @frozen
 class Encounter:
     name: str
-    system: System
+    system: str  # the id of its rule system (``facility_tui.systems``): "2297", "facility"
     seed: int = 0
     rolls: int = 0  # how many dice rolls have been made: the position of the seeded RNG
     phase: Phase = Phase.SETUP

@@ -46,9 +46,9 @@ from attrs import frozen
 from facility_tui import __version__
 from facility_tui.codec import DecodeError, decode, encode, encode_sparse
 from facility_tui.handedit import encounter_from
-from facility_tui.model import Encounter, Kind, LogEntry, Phase, System, TableDice
+from facility_tui.model import Encounter, Kind, LogEntry, Phase, TableDice
 from facility_tui.session import Session, Step, run_step
-from facility_tui.systems import rules_for
+from facility_tui.systems import DEFAULT, ids, rules_for
 
 SCHEMA_VERSION = 3
 LOG_SCHEMA = 2  # log files (``log-*.toml``) keep the layout of schema 2: old ones stay valid
@@ -125,7 +125,6 @@ MAX_ROUND = 1_000_000  # far beyond any fight (a round a second for eleven days)
 MAX_ROLLS = 10**12  # dice rolls of one encounter
 _REQUIRED = ("name", "system", "seed", "rolls", "phase", "round", "turn", "order", "state")
 _PHASES = {p.value for p in Phase}
-_SYSTEMS = {s.value for s in System}
 _TABLE_DICE = {t.value for t in TableDice}
 
 
@@ -147,8 +146,8 @@ def _check_encounter(data: Any, where: str, combatants_at: str | None = None) ->
     for key, value in texts.items():
         if not isinstance(value, str):
             raise _Invalid(f"{where}.{key} must be text, got {_shown(value)}")
-    if data["system"] not in _SYSTEMS:
-        known = " or ".join(sorted(_SYSTEMS))
+    if data["system"] not in ids():
+        known = " or ".join(ids())
         raise _Invalid(f"{where}.system must be {known}, got {_shown(data['system'])}")
     if data["phase"] not in _PHASES:
         known = ", ".join(p.value for p in Phase)
@@ -808,7 +807,7 @@ def _check_keys(data: dict[str, Any]) -> None:
     from facility_tui.codec import unknown_key
     from facility_tui.model import Combatant
 
-    rules = rules_for(System(data["system"]))
+    rules = rules_for(data["system"])
     top = {k: v for k, v in data.items() if k != "combatants"}
     bad = unknown_key(Encounter, top, "encounter", {"state": rules.state_type})
     for i, c in enumerate(data["combatants"]):
@@ -1837,7 +1836,7 @@ def in_use(path: Path) -> bool:
 
 
 def blank() -> Encounter:
-    return Encounter("Untitled", System.R2297, state=rules_for(System.R2297).new_state())
+    return Encounter("Untitled", DEFAULT, state=rules_for(DEFAULT).new_state())
 
 
 def fresh_session() -> Session:

@@ -7,26 +7,27 @@ from attrs import evolve
 from facility_tui import rounds
 from facility_tui.call import Call, command, side_of, unique_id
 from facility_tui.grammar import CommandError
-from facility_tui.model import Combatant, Encounter, Kind, Phase, System, TableDice
-from facility_tui.systems import rules_for
+from facility_tui.model import Combatant, Encounter, Kind, Phase, TableDice
+from facility_tui.systems import ids, rules_for
 from facility_tui.text import MAX_TITLE
 
 
-def system_of(text: str) -> System:
-    try:
-        return System(text.lower())
-    except ValueError:
-        raise CommandError(f"unknown rule system '{text}': use 2297 or facility") from None
+def system_of(text: str) -> str:
+    """A rule system's id, as typed (any case)."""
+    known = ids()
+    if text.lower() not in known:
+        raise CommandError(f"unknown rule system '{text}': use {' or '.join(known)}")
+    return text.lower()
 
 
 @command(
     "new",
-    "new 2297|facility NAME [seed=N]",
+    f"new {'|'.join(ids())} NAME [seed=N]",
     "Replace this encounter with a new, empty one (undo brings the old one back)",
     group="session",
 )
 def new(call: Call) -> Encounter:
-    system = system_of(call.arg(0, "a rule system (2297 or facility)"))
+    system = system_of(call.arg(0, f"a rule system ({' or '.join(ids())})"))
     name = call.text(1, "a name for the encounter", MAX_TITLE)
     seed_text = call.option("seed")
     if seed_text is None:
@@ -37,7 +38,7 @@ def new(call: Call) -> Encounter:
         raise CommandError(f"seed must be a whole number of up to 10 digits, got '{seed_text}'")
     rules = rules_for(system)
     enc = Encounter(name=name, system=system, seed=seed, state=rules.new_state())
-    return enc.logged(f"New {system.value} encounter '{name}' (seed {seed})")
+    return enc.logged(f"New {system} encounter '{name}' (seed {seed})")
 
 
 @command(

@@ -24,8 +24,9 @@ from attrs import evolve
 from facility_tui import store
 from facility_tui.autosave import Autosaver, Failed, Saved
 from facility_tui.grammar import CommandError
-from facility_tui.model import Encounter, System
+from facility_tui.model import Encounter
 from facility_tui.session import Outcome, Session
+from facility_tui.systems import DEFAULT
 
 ROLE = "facility-tui app"
 
@@ -39,7 +40,7 @@ class Workspace:
         self.path: Path = folder / "untitled.toml"
         self.read_only = False  # the shown save is another writer's: commands are refused
         self.saver: Autosaver | None = None
-        self.demo: System | None = None  # what open_initial opens instead of the newest save
+        self.demo: str | None = None  # what open_initial opens instead of the newest save
         self._saved_round: tuple[int, object] = (-1, None)
         self._locks: dict[str, store.WriteLock] = {}  # by absolute path: the shown save's...
         self._guard = threading.Lock()  # ...and those of saves left with writes still pending
@@ -187,7 +188,7 @@ class Workspace:
 
     # -- opening ------------------------------------------------------------------------------
 
-    def open_initial(self, file: Path | None = None, demo: System | None = None) -> list[str]:
+    def open_initial(self, file: Path | None = None, demo: str | None = None) -> list[str]:
         """Open what a launch should show: ``file``, a fresh copy of the ``demo`` of a rule
         system, or else the newest save (the 2297 demo when there is none). A save another
         process writes opens read-only, and says so. Returns messages for the GM, one line
@@ -197,7 +198,7 @@ class Workspace:
         demo = demo or self.demo
         if demo is not None:
             self.start_demo(demo)
-            messages.append(f"Demo fight ({demo.value}) in {self.path.name}; press s to start it")
+            messages.append(f"Demo fight ({demo}) in {self.path.name}; press s to start it")
             return messages
         if swept:
             messages.append(f"Removed {swept} unfinished temporary file(s) from {self.folder}")
@@ -288,7 +289,7 @@ class Workspace:
     def _same(a: Path, b: Path) -> bool:
         return os.path.abspath(a) == os.path.abspath(b)
 
-    def start_demo(self, system: System = System.R2297) -> None:
+    def start_demo(self, system: str = DEFAULT) -> None:
         """A fresh copy of a demo fight, in a file of its own."""
         from facility_tui.demo import demo_encounter
 
@@ -298,13 +299,13 @@ class Workspace:
         self._use(Session(enc), self._claim(enc.name))
         self.save_soon()
 
-    def new_encounter(self, system: System, name: str) -> None:
+    def new_encounter(self, system: str, name: str) -> None:
         """Start an empty encounter in a file of its own; the current one stays saved."""
         seed = self.seed if self.seed is not None else int.from_bytes(os.urandom(4), "big")
         enc = store.blank()
         enc = evolve(enc, seed=seed)
         session = Session(enc)
-        session.apply(f"new {system.value} {_quoted(name)} seed={seed}")
+        session.apply(f"new {system} {_quoted(name)} seed={seed}")
         # a fresh fight starts with an empty history
         self._use(Session(session.encounter), self._claim(name))
         self.save_soon()

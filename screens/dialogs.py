@@ -14,7 +14,7 @@ from textual.widgets import Input, Label, OptionList, Select
 from textual.widgets.option_list import Option
 
 from facility_tui.grammar import quote
-from facility_tui.model import System
+from facility_tui.systems import DEFAULT, info, infos
 from facility_tui.text import printable
 
 from .ordered_input import OrderedInput
@@ -25,11 +25,6 @@ FIELD_KEYS = [
     Binding("tab", "app.focus_next", "Next field", show=False, priority=True),
     Binding("shift+tab", "app.focus_previous", "Previous field", show=False, priority=True),
 ]
-
-OPTION_HINT = {
-    System.R2297: 'ag=3 cu=2 hlt=30 armor="Vest 10/20"',
-    System.FACILITY: 'phy=1 ins=2 ppe="Hard Hat" (NPC: track=4)',
-}
 
 
 class ConfirmDialog(ModalScreen[bool]):
@@ -57,7 +52,7 @@ class AddDialog(ModalScreen[None]):
     BINDINGS = [Binding("escape", "cancel", "Cancel"), *FIELD_KEYS]
     AUTO_FOCUS = "#name"
 
-    def __init__(self, system: System, run: Callable[[str], bool]) -> None:
+    def __init__(self, system: str, run: Callable[[str], bool]) -> None:
         super().__init__()
         self.system = system
         self.run = run
@@ -76,7 +71,7 @@ class AddDialog(ModalScreen[None]):
                 yield OrderedInput(placeholder="Initiative: 12 or 2d6+3", id="init")
             yield OrderedInput(placeholder="Count (default 1)", id="count")
             yield OrderedInput(
-                placeholder=f"Rule options, e.g. {OPTION_HINT[self.system]}", id="options"
+                placeholder=f"Rule options, e.g. {info(self.system).option_hint}", id="options"
             )
             yield Label("enter adds · escape cancels", classes="hint")
 
@@ -109,7 +104,7 @@ class NewEncounterDialog(ModalScreen[None]):
     AUTO_FOCUS = "#name"
     BINDINGS = [Binding("escape", "cancel", "Cancel"), *FIELD_KEYS]
 
-    def __init__(self, create: Callable[[System, str], bool]) -> None:
+    def __init__(self, create: Callable[[str, str], bool]) -> None:
         super().__init__()
         self.create = create
 
@@ -118,8 +113,8 @@ class NewEncounterDialog(ModalScreen[None]):
             yield Label("[b]New encounter[/b] (the current one stays saved)")
             yield OrderedInput(placeholder="Name, e.g. Cargo bay ambush", id="name")
             yield Select(
-                [("Rules: 2297", System.R2297.value), ("Rules: Facility", System.FACILITY.value)],
-                value=System.R2297.value,
+                [(f"Rules: {each.title}", each.id) for each in infos()],
+                value=DEFAULT,
                 allow_blank=False,
                 id="system",
             )
@@ -135,7 +130,7 @@ class NewEncounterDialog(ModalScreen[None]):
         if not name:
             self.notify("Give the encounter a name", severity="error")
             return
-        system = System(str(self.query_one("#system", Select).value))
+        system = str(self.query_one("#system", Select).value)
         if self.create(system, name):
             self.dismiss(None)
 

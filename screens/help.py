@@ -11,13 +11,12 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from facility_tui.dispatch import help_lines
-from facility_tui.model import System
 
 
 class HelpScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,q,question_mark", "close", "Close")]
 
-    def __init__(self, system: System, keys: list[tuple[str, str]]) -> None:
+    def __init__(self, system: str, keys: list[tuple[str, str]]) -> None:
         super().__init__()
         self.system = system
         self.keys = keys

@@ -32,10 +32,9 @@ from facility_tui.model import (
     Kind,
     LogEntry,
     Phase,
-    System,
 )
 from facility_tui.report import status_line
-from facility_tui.systems import RuleSystem, rules_for
+from facility_tui.systems import RuleSystem, info, infos, rules_for
 from facility_tui.text import Tone, printable
 from facility_tui.workspace import Workspace
 
@@ -59,28 +58,14 @@ SIDE_LABEL = {PCS: "PC", ENEMIES: "Enemy"}
 SIDE_STYLE = {PCS: "cyan", ENEMIES: "red"}  # names are coloured by side; the legend is in help
 NAME_WIDTH = 18
 
-# Per-system keys: (key, footer text, command template). A key both systems use has the same text
-# in both (the footer's text is fixed per key). ``{who}`` is the selected combatant's
-# id. A template ending in a space opens the command bar for the GM to finish (damage, a roll);
-# any other runs at once.
-QUICK_KEYS: dict[System, tuple[tuple[str, str, str], ...]] = {
-    System.R2297: (
-        ("d", "Damage", "hit {who} "),
-        ("1", "Maj", "major"),
-        ("2", "Mov", "move"),
-        ("3", "Min", "minor"),
-        ("r", "React (selected)", "react {who}"),
-        ("t", "Attack", "attack {who} "),
-        ("f", "First aid (on selected)", "aid {who} "),
-    ),
-    System.FACILITY: (
-        ("d", "Damage", "harm {who} "),
-        ("w", "Wound", "wound {who} "),
-        ("t", "Attack", "strike {who} "),
-        ("v", "Save (selected rolls)", "save {who} "),
-    ),
+# The keys of the rule systems (``SystemInfo.quick_keys``): one binding per key, which acts by the
+# encounter's system. A key both systems use has the same text in both (the key bar's text is
+# fixed per key); the ones not shown are in help, to keep the key bar on one line.
+QUICK_BINDINGS = {
+    k.key: Binding(k.key, f"quick('{k.key}')", k.label, show=k.shown, priority=True)
+    for each in infos()
+    for k in each.quick_keys
 }
-SHOWN_QUICK = {"d", "1", "2", "3", "w", "t"}  # the rest are in help, to keep the footer on one line
 SAVE_DELAY = 0.06  # s: a change is drawn first, then written (quit and round ends flush at once)
 FOLLOW_EVERY = 0.5  # s: how often a read-only view looks for its writer's autosaves
 WIDE = 110  # from this width the detail pane is always shown; below it, i toggles it
@@ -141,10 +126,7 @@ class MainScreen(Screen[None]):
         Binding("j", "cursor(1)", "Down", show=False, priority=True),
         Binding("k", "cursor(-1)", "Up", show=False, priority=True),
         Binding("q", "quit", "Quit", priority=True),
-        *[
-            Binding(key, f"quick('{key}')", what, show=key in SHOWN_QUICK, priority=True)
-            for key, what in {k: d for keys in QUICK_KEYS.values() for k, d, _ in keys}.items()
-        ],
+        *QUICK_BINDINGS.values(),
     ]
 
     class SaveStatus(Message):
@@ -541,7 +523,7 @@ class MainScreen(Screen[None]):
         self.app.push_screen(HelpScreen(self.ws.encounter.system, self._key_rows()))
 
     def action_new(self) -> None:
-        def create(system: System, name: str) -> bool:
+        def create(system: str, name: str) -> bool:
             """The dialog's enter: a refused name keeps the dialog open to be corrected."""
             if not self.alive:
                 return False
@@ -615,9 +597,10 @@ class MainScreen(Screen[None]):
         self.app.exit()
 
     def _quick(self, key: str) -> str | None:
-        for k, _, template in QUICK_KEYS.get(self.ws.encounter.system, ()):
-            if k == key:
-                return template
+        """The command template of a quick key in the encounter's rules (None: not one of them)."""
+        for k in info(self.ws.encounter.system).quick_keys:
+            if k.key == key:
+                return k.template
         return None
 
     def action_quick(self, key: str) -> None:
@@ -673,6 +656,6 @@ class MainScreen(Screen[None]):
             and not b.action.startswith("quick")
         ]
         rows.append(("j / k / ↑ ↓", "Move the selection (enter shows details when narrow)"))
-        rows += [(k, d) for k, d, _ in QUICK_KEYS.get(self.ws.encounter.system, ())]
+        rows += [(k.key, k.label) for k in info(self.ws.encounter.system).quick_keys]
         rows.append(("", "Names in cyan are PCs and allies, in red enemies"))
         return rows

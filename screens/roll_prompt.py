@@ -28,7 +28,6 @@ from textual.widgets import Label, Static
 
 from facility_tui.dice import MAX_FACES, DiceError, NeedRoll
 from facility_tui.dispatch import answered
-from facility_tui.model import System
 from facility_tui.text import printable
 
 _TYPED = set("0123456789?, ")
@@ -39,9 +38,7 @@ class RollPrompt(ModalScreen[None]):
     """Asks for the faces of one roll at a time; ``run`` runs a line (and, when it needs another
     roll, calls ``ask`` on this prompt before it returns)."""
 
-    def __init__(
-        self, line: str, need: NeedRoll, system: System, run: Callable[[str], bool]
-    ) -> None:
+    def __init__(self, line: str, need: NeedRoll, system: str, run: Callable[[str], bool]) -> None:
         super().__init__()
         self.line = line
         self.need = need
@@ -125,7 +122,7 @@ class _Screen(Protocol):
     def run_line(self, line: str) -> bool: ...
 
 
-def ask_roll(screen: _Screen, line: str, need: NeedRoll, system: System) -> None:
+def ask_roll(screen: _Screen, line: str, need: NeedRoll, system: str) -> None:
     """Ask the GM for the roll ``need`` names, then run ``line`` again with it (``screen``'s
     ``run_line``). An open prompt asks in place; another dialog (add) closes first."""
     app = screen.app

@@ -18,7 +18,7 @@ from textual.widgets import Input
 
 from facility_tui.app import FacilityApp
 from facility_tui.dispatch import listed
-from facility_tui.model import Phase, System
+from facility_tui.model import Phase
 from facility_tui.store import load
 
 
@@ -297,12 +297,11 @@ async def test_damaged_save_opens_its_backup_and_says_so(tmp_path: Path) -> None
 
 
 async def test_facility_demo_opens_as_a_new_fight(tmp_path: Path) -> None:
-    from facility_tui.model import System
 
-    app = FacilityApp(save_dir=tmp_path, seed=1, demo=System.FACILITY)
+    app = FacilityApp(save_dir=tmp_path, seed=1, demo="facility")
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        assert app.workspace.encounter.system is System.FACILITY
+        assert app.workspace.encounter.system == "facility"
         await pilot.press("s")
         assert app.workspace.encounter.current in ("pcs", "enemies")
         assert app.workspace.path.exists()
@@ -501,8 +500,8 @@ def _table_rows(app: FacilityApp) -> list[tuple[str, list[str]]]:
     return [(key, [repr(c) for c in cells]) for key, cells in screen(app).table.rows]
 
 
-STEPS: dict[System, list[tuple[str, ...]]] = {
-    System.R2297: [
+STEPS: dict[str, list[tuple[str, ...]]] = {
+    "2297": [
         ("s",),
         ("d", "5", "enter"),  # a hit on the acting combatant
         ("n",),  # the turn marker moves
@@ -513,7 +512,7 @@ STEPS: dict[System, list[tuple[str, ...]]] = {
         ("x", "y"),  # and one removed
         ("u", "u", "u"),
     ],
-    System.FACILITY: [
+    "facility": [
         ("s",),
         ("n",),  # the other side's turn: its rows get the marker, no combatant changes
         ("n",),
@@ -526,9 +525,9 @@ STEPS: dict[System, list[tuple[str, ...]]] = {
 }
 
 
-@pytest.mark.parametrize("system", [System.R2297, System.FACILITY])
+@pytest.mark.parametrize("system", ["2297", "facility"])
 async def test_main_screen_list_updates_changed_rows_as_a_full_render_would(
-    tmp_path: Path, system: System
+    tmp_path: Path, system: str
 ) -> None:
     app = FacilityApp(save_dir=tmp_path, seed=1, demo=system)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -589,9 +588,8 @@ async def test_main_screen_list_marks_the_turn_and_follows_it(tmp_path: Path) ->
 
 async def test_detail_pane_leaves_no_lines_of_the_last_combatant(tmp_path: Path) -> None:
     """A shorter detail (a drone after a PC) blanks the lines the longer one used."""
-    from facility_tui.model import System
 
-    app = FacilityApp(save_dir=tmp_path, seed=1, demo=System.FACILITY)
+    app = FacilityApp(save_dir=tmp_path, seed=1, demo="facility")
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
         await pilot.press("home", "j")

@@ -14,7 +14,7 @@ from attrs import evolve
 from facility_tui import dispatch
 from facility_tui.cli import main
 from facility_tui.grammar import CommandError
-from facility_tui.model import ENEMIES, PCS, Kind, Phase, System
+from facility_tui.model import ENEMIES, PCS, Kind, Phase
 from facility_tui.session import Session
 from facility_tui.store import blank
 from facility_tui.systems import rules_for
@@ -144,7 +144,7 @@ def test_F7_roller_skips_impaired_insight_and_helpers_need_insight() -> None:
 
 def test_F7_marks_reset_when_the_side_turn_starts() -> None:
     s = fresh("start d20=20", "strike ana grunt d20=3", "miss ana", "mark bo other")
-    rules = rules_for(System.FACILITY)
+    rules = rules_for("facility")
     assert rules.summary(s.encounter, s.encounter.get("ana"))["Marks"] == "oth"
     assert rules.summary(s.encounter, s.encounter.get("bo"))["Marks"] == "atk"
     run(s, "next", "next")
@@ -378,7 +378,7 @@ def test_F9_break_tend_shift_and_scar() -> None:
 def test_F10_full_simple_track_is_out_then_gm_marks_the_fate() -> None:
     s = fresh("start d20=20", "wound grunt 12")
     assert "Grunt is out of the fight" in log(s)
-    summary = rules_for(System.FACILITY).summary(s.encounter, s.encounter.get("grunt"))
+    summary = rules_for("facility").summary(s.encounter, s.encounter.get("grunt"))
     assert summary["Status"] == "Out" and summary["Wounds"] == "12/12"
     run(s, "fate grunt surrendered")
     assert condition(sheet(s, "grunt")) is Condition.SURRENDERED
@@ -418,15 +418,15 @@ def test_C4_sheet_overrides_are_logged() -> None:
 
 
 def test_facility_verbs_are_not_shadowed_by_another_system() -> None:
-    facility = {spec.verb for spec in rules_for(System.FACILITY).commands}
+    facility = {spec.verb for spec in rules_for("facility").commands}
     common = {spec.verb for spec in dispatch.common()}
     verbs = ["try", "salvage", "save", "harm", "ablate", "suffer", "wound", "strike", "crit"]
     verbs += ["deal", "miss", "rearm", "mark", "break", "tend", "shift", "scar", "ppe"]
     for verb in [*verbs, "fate", "sheet", "tech", "vanguard"]:
         assert verb in facility and verb not in common, verb
-        assert dispatch.find_spec(verb, System.FACILITY).verb == verb
+        assert dispatch.find_spec(verb, "facility").verb == verb
         with pytest.raises(CommandError, match="is a rule of facility, not of 2297"):
-            dispatch.find_spec(verb, System.R2297)
+            dispatch.find_spec(verb, "2297")
 
 
 def test_undo_redo_gives_back_the_same_fight() -> None:
@@ -474,7 +474,7 @@ def test_state_survives_a_save_and_load_through_the_cli(
 
 def test_details_show_tracks_saves_and_ppe() -> None:
     s = fresh("wound ana 2 phy", "harm ana 1 contaminants d20=1", "ablate ana")
-    rules = rules_for(System.FACILITY)
+    rules = rules_for("facility")
     lines = {d.label: d.text for d in rules.details(s.encounter, s.encounter.get("ana"))}
     assert "■■□□ 2/4" in lines["Physique"]
     assert "Expertise" in lines["Insight"]
@@ -502,7 +502,7 @@ def test_facility_demo_plays_through() -> None:
 
     s = Session(blank())
     run(s, *DEMO_FACILITY)
-    assert s.encounter.system is System.FACILITY and len(s.encounter.combatants) == 6
+    assert s.encounter.system == "facility" and len(s.encounter.combatants) == 6
     run(s, *DEMO_FACILITY_FIGHT)
     assert s.encounter.round == 2 and s.encounter.current == PCS
     assert state_of(s.encounter).harms == ()

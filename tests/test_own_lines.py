@@ -13,7 +13,6 @@ from textual.geometry import Region
 from textual.widget import Widget
 
 from facility_tui.app import FacilityApp
-from facility_tui.model import System
 
 
 def _styles_cache_lines(pane: Widget, crop: Region) -> list[list[object]]:
@@ -34,10 +33,10 @@ def _assert_same_as_styles_cache(app: App[object]) -> int:
     return checked
 
 
-@pytest.mark.parametrize("system", [System.R2297, System.FACILITY])
+@pytest.mark.parametrize("system", ["2297", "facility"])
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
 async def test_own_lines_are_the_styles_caches_lines(
-    tmp_path: Path, system: System, size: tuple[int, int]
+    tmp_path: Path, system: str, size: tuple[int, int]
 ) -> None:
     app = FacilityApp(save_dir=tmp_path, seed=1, demo=system)
     async with app.run_test(size=size) as pilot:

@@ -32,12 +32,9 @@ def test_help(snap_compare, app: FacilityApp) -> None:
 def test_facility_demo_round_one(
     snap_compare, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from facility_tui.model import System
 
     monkeypatch.chdir(tmp_path)
-    app = FacilityApp(
-        save_dir=Path("saves"), seed=1, clock=lambda: "12:00:00", demo=System.FACILITY
-    )
+    app = FacilityApp(save_dir=Path("saves"), seed=1, clock=lambda: "12:00:00", demo="facility")
     press = ["s", "colon", *"wound drone-1 2", "enter", "j", "j", "j"]
     assert snap_compare(app, terminal_size=(120, 40), press=press)
 

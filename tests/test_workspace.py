@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from facility_tui import store
-from facility_tui.model import System
 from facility_tui.text import MAX_TITLE
 from facility_tui.workspace import Workspace
 from tests.conftest import within
@@ -21,7 +20,7 @@ def test_a_long_name_used_three_times_gets_three_files(tmp_path: Path) -> None:
 
     def three() -> None:
         for _ in range(3):
-            ws.new_encounter(System.FACILITY, LONG)  # ctrl+n with the same name
+            ws.new_encounter("facility", LONG)  # ctrl+n with the same name
             assert ws.flush()
             paths.append(ws.path)
 
@@ -37,11 +36,11 @@ def test_a_long_name_used_three_times_gets_three_files(tmp_path: Path) -> None:
 def test_a_new_fight_never_takes_a_damaged_fights_folder(tmp_path: Path) -> None:
     ws = Workspace(tmp_path, seed=1)
     ws.autosave()
-    ws.new_encounter(System.R2297, "Deck")
+    ws.new_encounter("2297", "Deck")
     ws.execute("add A init=3")
     assert ws.flush()
     first = ws.path
     store.set_aside(first)  # as a damaged save is: its backups stay in deck.d/
-    ws.new_encounter(System.R2297, "Deck")
+    ws.new_encounter("2297", "Deck")
     ws.close()
     assert ws.path != first and ws.path.name == "deck-2.toml"

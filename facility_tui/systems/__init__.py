@@ -12,7 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from facility_tui.model import Combatant, Encounter, Sheet, System
+from attrs import frozen
+
+from facility_tui.model import Combatant, Encounter, Sheet
 from facility_tui.text import Detail
 
 if TYPE_CHECKING:
@@ -20,17 +22,41 @@ if TYPE_CHECKING:
     from facility_tui.dice import Dice
 
 
+@frozen
+class QuickKey:
+    """A key of the rules in play: it runs ``template`` on the selected combatant (``{who}``), or
+    opens the command line with it started when it ends in a space (for the GM to finish)."""
+
+    key: str
+    label: str  # the key bar's word for it
+    template: str
+    shown: bool = True  # on the key bar (the rest are in help)
+    id: str = ""  # the binding id a config file remaps (the label's first word by default)
+
+
+@frozen
+class SystemInfo:
+    """What the app knows of a rule system before its rules load (``systems/<id>/info.py``)."""
+
+    id: str  # what ``new ID NAME`` and ``--demo ID`` take, and what saves record
+    title: str
+    quick_keys: tuple[QuickKey, ...] = ()
+    option_hint: str = ""  # rule options of ``add``, as the Add dialog suggests them
+
+
 class RuleSystem:
     """Default behaviour: turns in descending initiative; no per-turn effects."""
 
-    system: System
+    info: SystemInfo
+    system: str  # ``info.id``
+    title: str = ""
+    demo: tuple[str, ...] = ()  # the command lines that build its demo fight
 
     def __init__(self, commands: tuple[Spec, ...] = ()) -> None:
         self.commands = commands  # the system's own commands (``dispatch`` adds the common ones)
 
     sheet_type: type = Sheet
     state_type: type = Sheet
-    title: str = ""
 
     def new_sheet(self, call: Call) -> Any:
         """The sheet of a combatant being added, from the ``add`` command's options."""
@@ -114,25 +140,53 @@ class RuleSystem:
         return []
 
 
-_SYSTEMS: dict[System, RuleSystem] = {}
-_PACKAGES = {  # the one table of the rule systems: each package's ``RULES``
-    System.R2297: "facility_tui.systems.r2297",
-    System.FACILITY: "facility_tui.systems.facility",
+_PACKAGES = {  # the one table of the built-in rule systems: id -> its package (INFO, load())
+    "2297": "facility_tui.systems.r2297",
+    "facility": "facility_tui.systems.facility",
 }
+DEFAULT = "2297"  # what a first launch demonstrates
+_SYSTEMS: dict[str, RuleSystem] = {}
+_INFOS: dict[str, SystemInfo] = {}
 
 
-def rules_for(system: System) -> RuleSystem:
-    """The rules of ``system``; its package (and its commands) load on first use, so a launch
-    pays only for the system of the fight it opens."""
+def ids() -> list[str]:
+    """Every rule system's id, the built-in ones first."""
+    return [*_PACKAGES, *(s for s in _INFOS if s not in _PACKAGES)]
+
+
+def register(rules: RuleSystem) -> RuleSystem:
+    """Add a rule system that is not one of the built-in packages (a plug-in, a test's)."""
+    _SYSTEMS[rules.system] = rules
+    _INFOS[rules.system] = rules.info
+    return rules
+
+
+def _package(system: str) -> Any:
+    import importlib
+
+    return importlib.import_module(_PACKAGES[system])
+
+
+def info(system: str) -> SystemInfo:
+    """Its id, title, quick keys, ``add`` options: without loading its rules."""
+    found = _INFOS.get(system)
+    if found is None:
+        found = _INFOS[system] = _package(system).INFO
+    return found
+
+
+def infos() -> list[SystemInfo]:
+    return [info(system) for system in ids()]
+
+
+def rules_for(system: str) -> RuleSystem:
+    """The rules of ``system``; its package's rules and commands load on first use, so a launch
+    pays only for the system of the fight it opens. ``KeyError`` for an id no system has."""
     rules = _SYSTEMS.get(system)
     if rules is None:
-        import importlib
-
-        rules = importlib.import_module(_PACKAGES[system]).RULES
-        assert isinstance(rules, RuleSystem)
-        _SYSTEMS[system] = rules
+        rules = _SYSTEMS[system] = _package(system).load()
     return rules
 
 
 def all_systems() -> Iterable[RuleSystem]:
-    return [rules_for(system) for system in System]
+    return [rules_for(system) for system in ids()]

@@ -7,10 +7,17 @@ PPE, side-based initiative (RULES.md F1–F12).
 - ``demo``: the demo fight.
 """
 
-from facility_tui.call import commands_in
-from facility_tui.systems.facility import commands
-from facility_tui.systems.facility.system import FacilityRules
+from facility_tui.systems import RuleSystem
+from facility_tui.systems.facility.info import INFO
 
-RULES = FacilityRules(commands_in(commands))
+__all__ = ["INFO", "load"]
 
-__all__ = ["RULES"]
+
+def load() -> RuleSystem:
+    """The rules, with the system's commands (imported only now: a launch pays for the rules
+    of the fight it opens)."""
+    from facility_tui.call import commands_in
+    from facility_tui.systems.facility import commands
+    from facility_tui.systems.facility.system import FacilityRules
+
+    return FacilityRules(commands_in(commands))

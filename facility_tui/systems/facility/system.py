@@ -15,7 +15,7 @@ from attrs import evolve
 from facility_tui.call import Call, side_of
 from facility_tui.dice import Dice
 from facility_tui.grammar import CommandError
-from facility_tui.model import ENEMIES, PCS, Combatant, Encounter, Kind, System
+from facility_tui.model import ENEMIES, PCS, Combatant, Encounter, Kind
 from facility_tui.systems import RuleSystem
 from facility_tui.systems.facility.commands import (
     helpers_from,
@@ -46,6 +46,8 @@ from facility_tui.systems.facility.core import (
     wound_impaired,
     wounds_short,
 )
+from facility_tui.systems.facility.demo import DEMO_FACILITY
+from facility_tui.systems.facility.info import INFO
 from facility_tui.systems.facility.state import (
     VANGUARD,
     FacilityState,
@@ -70,8 +72,10 @@ from facility_tui.text import Detail, Tone
 
 
 class FacilityRules(RuleSystem):
-    system = System.FACILITY
-    title = "Facility"
+    info = INFO
+    system = INFO.id
+    title = INFO.title
+    demo = DEMO_FACILITY
     sheet_type = FacilitySheet
     state_type = FacilityState
     common_rolls = {

@@ -9,10 +9,17 @@ PT/DR, injury thresholds with timed effects, stamina and fatigue (RULES.md A1–
 - ``commands``: the commands of the rule system (hit, attack, aid, set...).
 """
 
-from facility_tui.call import commands_in
-from facility_tui.systems.r2297 import commands
-from facility_tui.systems.r2297.system import Rules2297
+from facility_tui.systems import RuleSystem
+from facility_tui.systems.r2297.info import INFO
 
-RULES = Rules2297(commands_in(commands))
+__all__ = ["INFO", "load"]
 
-__all__ = ["RULES"]
+
+def load() -> RuleSystem:
+    """The rules, with the system's commands (imported only now: a launch pays for the rules
+    of the fight it opens)."""
+    from facility_tui.call import commands_in
+    from facility_tui.systems.r2297 import commands
+    from facility_tui.systems.r2297.system import Rules2297
+
+    return Rules2297(commands_in(commands))

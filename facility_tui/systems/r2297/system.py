@@ -14,9 +14,10 @@ from attrs import evolve
 
 from facility_tui.dice import Dice
 from facility_tui.grammar import CommandError
-from facility_tui.model import Combatant, Encounter, Kind, Phase, System
+from facility_tui.model import Combatant, Encounter, Kind, Phase
 from facility_tui.systems import RuleSystem
 from facility_tui.systems.r2297.commands import set_value
+from facility_tui.systems.r2297.demo import DEMO_2297
 from facility_tui.systems.r2297.engine import (
     Ctx,
     begin_turn,
@@ -36,6 +37,7 @@ from facility_tui.systems.r2297.engine import (
     tired,
     unconscious,
 )
+from facility_tui.systems.r2297.info import INFO
 from facility_tui.systems.r2297.rules import (
     AID_TN,
     RuleError,
@@ -55,8 +57,10 @@ PASSES = 12  # tie roll-off passes; 11**12 * 10 stays far inside TOML's 64-bit i
 
 
 class Rules2297(RuleSystem):
-    system = System.R2297
-    title = "2297"
+    info = INFO
+    system = INFO.id
+    title = INFO.title
+    demo = DEMO_2297
     sheet_type = Sheet2297
     own_dice_option = ("add",)  # A1: add NAME dice=2 is the initiative dice count
     _ROUND = (

@@ -1,0 +1,18 @@
+"""What the app needs to know of Facility before its rules load: its id, title, quick keys and
+the rule options of ``add`` (cheap to import: the key bar and the dialogs read it at start-up)."""
+
+from __future__ import annotations
+
+from facility_tui.systems import QuickKey, SystemInfo
+
+INFO = SystemInfo(
+    id="facility",
+    title="Facility",
+    option_hint='phy=1 ins=2 ppe="Hard Hat" (NPC: track=4)',
+    quick_keys=(
+        QuickKey("d", "Damage", "harm {who} "),
+        QuickKey("w", "Wound", "wound {who} "),
+        QuickKey("t", "Attack", "strike {who} "),
+        QuickKey("v", "Save (selected rolls)", "save {who} ", shown=False),
+    ),
+)

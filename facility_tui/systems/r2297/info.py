@@ -1,0 +1,21 @@
+"""What the app needs to know of 2297 before its rules load: its id, title, quick keys and the
+rule options of ``add`` (cheap to import: the key bar and the dialogs read it at start-up)."""
+
+from __future__ import annotations
+
+from facility_tui.systems import QuickKey, SystemInfo
+
+INFO = SystemInfo(
+    id="2297",
+    title="2297",
+    option_hint='ag=3 cu=2 hlt=30 armor="Vest 10/20"',
+    quick_keys=(
+        QuickKey("d", "Damage", "hit {who} "),
+        QuickKey("1", "Maj", "major"),
+        QuickKey("2", "Mov", "move"),
+        QuickKey("3", "Min", "minor"),
+        QuickKey("r", "React (selected)", "react {who}", shown=False),
+        QuickKey("t", "Attack", "attack {who} "),
+        QuickKey("f", "First aid (on selected)", "aid {who} ", shown=False),
+    ),
+)
