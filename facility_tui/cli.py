@@ -46,6 +46,7 @@ def _parser() -> argparse.ArgumentParser:
     cm.add_argument(
         "--dice", action="store_true", help="the rolls of each command, as docs/dice.md"
     )
+    cm.add_argument("--keys", action="store_true", help="the rules' keys, as in the README")
     return p
 
 
@@ -86,7 +87,7 @@ def _dispatch(ns: argparse.Namespace) -> int:
     if ns.cmd == "show":
         return show_cmd(ns.save, as_json=ns.json)
     if ns.cmd == "commands":
-        return commands_cmd(markdown=ns.markdown, dice=ns.dice)
+        return commands_cmd(markdown=ns.markdown, dice=ns.dice, keys=ns.keys)
     return run_app(ns.file, ns.saves, ns.seed, ns.demo)
 
 
@@ -242,9 +243,13 @@ def show_cmd(save: Path, *, as_json: bool) -> int:
     return 0
 
 
-def commands_cmd(*, markdown: bool = False, dice: bool = False) -> int:
+def commands_cmd(*, markdown: bool = False, dice: bool = False, keys: bool = False) -> int:
     from facility_tui.dispatch import commands_markdown, dice_markdown, help_lines
+    from facility_tui.systems import quick_keys_markdown
 
+    if keys:
+        print(quick_keys_markdown(), end="")
+        return 0
     if dice:
         print(dice_markdown(), end="")
         return 0

@@ -656,6 +656,9 @@ class MainScreen(Screen[None]):
             and not b.action.startswith("quick")
         ]
         rows.append(("j / k / ↑ ↓", "Move the selection (enter shows details when narrow)"))
-        rows += [(k.key, k.label) for k in info(self.ws.encounter.system).quick_keys]
+        rows += [
+            (k.key, f"{k.label}: {k.help}" if k.help else k.label)
+            for k in info(self.ws.encounter.system).quick_keys
+        ]
         rows.append(("", "Names in cyan are PCs and allies, in red enemies"))
         return rows

@@ -149,3 +149,12 @@ def test_docs_commands_md_is_current(capsys: pytest.CaptureFixture[str]) -> None
     generated = capsys.readouterr().out
     doc = Path(__file__).resolve().parent.parent / "docs" / "commands.md"
     assert doc.read_text(encoding="utf-8") == generated
+
+
+def test_readme_keys_table_is_current(capsys: pytest.CaptureFixture[str]) -> None:
+    """The README's table of the rules' keys comes from the rule systems' quick keys;
+    regenerate it with `facility-tui commands --keys`."""
+    assert main(["commands", "--keys"]) == 0
+    table = capsys.readouterr().out
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    assert table in readme

@@ -30,8 +30,8 @@ class QuickKey:
     key: str
     label: str  # the key bar's word for it
     template: str
+    help: str = ""  # what it does, for help and the README
     shown: bool = True  # on the key bar (the rest are in help)
-    id: str = ""  # the binding id a config file remaps (the label's first word by default)
 
 
 @frozen
@@ -190,3 +190,24 @@ def rules_for(system: str) -> RuleSystem:
 
 def all_systems() -> Iterable[RuleSystem]:
     return [rules_for(system) for system in ids()]
+
+
+def quick_keys_markdown() -> str:
+    """The README's table of the rules' keys: a row per key, a column per rule system."""
+    known = infos()
+    keys = list(dict.fromkeys(k.key for each in known for k in each.quick_keys))
+    out = ["| key | " + " | ".join(each.title for each in known) + " |\n"]
+    out.append("|---" * (len(known) + 1) + "|\n")
+    for key in keys:
+        cells = []
+        for each in known:
+            k = next((k for k in each.quick_keys if k.key == key), None)
+            if k is None:
+                cells.append("")
+                continue
+            line = k.template.format(who="WHO").rstrip() + (
+                " …" if k.template.endswith(" ") else ""
+            )
+            cells.append(f"`{line}` {k.help}".rstrip())
+        out.append(f"| `{key}` | " + " | ".join(cells) + " |\n")
+    return "".join(out)
