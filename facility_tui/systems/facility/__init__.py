@@ -17,7 +17,7 @@ def load() -> RuleSystem:
     """The rules, with the system's commands (imported only now: a launch pays for the rules
     of the fight it opens)."""
     from facility_tui.call import commands_in
-    from facility_tui.systems.facility import commands
+    from facility_tui.systems.facility.commands import attacks
     from facility_tui.systems.facility.system import FacilityRules
 
-    return FacilityRules(commands_in(commands))
+    return FacilityRules(commands_in(attacks))

@@ -17,7 +17,7 @@ from facility_tui.dice import Dice
 from facility_tui.grammar import CommandError
 from facility_tui.model import ENEMIES, PCS, Combatant, Encounter, Kind
 from facility_tui.systems import RuleSystem
-from facility_tui.systems.facility.commands import (
+from facility_tui.systems.facility.commands.attacks import (
     helpers_from,
     roll_check,
     set_field,

@@ -19,7 +19,7 @@ def load() -> RuleSystem:
     """The rules, with the system's commands (imported only now: a launch pays for the rules
     of the fight it opens)."""
     from facility_tui.call import commands_in
-    from facility_tui.systems.r2297 import commands
+    from facility_tui.systems.r2297.commands import turns
     from facility_tui.systems.r2297.system import Rules2297
 
-    return Rules2297(commands_in(commands))
+    return Rules2297(commands_in(turns))

@@ -1,0 +1,1 @@
+"""2297 commands, by topic (being split)."""
