@@ -16,7 +16,7 @@ from facility_tui.dice import Dice
 from facility_tui.grammar import CommandError
 from facility_tui.model import Combatant, Encounter, Kind, Phase
 from facility_tui.systems import RuleSystem
-from facility_tui.systems.r2297.commands.turns import set_value
+from facility_tui.systems.r2297.commands.corrections import set_value
 from facility_tui.systems.r2297.demo import DEMO_2297
 from facility_tui.systems.r2297.engine import (
     Ctx,
