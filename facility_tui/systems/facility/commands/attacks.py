@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from attrs import evolve
 
-from facility_tui.call import Call, command
+from facility_tui.call import Call
 from facility_tui.grammar import CommandError
 from facility_tui.model import Combatant, Encounter, Kind
 from facility_tui.systems.facility.commands.helpers import (
@@ -21,6 +21,7 @@ from facility_tui.systems.facility.commands.helpers import (
     need_sheet_stats,
     no_pending_harm,
     roll_check,
+    rule,
     spill_option,
     target_stat,
 )
@@ -69,12 +70,11 @@ def _out_of_ammo(call: Call, c: Combatant, wkey: str, dice: list[int]) -> None:
         )
 
 
-@command(
+@rule(
     "strike",
     "strike WHO TARGET [weapon=W] [stat=phy] [vs=weapons] [to=STAT] [as=KIND] [mod=N] [tn=N] "
     "[exp=yes] [help=A] [d20=N] [force=yes]",
     "F8 a PC attack: d20 + stat vs 10 + target's save; then 'deal'/'crit' or 'miss'/'salvage'",
-    group="facility",
 )
 def strike(call: Call) -> Encounter:
     c = call.combatant(call.arg(0, "the attacker"))
@@ -207,11 +207,10 @@ def _partial(call: Call, c: Combatant, p: Pending) -> None:
     _used_up(call, c, p)
 
 
-@command(
+@rule(
     "deal",
     "deal WHO [dmg=N] [spill=S,S]",
     "F8 deal a hit's weapon damage to its target",
-    group="facility",
 )
 def deal(call: Call) -> Encounter:
     c, p = _need_attack(call, Step.HIT)
@@ -222,11 +221,10 @@ def deal(call: Call) -> Encounter:
     return call.enc
 
 
-@command(
+@rule(
     "crit",
     "crit WHO [called=yes] [d20=N] [back=N] [dmg=N] [spill=S,S]",
     "F8 roll a Critical after a hit: max damage + 1d6 (or crit dice); a failure is a Partial",
-    group="facility",
 )
 def crit(call: Call) -> Encounter:
     c, p = _need_attack(call, Step.HIT)
@@ -263,11 +261,10 @@ def crit(call: Call) -> Encounter:
     return call.enc
 
 
-@command(
+@rule(
     "miss",
     "miss WHO",
     "F8 accept a missed attack (instead of a Salvage)",
-    group="facility",
 )
 def miss(call: Call) -> Encounter:
     c, p = _need_attack(call, Step.MISS)
@@ -301,11 +298,10 @@ def salvage_attack(call: Call, c: Combatant, p: Pending) -> Encounter:
     return call.enc
 
 
-@command(
+@rule(
     "rearm",
     "rearm WHO [WEAPON]",
     "F8 reload a gun that ran out of ammo",
-    group="facility",
 )
 def rearm(call: Call) -> Encounter:
     c = call.combatant(call.arg(0, "who reloads"))
@@ -326,11 +322,10 @@ def rearm(call: Call) -> Encounter:
     return call.enc
 
 
-@command(
+@rule(
     "mark",
     "mark WHO attack|other|both|none",
     "F7 spend (or, with none, give back) a combatant's marks this side turn",
-    group="facility",
 )
 def mark(call: Call) -> Encounter:
     c = call.combatant(call.arg(0, "who"))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from attrs import evolve
 
-from facility_tui.call import Call, command
+from facility_tui.call import Call
 from facility_tui.grammar import CommandError
 from facility_tui.model import Combatant, Encounter, Phase
 from facility_tui.systems.facility.commands.attacks import salvage_attack
@@ -20,6 +20,7 @@ from facility_tui.systems.facility.commands.helpers import (
     helpers_from,
     need_sheet_stats,
     roll_check,
+    rule,
     save_roll,
     tn_option,
 )
@@ -41,11 +42,10 @@ from facility_tui.systems.facility.state import (
 # -- F2 checks and Salvage -------------------------------------------------------------------------
 
 
-@command(
+@rule(
     "try",
     "try WHO STAT [tn=12] [exp=yes] [help=A,B:sci] [mod=N] [d20=N]",
     "F2 roll a stat: d20 + bonus ≥ TN; on a failure 'salvage WHO' may give a Partial",
-    group="facility",
 )
 def try_roll(call: Call) -> Encounter:
     c = call.combatant(call.arg(0, "who rolls"))
@@ -72,11 +72,10 @@ def _salvage_roll(call: Call, c: Combatant, p: Pending, what: str) -> bool:
     return roll_check(call, c, p.stat, p.tn, p.mod, exp, helpers, call.option("d20"), what)
 
 
-@command(
+@rule(
     "salvage",
     "salvage [WHO] [help=A,B] [d20=N] [vanguard=WHO] [to=STAT] [back=N]",
     "F2 Salvage a failed roll (a check, initiative, an attack miss, a Break or heal roll)",
-    group="facility",
 )
 def salvage(call: Call) -> Encounter:
     st = state_of(call.enc)
@@ -132,11 +131,10 @@ def _salvage_initiative(call: Call, c: Combatant, p: Pending) -> Encounter:
     return restart_round_one(call)
 
 
-@command(
+@rule(
     "vanguard",
     "vanguard WHO",
     "F7 elect the PC who acts before the enemies after a Partial Success on initiative",
-    group="facility",
 )
 def vanguard(call: Call) -> Encounter:
     c = check_vanguard(call.enc, call.arg(0, "the vanguard PC"), call)
@@ -161,11 +159,10 @@ def vanguard(call: Call) -> Encounter:
 # -- F3 saves --------------------------------------------------------------------------------------
 
 
-@command(
+@rule(
     "save",
     "save WHO HAZARD [tag=sonic] [tn=12] [d20=N]",
     "F3 roll a save: d20 + save ≥ TN (no Salvage)",
-    group="facility",
 )
 def save(call: Call) -> Encounter:
     c = call.combatant(call.arg(0, "who saves"))

@@ -4,7 +4,7 @@ without a save (F4).
 
 from __future__ import annotations
 
-from facility_tui.call import Call, command
+from facility_tui.call import Call
 from facility_tui.grammar import CommandError
 from facility_tui.model import Combatant, Encounter, Kind
 from facility_tui.systems.facility.commands.helpers import (
@@ -14,6 +14,7 @@ from facility_tui.systems.facility.commands.helpers import (
     mark_attack,
     no_pending_harm,
     put_sheet,
+    rule,
     save_roll,
     spill_option,
     target_stat,
@@ -31,12 +32,11 @@ from facility_tui.systems.facility.core import (
 from facility_tui.systems.facility.state import PendingHarm, clear_harm, harm_of, set_harm, sheet_of
 
 
-@command(
+@rule(
     "harm",
     "harm WHO N HAZARD [save=no|pass|fail] [d20=N] [tag=T] [as=KIND] [to=STAT] [spill=S,S] "
     "[ablate=PPE|no] [tn=12] [by=WHO]",
     "F5 harm: a save; on a failure ablate PPE that covers the hazard, or take N wounds (F4)",
-    group="facility",
 )
 def harm(call: Call) -> Encounter:
     c = call.combatant(call.arg(0, "who is harmed"))
@@ -100,11 +100,10 @@ def _do_ablate(call: Call, c: Combatant, h: PendingHarm, text: str) -> Encounter
     return call.enc
 
 
-@command(
+@rule(
     "ablate",
     "ablate WHO [PPE]",
     "F5 ablate a worn PPE piece that covers the pending hazard: mark it, the save succeeds",
-    group="facility",
 )
 def ablate_cmd(call: Call) -> Encounter:
     c = call.combatant(call.arg(0, "who ablates"))
@@ -124,11 +123,10 @@ def ablate_cmd(call: Call) -> Encounter:
     return _do_ablate(call, c, h, text)
 
 
-@command(
+@rule(
     "suffer",
     "suffer WHO [STAT] [spill=S,S]",
     "F5 take the pending failed save's wounds (on the suggested stat, or STAT) instead of ablating",
-    group="facility",
 )
 def suffer(call: Call) -> Encounter:
     c = call.combatant(call.arg(0, "who takes the wounds"))
@@ -145,11 +143,10 @@ def suffer(call: Call) -> Encounter:
     return call.enc
 
 
-@command(
+@rule(
     "wound",
     "wound WHO N [STAT] [spill=S,S]",
     "F4 put N wounds on a stat (default Physique) or a simple track, with spill-over; no save",
-    group="facility",
 )
 def wound(call: Call) -> Encounter:
     c = call.combatant(call.arg(0, "who is wounded"))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from facility_tui.call import Call, command
+from facility_tui.call import Call
 from facility_tui.grammar import CommandError
 from facility_tui.model import PCS, Combatant, Encounter, Kind
 from facility_tui.systems.facility.commands.helpers import (
@@ -13,6 +13,7 @@ from facility_tui.systems.facility.commands.helpers import (
     need_sheet_stats,
     put_sheet,
     roll_check,
+    rule,
     tn_option,
 )
 from facility_tui.systems.facility.core import (
@@ -87,11 +88,10 @@ def _wounded_stat(c: Combatant, text: str | None, default: str) -> str:
     return key
 
 
-@command(
+@rule(
     "break",
     "break WHO STAT [tn=12] [exp=yes] [help=A] [d20=N]",
     "F9 rest during a Break: roll a stat; success (or a salvaged Partial) removes 1 wound from it",
-    group="facility",
 )
 def break_(call: Call) -> Encounter:
     c = call.combatant(call.arg(0, "who rests"))
@@ -117,11 +117,10 @@ def break_(call: Call) -> Encounter:
     return call.enc
 
 
-@command(
+@rule(
     "tend",
     "tend HEALER TARGET STAT [tn=12] [exp=yes] [help=A] [d20=N]",
     "F9 heal another (Science): success removes a wound from STAT; a salvaged Partial moves it",
-    group="facility",
 )
 def tend(call: Call) -> Encounter:
     healer = call.combatant(call.arg(0, "the healer"))
@@ -145,11 +144,10 @@ def tend(call: Call) -> Encounter:
     return call.enc
 
 
-@command(
+@rule(
     "shift",
     "shift [WHO ...]",
     "F9 end of a Shift with no strain and no new wounds: 1 wound off every stat (default: all PCs)",
-    group="facility",
 )
 def shift(call: Call) -> Encounter:
     who = [call.combatant(a) for a in call.args] or members(call.enc, PCS)
@@ -162,11 +160,10 @@ def shift(call: Call) -> Encounter:
     return call.enc
 
 
-@command(
+@rule(
     "scar",
     "scar WHO STAT",
     "F9 turn an Impaired stat's wounds into one Scar (capacity −1, never heals)",
-    group="facility",
 )
 def scar_cmd(call: Call) -> Encounter:
     c = call.combatant(call.arg(0, "who"))

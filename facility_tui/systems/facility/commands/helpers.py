@@ -5,13 +5,14 @@ F10), the attack mark (F7)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from attrs import evolve
 
-from facility_tui.call import Call
+from facility_tui.call import Call, command
 from facility_tui.dice import Roll
 from facility_tui.grammar import CommandError
-from facility_tui.model import PCS, Combatant, Kind, Phase
+from facility_tui.model import PCS, Combatant, Encounter, Kind, Phase
 from facility_tui.systems.facility.core import (
     STAT_NAMES,
     STATS,
@@ -34,7 +35,23 @@ from facility_tui.systems.facility.core import (
     suggest_stat,
     wound_impaired,
 )
+from facility_tui.systems.facility.info import INFO
 from facility_tui.systems.facility.state import acting_now, harm_of, members, sheet_of, state_of
+
+Runner = Callable[[Call], Encounter]
+
+
+def rule(
+    verb: str,
+    usage: str,
+    summary: str,
+    aliases: tuple[str, ...] = (),
+    rolls: tuple[str, ...] = (),
+) -> Callable[[Runner], Runner]:
+    """Declare a command of Facility (listed under Facility in help). Its refusals, the rules' among
+    them (a ``RuleError`` is a ``CommandError``), reach the GM as they are raised."""
+    return command(verb, usage, summary, aliases=aliases, group=INFO.id, rolls=rolls)
+
 
 # what the rolls of several commands are called in docs/dice.md
 HELP_ROLLS = "the d20 of each helper (help=, in order)"

@@ -8,10 +8,10 @@ import re
 
 from attrs import evolve
 
-from facility_tui.call import Call, command
+from facility_tui.call import Call
 from facility_tui.grammar import CommandError
 from facility_tui.model import Encounter, Kind
-from facility_tui.systems.facility.commands.helpers import NO_WORDS, flag, put_sheet
+from facility_tui.systems.facility.commands.helpers import NO_WORDS, flag, put_sheet, rule
 from facility_tui.systems.facility.core import (
     JOBS,
     PPE_CATALOG,
@@ -133,11 +133,10 @@ def sheet_from_options(call: Call) -> FacilitySheet:
 # -- F6 PPE, F10 fates, C4 overrides ---------------------------------------------------------------
 
 
-@command(
+@rule(
     "ppe",
     "ppe WHO wear|remove|mark|unmark|repair PIECE[, PIECE]",
     "F6 put on or take off catalog PPE, or set its marks by hand",
-    group="facility",
 )
 def ppe(call: Call) -> Encounter:
     c = call.combatant(call.arg(0, "who"))
@@ -169,11 +168,10 @@ def ppe(call: Call) -> Encounter:
     return call.enc
 
 
-@command(
+@rule(
     "fate",
     "fate WHO dead|fled|surrendered|out|active|alive",
     "F4/F10 the GM's word on a combatant: dead, fled, surrendered, out; alive overrules death",
-    group="facility",
 )
 def fate(call: Call) -> Encounter:
     c = call.combatant(call.arg(0, "who"))
@@ -197,13 +195,12 @@ def fate(call: Call) -> Encounter:
 _SHEET_INTS = ("track", "track_wounds", "parts", "clearance", "pockets", "slots")
 
 
-@command(
+@rule(
     "sheet",
     "sheet WHO [phy=+1] [phy_wounds=N] [phy_scars=N] [phy_cap=N] [saves=W,T,E,C,A] [exp=phy] "
     "[track=N] [track_wounds=N] [job=tech] [weapon=W,W] [empty=W,W|none] [parts=N] "
     "[clearance=N] [armor=yes] [items=A,B]",
     "C4 set any sheet value by hand (logged as an override)",
-    group="facility",
 )
 def sheet(call: Call) -> Encounter:
     c = call.combatant(call.arg(0, "whose sheet"))

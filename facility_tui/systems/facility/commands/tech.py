@@ -6,13 +6,14 @@ from __future__ import annotations
 
 from attrs import evolve
 
-from facility_tui.call import Call, command
+from facility_tui.call import Call
 from facility_tui.grammar import CommandError
 from facility_tui.model import Combatant, Encounter, Kind
 from facility_tui.systems.facility.commands.helpers import (
     NO_WORDS,
     faces,
     inflict,
+    rule,
     save_roll,
     target_stat,
     tn_option,
@@ -27,12 +28,11 @@ from facility_tui.systems.facility.core import (
 from facility_tui.systems.facility.state import sheet_of
 
 
-@command(
+@rule(
     "tech",
     "tech WHO workorder|dismantle|barricade|tap|reroute|blast X [TARGET ...] [name=N] "
     "[save=no] [as=KIND] [to=STAT] [tn=12]",
     "F12 a Maintenance Technique: roll Xd6 from Spare Parts; [sum] drives the effect",
-    group="facility",
 )
 def tech(call: Call) -> Encounter:
     c = call.combatant(call.arg(0, "the technician"))

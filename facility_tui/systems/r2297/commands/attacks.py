@@ -10,7 +10,7 @@ from facility_tui.call import Call
 from facility_tui.dice import TYPED
 from facility_tui.grammar import CommandError
 from facility_tui.model import Combatant, Encounter, Kind, Phase
-from facility_tui.systems.r2297.commands.helpers import ctx_of, rule, sheet, who
+from facility_tui.systems.r2297.commands.helpers import rule, sheet, who
 from facility_tui.systems.r2297.engine import Ctx, apply_hit, dying, unconscious
 from facility_tui.systems.r2297.rules import (
     DamageType,
@@ -102,7 +102,7 @@ def attack(call: Call) -> Encounter:
     typed_tn = call.number(tn_text, "TN", minimum=0) if tn_text is not None else None
     if typed_tn is None and "melee" in flags:
         attack_tn(True, cover=cover, evading="evade" in flags, melee=True)  # refuses cover/evade
-    ctx = ctx_of(call)
+    ctx = Ctx.of(call)
     if weapon and weapon.capacity and "melee" not in flags:
         need = ammo_needed(mode, targets)
         if weapon.ammo < need:

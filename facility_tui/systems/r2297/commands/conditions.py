@@ -5,8 +5,8 @@ from __future__ import annotations
 from facility_tui.call import Call
 from facility_tui.grammar import CommandError
 from facility_tui.model import Encounter, Kind, Phase
-from facility_tui.systems.r2297.commands.helpers import ctx_of, rule, sheet, who
-from facility_tui.systems.r2297.engine import add_effect, counts_from, remove_effects
+from facility_tui.systems.r2297.commands.helpers import rule, sheet, who
+from facility_tui.systems.r2297.engine import Ctx, add_effect, counts_from, remove_effects
 from facility_tui.systems.r2297.sheet import Effect, EKind
 
 
@@ -34,7 +34,7 @@ def cond(call: Call) -> Encounter:
         raise CommandError(
             "Pinned lasts until the start of the attacker's next turn: cond WHO pinned by=WHO"
         )
-    ctx = ctx_of(call)
+    ctx = Ctx.of(call)
     until = (
         ctx.enc.round + 1
         if name == "surprised" and ctx.enc.phase is Phase.ACTIVE
@@ -59,7 +59,7 @@ def cond(call: Call) -> Encounter:
 def uncond(call: Call) -> Encounter:
     c = who(call)
     name = call.rest(1, "the condition to remove").lower()
-    ctx = ctx_of(call)
+    ctx = Ctx.of(call)
     gone = remove_effects(ctx, c.id, lambda e: not (e.kind is EKind.COND and e.label == name))
     if not gone:
         have = ", ".join(sheet(c).conditions()) or "none"

@@ -10,7 +10,7 @@ from attrs import evolve
 from facility_tui.call import Call
 from facility_tui.grammar import CommandError
 from facility_tui.model import Combatant, Encounter, Kind, Phase
-from facility_tui.systems.r2297.commands.helpers import KINDS, ctx_of, sheet, who, yes_no
+from facility_tui.systems.r2297.commands.helpers import KINDS, sheet, who, yes_no
 from facility_tui.systems.r2297.engine import (
     Ctx,
     describe,
@@ -67,7 +67,7 @@ def set_value(call: Call) -> Encounter:
     field = call.arg(1, f"a field ({', '.join(_FIELDS)})").lower()
     value = call.rest(2, "a value")
     s = sheet(c)
-    ctx = ctx_of(call)
+    ctx = Ctx.of(call)
     if field in _INTS:
         minimum = (
             1
@@ -75,13 +75,11 @@ def set_value(call: Call) -> Encounter:
             else (None if field in ("ag", "cu", "skill") else 0)
         )
         n = call.number(value, f"{c.name} {field}", minimum=minimum)
-        ctx = ctx_of(call)
         old = getattr(s, field)
         ctx.put(c.id, **{field: n})
         shown = f"{old} → {n}"
     elif field == "init":
         n = call.initiative(value, f"{c.name} initiative")
-        ctx = ctx_of(call)
         ctx.enc = ctx.enc.update(c.id, initiative=n)
         ctx.enc = call.rules.initiative_set(ctx.enc, c.id)
         shown = f"{c.initiative} → {n}"
@@ -100,7 +98,6 @@ def set_value(call: Call) -> Encounter:
         shown = set_injury(ctx, c, level, apply_effects)
     elif field in ("rounds", "amount"):
         n = call.number(value, f"{c.name} {field}", minimum=0)
-        ctx = ctx_of(call)
         shown = set_effect(ctx, c, field, n, call.option("effect"))
     elif field == "ammo":
         guns = [w for w in s.weapons if w.capacity]
@@ -109,7 +106,6 @@ def set_value(call: Call) -> Encounter:
         if gun is None or not gun.capacity:
             raise CommandError(f"{c.name} has no weapon with ammo")
         n = call.number(value, f"{c.name} {gun.name} ammo", minimum=0, maximum=gun.capacity)
-        ctx = ctx_of(call)
         filled = evolve(gun, ammo=n)
         ctx.put(c.id, weapons=tuple(filled if w is gun else w for w in s.weapons))
         shown = f"{gun.name} {gun.ammo} → {n}/{gun.capacity}"
@@ -117,7 +113,6 @@ def set_value(call: Call) -> Encounter:
         if call.enc.current != c.id:
             raise CommandError(f"actions left are set on {c.name}'s own turn")
         n = call.number(value, f"{c.name} {field}", minimum=0)
-        ctx = ctx_of(call)
         left = getattr(economy(ctx.enc, c), field)
         extra = getattr(s, f"extra_{field}") + n - left
         ctx.put(c.id, **{f"extra_{field}": extra})

@@ -9,8 +9,8 @@ from attrs import evolve
 from facility_tui.call import Call
 from facility_tui.grammar import CommandError
 from facility_tui.model import Encounter, Kind
-from facility_tui.systems.r2297.commands.helpers import ctx_of, rule, sheet, who
-from facility_tui.systems.r2297.engine import add_fatigue
+from facility_tui.systems.r2297.commands.helpers import rule, sheet, who
+from facility_tui.systems.r2297.engine import Ctx, add_fatigue
 from facility_tui.systems.r2297.sheet import Patch, Stims
 
 
@@ -19,7 +19,7 @@ def fatigue(call: Call) -> Encounter:
     c = who(call)
     amount = call.number(call.arg(1, "how much fatigue (e.g. 3 or -2)"), f"{c.name} fatigue")
     call.expect_args(2)
-    ctx = ctx_of(call)
+    ctx = Ctx.of(call)
     add_fatigue(ctx, c.id, amount, "GM")
     return ctx.enc
 
@@ -36,7 +36,7 @@ def rest(call: Call) -> Encounter:
     if kind not in ("short", "brief", "long"):
         raise CommandError(f"unknown rest '{kind}': use short (1 h), brief (10 min) or long")
     targets = list(call.enc.combatants) if ref.lower() == "all" else [call.combatant(ref)]
-    ctx = ctx_of(call)
+    ctx = Ctx.of(call)
     for c in targets:
         s = ctx.sheet(c.id)
         if kind == "long":
@@ -74,7 +74,7 @@ def stim(call: Call) -> Encounter:
     c = who(call)
     rating = call.number(call.arg(1, "the patch rating"), "stim rating", minimum=0)
     call.expect_args(2)
-    ctx = ctx_of(call)
+    ctx = Ctx.of(call)
     restored = ctx.roll(f"1d6+{rating}", f"{c.name} stim patch", c.id).total
     s = ctx.sheet(c.id)
     if min(restored, s.fatigue) > 0:
@@ -132,7 +132,7 @@ def grit(call: Call) -> Encounter:
         patch = min(pending, key=lambda p: (p.due_round, p.id))
     total = call.number(call.arg(1, "the Grit check total"), f"{c.name} Grit")
     call.expect_args(2)
-    ctx = ctx_of(call)
+    ctx = Ctx.of(call)
     amount = ctx.roll(patch.fatigue, f"{c.name} stim crash (patch {patch.id})", c.id).total
     what = f"the Grit check of stim patch {patch.id} ({total} vs TN {patch.tn})"
     if total >= patch.tn:
@@ -162,7 +162,7 @@ def recover(call: Call) -> Encounter:
             f"{c.name} has no fatigue recovery due (−1 per 10 full rounds without an action "
             "while Exhausted)"
         )
-    ctx = ctx_of(call)
+    ctx = Ctx.of(call)
     ctx.put(c.id, recover_due=0)
     amount = min(s.recover_due, s.fatigue)
     if amount:

@@ -5,13 +5,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import wraps
 
 from facility_tui.call import Call, command
 from facility_tui.grammar import CommandError
 from facility_tui.model import Combatant, Encounter, Phase
-from facility_tui.systems.r2297.engine import Ctx, sheet_of
-from facility_tui.systems.r2297.rules import RuleError
+from facility_tui.systems.r2297.engine import sheet_of
+from facility_tui.systems.r2297.info import INFO
 from facility_tui.systems.r2297.sheet import Sheet2297
 
 Runner = Callable[[Call], Encounter]
@@ -25,30 +24,9 @@ def rule(
     aliases: tuple[str, ...] = (),
     rolls: tuple[str, ...] = (),
 ) -> Callable[[Runner], Runner]:
-    """Declare a 2297 command; ``RuleError`` from the rules becomes a ``CommandError``."""
-
-    def wrap(run: Runner) -> Runner:
-        @wraps(run)
-        def guarded(call: Call) -> Encounter:
-            try:
-                return run(call)
-            except RuleError as err:
-                raise CommandError(str(err)) from None
-
-        return command(
-            verb,
-            usage,
-            summary,
-            aliases=aliases,
-            group="2297",
-            rolls=rolls,
-        )(guarded)
-
-    return wrap
-
-
-def ctx_of(call: Call) -> Ctx:
-    return Ctx(call.enc, call.dice)
+    """Declare a command of 2297 (listed under 2297 in help). Its refusals, the rules' among
+    them (a ``RuleError`` is a ``CommandError``), reach the GM as they are raised."""
+    return command(verb, usage, summary, aliases=aliases, group=INFO.id, rolls=rolls)
 
 
 def who(call: Call, index: int = 0) -> Combatant:

@@ -11,7 +11,7 @@ from attrs import evolve
 from facility_tui.call import Call
 from facility_tui.grammar import CommandError
 from facility_tui.model import Combatant, Encounter, Kind, Phase
-from facility_tui.systems.r2297.commands.helpers import ctx_of, rule, sheet, who
+from facility_tui.systems.r2297.commands.helpers import rule, sheet, who
 from facility_tui.systems.r2297.engine import (
     Ctx,
     apply_hit,
@@ -54,7 +54,7 @@ def hit(call: Call) -> Encounter:
         )
     ap_pt, ap_dr = parse_ap(call.option("ap", "0") or "0")
     raw = call.number(text, f"Damage to {c.name}", minimum=0)
-    ctx = ctx_of(call)
+    ctx = Ctx.of(call)
     apply_hit(ctx, c.id, raw, kind, ap_pt, ap_dr, through=through)
     return ctx.enc
 
@@ -95,7 +95,7 @@ def soak(call: Call) -> Encounter:
         raise CommandError(f"{c.name}'s injury {injury.id} is healed already")
     if s.edge < 1:
         raise CommandError(f"{c.name} has no Edge left")
-    ctx = ctx_of(call)
+    ctx = Ctx.of(call)
     ctx.put(c.id, edge=s.edge - 1)
     ctx.log(f"{c.name} spends 1 Edge ({s.edge - 1} left)")
     lower_injury(ctx, c.id, injury)
@@ -141,7 +141,7 @@ def aid(call: Call) -> Encounter:
     total = call.number(check, f"{c.name} first aid (Medic)")
     tn = AID_TN[injury.level]
     mos = total - tn
-    ctx = ctx_of(call)
+    ctx = Ctx.of(call)
     level = injury.level
     if mos < 0:
         ctx.log(
@@ -202,7 +202,7 @@ def aid(call: Call) -> Encounter:
 def stabilize(call: Call) -> Encounter:
     c = who(call)
     call.expect_args(1)
-    ctx = ctx_of(call)
+    ctx = Ctx.of(call)
     gone = remove_effects(ctx, c.id, lambda e: e.kind not in (EKind.BLEED, EKind.DEATH))
     if not gone:
         raise CommandError(f"{c.name} is neither bleeding nor dying")
@@ -215,7 +215,7 @@ def heal_cmd(call: Call) -> Encounter:
     c = who(call)
     amount = call.number(call.arg(1, "how much Health"), f"{c.name} healing", minimum=0)
     call.expect_args(2)
-    ctx = ctx_of(call)
+    ctx = Ctx.of(call)
     heal(ctx, c.id, amount, "healing")
     return ctx.enc
 

@@ -7,8 +7,9 @@ from __future__ import annotations
 from facility_tui.call import Call
 from facility_tui.grammar import CommandError
 from facility_tui.model import Combatant, Encounter, Kind, Phase
-from facility_tui.systems.r2297.commands.helpers import KINDS, ctx_of, rule, sheet, turn_actor, who
+from facility_tui.systems.r2297.commands.helpers import KINDS, rule, sheet, turn_actor, who
 from facility_tui.systems.r2297.engine import (
+    Ctx,
     Economy,
     add_effect,
     economy,
@@ -40,7 +41,7 @@ def aware(call: Call) -> Encounter:
 @rule("rollinit", "rollinit [WHO]", "A3: roll Xd6+AG+CU for everyone (or one)", aliases=("ri",))
 def rollinit(call: Call) -> Encounter:
 
-    ctx = ctx_of(call)
+    ctx = Ctx.of(call)
     targets = [who(call)] if call.args else list(call.enc.combatants)
     call.expect_args(1)
     if not targets:
@@ -213,7 +214,7 @@ def react(call: Call) -> Encounter:
     eco = economy(call.enc, c)
     if not eco.reaction:
         raise CommandError(f"{c.name} cannot react: {eco.why_no_reaction}")
-    ctx = ctx_of(call)
+    ctx = Ctx.of(call)
     overwatch = bool(rest) and rest[0].lower() in ("overwatch", "ow")
     if overwatch:
         if not sheet(c).has("overwatch"):
@@ -234,7 +235,7 @@ def react(call: Call) -> Encounter:
 )
 def overwatch(call: Call) -> Encounter:
     c = spend(call, ("major",), "Major", "Overwatch")
-    ctx = ctx_of(call)
+    ctx = Ctx.of(call)
     add_effect(ctx, c.id, Effect(EKind.COND, "overwatch"))
     ctx.log(
         f"{c.name} is on Overwatch until the end of the round: react {c.id} overwatch",
@@ -247,7 +248,7 @@ def overwatch(call: Call) -> Encounter:
 def refocus(call: Call) -> Encounter:
 
     c = spend(call, KINDS, "Full action", "Refocus")
-    ctx = ctx_of(call)
+    ctx = Ctx.of(call)
     value = roll_initiative(ctx, c.id)
     ctx.put(c.id, refocus=value)
     ctx.log(f"{c.name}: Refocus → initiative {value} from the next round")
