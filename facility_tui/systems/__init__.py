@@ -3,8 +3,9 @@
 The round state machine (``facility_tui.rounds``) asks the encounter's system for the order of each
 round and tells it when turns and rounds start and end; the system answers with a new encounter.
 Each system is a package of its own (``r2297``, ``facility``): its rules, its sheet, its commands
-(declared with ``facility_tui.call.command`` and listed in its ``RULES.commands``), its demo. The
-package's ``RULES`` is found by id here, and nothing else in the core names a system's modules.
+(declared with ``facility_tui.call.command`` in a ``commands`` subpackage, one module per topic,
+and listed by the package's ``load()``), its demo. A package is found by id here (its ``INFO``,
+then ``load()`` for its rules), and nothing else in the core names a system's modules.
 """
 
 from __future__ import annotations

@@ -2,8 +2,9 @@
 
 The pure rules (stats, saves, wound tracks, PPE, weapons) live in ``core``; the encounter-wide
 state and its helpers in ``state``; the commands a GM types (``try``, ``harm``, ``strike``...) in
-``commands``. This module puts them together: side initiative at ``start`` (F7), what happens
-when a side's turn starts (marks reset), and the columns and detail lines the screens show.
+``commands``, one module per topic. This module puts them together: side initiative at
+``start`` (F7), what happens when a side's turn starts (marks reset), and the columns and detail
+lines the screens show.
 """
 
 from __future__ import annotations
@@ -17,12 +18,8 @@ from facility_tui.dice import Dice
 from facility_tui.grammar import CommandError
 from facility_tui.model import ENEMIES, PCS, Combatant, Encounter, Kind
 from facility_tui.systems import RuleSystem
-from facility_tui.systems.facility.commands import (
-    helpers_from,
-    roll_check,
-    set_field,
-    sheet_from_options,
-)
+from facility_tui.systems.facility.commands.helpers import helpers_from, roll_check
+from facility_tui.systems.facility.commands.sheets import set_field, sheet_from_options
 from facility_tui.systems.facility.core import (
     SAVES,
     STAT_NAMES,

@@ -6,7 +6,8 @@ PT/DR, injury thresholds with timed effects, stamina and fatigue (RULES.md A1–
 - ``weapons``: weapon text and ammunition;
 - ``engine``: the rules applied to an encounter (effects, ticks, the action economy);
 - ``system``: the ``RuleSystem`` the round state machine and the panes talk to;
-- ``commands``: the commands of the rule system (hit, attack, aid, set...).
+- ``commands``: the commands of the rule system, one module per topic (``turns``, ``injuries``,
+  ``fatigue``, ``conditions``, ``attacks``; ``corrections``: ``set``).
 """
 
 from facility_tui.systems import RuleSystem
@@ -19,7 +20,7 @@ def load() -> RuleSystem:
     """The rules, with the system's commands (imported only now: a launch pays for the rules
     of the fight it opens)."""
     from facility_tui.call import commands_in
-    from facility_tui.systems.r2297 import commands
+    from facility_tui.systems.r2297.commands import attacks, conditions, fatigue, injuries, turns
     from facility_tui.systems.r2297.system import Rules2297
 
-    return Rules2297(commands_in(commands))
+    return Rules2297(commands_in(turns, injuries, fatigue, conditions, attacks))

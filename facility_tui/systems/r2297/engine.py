@@ -7,7 +7,7 @@ the same code serves commands and the round hooks; every roll is logged with its
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from attrs import evolve, frozen
 
@@ -28,13 +28,22 @@ from facility_tui.systems.r2297.rules import (
 )
 from facility_tui.systems.r2297.sheet import Awareness, Effect, EKind, Injury, Sheet2297
 
+if TYPE_CHECKING:
+    from facility_tui.call import Call
+
 
 class Ctx:
-    """An encounter under construction with the dice of the command that builds it."""
+    """An encounter under construction with the dice of what builds it: a round hook's
+    ``Ctx(enc, dice)``, or a command's ``Ctx.of(call)``, which is the call's own encounter, dice
+    and log (no copy to hand back: what the command and the engine do lands in one place)."""
 
     def __init__(self, enc: Encounter, dice: Dice) -> None:
         self.enc = enc
         self.dice = dice
+
+    @staticmethod
+    def of(call: Call) -> Ctx:
+        return _CallCtx(call)
 
     def roll(self, expr: str, what: str, by: str | None = None) -> Roll:
         """Roll ``expr`` for ``what`` (logged), a roll of combatant ``by`` (the GM types it when
@@ -67,6 +76,29 @@ class Ctx:
         c = self.enc.get(cid)
         self.enc = self.enc.replace(evolve(c, sheet=fn(c.sheet)))
         return self.sheet(cid)
+
+
+class _CallCtx(Ctx):
+    """A command's ``Ctx``: its encounter is the call's, its rolls and log lines the call's."""
+
+    def __init__(self, call: Call) -> None:  # (no state of its own: the call holds it)
+        self.call = call
+        self.dice = call.dice
+
+    @property
+    def enc(self) -> Encounter:
+        return self.call.enc
+
+    @enc.setter
+    def enc(self, enc: Encounter) -> None:
+        self.call.enc = enc
+
+    def roll(self, expr: str, what: str, by: str | None = None) -> Roll:
+        c = self.enc.get(by) if by is not None and self.enc.has(by) else None
+        return self.call.roll(expr, what, c)
+
+    def log(self, text: str, kind: Kind = Kind.INFO) -> None:
+        self.call.log(text, kind)
 
 
 # A4: what a turn starts with: nothing spent, no downgrade, no extra actions

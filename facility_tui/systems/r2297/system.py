@@ -16,7 +16,7 @@ from facility_tui.dice import Dice
 from facility_tui.grammar import CommandError
 from facility_tui.model import Combatant, Encounter, Kind, Phase
 from facility_tui.systems import RuleSystem
-from facility_tui.systems.r2297.commands import set_value
+from facility_tui.systems.r2297.commands.corrections import set_value
 from facility_tui.systems.r2297.demo import DEMO_2297
 from facility_tui.systems.r2297.engine import (
     Ctx,
@@ -40,7 +40,6 @@ from facility_tui.systems.r2297.engine import (
 from facility_tui.systems.r2297.info import INFO
 from facility_tui.systems.r2297.rules import (
     AID_TN,
-    RuleError,
     band,
     layered,
     parse_armor,
@@ -89,11 +88,8 @@ class Rules2297(RuleSystem):
         def num(key: str, default: int, minimum: int | None = None) -> int:
             return call.int_option(key, key, default, minimum=minimum)
 
-        try:
-            armor = parse_armor(call.option("armor", "") or "")
-            weapons = parse_weapons(call.option("weapon", "") or "")
-        except RuleError as err:
-            raise CommandError(str(err)) from None
+        armor = parse_armor(call.option("armor", "") or "")  # (a RuleError is a CommandError)
+        weapons = parse_weapons(call.option("weapon", "") or "")
         dice = num("dice", 1, 1)
         if dice > 20:
             raise CommandError("dice: at most 20 initiative dice")
@@ -128,7 +124,7 @@ class Rules2297(RuleSystem):
 
     def begin_combat(self, call: Call) -> Encounter:
         """A2: Unaware combatants are Surprised until the start of their first turn in round 2."""
-        ctx = Ctx(call.enc, call.dice)
+        ctx = Ctx.of(call)
         for c in ctx.enc.combatants:
             s = sheet_of(c)
             if s.awareness is Awareness.UNAWARE and not s.has("surprised"):

@@ -1,0 +1,309 @@
+"""Facility sheets: built from ``add``'s options (F1, F3, F6, F10, F12), PPE worn and marked (F6),
+fates (F10), hand corrections (``sheet``, and ``set`` through ``FacilityRules.set_value``, C4).
+"""
+
+from __future__ import annotations
+
+import re
+
+from attrs import evolve
+
+from facility_tui.call import Call
+from facility_tui.grammar import CommandError
+from facility_tui.model import Encounter, Kind
+from facility_tui.systems.facility.commands.helpers import NO_WORDS, flag, put_sheet, rule
+from facility_tui.systems.facility.core import (
+    JOBS,
+    PPE_CATALOG,
+    STAT_NAMES,
+    STATS,
+    FacilitySheet,
+    Fate,
+    Piece,
+    Saves,
+    changed,
+    competence,
+    find_piece,
+    job_key,
+    mark_piece,
+    ppe_item,
+    signed,
+    simple,
+    stat_keys,
+    stat_of,
+    weapon,
+    with_stat,
+)
+from facility_tui.systems.facility.state import sheet_of
+
+# -- building sheets (F1, F3, F6, F10, F12) --------------------------------------------------------
+
+
+def _bonus(call: Call, key: str, text: str) -> int:
+    value = call.number(text, f"{STAT_NAMES[key]} bonus")
+    if not -3 <= value <= 3:
+        raise CommandError(f"{STAT_NAMES[key]} bonus must be from -3 to +3, got {value}")
+    return value
+
+
+def _saves(text: str) -> Saves:
+    nums = [t.strip() for t in text.split(",")]
+    if len(nums) != 5 or not all(re.fullmatch(r"[+-]?\d{1,2}", n) for n in nums):
+        raise CommandError(
+            "saves= takes five numbers from -99 to 99: "
+            "Weapons,Trauma,Explosions,Contaminants,Anomalies"
+        )
+    return Saves(*(int(n) for n in nums))
+
+
+def _pieces(text: str) -> tuple[Piece, ...]:
+    names: list[str] = []
+    for part in text.split(","):
+        if part.strip():
+            name = ppe_item(part).name
+            if name not in names:
+                names.append(name)
+    return tuple(Piece(n) for n in names)
+
+
+def _weapons(text: str) -> tuple[str, ...]:
+    return tuple(weapon(t).key for t in text.split(",") if t.strip())
+
+
+def sheet_from_options(call: Call) -> FacilitySheet:
+    """F1/F3/F6/F10/F12: ``add`` options: ``phy= sci= ins= adm= nor=`` or ``roll=yes`` (3d6 down
+    the line), ``exp=phy,ins`` (``armor`` for Armor Expertise), ``job=tech``, ``track=N``,
+    ``ppe="Hard Hat, Work Boots"``, ``weapon=pistol,light``, ``saves=W,T,E,C,A``, ``parts=N``,
+    ``clearance=N``."""
+    sheet = FacilitySheet()
+    job_text = call.option("job")
+    if job_text:
+        job = JOBS[job_key(job_text)]
+        sheet = evolve(
+            sheet,
+            job=job.name,
+            base=job.saves,
+            ppe=tuple(Piece(n) for n in job.ppe),
+            parts=job.parts,
+            clearance=job.clearance,
+            items=tuple(job.uniform.split(", ")) if job.uniform else (),
+        )
+        for key in job.expertise:
+            sheet = with_stat(sheet, key, evolve(stat_of(sheet, key), expertise=True))
+    if flag(call, "roll"):
+        for key in STATS:
+            total = call.roll("3d6", f"{STAT_NAMES[key]} 3d6").total
+            sheet = with_stat(sheet, key, evolve(stat_of(sheet, key), bonus=competence(total)))
+        rolled = ", ".join(f"{STAT_NAMES[k]} {signed(stat_of(sheet, k).bonus)}" for k in STATS)
+        call.log(f"Employee Competence Scale: {rolled}")
+    for key in STATS:
+        text = call.option(key)
+        if text is not None:
+            sheet = with_stat(
+                sheet, key, evolve(stat_of(sheet, key), bonus=_bonus(call, key, text))
+            )
+    exp = call.option("exp")
+    if exp:
+        words = [w.strip().lower() for w in exp.split(",") if w.strip()]
+        if "armor" in words or "armour" in words:
+            sheet = evolve(sheet, armor=True)
+        for key in stat_keys(",".join(w for w in words if w not in ("armor", "armour"))):
+            sheet = with_stat(sheet, key, evolve(stat_of(sheet, key), expertise=True))
+    track = call.option("track")
+    if track is not None:
+        sheet = evolve(sheet, track=call.number(track, "wound track", minimum=1))
+    ppe = call.option("ppe")
+    if ppe:
+        extra = [p for p in _pieces(ppe) if p.name not in {q.name for q in sheet.ppe}]
+        sheet = evolve(sheet, ppe=sheet.ppe + tuple(extra))
+    saves = call.option("saves")
+    if saves:
+        sheet = evolve(sheet, base=_saves(saves))
+    weapons = call.option("weapon")
+    if weapons:
+        sheet = evolve(sheet, weapons=_weapons(weapons))
+    sheet = evolve(
+        sheet,
+        parts=call.int_option("parts", "Spare Parts", sheet.parts, minimum=0),
+        clearance=call.int_option("clearance", "Clearance", sheet.clearance, minimum=0),
+    )
+    return sheet
+
+
+# -- F6 PPE, F10 fates, C4 overrides ---------------------------------------------------------------
+
+
+@rule(
+    "ppe",
+    "ppe WHO wear|remove|mark|unmark|repair PIECE[, PIECE]",
+    "F6 put on or take off catalog PPE, or set its marks by hand",
+)
+def ppe(call: Call) -> Encounter:
+    c = call.combatant(call.arg(0, "who"))
+    action = call.arg(1, "wear, remove, mark, unmark or repair").lower()
+    text = call.rest(2, "a PPE piece (e.g. 'Hard Hat')")
+    s = sheet_of(c)
+    if action == "wear":
+        pieces = _pieces(text)
+        dup = [p.name for p in pieces if p.name in {q.name for q in s.ppe}]
+        if dup:
+            raise CommandError(f"{c.name} already wears {', '.join(dup)}")
+        new = evolve(s, ppe=s.ppe + pieces)
+        call.log(f"{c.name} puts on {', '.join(p.name for p in pieces)}")
+    elif action in ("remove", "off"):
+        gone = [find_piece(s, t).name for t in text.split(",") if t.strip()]
+        new = evolve(s, ppe=tuple(p for p in s.ppe if p.name not in gone))
+        call.log(f"{c.name} takes off {', '.join(gone)}")
+    elif action in ("mark", "unmark", "repair"):
+        piece = find_piece(s, text)
+        delta = {"mark": 1, "unmark": -1, "repair": -piece.marks}[action]
+        if action == "mark" and not piece.protects:
+            raise CommandError(f"{piece.name} is already exhausted")
+        new = mark_piece(s, piece.name, delta)
+        p = find_piece(new, piece.name)
+        call.log(f"{c.name}'s {p.name}: {p.marks}/{p.item.rating} marks (GM)", Kind.OVERRIDE)
+    else:
+        raise CommandError("ppe takes wear, remove, mark, unmark or repair")
+    put_sheet(call, c, new)
+    return call.enc
+
+
+@rule(
+    "fate",
+    "fate WHO dead|fled|surrendered|out|active|alive",
+    "F4/F10 the GM's word on a combatant: dead, fled, surrendered, out; alive overrules death",
+)
+def fate(call: Call) -> Encounter:
+    c = call.combatant(call.arg(0, "who"))
+    word = call.arg(1, "dead, fled, surrendered, out, active or alive").lower()
+    call.expect_args(2)
+    s = sheet_of(c)
+    if word == "alive":
+        new = evolve(s, fate=Fate.ACTIVE, overrule=True)
+        call.log(f"{c.name} lives on by alternate arrangements (GM)", Kind.OVERRIDE)
+    else:
+        try:
+            f = Fate(word)
+        except ValueError:
+            raise CommandError("fate takes dead, fled, surrendered, out, active or alive") from None
+        new = evolve(s, fate=f, overrule=False if f is Fate.ACTIVE else s.overrule)
+        call.log(f"{c.name}: {f.value} (GM)", Kind.OVERRIDE)
+    put_sheet(call, c, new)
+    return call.enc
+
+
+_SHEET_INTS = ("track", "track_wounds", "parts", "clearance", "pockets", "slots")
+
+
+@rule(
+    "sheet",
+    "sheet WHO [phy=+1] [phy_wounds=N] [phy_scars=N] [phy_cap=N] [saves=W,T,E,C,A] [exp=phy] "
+    "[track=N] [track_wounds=N] [job=tech] [weapon=W,W] [empty=W,W|none] [parts=N] "
+    "[clearance=N] [armor=yes] [items=A,B]",
+    "C4 set any sheet value by hand (logged as an override)",
+)
+def sheet(call: Call) -> Encounter:
+    c = call.combatant(call.arg(0, "whose sheet"))
+    call.expect_args(1)
+    s = sheet_of(c)
+    new = s
+    done: list[str] = []
+    for key in STATS:
+        text = call.option(key)
+        if text is not None:
+            new = with_stat(new, key, evolve(stat_of(new, key), bonus=_bonus(call, key, text)))
+            done.append(f"{key}={signed(stat_of(new, key).bonus)}")
+        for part in ("wounds", "scars"):
+            text = call.option(f"{key}_{part}")
+            if text is not None:
+                n = call.number(text, f"{STAT_NAMES[key]} {part}", minimum=0)
+                new = with_stat(new, key, changed(stat_of(new, key), {part: n}))
+                done.append(f"{key}_{part}={n}")
+        text = call.option(f"{key}_cap")
+        if text is not None:  # F4: capacity = 3 + bonus − scars: set through the scars
+            st = stat_of(new, key)
+            n = call.number(text, f"{STAT_NAMES[key]} capacity", minimum=0)
+            if n > 3 + st.bonus:
+                raise CommandError(
+                    f"{STAT_NAMES[key]} capacity is at most 3 + bonus ({3 + st.bonus}) with no "
+                    "scars (F4)"
+                )
+            new = with_stat(new, key, evolve(st, scars=3 + st.bonus - n))
+            done.append(f"{key}_cap={n} (scars {3 + st.bonus - n})")
+    for key in _SHEET_INTS:
+        text = call.option(key)
+        if text is not None:
+            n = call.number(text, key.replace("_", " "), minimum=0)
+            new = changed(new, {key: n})
+            done.append(f"{key}={n}")
+    if simple(new) and new.track_wounds > new.track:
+        if call.has("track_wounds"):
+            raise CommandError(
+                f"track_wounds: at most the track's capacity {new.track} (F10: wounds beyond it "
+                "are not kept)"
+            )
+        done.append(f"track_wounds={new.track} (capped at the capacity)")
+        new = evolve(new, track_wounds=new.track)
+    text = call.option("saves")
+    if text:
+        new = evolve(new, base=_saves(text))
+        done.append(f"saves={text}")
+    text = call.option("exp")
+    if text is not None:
+        keys = stat_keys(text) if text.strip() and text.lower() not in NO_WORDS else []
+        for key in STATS:
+            new = with_stat(new, key, evolve(stat_of(new, key), expertise=key in keys))
+        done.append(f"exp={','.join(keys) or 'none'}")
+    text = call.option("job")
+    if text is not None:
+        new = evolve(new, job=JOBS[job_key(text)].name if text else "")
+        done.append(f"job={new.job or 'none'}")
+    text = call.option("weapon")
+    if text is not None:
+        new = evolve(new, weapons=_weapons(text))
+        done.append(f"weapon={','.join(new.weapons)}")
+    if call.has("armor"):
+        new = evolve(new, armor=flag(call, "armor"))
+        done.append(f"armor={'yes' if new.armor else 'no'}")
+    text = call.option("items")
+    if text is not None:
+        new = evolve(new, items=tuple(t.strip() for t in text.split(",") if t.strip()))
+        done.append("items")
+    text = call.option("empty")
+    if text is not None:  # F8: the guns out of ammo
+        keys = [] if text.strip().lower() in NO_WORDS else list(_weapons(text))
+        guns = [k for k in keys if not weapon(k).gun]
+        if guns:
+            raise CommandError(f"{weapon(guns[0]).name} is not a gun: only guns run out of ammo")
+        new = evolve(new, empty=tuple(dict.fromkeys(keys)))
+        done.append(f"empty={','.join(new.empty) or 'none'}")
+    if not done:
+        raise CommandError("name what to set, e.g. sheet WHO phy=+1 phy_wounds=2 saves=0,0,2,2,0")
+    call.log(f"{c.name}'s sheet set by the GM: {' '.join(done)}", Kind.OVERRIDE)
+    put_sheet(call, c, new)
+    return call.enc
+
+
+def catalog_lines() -> list[str]:
+    """The PPE catalog as text (docs, help)."""
+    out = []
+    for p in PPE_CATALOG:
+        bonus = ", ".join(f"+{v} {k}" for k, v in p.bonuses + p.narrow)
+        covers = ", ".join(sorted(p.covers))
+        out.append(
+            f"{p.number}. {p.name}: rating {p.rating} ({covers}){'; ' + bonus if bonus else ''}"
+        )
+    return out
+
+
+def set_field(call: Call) -> Encounter:
+    """C4 (Facility): ``set WHO FIELD VALUE``, the same as ``sheet WHO FIELD=VALUE``."""
+    call.arg(0, "whose value")
+    field = call.arg(1, "a value of the sheet (phy_wounds, phy_cap, track_wounds, empty, ...)")
+    value = call.rest(2, "a value")
+    field = field.lower().replace("-", "_")
+    if field in call.options:
+        raise CommandError(f"{field} is given twice")
+    call.options[field] = value
+    call.args = call.args[:1]
+    return sheet(call)

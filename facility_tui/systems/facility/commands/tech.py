@@ -1,0 +1,109 @@
+"""Facility's Maintenance Technician (F12): work orders, dismantling, barricades, taps,
+rerouting and blasts, paid in Spare Parts and slots.
+"""
+
+from __future__ import annotations
+
+from attrs import evolve
+
+from facility_tui.call import Call
+from facility_tui.grammar import CommandError
+from facility_tui.model import Combatant, Encounter, Kind
+from facility_tui.systems.facility.commands.helpers import (
+    NO_WORDS,
+    faces,
+    inflict,
+    rule,
+    save_roll,
+    target_stat,
+    tn_option,
+)
+from facility_tui.systems.facility.core import (
+    JOBS,
+    FacilitySheet,
+    blast_shares,
+    parts_spent,
+    technique_key,
+)
+from facility_tui.systems.facility.state import sheet_of
+
+
+@rule(
+    "tech",
+    "tech WHO workorder|dismantle|barricade|tap|reroute|blast X [TARGET ...] [name=N] "
+    "[save=no] [as=KIND] [to=STAT] [tn=12]",
+    "F12 a Maintenance Technique: roll Xd6 from Spare Parts; [sum] drives the effect",
+)
+def tech(call: Call) -> Encounter:
+    c = call.combatant(call.arg(0, "the technician"))
+    technique = technique_key(call.arg(1, "a technique"))
+    x = call.number(call.arg(2, "how many dice (X)"), "dice", minimum=1)
+    targets = [call.combatant(a) for a in call.args[3:]]
+    s = sheet_of(c)
+    if s.job != JOBS["tech"].name:
+        raise CommandError(f"{c.name} is not a Maintenance Technician (sheet {c.id} job=tech)")
+    if x > s.parts:
+        raise CommandError(
+            f"{c.name} has {s.parts} slot(s) of Spare Parts: roll at most {s.parts}d6"
+        )
+    if technique == "blast" and not targets:
+        raise CommandError("Blast needs targets: tech WHO blast X TARGET [TARGET ...]")
+    if targets and technique != "blast":
+        raise CommandError(f"{technique} takes no targets")
+    name = call.option("name") or "Barricade"
+    no_save = (call.option("save") or "").lower() in NO_WORDS
+    kind = call.option("as") or ""
+    to = call.option("to")
+    tn = tn_option(call)
+    roll = call.roll(f"{x}d6", f"{c.name} {technique}", c, faces=True)
+    total = roll.total
+    spent = parts_spent(technique, faces(roll), s.clearance)
+    s = evolve(s, parts=s.parts - spent)
+    call.enc = call.enc.update(c.id, sheet=s)
+    call.log(f"[sum] = {total}; {spent} slot(s) of Spare Parts spent, {s.parts} left", Kind.EFFECT)
+    if technique == "workorder":
+        call.log(f"Work Order: +{total} to the roll to repair or work Facility systems")
+    elif technique == "dismantle":
+        call.enc = call.enc.update(c.id, sheet=evolve(s, parts=s.parts + total))
+        call.log(f"Dismantle: the equipment becomes {total} Spare Parts", Kind.EFFECT)
+    elif technique == "tap":
+        call.log(f"Tap: the new access point controls the conduit's flow for {total}")
+    elif technique == "reroute":
+        call.log(f"Reroute: the conduit extends across {x} room(s), {x} hour(s) of work")
+    elif technique == "barricade":
+        from facility_tui.call import unique_id
+
+        cap = total * 10
+        bar_sheet = FacilitySheet(track=cap, is_object=True)
+        b = Combatant(id=unique_id(call.enc, name), name=name, side=c.side, sheet=bar_sheet)
+        call.enc = evolve(call.enc, combatants=(*call.enc.combatants, b))
+        call.log(
+            f"Barricade '{name}': takes {cap} wounds before it falls apart, "
+            f"up to {cap}' long and 10' high",
+            Kind.EFFECT,
+        )
+    else:
+        shares = blast_shares(total, len(targets))
+        for t, share in zip(targets, shares, strict=True):
+            if (
+                share
+                and not no_save
+                and not sheet_of(t).is_object
+                and save_roll(call, t, "explosions", "", tn, None)
+            ):
+                call.log(f"{t.name} halves the share: {share} → {share // 2}")
+                share //= 2
+            if share < 1:
+                call.log(f"{t.name} takes no wounds")
+                continue
+            key, why = target_stat(call, t, "explosions", to, kind)
+            inflict(call, t, share, key, [], f"Blast, {why}")
+    return call.enc
+
+
+ROLLS: dict[str, tuple[str, ...]] = {  # the rolls each command can make, in order
+    "tech": (
+        "the technique's Xd6 (each die counts: a 4+ spends a slot)",
+        "Blast: each target's Explosions save d20, in the order named",
+    ),
+}

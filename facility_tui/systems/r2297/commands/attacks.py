@@ -1,0 +1,238 @@
+"""2297 attacks (A5): the attack helper (TN, Advantage, fire modes, damage dice, ammo; the hit
+applied as ``hit`` does) and reloading.
+"""
+
+from __future__ import annotations
+
+from attrs import evolve
+
+from facility_tui.call import Call
+from facility_tui.dice import TYPED
+from facility_tui.grammar import CommandError
+from facility_tui.model import Combatant, Encounter, Kind, Phase
+from facility_tui.systems.r2297.commands.helpers import rule, sheet, who
+from facility_tui.systems.r2297.engine import Ctx, apply_hit, dying, unconscious
+from facility_tui.systems.r2297.rules import (
+    DamageType,
+    add_dice,
+    attack_pool,
+    attack_tn,
+    fire_mode,
+    hit_quality,
+    parse_ap,
+    parse_burst,
+    parse_type,
+    success_dice,
+)
+from facility_tui.systems.r2297.sheet import Sheet2297
+from facility_tui.systems.r2297.weapons import ammo_needed, find_weapon
+
+_FLAGS = ("aimed", "smash", "flurry", "evade", "undefended", "melee")
+
+
+def undefended_why(s: Sheet2297) -> str:
+    """A5: why a target is undefended (TN 10, no Dodge or Parry) by its state: "" if defended."""
+    if s.dead:
+        return "dead"
+    if unconscious(s) or dying(s):
+        return "unconscious"
+    if s.has("surprised"):
+        return "surprised (Unaware)"
+    return ""
+
+
+@rule(
+    "attack",
+    "attack WHO TARGET [TARGET ...] [skill=N] [adv=N] [tn=N] [cover=5|10] [mode=SS|SA|BF|AF] "
+    "[burst=adv|dice] [targets=N] [weapon=NAME] [dmg=DICE] [extra=N] [aimed] [smash] [flurry] "
+    "[evade] [undefended] [melee]",
+    "A5: roll 2d10+skill vs TN, MoS, damage dice, ammo; a hit is applied to the target "
+    "(AF at several targets: one attack each)",
+    aliases=("at",),
+)
+def attack(call: Call) -> Encounter:
+    call.need_phase(Phase.SETUP, Phase.ACTIVE)
+    c = who(call)
+    named: list[Combatant] = [who(call, 1)]
+    flags: set[str] = set()
+    for word in call.args[2:]:
+        if word.lower() in _FLAGS:
+            flags.add(word.lower())
+            continue
+        try:
+            other = call.combatant(word)
+        except CommandError:
+            raise CommandError(
+                f"unknown attack option '{word}': name a target or use "
+                f"{', '.join(_FLAGS)} or key=value options"
+            ) from None
+        if any(o.id == other.id for o in named):
+            raise CommandError(f"{other.name} is named twice")
+        named.append(other)
+    s = sheet(c)
+    weapon = None
+    wref = call.option("weapon")
+    if wref:
+        weapon = find_weapon(s.weapons, wref)
+    elif s.weapons:
+        weapon = s.weapons[0]
+    mode = (call.option("mode") or (weapon.modes[0] if weapon else "SS")).upper()
+    if mode not in ("SS", "SA", "BF", "AF"):
+        raise CommandError(f"unknown fire mode '{mode}': SS, SA, BF or AF")
+    if weapon and mode not in weapon.modes:
+        raise CommandError(f"{weapon.name} fires {'/'.join(weapon.modes)}, not {mode}")
+    if len(named) > 1 and call.has("targets"):
+        raise CommandError("name the targets or give targets=N, not both")
+    targets = call.int_option("targets", "targets", len(named), minimum=1)
+    if "melee" in flags and (targets > 1 or call.has("mode") or call.has("burst")):
+        raise CommandError("a melee attack has no fire mode and one target (A5)")
+    skill = call.int_option("skill", "skill", s.skill)
+    adv = call.int_option("adv", "advantage", 0)
+    if abs(adv) > 10:
+        raise CommandError("adv: net Advantage from -10 to 10")
+    burst_text = call.option("burst")
+    pick = parse_burst(burst_text) if burst_text else ""
+    mode_adv, mode_d6 = (0, 0) if "melee" in flags else fire_mode(mode, targets, adv, pick)
+    cover = call.int_option("cover", "cover", 0, minimum=0)
+    damage = call.option("dmg") or (weapon.damage if weapon else None)
+    extra = call.int_option("extra", "extra d6", 0)
+    kind = parse_type(call.option("type") or (weapon.kind.value if weapon else "physical"))
+    ap_pt, ap_dr = parse_ap(call.option("ap", "0") or "0")
+    tn_text = call.option("tn")
+    typed_tn = call.number(tn_text, "TN", minimum=0) if tn_text is not None else None
+    if typed_tn is None and "melee" in flags:
+        attack_tn(True, cover=cover, evading="evade" in flags, melee=True)  # refuses cover/evade
+    ctx = Ctx.of(call)
+    if weapon and weapon.capacity and "melee" not in flags:
+        need = ammo_needed(mode, targets)
+        if weapon.ammo < need:
+            raise CommandError(
+                f"{weapon.name} has {weapon.ammo} rounds, {mode} needs {need}: reload {c.id}"
+            )
+        used = evolve(weapon, ammo=weapon.ammo - need)
+        ctx.put(c.id, weapons=tuple(used if w is weapon else w for w in s.weapons))
+        per = f", 10 per target × {targets}" if mode == "AF" and targets > 1 else ""
+        ctx.log(f"{c.name}: {weapon.name} {mode} uses {need} rounds{per} ({used.ammo} left)")
+    if mode_adv > 0:
+        ctx.log(f"{c.name}: {mode} takes Advantage (net {adv} → {adv + mode_adv}) instead of dice")
+    elif mode_adv < 0:
+        ctx.log(
+            f"{c.name}: AF at {targets} targets — each attack has Disadvantage "
+            f"(net {adv} → {adv + mode_adv}), no extra dice"
+        )
+    elif mode_d6:
+        why = " (the attack already has Advantage)" if adv > 0 else ""
+        ctx.log(f"{c.name}: {mode} adds +{mode_d6}d6 damage{why}")
+    net = max(-10, min(10, adv + mode_adv))
+    for target in named:
+        one_attack(
+            call,
+            ctx,
+            c,
+            target,
+            flags,
+            net=net,
+            skill=skill,
+            cover=cover,
+            typed_tn=typed_tn,
+            bonus=mode_d6 + extra,
+            damage=damage,
+            kind=kind,
+            ap=(ap_pt, ap_dr),
+        )
+    return ctx.enc
+
+
+def one_attack(
+    call: Call,
+    ctx: Ctx,
+    c: Combatant,
+    target: Combatant,
+    flags: set[str],
+    *,
+    net: int,
+    skill: int,
+    cover: int,
+    typed_tn: int | None,
+    bonus: int,
+    damage: str | None,
+    kind: DamageType,
+    ap: tuple[int, int],
+) -> None:
+    """A5: one attack roll against one target, and its hit applied."""
+    t = ctx.sheet(target.id)
+    melee = "melee" in flags
+    if typed_tn is not None:
+        tn, how = typed_tn, "typed"
+    else:
+        why = "" if "undefended" in flags else undefended_why(t)
+        defended = "undefended" not in flags and not why
+        tn = attack_tn(defended, t.dodge, t.parry, cover, "evade" in flags, melee)
+        if not defended:
+            how = f"undefended{': ' + why if why else ''}, no Dodge or Parry"
+        elif melee:
+            how = f"melee: max(20, Dodge {t.dodge}, Parry {t.parry})"
+        else:
+            mods = "20" + (f" + cover {cover}" if cover else "")
+            mods += " + evade 5" if "evade" in flags else ""
+            how = f"ranged: max({mods}, Dodge {t.dodge})"
+    # A5: roll the d10s one by one (recorded for replay) to see the two kept ones.
+    count = 2 + abs(net)
+    rolls = [
+        call.dice.d(1, 10, f"{c.name} attack d10 ({i} of {count})", side=c.side, who=c.name)
+        for i in range(1, count + 1)
+    ]
+    dice = [r.total for r in rolls]
+    kept = sorted(dice, reverse=net >= 0)[:2]
+    double = 5 if kept[0] == kept[1] else 0
+    total = sum(kept) + skill + double
+    mos = total - tn
+    typed = sum(r.detail.endswith(TYPED) for r in rolls)
+    shown = ", ".join(str(d) for d in dice) + (
+        "" if not typed else " typed" if typed == count else f"; {typed} of {count} typed"
+    )
+    ctx.log(
+        f"{c.name} attacks {target.name}: {attack_pool(net)} ({shown}) keep {kept[0]}+{kept[1]}"
+        f"{' +5 double' if double else ''} + skill {skill} = {total} vs TN {tn} ({how}): "
+        f"{hit_quality(mos)}" + (f" (MoS {mos})" if mos >= 0 else ""),
+        Kind.ROLL,
+    )
+    if mos < 0:
+        return
+    extra = success_dice(mos) + bonus
+    extra += ("aimed" in flags) + ("smash" in flags) - ("flurry" in flags)
+    if damage is None:
+        ctx.log(f"Damage dice: +{extra}d6 — hit {target.id} DAMAGE")
+        return
+    raw = ctx.roll(add_dice(damage, extra), f"{c.name} damage", c.id).total
+    apply_hit(ctx, target.id, max(0, raw), kind, *ap)
+
+
+@rule("reload", "reload WHO [WEAPON]", "A5: refill a weapon's ammo")
+def reload(call: Call) -> Encounter:
+    c = who(call)
+    s = sheet(c)
+    ref = call.rest(1, "") if len(call.args) > 1 else None
+    guns = [w for w in s.weapons if w.capacity]
+    if not guns:
+        raise CommandError(f"{c.name} has no weapon with ammo")
+    weapon = find_weapon(s.weapons, ref) if ref else guns[0]
+    full = evolve(weapon, ammo=weapon.capacity)
+    call.enc = call.enc.update_sheet(
+        c.id, weapons=tuple(full if w is weapon else w for w in s.weapons)
+    )
+    call.log(f"{c.name} reloads {weapon.name} ({weapon.capacity} rounds)")
+    return call.enc
+
+
+_INFLICT = "then what the injury's level rolls (as hit)"
+
+
+ROLLS: dict[str, tuple[str, ...]] = {  # the rolls each command can make, in order
+    "attack": (
+        "for each target: the attack d10s one by one, 2 + |net Advantage| of them",
+        "on a hit with damage known: the damage dice (weapon or dmg=, + success, mode and "
+        "extra d6)",
+        _INFLICT,
+    ),
+}
