@@ -258,5 +258,4 @@ def commands_cmd(*, markdown: bool = False, dice: bool = False, keys: bool = Fal
         return 0
     for usage, summary in help_lines():
         print(f"{usage}\n    {summary}")
-    print("undo | u\n    Undo the last change\nredo\n    Redo what was undone")
     return 0

@@ -14,7 +14,7 @@ from typing import Any
 from attrs import frozen
 
 from facility_tui.dice import Roll
-from facility_tui.dispatch import apply
+from facility_tui.dispatch import apply, find_spec
 from facility_tui.grammar import CommandError, parse
 from facility_tui.model import Encounter, LogEntry
 
@@ -100,11 +100,9 @@ class Session:
     def execute(self, line: str, *, prompt: bool = False) -> Outcome:
         """Run one line: ``undo``, ``redo`` or a command. Raises ``CommandError`` on bad input;
         ``prompt`` (the app): ``dice.NeedRoll`` for a roll the GM is to type (table dice)."""
-        verb = parse(line).verb
-        if verb in ("undo", "u"):
-            return self.undo()
-        if verb in ("redo",):
-            return self.redo()
+        spec = find_spec(parse(line).verb, self.encounter.system)
+        if spec.group == "history":  # undo and redo: entries of the table, run on the history
+            return self.undo() if spec.verb == "undo" else self.redo()
         return self.apply(line, prompt=prompt)
 
     def apply(self, line: str, *, prompt: bool = False) -> Outcome:

@@ -271,3 +271,21 @@ def tabledice(call: Call) -> Encounter:
 )
 def set_value(call: Call) -> Encounter:
     return call.rules.set_value(call)
+
+
+# Undo and redo act on the history, which the session keeps: they are entries of the table like
+# any command (help, the docs and completion list them), and the session runs them itself.
+@command(
+    "undo",
+    "undo",
+    "Step back one change, as many times as there were changes, across restarts",
+    aliases=("u",),
+    group="history",
+)
+def undo(call: Call) -> Encounter:
+    raise CommandError("undo steps back through the history: the session runs it")
+
+
+@command("redo", "redo", "Step forward again through what undo took back", group="history")
+def redo(call: Call) -> Encounter:
+    raise CommandError("redo steps forward through the history: the session runs it")

@@ -31,8 +31,6 @@ class HelpScreen(ModalScreen[None]):
         for usage, summary in help_lines(self.system):
             cmds.add_row(Text(usage, style="bold"))
             cmds.add_row(Text(f"   {summary}"))
-        cmds.add_row("[b]undo[/b] · [b]redo[/b]")
-        cmds.add_row("   Step back or forward through every change")
         with VerticalScroll(classes="dialog help"):
             yield Static("[b]Keys[/b]")
             yield Static(keys)
