@@ -61,6 +61,22 @@ def command(
     return declare
 
 
+def declarer(group: str) -> Callable[..., Callable[[Runner], Runner]]:
+    """``command`` for the commands of one rule system: listed under ``group`` (its id) in
+    help. Its refusals, the rules' among them, reach the GM as they are raised."""
+
+    def declare(
+        verb: str,
+        usage: str,
+        summary: str,
+        aliases: tuple[str, ...] = (),
+        rolls: tuple[str, ...] = (),
+    ) -> Callable[[Runner], Runner]:
+        return command(verb, usage, summary, aliases=aliases, group=group, rolls=rolls)
+
+    return declare
+
+
 def commands_in(*modules: ModuleType) -> tuple[Spec, ...]:
     """The commands declared in ``modules``, in the order they are written; a module's ``ROLLS``
     (verb -> the rolls it can make) fills in what the declarations did not say."""

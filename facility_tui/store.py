@@ -780,16 +780,7 @@ def _resolve3(doc: dict[str, Any], source: str, sidecar: Path | None) -> dict[st
     out["log"] = _read_log(doc.get("log"), "log", source, sidecar)
     history = doc.get("history")
     if isinstance(history, dict):
-        history = dict(history)
-        for key in ("undo", "redo"):
-            history[key] = _rows(history.get(key, ""), f"history.{key}")
-        if "base" in history:
-            history["base"] = _unpacked(history["base"], "history.base")
-        if "base_rows" in history:
-            history["base_rows"] = _read_log(
-                history["base_rows"], "history.base_rows", source, sidecar
-            )
-        out["history"] = history
+        out["history"] = _resolved_history(history, source, sidecar)
     return out
 
 
@@ -980,17 +971,21 @@ def _resolve(doc: dict[str, Any], source: str, sidecar: Path | None) -> dict[str
     out["log"] = _read_log(doc.get("log"), "log", source, sidecar)
     history = doc.get("history")
     if isinstance(history, dict):
-        history = dict(history)
-        for key in ("undo", "redo"):
-            history[key] = _rows(history.get(key, ""), f"history.{key}")
-        if "base" in history:
-            history["base"] = _unpacked(history["base"], "history.base")
-        if "base_rows" in history:
-            history["base_rows"] = _read_log(
-                history["base_rows"], "history.base_rows", source, sidecar
-            )
-        out["history"] = history
+        out["history"] = _resolved_history(history, source, sidecar)
     return out
+
+
+def _resolved_history(history: dict[str, Any], source: str, sidecar: Path | None) -> Any:
+    """The history table with its steps, base and base log read from their lines (schema 2 and
+    3 keep it alike)."""
+    history = dict(history)
+    for key in ("undo", "redo"):
+        history[key] = _rows(history.get(key, ""), f"history.{key}")
+    if "base" in history:
+        history["base"] = _unpacked(history["base"], "history.base")
+    if "base_rows" in history:
+        history["base_rows"] = _read_log(history["base_rows"], "history.base_rows", source, sidecar)
+    return history
 
 
 def _unpacked(encounter: Any, where: str) -> dict[str, Any]:

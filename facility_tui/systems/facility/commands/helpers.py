@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from attrs import evolve
 
-from facility_tui.call import Call, command
+from facility_tui.call import Call, declarer
 from facility_tui.dice import Roll
 from facility_tui.grammar import CommandError
 from facility_tui.model import PCS, Combatant, Encounter, Kind, Phase
@@ -41,16 +41,7 @@ from facility_tui.systems.facility.state import acting_now, harm_of, members, sh
 Runner = Callable[[Call], Encounter]
 
 
-def rule(
-    verb: str,
-    usage: str,
-    summary: str,
-    aliases: tuple[str, ...] = (),
-    rolls: tuple[str, ...] = (),
-) -> Callable[[Runner], Runner]:
-    """Declare a command of Facility (listed under Facility in help). Its refusals, the rules' among
-    them (a ``RuleError`` is a ``CommandError``), reach the GM as they are raised."""
-    return command(verb, usage, summary, aliases=aliases, group=INFO.id, rolls=rolls)
+rule = declarer(INFO.id)  # declares a command of this system (listed under it in help)
 
 
 # what the rolls of several commands are called in docs/dice.md

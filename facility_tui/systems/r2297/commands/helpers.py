@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from facility_tui.call import Call, command
+from facility_tui.call import Call, declarer
 from facility_tui.grammar import CommandError
 from facility_tui.model import Combatant, Encounter, Phase
 from facility_tui.systems.r2297.engine import sheet_of
@@ -17,16 +17,7 @@ Runner = Callable[[Call], Encounter]
 KINDS = ("major", "move", "minor")
 
 
-def rule(
-    verb: str,
-    usage: str,
-    summary: str,
-    aliases: tuple[str, ...] = (),
-    rolls: tuple[str, ...] = (),
-) -> Callable[[Runner], Runner]:
-    """Declare a command of 2297 (listed under 2297 in help). Its refusals, the rules' among
-    them (a ``RuleError`` is a ``CommandError``), reach the GM as they are raised."""
-    return command(verb, usage, summary, aliases=aliases, group=INFO.id, rolls=rolls)
+rule = declarer(INFO.id)  # declares a command of this system (listed under it in help)
 
 
 def who(call: Call, index: int = 0) -> Combatant:
