@@ -1,8 +1,8 @@
 """The detail pane: the selected combatant's sheet, as the rules describe it (``details``).
 
-Bound to the screen's ``encounter`` and ``selected``. The screen sets ``selected`` after every
-change of ``encounter`` (the list's cursor can follow the turn), so the pane renders on
-``selected`` only: once per change, never for the combatant the turn just left. It renders when
+Its reactives ``encounter`` and ``selected`` follow the screen's. The screen sets ``selected``
+after every change of ``encounter`` (the list's cursor can follow the turn), so the pane renders
+on ``selected`` only: once per change, never for the combatant the turn just left. It renders when
 the combatant or the encounter is another than the ones it last rendered; the ``TextPane`` under it
 repaints only the lines that changed.
 """
@@ -23,8 +23,12 @@ TONE_STYLE = {Tone.PLAIN: "", Tone.WARN: "yellow", Tone.BAD: "bold red"}
 
 
 class DetailPane(TextPane):
-    encounter: Reactive[Encounter | None] = Reactive(None, repaint=False, compute=False)
-    selected: Reactive[str | None] = Reactive(None, repaint=False, compute=False)
+    encounter: Reactive[Encounter | None] = Reactive(
+        None, repaint=False, always_update=True, compute=False
+    )
+    selected: Reactive[str | None] = Reactive(
+        None, repaint=False, always_update=True, compute=False
+    )
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)

@@ -1,7 +1,8 @@
 """The log pane: the tail of the encounter's log on the line API, one cached ``Strip`` per line.
 
-Bound to the screen's ``encounter``: it shows that encounter's log when the log is another object
-than the one shown (a key press that only moved the cursor leaves it alone), coloured by kind.
+Its reactive ``encounter`` follows the screen's: it shows that encounter's log when the log is
+another object than the one shown (a key press that only moved the cursor leaves it alone),
+coloured by kind.
 
 ``RichLog`` refreshes the whole widget and changes its virtual size on every write past
 ``max_lines``, and scrolls to the end after the next frame, so a key press costs a layout pass,
@@ -55,7 +56,9 @@ class LogPane(OwnLines, ScrollView):
     # appears or goes.
     virtual_size = Reactive(Size(0, 0), layout=False)
 
-    encounter: Reactive[Encounter | None] = Reactive(None, repaint=False, compute=False)
+    encounter: Reactive[Encounter | None] = Reactive(
+        None, repaint=False, always_update=True, compute=False
+    )
 
     def __init__(
         self, *, keep: int = 200, id: str | None = None, classes: str | None = None

@@ -1,5 +1,5 @@
-"""The list pane: the encounter's combatants in turn order, one row each, bound to the screen's
-``encounter``.
+"""The list pane: the encounter's combatants in turn order, one row each. Its reactive
+``encounter`` follows the screen's.
 
 Its rows come from the core (``listed`` for the order, ``RuleSystem.summary`` for the columns);
 ``InitiativeList`` draws them and repaints only the rows that changed. A key press (a hit, a turn)
@@ -56,9 +56,11 @@ def row_cells(rules: RuleSystem, enc: Encounter, c: Combatant, i: int, acting: b
 
 
 class OrderList(InitiativeList):
-    """The initiative list of the encounter it is bound to."""
+    """The initiative list of the encounter it is given."""
 
-    encounter: Reactive[Encounter | None] = Reactive(None, repaint=False, compute=False)
+    encounter: Reactive[Encounter | None] = Reactive(
+        None, repaint=False, always_update=True, compute=False
+    )
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)

@@ -1,8 +1,9 @@
 """The status line: whose turn it is, and which fight is shown, from where, and how it was saved.
 
-Bound to the screen's ``encounter``, ``save_state``, ``path`` and ``read_only``; it renders when
-one of them is another object than the ones it last rendered from (a turn, a save), and the
-``TextPane`` under it repaints only the line that changed.
+Its reactives ``encounter``, ``save_state``, ``path`` and ``read_only`` follow the screen's (the
+screen's watchers set them); it renders when one of them is another object than the ones it last
+rendered from (a turn, a save), and the ``TextPane`` under it repaints only the line that
+changed.
 """
 
 from __future__ import annotations
@@ -33,7 +34,9 @@ def shown_path(path: Path) -> str:
 
 
 class StatusPane(TextPane):
-    encounter: Reactive[Encounter | None] = Reactive(None, repaint=False, compute=False)
+    encounter: Reactive[Encounter | None] = Reactive(
+        None, repaint=False, always_update=True, compute=False
+    )
     save_state: Reactive[str] = Reactive("", repaint=False, compute=False)
     path: Reactive[Path | None] = Reactive(None, repaint=False, compute=False)
     read_only: Reactive[bool] = Reactive(False, repaint=False, compute=False)
