@@ -1,5 +1,9 @@
 """The log pane: the tail of the encounter's log on the line API, one cached ``Strip`` per line.
 
+Its reactive ``encounter`` follows the screen's: it shows that encounter's log when the log is
+another object than the one shown (a key press that only moved the cursor leaves it alone),
+coloured by kind.
+
 ``RichLog`` refreshes the whole widget and changes its virtual size on every write past
 ``max_lines``, and scrolls to the end after the next frame, so a key press costs a layout pass,
 repaints of its scroll bar and a second frame. This pane keeps the last ``keep`` lines (entries are
@@ -10,7 +14,7 @@ is shorter than ``keep`` lines; undo drops the undone lines and refills older on
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from rich.text import Text
 from textual.geometry import Region, Size
@@ -18,10 +22,25 @@ from textual.reactive import Reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from facility_tui.model import LogEntry
+from facility_tui.model import Encounter, Kind, LogEntry
+from facility_tui.text import printable
 
 from .own_lines import OwnLines
 from .text_pane import text_strips
+
+KIND_STYLE = {
+    Kind.INFO: "",
+    Kind.ROLL: "cyan",
+    Kind.OVERRIDE: "yellow",
+    Kind.EFFECT: "magenta",
+    Kind.TURN: "bold green",
+}
+
+
+def entry_text(e: LogEntry) -> Text:
+    """A log entry as shown: plain text, never markup; control characters from an old save are
+    shown escaped."""
+    return Text(f"[{e.round}] {printable(e.text)}", style=KIND_STYLE.get(e.kind, ""))
 
 
 class LogPane(OwnLines, ScrollView):
@@ -37,17 +56,16 @@ class LogPane(OwnLines, ScrollView):
     # appears or goes.
     virtual_size = Reactive(Size(0, 0), layout=False)
 
+    encounter: Reactive[Encounter | None] = Reactive(
+        None, repaint=False, always_update=True, compute=False
+    )
+
     def __init__(
-        self,
-        style_of: Callable[[LogEntry], Text],
-        *,
-        keep: int = 200,
-        id: str | None = None,
-        classes: str | None = None,
+        self, *, keep: int = 200, id: str | None = None, classes: str | None = None
     ) -> None:
         super().__init__(id=id, classes=classes)
-        self._style_of = style_of  # an entry as the Rich text to show
         self.keep = keep
+        self._bound_log: Sequence[LogEntry] | None = None  # the encounter's log last shown
         self._log: Sequence[LogEntry] = ()
         self._shown: Sequence[LogEntry] = ()  # the log ``lines`` were made from
         self._tail_width = -1
@@ -56,6 +74,11 @@ class LogPane(OwnLines, ScrollView):
         self.lines: list[Strip] = []  # the shown tail, at most ``keep`` lines
 
     # -- public API ---------------------------------------------------------------------------
+
+    def watch_encounter(self, enc: Encounter | None) -> None:
+        if enc is not None and enc.log is not self._bound_log:
+            self._bound_log = enc.log
+            self.show(enc.log)  # repaints only the lines that changed
 
     def show(self, log: Sequence[LogEntry]) -> None:
         """Show the tail of this log; repaint only the lines that changed."""
@@ -101,7 +124,7 @@ class LogPane(OwnLines, ScrollView):
         kept = self._cache.get(id(entry))
         if kept is not None and kept[0] is entry:
             return kept[1]
-        strips = text_strips(self.app.console, self._style_of(entry), width) or [Strip.blank(width)]
+        strips = text_strips(self.app.console, entry_text(entry), width) or [Strip.blank(width)]
         self._cache[id(entry)] = (entry, strips)
         return strips
 

@@ -1,0 +1,143 @@
+"""The list pane: the encounter's combatants in turn order, one row each. Its reactive
+``encounter`` follows the screen's.
+
+Its rows come from the core (``listed`` for the order, ``RuleSystem.summary`` for the columns);
+``InitiativeList`` draws them and repaints only the rows that changed. A key press (a hit, a turn)
+changes a row or two of 200: when the order and the encounter-wide inputs are the same, an identity
+check per row finds them (the model is immutable) and only those rows get new cells (``set_cells``),
+without comparing the other 199.
+
+The cursor is the selection: it stays on its combatant, and follows the turn when the turn moves
+(or when another fight is shown, ``reset``). The screen reads ``cursor_key`` after each change.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.reactive import Reactive
+
+from facility_tui.dispatch import listed
+from facility_tui.model import ENEMIES, PCS, Combatant, Encounter
+from facility_tui.systems import RuleSystem, rules_for
+from facility_tui.text import printable
+
+from .initiative import Cell, InitiativeList
+
+SIDE_STYLE = {PCS: "cyan", ENEMIES: "red"}  # names are coloured by side; the legend is in help
+NAME_WIDTH = 18
+
+# What a row's cells were computed from, and the cells: by combatant id.
+RowCells = dict[str, tuple[tuple[object, ...], list[Cell]]]
+# The rows last shown: (shared inputs, ids in order, combatants, which are acting).
+Listing = tuple[tuple[object, ...], list[str], list[Combatant], list[bool]]
+
+
+def short(name: str, width: int = NAME_WIDTH) -> str:
+    """A name cut in the middle, so the number that tells "Drone 1" from "Drone 2" stays."""
+    if len(name) <= width:
+        return name
+    tail = width // 3
+    return f"{name[: width - tail - 1]}…{name[-tail:]}"
+
+
+def row_cells(rules: RuleSystem, enc: Encounter, c: Combatant, i: int, acting: bool) -> list[Cell]:
+    """One combatant's row: turn mark, place, name (coloured by side), initiative, the rules'
+    columns."""
+    mark = Text("▶", style="bold green") if acting else " "
+    summary = rules.summary(enc, c)
+    name = Text(short(printable(c.name)), style=SIDE_STYLE.get(c.side, ""))
+    if acting:
+        name.stylize("bold")
+    cells: list[Cell] = [mark, str(i), name]
+    if rules.show_initiative:
+        cells.append(str(c.initiative))
+    cells += [printable(str(summary.get(col, ""))) for col in rules.columns]
+    return cells
+
+
+class OrderList(InitiativeList):
+    """The initiative list of the encounter it is given."""
+
+    encounter: Reactive[Encounter | None] = Reactive(
+        None, repaint=False, always_update=True, compute=False
+    )
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.row_cache: RowCells = {}
+        self.listing: Listing | None = None
+        self._shown: Encounter | None = None  # the encounter the rows were last made from
+
+    def reset(self) -> None:
+        """The next encounter is another fight (opened, new, reloaded), not a step of this one:
+        the cursor goes to whoever is acting."""
+        self._shown = None
+
+    def watch_encounter(self, enc: Encounter | None) -> None:
+        if enc is not None:
+            self.show(enc)
+
+    def show(self, enc: Encounter) -> None:
+        """Give the list this encounter's rows (repainting only the rows that changed), and
+        move the cursor to the acting combatant if the turn moved."""
+        rules = rules_for(enc.system)
+        selected = self.cursor_key
+        columns = [" ", "#", "Name"]
+        if rules.show_initiative:
+            columns.append("Init")
+        columns += rules.columns
+        current = enc.current
+        listing = listed(enc)
+        # What a row's cells are made of besides the combatant itself: ``summary(enc, c)`` reads
+        # the combatant, whether its slot is acting, and these encounter-wide fields (not the
+        # turn index, the other combatants or the log).
+        shared = (enc.system, enc.phase, enc.round, enc.order, enc.state, len(columns))
+        acting = [current is not None and (current == c.id or current == c.side) for c in listing]
+        ids = [c.id for c in listing]
+        last = self.listing
+        self.listing = (shared, ids, listing, acting)
+        if last is not None and last[0] == shared and last[1] == ids:
+            # The same rows in the same order (a hit, a turn): the model is immutable, so only
+            # rows whose combatant is another object, or whose turn came or went, get new cells.
+            rows = zip(listing, last[2], acting, last[3], strict=True)
+            for i, (c, was, now, then) in enumerate(rows):
+                if c is not was or now != then:
+                    cells = self._cells_of(rules, enc, c, i + 1, now, shared, self.row_cache)
+                    self.set_cells(i, cells)
+        else:
+            cache, self.row_cache = self.row_cache, {}  # (keeps the rows shown now only)
+            self.set_rows(
+                columns,
+                [
+                    (c.id, self._cells_of(rules, enc, c, i, now, shared, cache))
+                    for i, (c, now) in enumerate(zip(listing, acting, strict=True), 1)
+                ],
+            )
+        before, self._shown = self._shown, enc
+        target = selected
+        turn_moved = before is None or (before.round, before.turn) != (enc.round, enc.turn)
+        if enc.current and enc.has(enc.current) and (turn_moved or target is None):
+            target = enc.current
+        if target is not None and enc.has(target):
+            self.move_to(target)
+
+    def _cells_of(
+        self,
+        rules: RuleSystem,
+        enc: Encounter,
+        c: Combatant,
+        i: int,
+        acting: bool,
+        shared: tuple[object, ...],
+        cache: RowCells,
+    ) -> list[Cell]:
+        """A row's cells, taken from ``cache`` while their inputs are the same objects (a row
+        moved by an insertion above it is computed again; one that kept its place is not)."""
+        inputs = (c, i, acting, shared)
+        kept = cache.get(c.id)
+        if kept is not None and kept[0] == inputs:
+            cells = kept[1]
+        else:
+            cells = row_cells(rules, enc, c, i, acting)
+        self.row_cache[c.id] = (inputs, cells)
+        return cells

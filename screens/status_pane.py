@@ -1,0 +1,96 @@
+"""The status line: whose turn it is, and which fight is shown, from where, and how it was saved.
+
+Its reactives ``encounter``, ``save_state``, ``path`` and ``read_only`` follow the screen's (the
+screen's watchers set them); it renders when one of them is another object than the ones it last
+rendered from (a turn, a save), and the ``TextPane`` under it repaints only the line that
+changed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.text import Text
+from textual.reactive import Reactive
+
+from facility_tui.model import Encounter, Phase
+from facility_tui.report import status_line
+from facility_tui.systems import rules_for
+from facility_tui.text import printable
+
+from .text_pane import TextPane
+
+
+def shown_path(path: Path) -> str:
+    """The save path as the GM reads it: relative to here, or with ~ for home."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd()))
+    except ValueError:
+        pass
+    try:
+        return "~/" + str(path.resolve().relative_to(Path.home()))
+    except ValueError:
+        return str(path)
+
+
+class StatusPane(TextPane):
+    encounter: Reactive[Encounter | None] = Reactive(
+        None, repaint=False, always_update=True, compute=False
+    )
+    save_state: Reactive[str] = Reactive("", repaint=False, compute=False)
+    path: Reactive[Path | None] = Reactive(None, repaint=False, compute=False)
+    read_only: Reactive[bool] = Reactive(False, repaint=False, compute=False)
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self._rendered: tuple[object, ...] | None = None  # what the text was made from
+        self._path_shown: tuple[Path, str] | None = None
+
+    def watch_encounter(self) -> None:
+        self._show_status()
+
+    def watch_save_state(self) -> None:
+        self._show_status()
+
+    def watch_path(self) -> None:
+        self._show_status()
+
+    def watch_read_only(self) -> None:
+        self._show_status()
+
+    def _show_status(self) -> None:
+        enc, path = self.encounter, self.path
+        if enc is None or path is None:
+            return
+        inputs = (enc, self.save_state, path, self.read_only)
+        if self._rendered is not None and all(
+            a is b for a, b in zip(inputs, self._rendered, strict=True)
+        ):
+            return
+        self._rendered = inputs
+        rules = rules_for(enc.system)
+        if enc.phase is Phase.ACTIVE and enc.current is not None:
+            turn = Text.assemble(
+                (f"Round {enc.round}", "bold"),
+                " · turn: ",
+                (printable(rules.slot_name(enc, enc.current)), "bold green"),
+                " · next: ",
+                printable(rules.slot_name(enc, enc.upcoming or enc.current)),
+            )
+        else:
+            turn = Text(printable(status_line(enc)), style="bold")
+        saved = self.save_state or "not saved yet"
+        where = Text.assemble(
+            ("READ-ONLY " if self.read_only else "", "bold reverse"),
+            (printable(enc.name), "bold"),
+            f" [{rules.title}]  ",
+            (printable(f"{self._shown_path(path)} · {saved}"), "dim"),
+        )
+        lines = Text("\n").join([turn, where])
+        lines.no_wrap, lines.overflow = True, "ellipsis"  # two lines, each cut to the width
+        self.update(lines)
+
+    def _shown_path(self, path: Path) -> str:
+        if self._path_shown is None or self._path_shown[0] != path:
+            self._path_shown = (path, shown_path(path))  # resolve() costs file-system calls
+        return self._path_shown[1]
