@@ -641,3 +641,18 @@ async def test_a_relaunch_shows_the_newest_log_line(tmp_path: Path) -> None:
         assert log.max_scroll_y > 0 and log.scroll_y == log.max_scroll_y
         newest = again.workspace.encounter.log[-1].text
         assert newest in "".join(s.text for s in log.lines[-3:])
+
+
+async def test_the_key_bar_follows_a_new_fight_of_other_rules(tmp_path: Path) -> None:
+    app = FacilityApp(save_dir=tmp_path, seed=1)  # the 2297 demo: 1 2 3 spend actions
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        bar = screen(app).query_one(KeyBar)
+        assert "1Maj" in bar.text.plain and "wWound" not in bar.text.plain
+        await pilot.press("ctrl+n", *"Lab", "tab", "enter", "down", "enter")  # pick Facility
+        await pilot.pause()
+        await pilot.press("enter")  # (the pick sends focus back to the name) create
+        await pilot.pause()
+        assert app.workspace.encounter.system == "facility"
+        await settle(pilot)
+        assert "wWound" in bar.text.plain and "1Maj" not in bar.text.plain
