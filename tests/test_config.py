@@ -233,3 +233,15 @@ async def test_the_palette_opens_a_save_and_shows_names_as_text(tmp_path: Path) 
         assert app.workspace.path != first
         await choose(pilot, "Open " + first.stem)
         assert app.workspace.path == first
+
+
+def test_the_readme_example_config_is_valid(tmp_path: Path) -> None:
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Configuration", 1)[1]
+    example = section.split("```toml\n", 1)[1].split("```", 1)[0]
+    app = FacilityApp(save_dir=tmp_path)
+    cfg = config.load(write(tmp_path, example), app.binding_ids(), app.available_themes)
+    assert cfg.problems == () and cfg.theme and cfg.keymap["next"] == "space"
+    ids = readme.split("The ids of the screen's keys are `", 1)[1].split("`", 1)[0].split()
+    screen_ids = {b.id for b in MainScreen.BINDINGS if not isinstance(b, tuple)} | {"palette"}
+    assert set(ids) == screen_ids - {k.id for each in infos() for k in each.quick_keys}
