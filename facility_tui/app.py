@@ -5,12 +5,16 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import ClassVar
 
 from textual.app import App
+from textual.binding import Binding, BindingType
 from textual.notifications import SeverityLevel
 
+from facility_tui import config as configs
 from facility_tui.paths import default_saves
 from facility_tui.screens.main import MainScreen
+from facility_tui.screens.palette import FacilityCommands
 from facility_tui.text import printable
 from facility_tui.workspace import Workspace
 
@@ -28,7 +32,13 @@ class FacilityApp(App[None]):
 
     CSS_PATH = _stylesheet()
     TITLE = "facility-tui"
-    ENABLE_COMMAND_PALETTE = False
+    # ctrl+p: the palette offers the encounter's commands, its combatants and the saves (no
+    # other key uses it; the palette is modal, so the keys typed in it are the palette's own).
+    ENABLE_COMMAND_PALETTE = True
+    COMMANDS = {FacilityCommands}
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+p", "command_palette", "Palette", show=False, priority=True, id="palette"),
+    ]
 
     def __init__(
         self,
@@ -37,6 +47,7 @@ class FacilityApp(App[None]):
         seed: int | None = None,
         clock: Callable[[], str] | None = None,
         demo: str | None = None,
+        config: Path | None = None,
     ) -> None:
         super().__init__()
         self.clock = clock or (lambda: time.strftime("%H:%M:%S"))
@@ -47,6 +58,44 @@ class FacilityApp(App[None]):
         self.workspace.demo = demo
         self._open_file = open_file
         self._toasted = False  # a toast was shown since they were last cleared
+        self._config_file = config
+
+    def binding_ids(self) -> dict[str, str]:
+        """The ids a config file can remap, with their default keys."""
+        own = [b for b in self.BINDINGS if isinstance(b, Binding)]
+        return {
+            b.id: b.key for b in [*own, *MainScreen.BINDINGS] if isinstance(b, Binding) and b.id
+        }
+
+    def _configure(self) -> tuple[str, ...]:
+        """Apply the config file's keys and theme; what was wrong in it, one line each."""
+        if self._config_file is None:
+            return ()
+        defaults = self.binding_ids()
+        cfg = configs.load(self._config_file, defaults, self.available_themes)
+        problems = list(cfg.problems)
+        keymap = dict(cfg.keymap)
+        # A key another binding keeps by default would stop doing that: left out, and said so.
+        taken = {
+            key: bid
+            for bid, keys in defaults.items()
+            if bid not in keymap
+            for key in keys.split(",")
+        }
+        for bid, keys in cfg.keymap.items():
+            clash = [
+                taken[k] for k in self._normalize_keymap({bid: keys})[bid].split(",") if k in taken
+            ]
+            if clash:
+                del keymap[bid]
+                problems.append(
+                    f"{self._config_file}: [keys] {bid}: {keys} is already the key of {clash[0]}"
+                    f" (remap {clash[0]} too, or choose another key)"
+                )
+        self.set_keymap(keymap)
+        if cfg.theme is not None:
+            self.theme = cfg.theme
+        return tuple(problems)
 
     def notify(
         self,
@@ -75,7 +124,10 @@ class FacilityApp(App[None]):
             self.clear_notifications()
 
     def on_mount(self) -> None:
+        problems = self._configure()
         self.push_screen(MainScreen(self.workspace, self._open_file))
+        for problem in problems:
+            self.notify(problem, severity="warning", timeout=20)
 
     def on_unmount(self) -> None:
         self.workspace.close(timeout=3.0)  # whatever way the app ends, the last change is written

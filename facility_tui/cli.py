@@ -20,7 +20,8 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="facility-tui",
         description="Keyboard-driven combat tracker for the Facility and 2297 rule systems.",
-        usage=f"facility-tui [run] [FILE] [--saves DIR] [--seed N] [--demo {{{','.join(ids())}}}]\n"
+        usage=f"facility-tui [run] [FILE] [--saves DIR] [--seed N] [--demo {{{','.join(ids())}}}]"
+        " [--config FILE]\n"
         "       facility-tui {apply,show,commands} ...",
         epilog="With no command it opens the tracker: FILE, or the newest save in the save "
         "folder, or the demo fight. 'facility-tui run --help' explains the options.",
@@ -59,6 +60,12 @@ def _app_args(p: argparse.ArgumentParser, systems: list[str]) -> None:
         choices=systems,
         help="open a fresh copy of a demo fight of these rules (saved as a new file)",
     )
+    p.add_argument(
+        "--config",
+        type=Path,
+        metavar="FILE",
+        help="keys and theme (default: config.toml in the user config folder, if there)",
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -88,7 +95,7 @@ def _dispatch(ns: argparse.Namespace) -> int:
         return show_cmd(ns.save, as_json=ns.json)
     if ns.cmd == "commands":
         return commands_cmd(markdown=ns.markdown, dice=ns.dice, keys=ns.keys)
-    return run_app(ns.file, ns.saves, ns.seed, ns.demo)
+    return run_app(ns.file, ns.saves, ns.seed, ns.demo, ns.config)
 
 
 def _err(message: str) -> None:
@@ -103,10 +110,19 @@ def _out(text: str) -> None:
     print(printable(text))
 
 
-def run_app(file: Path | None, saves: Path | None, seed: int | None, demo: str | None) -> int:
+def run_app(
+    file: Path | None,
+    saves: Path | None,
+    seed: int | None,
+    demo: str | None,
+    config: Path | None = None,
+) -> int:
     from facility_tui.app import FacilityApp
+    from facility_tui.paths import default_config
 
-    app = FacilityApp(save_dir=saves, open_file=file, seed=seed, demo=demo)
+    if config is None and (default := default_config()).is_file():
+        config = default  # (a config given with --config and missing is said so in the app)
+    app = FacilityApp(save_dir=saves, open_file=file, seed=seed, demo=demo, config=config)
     app.run()
     return app.return_code or 0
 

@@ -26,3 +26,10 @@ def default_saves() -> Path:
     from platformdirs import user_data_path
 
     return user_data_path(APP, appauthor=False) / "saves"
+
+
+def default_config() -> Path:
+    """``config.toml`` in the platform's user config folder (read if it is there)."""
+    from platformdirs import user_config_path
+
+    return user_config_path(APP, appauthor=False) / "config.toml"

@@ -54,7 +54,9 @@ LOG_SHOWN = 200  # lines the log pane keeps while it grows
 # encounter's system. A key both systems use has the same text in both (the key bar's text is
 # fixed per key); the ones not shown are in help, to keep the key bar on one line.
 QUICK_BINDINGS = {
-    k.key: Binding(k.key, f"quick('{k.key}')", k.label, show=k.shown, priority=True)
+    k.key: Binding(
+        k.key, f"quick('{k.key}')", k.label, show=k.shown, priority=True, id=k.id or k.key
+    )
     for each in infos()
     for k in each.quick_keys
 }
@@ -89,21 +91,21 @@ class MainScreen(Screen[None]):
     # Move). While the line has focus, the keys it types are its own (Textual leaves printable
     # keys to a focused Input), and so is delete (``check_action``).
     BINDINGS = [
-        Binding("n", "next", "Next", priority=True),
-        Binding("p", "prev", "Turn marker back", show=False, priority=True),
-        Binding("s", "start", "Start", show=False, priority=True),
-        Binding("u,ctrl+z", "undo", "Undo", priority=True),
-        Binding("ctrl+y", "redo", "Redo", show=False, priority=True),
-        Binding("a", "add", "Add", priority=True),
-        Binding("x,delete", "remove", "Remove selected", show=False, priority=True),
-        Binding("colon", "command", "Cmd", priority=True),
-        Binding("i", "details", "Details pane", show=False, priority=True),
-        Binding("question_mark", "help", "Help", priority=True),
-        Binding("ctrl+n", "new", "New encounter", show=False, priority=True),
-        Binding("o", "open", "Open a save", show=False, priority=True),
-        Binding("j", "cursor(1)", "Down", show=False, priority=True),
-        Binding("k", "cursor(-1)", "Up", show=False, priority=True),
-        Binding("q", "quit", "Quit", priority=True),
+        Binding("n", "next", "Next", priority=True, id="next"),
+        Binding("p", "prev", "Turn marker back", show=False, priority=True, id="prev"),
+        Binding("s", "start", "Start", show=False, priority=True, id="start"),
+        Binding("u,ctrl+z", "undo", "Undo", priority=True, id="undo"),
+        Binding("ctrl+y", "redo", "Redo", show=False, priority=True, id="redo"),
+        Binding("a", "add", "Add", priority=True, id="add"),
+        Binding("x,delete", "remove", "Remove selected", show=False, priority=True, id="remove"),
+        Binding("colon", "command", "Cmd", priority=True, id="command"),
+        Binding("i", "details", "Details pane", show=False, priority=True, id="details"),
+        Binding("question_mark", "help", "Help", priority=True, id="help"),
+        Binding("ctrl+n", "new", "New encounter", show=False, priority=True, id="new"),
+        Binding("o", "open", "Open a save", show=False, priority=True, id="open"),
+        Binding("j", "cursor(1)", "Down", show=False, priority=True, id="down"),
+        Binding("k", "cursor(-1)", "Up", show=False, priority=True, id="up"),
+        Binding("q", "quit", "Quit", priority=True, id="quit"),
         *QUICK_BINDINGS.values(),
     ]
 
@@ -426,6 +428,17 @@ class MainScreen(Screen[None]):
 
         self.app.push_screen(OpenDialog(self.ws.saves(), self.ws.path), done)
 
+    def open_path(self, path: Path) -> None:
+        """Open a saved encounter, as the ``o`` dialog's choice does (the command palette's)."""
+        try:
+            note = self.ws.open(path)
+        except store.SaveHeld as held:
+            self._offer_read_only(path, held)
+        except store.SaveError as err:
+            self.notify(str(err), severity="error", timeout=10)
+        else:
+            self._opened(note)
+
     def _opened(self, note: str | None) -> None:
         self.save_state = "opened"
         self.refresh_all()
@@ -506,19 +519,37 @@ class MainScreen(Screen[None]):
         self.table.focus(scroll_visible=False)
 
     def _key_rows(self) -> list[tuple[str, str]]:
-        def shown(key: str) -> str:
-            return key.replace("question_mark", "?").replace("colon", ":").replace(",", " / ")
+        """The keys as they are now: a config file may have remapped them (by binding id)."""
+        keys: dict[str, list[str]] = {}  # binding id -> its keys, from the active bindings
+        for _, b, _, _ in self.active_bindings.values():
+            if b.id and b.key not in keys.setdefault(b.id, []):
+                keys[b.id].append(b.key)
+
+        def shown(b: Binding) -> str:
+            listed = ",".join(keys.get(b.id or "", [])) or b.key
+            return listed.replace("question_mark", "?").replace("colon", ":").replace(",", " / ")
 
         rows = [
-            (shown(b.key), b.description)
+            (shown(b), b.description)
             for b in self.BINDINGS
             if isinstance(b, Binding)
             and b.action not in ("cursor(1)", "cursor(-1)")
             and not b.action.startswith("quick")
         ]
-        rows.append(("j / k / ↑ ↓", "Move the selection (enter shows details when narrow)"))
+        up_down = [
+            shown(b) for b in self.BINDINGS if isinstance(b, Binding) and b.id in ("down", "up")
+        ]
+        rows.append(
+            (f"{' / '.join(up_down)} / ↑ ↓", "Move the selection (enter shows details when narrow)")
+        )
+        rows.append(
+            (
+                shown(Binding("ctrl+p", "", id="palette")),
+                "Command palette: commands, combatants, saves",
+            )
+        )
         rows += [
-            (k.key, f"{k.label}: {k.help}" if k.help else k.label)
+            (shown(QUICK_BINDINGS[k.key]), f"{k.label}: {k.help}" if k.help else k.label)
             for k in info(self.ws.encounter.system).quick_keys
         ]
         rows.append(("", "Names in cyan are PCs and allies, in red enemies"))

@@ -33,6 +33,7 @@ class QuickKey:
     template: str
     help: str = ""  # what it does, for help and the README
     shown: bool = True  # on the key bar (the rest are in help)
+    id: str = ""  # the binding's id, which a config file remaps (a key both systems use has one)
 
 
 @frozen

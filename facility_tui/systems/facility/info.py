@@ -10,9 +10,9 @@ INFO = SystemInfo(
     title="Facility",
     option_hint='phy=1 ins=2 ppe="Hard Hat" (NPC: track=4)',
     quick_keys=(
-        QuickKey("d", "Damage", "harm {who} ", "a hazard, with its save"),
-        QuickKey("w", "Wound", "wound {who} ", "wounds without a save"),
-        QuickKey("t", "Attack", "strike {who} ", "a PC attack (the selected strikes)"),
-        QuickKey("v", "Save (selected rolls)", "save {who} ", "a save", shown=False),
+        QuickKey("d", "Damage", "harm {who} ", "a hazard, with its save", id="damage"),
+        QuickKey("w", "Wound", "wound {who} ", "wounds without a save", id="wound"),
+        QuickKey("t", "Attack", "strike {who} ", "a PC attack (the selected strikes)", id="attack"),
+        QuickKey("v", "Save (selected rolls)", "save {who} ", "a save", shown=False, id="save"),
     ),
 )

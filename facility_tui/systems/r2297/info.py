@@ -10,12 +10,16 @@ INFO = SystemInfo(
     title="2297",
     option_hint='ag=3 cu=2 hlt=30 armor="Vest 10/20"',
     quick_keys=(
-        QuickKey("d", "Damage", "hit {who} ", "damage through armor"),
-        QuickKey("1", "Maj", "major", "spend a Major of the acting combatant"),
-        QuickKey("2", "Mov", "move", "spend a Move of the acting combatant"),
-        QuickKey("3", "Min", "minor", "spend a Minor of the acting combatant"),
-        QuickKey("r", "React (selected)", "react {who}", "spend its Reaction", shown=False),
-        QuickKey("t", "Attack", "attack {who} ", "the attack helper (the selected attacks)"),
-        QuickKey("f", "First aid (on selected)", "aid {who} ", "first aid", shown=False),
+        QuickKey("d", "Damage", "hit {who} ", "damage through armor", id="damage"),
+        QuickKey("1", "Maj", "major", "spend a Major of the acting combatant", id="major"),
+        QuickKey("2", "Mov", "move", "spend a Move of the acting combatant", id="move"),
+        QuickKey("3", "Min", "minor", "spend a Minor of the acting combatant", id="minor"),
+        QuickKey(
+            "r", "React (selected)", "react {who}", "spend its Reaction", shown=False, id="react"
+        ),
+        QuickKey(
+            "t", "Attack", "attack {who} ", "the attack helper (the selected attacks)", id="attack"
+        ),
+        QuickKey("f", "First aid (on selected)", "aid {who} ", "first aid", shown=False, id="aid"),
     ),
 )

@@ -1,0 +1,75 @@
+"""The command palette (ctrl+p): what makes sense now on the main screen.
+
+- the commands of the encounter's rule system: choosing one opens the command line with the verb
+  typed, for the GM to finish;
+- the combatants: choosing one selects it in the list;
+- the saved encounters: choosing one opens it, as ``o`` does.
+
+Names and file names are data: every entry is a ``Content`` built from plain text, never markup.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from functools import partial
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.content import Content
+from textual.fuzzy import Matcher
+from textual.markup import escape
+
+from facility_tui.dispatch import help_lines, listed
+from facility_tui.text import printable
+
+from .main import SIDE_LABEL, MainScreen
+
+
+def _highlight(matcher: Matcher, text: str) -> Content:
+    """``text`` with the letters the query matched highlighted (``Matcher.highlight`` would read
+    the text as markup)."""
+    content = Content(text)
+    score, offsets = matcher.fuzzy_search.match(matcher.query, text)
+    if score:
+        for offset in offsets:
+            if not text[offset].isspace():
+                content = content.stylize(matcher.match_style, offset, offset + 1)
+    return content
+
+
+class FacilityCommands(Provider):
+    """The encounter's commands, its combatants and the saves, for the palette."""
+
+    def _entries(self) -> Iterator[tuple[str, str, Callable[[], object]]]:
+        """(text shown, help, what choosing it does), in the order shown with no query."""
+        main = self.screen
+        if not isinstance(main, MainScreen):
+            return  # (a dialog is open: nothing here applies to it)
+        enc = main.ws.encounter
+        for c in listed(enc):
+            side = SIDE_LABEL.get(c.side, c.side)
+            yield (printable(c.name), f"{side} · select it", partial(main.table.move_to, c.id))
+        for usage, summary in help_lines(enc.system):
+            verb = usage.split()[0]
+            yield (
+                printable(usage),
+                f"{summary} (opens the command line)",
+                partial(main.action_command, f"{verb} "),
+            )
+        for path in main.ws.saves():
+            if path != main.ws.path:
+                yield (
+                    f"Open {printable(path.stem)}",
+                    f"saved encounter · {printable(path.name)}",
+                    partial(main.open_path, path),
+                )
+
+    async def discover(self) -> Hits:
+        for text, help, command in self._entries():
+            yield DiscoveryHit(Content(text), command, text=text, help=escape(help))
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for text, help, command in self._entries():
+            score = matcher.match(text)
+            if score > 0:
+                yield Hit(score, _highlight(matcher, text), command, text=text, help=escape(help))
