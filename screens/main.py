@@ -410,19 +410,9 @@ class MainScreen(Screen[None]):
         self.app.push_screen(NewEncounterDialog(create))
 
     def action_open(self) -> None:
-        def done(path: object) -> None:
-            if path is None or not self.alive:
-                return
-            assert isinstance(path, Path)
-            try:
-                note = self.ws.open(path)
-            except store.SaveHeld as held:
-                self._offer_read_only(path, held)
-                return
-            except store.SaveError as err:
-                self.notify(str(err), severity="error", timeout=10)
-                return
-            self._opened(note)
+        def done(path: Path | None) -> None:
+            if path is not None and self.alive:
+                self.open_path(path)
 
         from .dialogs import OpenDialog
 

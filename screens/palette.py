@@ -21,7 +21,8 @@ from textual.markup import escape
 from facility_tui.dispatch import help_lines, listed
 from facility_tui.text import printable
 
-from .main import SIDE_LABEL, MainScreen
+from .detail_pane import SIDE_LABEL
+from .main import MainScreen
 
 
 def _highlight(matcher: Matcher, text: str) -> Content:
