@@ -289,6 +289,20 @@ def _unsign(raw: bytes, source: str) -> tuple[str, bool]:
         raise DamagedSave(f"{source} is not a text file: not a save (left untouched)") from None
 
 
+def _schema_of(doc: dict[str, Any], source: str) -> int:
+    """The schema a parsed save says it has: one this version reads, or a refusal that says
+    what to do (a newer one is never overwritten)."""
+    version = doc.get("schema_version")
+    if type(version) is not int or version < 1:
+        raise DamagedSave(f"{source} has no schema_version: not a facility-tui save")
+    if version > SCHEMA_VERSION:
+        raise NewerSave(
+            f"{source} was written by a newer facility-tui (schema {version}, this one reads "
+            f"up to {SCHEMA_VERSION}); upgrade facility-tui to open it"
+        )
+    return version
+
+
 def _parse(raw: bytes, source: str) -> dict[str, Any]:
     """The verified TOML document of a file, of a version this code can read."""
     body, signed = _unsign(raw, source)
@@ -299,14 +313,7 @@ def _parse(raw: bytes, source: str) -> dict[str, Any]:
         raise DamagedSave(
             f"{source} is not a readable save ({what}); it was left untouched"
         ) from None
-    version = doc.get("schema_version")
-    if type(version) is not int or version < 1:
-        raise DamagedSave(f"{source} has no schema_version: not a facility-tui save")
-    if version > SCHEMA_VERSION:
-        raise NewerSave(
-            f"{source} was written by a newer facility-tui (schema {version}, this one reads "
-            f"up to {SCHEMA_VERSION}); upgrade facility-tui to open it"
-        )
+    version = _schema_of(doc, source)
     if version >= 2 and not signed:
         raise DamagedSave(f"{source} is damaged: its checksum line is missing")
     return doc
@@ -738,14 +745,7 @@ def _session_from_v3(raw: bytes, source: str, sidecar: Path | None) -> Loaded:
         raise DamagedSave(
             f"{source} is not a readable save ({what}); it was left untouched"
         ) from None
-    version = doc.get("schema_version")
-    if type(version) is not int or version < 1:
-        raise DamagedSave(f"{source} has no schema_version: not a facility-tui save")
-    if version > SCHEMA_VERSION:
-        raise NewerSave(
-            f"{source} was written by a newer facility-tui (schema {version}, this one reads "
-            f"up to {SCHEMA_VERSION}); upgrade facility-tui to open it"
-        )
+    _schema_of(doc, source)
     try:
         doc = _resolve3(doc, source, sidecar)
         try:
