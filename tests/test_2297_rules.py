@@ -304,3 +304,24 @@ def test_A5_ammo_by_fire_mode_and_weapon_text() -> None:
     assert parse_weapon("Baton 2d6 stun").kind is DamageType.STUN
     with pytest.raises(RuleError):
         parse_weapon("Sword sharp")
+
+
+def test_A7_A9_thresholds_are_where_the_levels_change() -> None:
+    """The thresholds the detail pane shows are exactly where ``injury_level`` and ``tiredness``
+    change level, for every Health and Stamina up to 200."""
+    from facility_tui.systems.r2297.rules import (
+        Tired,
+        fatigue_thresholds,
+        injury_level,
+        injury_thresholds,
+        tiredness,
+    )
+
+    for h in range(1, 201):
+        for level, d in injury_thresholds(h):  # the first damage at this level or worse
+            assert injury_level(d, h).rank >= level.rank, (h, level)
+            assert injury_level(d - 1, h).rank < level.rank, (h, level)
+        order = list(Tired)
+        for state, f in fatigue_thresholds(h):  # the first fatigue at this state or worse
+            assert order.index(tiredness(f, h)) >= order.index(state), (h, state)
+            assert order.index(tiredness(f - 1, h)) < order.index(state), (h, state)

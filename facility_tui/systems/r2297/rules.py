@@ -114,6 +114,17 @@ def injury_level(damage: int, health: int) -> Level:
     return Level.LIGHT
 
 
+def injury_thresholds(health: int) -> tuple[tuple[Level, int], ...]:
+    """A7: the least final damage of one hit that reaches Moderate, Serious, Critical and Lethal
+    against Health ``health`` (what ``injury_level`` compares, solved for the damage)."""
+    return (
+        (Level.MODERATE, -(-health // 4)),
+        (Level.SERIOUS, -(-health // 2)),
+        (Level.CRITICAL, -(-3 * health // 4)),
+        (Level.LETHAL, health),
+    )
+
+
 def parse_level(text: str) -> Level:
     t = text.strip().lower()
     for level in LEVELS:
@@ -252,6 +263,15 @@ def tiredness(fatigue: int, stamina: int) -> Tired:
     if 2 * fatigue >= stamina:
         return Tired.FATIGUED
     return Tired.FRESH
+
+
+def fatigue_thresholds(stamina: int) -> tuple[tuple[Tired, int], ...]:
+    """A9: the least fatigue that makes a combatant Fatigued, Exhausted and Unconscious."""
+    return (
+        (Tired.FATIGUED, -(-stamina // 2)),
+        (Tired.EXHAUSTED, stamina),
+        (Tired.UNCONSCIOUS, 2 * stamina),
+    )
 
 
 # -- A5 attack helper ---------------------------------------------------------------------------

@@ -40,7 +40,10 @@ from facility_tui.systems.r2297.engine import (
 from facility_tui.systems.r2297.info import INFO
 from facility_tui.systems.r2297.rules import (
     AID_TN,
+    Tired,
     band,
+    fatigue_thresholds,
+    injury_thresholds,
     layered,
     parse_armor,
 )
@@ -388,7 +391,17 @@ class Rules2297(RuleSystem):
                 Tone.BAD if incapacitated(s) else Tone.PLAIN,
             )
         )
-        lines.append(Detail("Fatigue", f"{s.fatigue}/{s.sta} ({tired(s).value})"))
+        hits = " · ".join(f"{d}+ {level.word}" for level, d in injury_thresholds(s.hlt))
+        lines.append(Detail("A hit of", f"{hits}; down at {s.hlt}, dying at {2 * s.hlt}"))
+        weary = tired(s)
+        at = " · ".join(f"{t.value} {f}" for t, f in fatigue_thresholds(s.sta))
+        lines.append(
+            Detail(
+                "Fatigue",
+                f"{s.fatigue}/{s.sta} ({weary.value}) — {at}",
+                Tone.PLAIN if weary is Tired.FRESH else Tone.WARN,
+            )
+        )
         for i in s.injuries:
             marks = [
                 m for m, on in (("Edge", i.soaked), ("first aid", i.aided), ("GM", i.manual)) if on
