@@ -35,7 +35,7 @@ from facility_tui.dice import NeedRoll
 from facility_tui.errors import internal_error
 from facility_tui.grammar import CommandError, quote
 from facility_tui.model import Encounter, Phase
-from facility_tui.systems import info, infos
+from facility_tui.systems import info, infos, rules_for
 from facility_tui.workspace import Workspace
 
 from .collector import EVERY as COLLECT_EVERY
@@ -325,8 +325,23 @@ class MainScreen(Screen[None]):
             self.action_start()
         elif enc.phase is Phase.ENDED:
             self.notify("Combat has ended: u undoes, :resume reopens it", severity="warning")
+        elif choices := rules_for(enc.system).open_choices(enc):
+            self._confirm_next(choices)
         else:
             self.run_line("next")
+
+    def _confirm_next(self, choices: list[str]) -> None:
+        """A turn would end with choices still open (ablate or suffer...): ask first."""
+        from .dialogs import ConfirmDialog
+
+        def done(yes: bool | None) -> None:
+            if yes and self.alive:
+                self.run_line("next")
+
+        shown = "; ".join(choices[:3]) + (
+            f" and {len(choices) - 3} more" if len(choices) > 3 else ""
+        )
+        self.app.push_screen(ConfirmDialog(f"Still open: {shown}. End the turn anyway?"), done)
 
     def action_prev(self) -> None:
         self.run_line("prev")

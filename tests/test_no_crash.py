@@ -198,3 +198,25 @@ async def test_a_second_window_shows_a_held_save_read_only_and_follows_it(tmp_pa
         await pilot.press("n")
         await pilot.pause()
         assert app.workspace.encounter.turn == 1
+
+
+async def test_n_asks_before_a_turn_ends_with_a_choice_open(tmp_path: Path) -> None:
+    """F5: a failed save waits for ablate or suffer; n asks before the turn ends with it open."""
+    app = FacilityApp(save_dir=tmp_path, seed=1, demo="facility")
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        assert screen.run_line("start first=pc")
+        assert screen.run_line("harm anne 1 contaminants d20=1")  # the Lab Coat could ablate
+        turn = app.workspace.encounter.turn
+        await pilot.press("n")
+        await pilot.pause()
+        question = " ".join(str(label.render()) for label in app.screen.query(Label))
+        assert "Still open: Anne O'Malley: 1 contaminants wound(s), ablate or suffer" in question
+        await pilot.press("n")  # no: the turn stays
+        await pilot.pause()
+        assert app.workspace.encounter.turn == turn and app.screen is screen
+        await pilot.press("n", "y")  # in one burst: asked, and answered
+        await pilot.pause()
+        assert app.workspace.encounter.turn != turn

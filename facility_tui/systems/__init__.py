@@ -100,6 +100,11 @@ class RuleSystem:
         """How a turn's owner is shown: a combatant's name, or a side's."""
         return enc.get(slot).name if enc.has(slot) else slot
 
+    def open_choices(self, enc: Encounter) -> list[str]:
+        """Choices the rules wait for the GM to make (one line each): the app asks before a
+        turn ends with any still open."""
+        return []
+
     def removed(self, enc: Encounter, cid: str) -> Encounter:
         """Forget a removed combatant in system state."""
         return enc

@@ -92,6 +92,19 @@ class FacilityRules(RuleSystem):
         """C4: ``set WHO FIELD VALUE`` is ``sheet WHO FIELD=VALUE``."""
         return set_field(call)
 
+    def open_choices(self, enc: Encounter) -> list[str]:
+        """F5 and F2/F8: a failed save waiting for ablate or suffer, a roll waiting for its
+        Salvage or its outcome."""
+        st = state_of(enc)
+        name = {c.id: c.name for c in enc.combatants}
+        return [
+            *(f"{name.get(p.who, p.who)}: {pending_text(p)}" for p in st.pending),
+            *(
+                f"{name.get(h.who, h.who)}: {h.wounds} {h.hazard} wound(s), ablate or suffer"
+                for h in st.harms
+            ),
+        ]
+
     def begin_combat(self, call: Call) -> Encounter:
         """F7: the PC with the highest unimpaired Insight rolls Insight (others may Help).
         Options: ``first=pc|enemy`` or ``outcome=success|failure|partial`` (C4 overrides),
