@@ -595,6 +595,17 @@ def test_A11_pinned_lasts_until_the_attackers_next_turn(session: Session) -> Non
     refused(session, "cond b pinned", "by=")
 
 
+def test_A11_a_pin_ends_when_the_pinning_attacker_dies(session: Session) -> None:
+    """A dead attacker has no next turn: its pin ends as the next round starts."""
+    duel(session)
+    run(session, "start", "next", "cond a pinned by=b", "set b dead yes")
+    assert sheet(session, "a").has("pinned")
+    run(session, "next")  # round 2 starts; B is left out of it
+    assert session.encounter.round == 2
+    assert not sheet(session, "a").has("pinned")
+    assert "A is no longer pinned (B is dead)" in texts(session.encounter)
+
+
 def test_A11_overwatch_is_set_with_a_major_and_spent_with_the_reaction(session: Session) -> None:
     duel(session)
     run(session, "start", "overwatch")

@@ -631,14 +631,22 @@ def relevel(ctx: Ctx, cid: str, injury: Injury, new_level: Level, why: str) -> I
 # -- turns (C2, C6) -------------------------------------------------------------------------------
 
 
-def expire_pinned_by(ctx: Ctx, cid: str) -> None:
+def expire_pinned_by(ctx: Ctx, cid: str, why: str = "acts") -> None:
     """A11 (Decision): Pinned lasts until the start of the pinning attacker's next turn (a
     Reaction does not end it)."""
     pinned = [c for c in ctx.enc.combatants if any(e.by == cid for e in c.sheet.effects)]
     for c in pinned:  # only those it pins: a turn costs O(combatants), not O(combatants²)
         gone = remove_effects(ctx, c.id, lambda e: e.by != cid)
         for e in gone:
-            ctx.log(f"{c.name} is no longer {e.label} ({ctx.name(cid)} acts)", Kind.EFFECT)
+            ctx.log(f"{c.name} is no longer {e.label} ({ctx.name(cid)} {why})", Kind.EFFECT)
+
+
+def expire_pins_of_the_dead(ctx: Ctx) -> None:
+    """A11: a dead attacker has no next turn, so what it pinned ends as the next round starts
+    (where that turn would have come at the latest)."""
+    for c in ctx.enc.combatants:
+        if c.sheet.dead:
+            expire_pinned_by(ctx, c.id, "is dead")
 
 
 def begin_turn(ctx: Ctx, cid: str) -> None:

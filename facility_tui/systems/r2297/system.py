@@ -27,6 +27,7 @@ from facility_tui.systems.r2297.engine import (
     dying,
     economy,
     end_turn,
+    expire_pins_of_the_dead,
     incapacitated,
     init_locked,
     parse_awareness,
@@ -170,6 +171,7 @@ class Rules2297(RuleSystem):
             elif s.boost_pending:
                 boost = ctx.roll("2d6", f"{c.name} Edge boost", c.id).total
                 ctx.put(c.id, boost=boost, boost_round=enc.round, boost_pending=False)
+        expire_pins_of_the_dead(ctx)
         alive = [c for c in ctx.enc.combatants if not sheet_of(c).dead]
         eff = {c.id: self.round_initiative(ctx.enc, c) for c in alive}
         self._break_ties(ctx, alive, eff)
