@@ -140,7 +140,9 @@ class MainScreen(Screen[None]):
             with VerticalScroll(id="detail-box"):
                 yield self._detail
         yield self._log
-        yield CommandBar(run=self._run_typed, cancel=self._cancelled, id="command")
+        yield CommandBar(
+            run=self._run_typed, cancel=self._cancelled, preview=self.ws.preview, id="command"
+        )
         yield KeyBar(id="keys")
 
     def on_resize(self) -> None:
