@@ -201,6 +201,15 @@ def disadvantaged(s: Sheet2297, turn: int) -> bool:
     return any(e.kind is EKind.DISADV and active_on(e, turn) for e in s.effects)
 
 
+def disadvantage_now(enc: Encounter, c: Combatant) -> str:
+    """A7: why ``c`` acts with Disadvantage now (its turn, or its next one): the injuries and
+    effects that give it, "" when none does."""
+    s = sheet_of(c)
+    turn = s.turns if in_turn(enc, c.id) else s.turns + 1
+    labels = [e.label for e in s.effects if e.kind is EKind.DISADV and active_on(e, turn)]
+    return ", ".join(dict.fromkeys(label or "Disadvantage" for label in labels))
+
+
 # -- A4 action economy ----------------------------------------------------------------------------
 
 

@@ -105,6 +105,14 @@ def downgrade_for_one_action(call: Call, c: Combatant, want: str, eco: Economy) 
 def spend(call: Call, kinds: tuple[str, ...], what: str, text: str = "") -> Combatant:
     """Mark actions spent on the current turn, refusing what the combatant does not have."""
     c, rest = turn_actor(call)
+    return charge(call, c, kinds, what, " ".join(rest) or text)
+
+
+def charge(
+    call: Call, c: Combatant, kinds: tuple[str, ...], what: str, note: str = ""
+) -> Combatant:
+    """A4: spend ``kinds`` of the acting ``c``'s actions (logged), refusing what it does not
+    have."""
     eco = economy(call.enc, c)
     if len(kinds) == 1 and eco.cap > 0 and getattr(eco, kinds[0]) < 1:
         eco = downgrade_for_one_action(call, c, kinds[0], eco)
@@ -133,7 +141,6 @@ def spend(call: Call, kinds: tuple[str, ...], what: str, text: str = "") -> Comb
         acted_round=call.enc.round,
     )
     after = economy(call.enc, call.enc.get(c.id))
-    note = " ".join(rest) or text
     call.log(
         f"{c.name}: {what} spent{': ' + note if note else ''} (left {after.major} Major, "
         f"{after.move} Move, {after.minor} Minor)"
