@@ -118,9 +118,10 @@ class CommandBar(OrderedInput):
         # would otherwise wait for the message to reach the screen.
         self._run(self.value)
 
-    def open(self, prefill: str = "") -> None:
+    def open(self, prefill: str = "", cursor: int | None = None) -> None:
+        """Focus the line with ``prefill`` in it, the cursor at ``cursor`` (its end: None)."""
         self.value = prefill
-        self.cursor_position = len(prefill)
+        self.cursor_position = len(prefill) if cursor is None else cursor
         self._at = len(self.history)
         # Focus now, not after the keys already queued (``focus`` waits its turn): a fast "d12⏎"
         # must type 12 here, not spend a Major and a Move on the list.

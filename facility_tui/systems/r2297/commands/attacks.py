@@ -10,8 +10,7 @@ from facility_tui.call import Call
 from facility_tui.dice import TYPED
 from facility_tui.grammar import CommandError
 from facility_tui.model import Combatant, Encounter, Kind, Phase
-from facility_tui.systems.r2297.commands.helpers import rule, sheet, who
-from facility_tui.systems.r2297.commands.turns import charge
+from facility_tui.systems.r2297.commands.helpers import charge, rule, sheet, who
 from facility_tui.systems.r2297.engine import (
     Ctx,
     apply_hit,
