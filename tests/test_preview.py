@@ -187,3 +187,90 @@ def test_A5_attack_preview_says_the_tn_pool_and_major_the_attack_uses(
     pool = said.split(" + ")[0]
     assert attack.split(": ", 1)[1].startswith(pool + " (")
     assert "Major spent" in said and s2297(after, "sgt-blanc").spent_major == 1
+
+
+# -- Facility: the harm's and wound's preview is where the wounds go (F4, F5, F6) ---------------
+
+FAC = apply(demo_encounter("facility"), "start help=anne").encounter
+FAC_WHO = [c.id for c in FAC.combatants]
+STAT_WORDS = ["phy", "agi", "ins", "sci", "adm", "nor"]
+
+
+def landed(before: Encounter, after: Encounter, cid: str) -> dict[str, int]:
+    """Wounds added to each stat (or "track") of ``cid``."""
+    from facility_tui.systems.facility.core import STATS, simple, stat_of
+    from facility_tui.systems.facility.state import sheet_of
+
+    b, a = sheet_of(before.get(cid)), sheet_of(after.get(cid))
+    if simple(b):
+        return {"track": a.track_wounds - b.track_wounds}
+    return {k: stat_of(a, k).wounds - stat_of(b, k).wounds for k in STATS} | {"track": 0}
+
+
+def said_landing(said: str) -> dict[str, int]:
+    from facility_tui.systems.facility.core import STAT_NAMES
+
+    names = {v: k for k, v in STAT_NAMES.items()}
+    out: dict[str, int] = {}
+    for n, where in re.findall(r"(\d+) (?:on|spill onto) ([A-Z][a-z]+|the track)", said):
+        key = "track" if where == "the track" else names[where]
+        out[key] = out.get(key, 0) + int(n)
+    return out
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    who=st.sampled_from(FAC_WHO),
+    count=st.integers(1, 12),
+    stat=st.sampled_from(["", *STAT_WORDS[:5]]),
+)
+def test_F4_wound_preview_says_where_the_wounds_land(who: str, count: int, stat: str) -> None:
+    line = f"wound {who} {count} {stat}".strip()
+    (said,) = preview(FAC, line)
+    try:
+        after = apply(FAC, line).encounter
+    except CommandError:
+        assert said.startswith("wound WHO N")  # refused: the usage, never a promise
+        return
+    got = {k: v for k, v in landed(FAC, after, who).items() if v}
+    assert said_landing(said) == got, said
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    who=st.sampled_from(FAC_WHO),
+    count=st.integers(1, 6),
+    hazard=st.sampled_from(["weapons", "trauma", "explosions", "contaminants", "anomalies"]),
+    save=st.sampled_from([" save=no", " save=pass", " d20=1", " d20=10", " d20=20", " ablate=no"]),
+)
+def test_F5_F6_harm_preview_says_the_save_and_the_wounds(
+    who: str, count: int, hazard: str, save: str
+) -> None:
+    line = f"harm {who} {count} {hazard}{save}"
+    (said,) = preview(FAC, line)
+    after = apply(FAC, line).encounter
+    if save == " ablate=no":  # the d20 is rolled on Enter: the preview names it
+        assert said.startswith("save d20 ")
+        return
+    got = {k: v for k, v in landed(FAC, after, who).items() if v}
+    if "no harm" in said:
+        assert not got
+    elif "or suffer" in said:  # PPE covers it: the GM chooses; suffer puts them where it said
+        assert not got
+        suffered = apply(after, f"suffer {who}").encounter
+        assert said_landing(said) == {k: v for k, v in landed(FAC, suffered, who).items() if v}
+    else:
+        assert said_landing(said) == got, said
+
+
+def test_F8_strike_preview_says_the_tn_and_what_the_d20_needs() -> None:
+    (said,) = preview(FAC, "strike reyes containment-drone-1")
+    assert said.startswith("d20 +2 Physique vs TN 11 (10 + weapons save +1; needs 9+)")
+    after = apply(FAC, "strike reyes containment-drone-1 d20=9").encounter
+    assert any("= 11 vs 11: Success" in e.text for e in after.log[len(FAC.log) :])
+    after = apply(FAC, "strike reyes containment-drone-1 d20=8").encounter
+    assert any("= 10 vs 11: Failure" in e.text for e in after.log[len(FAC.log) :])
+    assert preview(FAC, "strike containment-drone-1 reyes")[0].startswith("strike WHO TARGET")
+    assert preview(FAC, "harm reyes 3 weapons by=containment-drone-2") == [
+        "refused: it is not Containment Drone 2's turn: add force=yes to act anyway"
+    ]
