@@ -118,9 +118,11 @@ def apply(
 
 def preview(enc: Encounter, line: str) -> list[str]:
     """What ``line`` would do to ``enc``, said before it runs (the command line shows it as the
-    GM types): the command's own preview, or its usage while the line does not read yet, or
-    nothing. Never raises, never rolls (any roll stops it: rolls are named by their dice), never
-    changes anything (the encounter is immutable; the call's copy is dropped)."""
+    GM types): the command's own preview; while the line lacks a part, its usage; when the
+    line would be refused, the refusal's line (a name that could be several, a number out of
+    bounds); for an unknown verb, nothing. Never raises, never rolls (a roll stops it: rolls are
+    named by their dice), never changes anything (the encounter is immutable; the call's copy
+    is dropped)."""
     try:
         parsed = parse(line.strip())
         spec = find_spec(parsed.verb, enc.system)
@@ -134,8 +136,10 @@ def preview(enc: Encounter, line: str) -> list[str]:
     dice = Dice(enc.seed, enc.rolls, (), (), lambda _side: True)  # (a roll asks: NeedRoll)
     try:
         return spec.preview(Call(spec, parsed, enc, dice, rules_for(enc.system)))
-    except (CommandError, NeedRoll):
+    except NeedRoll:
         return [spec.usage]
+    except CommandError as err:
+        return [spec.usage if "usage:" in str(err) else str(err)]
 
 
 def asker(enc: Encounter) -> Callable[[str | None], bool] | None:

@@ -104,7 +104,13 @@ def test_preview_of_any_line_never_raises_and_changes_nothing(junk: str) -> None
 def test_preview_shows_the_usage_while_the_line_does_not_read_and_rolls_nothing() -> None:
     usage = "hit WHO DAMAGE"
     assert preview(DEMO, "hit")[0].startswith(usage)
-    assert preview(DEMO, "hit nobody 12")[0].startswith(usage)
+    assert preview(DEMO, "hit boarder-1")[0].startswith(usage)
+    assert preview(DEMO, "hit bo 12") == [
+        "'bo' could be Boarder 1, Boarder 2, Boarder 3, Boarding Chief; type more of the name"
+    ]  # a refusal: its own line
+    assert preview(DEMO, "hit boarder-1 99999") == [
+        "Damage to Boarder 1 must be at most 9999, got 99999"
+    ]
     assert preview(DEMO, "hit boarder-1 3d6") == ["3d6: rolled on Enter, then through armor"]
     assert preview(DEMO, "zzz") == [] and preview(DEMO, "") == []
     assert preview(DEMO, "next") == []  # nothing more to say than the line
@@ -184,8 +190,10 @@ def test_A5_attack_preview_says_the_tn_pool_and_major_the_attack_uses(
     attack = next(t for t in logged if " attacks " in t)
     tn = re.search(r"vs TN (\d+)", attack)
     assert tn and f"TN {tn.group(1)}" in said
-    pool = said.split(" + ")[0]
-    assert attack.split(": ", 1)[1].startswith(pool + " (")
+    pool = re.search(r"(\d+d10(?:k[hl]2)?)\+(\d+)", said)
+    assert pool, said
+    assert attack.split(": ", 1)[1].startswith(pool.group(1) + " (")
+    assert f"+ skill {pool.group(2)} = " in attack
     assert "Major spent" in said and s2297(after, "sgt-blanc").spent_major == 1
 
 
@@ -229,8 +237,8 @@ def test_F4_wound_preview_says_where_the_wounds_land(who: str, count: int, stat:
     (said,) = preview(FAC, line)
     try:
         after = apply(FAC, line).encounter
-    except CommandError:
-        assert said.startswith("wound WHO N")  # refused: the usage, never a promise
+    except CommandError as err:
+        assert said == str(err)  # refused: the refusal's line, never a promise
         return
     got = {k: v for k, v in landed(FAC, after, who).items() if v}
     assert said_landing(said) == got, said
@@ -270,7 +278,10 @@ def test_F8_strike_preview_says_the_tn_and_what_the_d20_needs() -> None:
     assert any("= 11 vs 11: Success" in e.text for e in after.log[len(FAC.log) :])
     after = apply(FAC, "strike reyes containment-drone-1 d20=8").encounter
     assert any("= 10 vs 11: Failure" in e.text for e in after.log[len(FAC.log) :])
-    assert preview(FAC, "strike containment-drone-1 reyes")[0].startswith("strike WHO TARGET")
+    assert preview(FAC, "strike containment-drone-1 reyes") == [
+        "Containment Drone 1 has a simple wound track (F10), not five stats"
+    ]
+    assert preview(FAC, "strike reyes")[0].startswith("strike WHO TARGET")
     assert preview(FAC, "harm reyes 3 weapons by=containment-drone-2") == [
         "refused: it is not Containment Drone 2's turn: add force=yes to act anyway"
     ]

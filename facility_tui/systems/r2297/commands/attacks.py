@@ -180,31 +180,36 @@ def charge_major(call: Call, plan: AttackPlan) -> None:
 
 
 def preview_attack(call: Call) -> list[str]:
-    """A5 before the roll: for each target its TN and how it was found, the dice rolled against
-    it, the damage dice and the Major spent (dice named, not rolled)."""
+    """A5 before the roll, the most needed first (the line is cut to the room left): a refusal,
+    each target's TN, the dice rolled against it, the Major spent, the damage dice (dice named,
+    not rolled)."""
     plan = read_attack(call)
     call.check_options()
+    said: list[str] = []
     if plan.charged:
         try:
             charge(call, call.enc.get(plan.c.id), ("major",), "Major")
             cost = "Major spent"
         except CommandError as err:
-            cost = f"refused: {err}; add free"
+            said.append(f"refused: {err}; 'free' attacks anyway")
+            cost = ""
     else:
         cost = "free: no action spent" if "free" in plan.flags else "not its turn: no Major"
-    said = [
-        f"{attack_pool(plan.net)} + {plan.skill}"
+    tns = [(target.name, target_tn(sheet(target), plan)[0]) for target in plan.named]
+    said.append(
+        f"TN {tns[0][1]}" if len(tns) == 1 else ", ".join(f"{name} TN {tn}" for name, tn in tns)
+    )
+    said.append(
+        f"{attack_pool(plan.net)}+{plan.skill}"
         + (f" (Disadv.: {plan.disadv})" if plan.disadv else "")
-    ]
-    for target in plan.named:
-        tn, _how = target_tn(sheet(target), plan)
-        said.append(f"{target.name} TN {tn}")
+    )
+    if cost:
+        said.append(cost)
     if plan.damage:
         bonus = plan.bonus + ("aimed" in plan.flags) + ("smash" in plan.flags)
         bonus -= "flurry" in plan.flags
         dmg = add_dice(plan.damage, bonus) if bonus else plan.damage
-        said.append(f"dmg {dmg} (+1d6 MoS 5, +2d6 MoS 10)")
-    said.append(cost)
+        said.append(f"dmg {dmg} (+1d6 at MoS 5, +2d6 at 10)")
     return [" · ".join(said)]
 
 
