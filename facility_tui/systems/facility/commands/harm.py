@@ -79,8 +79,9 @@ _PASSED = ("pass", "passed", "success", "ok")
 
 
 def preview_harm(call: Call) -> list[str]:
-    """F5/F6/F4 before the save: its TN and what the d20 needs, the PPE that covers the hazard,
-    where the wounds would go on a failure (spill-over, Impairment)."""
+    """F5/F6/F4 before the save, what matters most first (the line is cut to the room left):
+    where the wounds go on a failure (spill-over, Impairment) or the PPE that covers the hazard,
+    then the save's TN and what the d20 needs."""
     h = read_harm(call)
     by = call.option("by")
     if by:
@@ -92,32 +93,31 @@ def preview_harm(call: Call) -> list[str]:
     s = sheet_of(h.c)
     value = save_value(s, h.hazard, h.tag)
     if h.save in _PASSED:
-        return [f"{h.c.name} makes the save (GM): no harm"]
-    if h.save in _NO_SAVE or h.save in _FAILED:
-        said = ["no save" if h.save in _NO_SAVE else "the save fails (GM)"]
+        return ["makes the save (GM): no harm"]
+    save = ""
+    if h.save in _NO_SAVE:
+        fail = "no save"
+    elif h.save in _FAILED:
+        fail = "fails (GM)"
     elif h.save:
         face = call.number(h.save, "d20", minimum=1)
-        ok = face + value >= h.tn
-        said = [
-            f"save {face} {signed(value)} = {face + value} vs {h.tn}: "
-            + ("Success: no harm" if ok else "Failure")
-        ]
-        if ok:
-            return [said[0]]
+        total = face + value
+        if total >= h.tn:
+            return [f"saves ({face} {signed(value)} = {total} vs {h.tn}): no harm"]
+        fail = f"fails ({face} {signed(value)} = {total} vs {h.tn})"
     else:
-        need = h.tn - value
-        said = [f"save d20 {signed(value)} vs TN {h.tn} (needs {max(1, need)}+)"]
-    wounds = wounds_preview(h.c, h.count, h.key, h.spill)
-    if h.ablate and h.ablate.lower() not in NO_WORDS:
-        said.append(f"failed: ablate {h.ablate}")
-        return [" · ".join(said)]
+        fail = "fail"
+        save = f"save {max(1, h.tn - value)}+ (d20 {signed(value)} vs {h.tn})"
     cover = covering(s, h.hazard, h.tag)
-    if cover and not h.ablate:
+    if h.ablate and h.ablate.lower() not in NO_WORDS:
+        said = f"{fail}: ablate {h.ablate}"
+    elif cover and not h.ablate:
         names = ", ".join(f"{p.name} ({p.marks}/{p.item.rating})" for p in cover)
-        said.append(f"failed: ablate {names} or suffer {wounds.removeprefix('→ ')}")
+        wounds = wounds_preview(h.c, h.count, h.key, h.spill).removeprefix("→ ")
+        said = f"{fail}: ablate {names} or suffer {wounds}"
     else:
-        said.append(f"failed {wounds}")
-    return [" · ".join(said)]
+        said = f"{fail} {wounds_preview(h.c, h.count, h.key, h.spill)}"
+    return [f"{said} · {save}" if save else said]
 
 
 @rule(
