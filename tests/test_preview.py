@@ -285,3 +285,25 @@ def test_F8_strike_preview_says_the_tn_and_what_the_d20_needs() -> None:
     assert preview(FAC, "harm reyes 3 weapons by=containment-drone-2") == [
         "refused: it is not Containment Drone 2's turn: add force=yes to act anyway"
     ]
+
+
+@settings(max_examples=60, deadline=None)
+@given(damage=st.integers(1, 30), medic=st.integers(0, 45))
+def test_A10_aid_preview_says_the_tn_and_the_level_first_aid_reaches(
+    damage: int, medic: int
+) -> None:
+    hurt = apply(DEMO, f"hit boarder-1 {damage} through").encounter
+    line = f"aid boarder-1 {medic}"
+    (said,) = preview(hurt, line)
+    try:
+        after = apply(hurt, line).encounter
+    except CommandError as err:
+        assert said == str(err)  # no injury to aid: the refusal's line
+        return
+    (before_injury,) = s2297(hurt, "boarder-1").injuries
+    (injury,) = s2297(after, "boarder-1").injuries
+    assert said.startswith(f"{before_injury.level.word} injury {before_injury.id}: TN ")
+    if injury.aided:
+        assert f"→ {injury.level.word if injury.level.rank else 'healed'} (MoS " in said
+    else:
+        assert said.endswith("fails: it may be tried again")

@@ -144,15 +144,8 @@ def heal(ctx: Ctx, cid: str, amount: int, why: str) -> None:
     )
 
 
-@rule(
-    "aid",
-    "aid WHO MEDIC [injury=N]",
-    "A10: first aid: the Medic total (number or dice) against the injury's TN",
-)
-def aid(call: Call) -> Encounter:
-    c = who(call)
-    check = call.arg(1, "the Medic check total (a number, or dice like 2d10+8)")
-    call.expect_args(2)
+def aided_injury(call: Call, c: Combatant) -> Injury:
+    """A10: the injury first aid goes to (``injury=N``, or the worst one not yet aided)."""
     s = sheet(c)
     if not any(i.level.rank for i in s.injuries):
         raise CommandError(f"{c.name} has no injury to give first aid to")
@@ -167,6 +160,39 @@ def aid(call: Call) -> Encounter:
         )
     if not injury.level.rank:
         raise CommandError(f"{c.name}'s injury {injury.id} is healed already")
+    return injury
+
+
+def preview_aid(call: Call) -> list[str]:
+    """A10 before the check: the injury aided and its TN; with the Medic total typed, what it
+    comes to (the level it lowers to, or a failure)."""
+    c = who(call)
+    call.expect_args(2)
+    injury = aided_injury(call, c)
+    call.check_options()
+    tn = AID_TN[injury.level]
+    said = f"{injury.level.word} injury {injury.id}: TN {tn}"
+    check = call.args[1] if len(call.args) > 1 else ""
+    if not check.isdigit():
+        return [said + (" (the Medic total: a number or dice)" if not check else "")]
+    total = call.number(check, f"{c.name} first aid (Medic)")
+    if total < tn:
+        return [f"{said} · {total} fails: it may be tried again"]
+    new = injury.level.lowered()
+    return [f"{said} · {total} → {new.word if new.rank else 'healed'} (MoS {total - tn})"]
+
+
+@rule(
+    "aid",
+    "aid WHO MEDIC [injury=N]",
+    "A10: first aid: the Medic total (number or dice) against the injury's TN",
+    preview=preview_aid,
+)
+def aid(call: Call) -> Encounter:
+    c = who(call)
+    check = call.arg(1, "the Medic check total (a number, or dice like 2d10+8)")
+    call.expect_args(2)
+    injury = aided_injury(call, c)
     total = call.number(check, f"{c.name} first aid (Medic)")
     tn = AID_TN[injury.level]
     mos = total - tn
