@@ -7,7 +7,9 @@ save (worker or autosaver) is allowed to finish, so presses do not pile up; a sa
 when the frame is drawn competes for the GIL, as it would at the table.
 
 ``d`` confirm is timed the way a GM deals damage: ``d`` (which opens the command bar on
-``hit <selected> ``) and the amount are typed first, then ``enter`` is timed.
+``hit <selected> ``) and the amount are typed first, then ``enter`` is timed. A digit typed on
+that line is timed too, up to the frame that shows it with its preview (what gets through the
+armor, the injury), which the command bar works out at every change.
 """
 
 from __future__ import annotations
@@ -83,12 +85,23 @@ async def _facility(combatants: int, presses: int, folder: Path) -> tuple[Times,
     store.save(build_session(combatants), folder / "fight.toml")
     app = FacilityApp(save_dir=folder, seed=1)
     clock = FrameClock(app)
-    times: Times = {"n": [], "u": [], "enter": []}
+    times: Times = {"n": [], "u": [], "5": [], "enter": []}
     async with app.run_test(size=SCREEN) as pilot:
         await _settle(pilot)
         ws = app.workspace
+        bar = app.screen.query_one("#command")
         for i in range(presses + 1):  # the first round warms caches and lazy imports
-            for key in ("n", "u", "enter"):
+            for key in ("n", "u", "5", "enter"):
+                if key == "5":  # a digit on the command line: drawn with its preview
+                    await pilot.press("d")
+                    await _settle(pilot)
+                    await asyncio.sleep(TYPING_GAP)
+                    t = await clock.press(pilot, key, lambda: bar.value.endswith("5"))
+                    if i:
+                        times[key].append(t)
+                    await pilot.press("escape")
+                    await _settle(pilot)
+                    continue
                 if key == "enter":
                     await pilot.press("d", "5")
                     await _settle(pilot)
@@ -141,7 +154,12 @@ def measure(presses: int, runs: int = 1, sizes: tuple[int, ...] = SIZES) -> list
     sessions taken in turn) is what a figure and its budget verdict use.
     """
     rows: list[Row] = []
-    labels = {"n": "n (next turn)", "u": "u (undo)", "enter": "d confirm (d 5 ⏎)"}
+    labels = {
+        "n": "n (next turn)",
+        "u": "u (undo)",
+        "5": "a digit on the command line, with its preview",
+        "enter": "d confirm (d 5 ⏎)",
+    }
     for size in sizes:
         ours: dict[str, list[tuple[float, float]]] = {}
         bare: list[tuple[float, float]] = []

@@ -26,6 +26,9 @@ MAX_VALUE = 9999  # the largest number any command takes: damage, Health, initia
 
 
 Runner = Callable[["Call"], Encounter]
+# What a command would do, said before it runs: plain lines, no state changed and no dice rolled
+# (a roll raises ``dice.NeedRoll`` and the preview is dropped).
+Previewer = Callable[["Call"], list[str]]
 
 
 @frozen
@@ -37,6 +40,7 @@ class Spec:
     aliases: tuple[str, ...] = ()
     group: str = "encounter"
     rolls: tuple[str, ...] = ()  # the rolls it can make, in order (docs/dice.md)
+    preview: Previewer | None = None  # what it would do, before Enter (the command line)
 
 
 SPEC = "command_spec"  # the attribute a declared command's function carries its Spec in
@@ -50,12 +54,14 @@ def command(
     aliases: tuple[str, ...] = (),
     group: str = "encounter",
     rolls: tuple[str, ...] = (),
+    preview: Previewer | None = None,
 ) -> Callable[[Runner], Runner]:
     """Declare a command. The decorated function gets a ``Call`` and returns the new encounter.
-    ``rolls`` says, in order, the dice it can roll (what the GM can type with ``dice=``)."""
+    ``rolls`` says, in order, the dice it can roll (what the GM can type with ``dice=``);
+    ``preview`` what it would do, said from the same rules before it runs."""
 
     def declare(run: Runner) -> Runner:
-        setattr(run, SPEC, Spec(verb, usage, summary, run, aliases, group, rolls))
+        setattr(run, SPEC, Spec(verb, usage, summary, run, aliases, group, rolls, preview))
         return run
 
     return declare
@@ -71,8 +77,11 @@ def declarer(group: str) -> Callable[..., Callable[[Runner], Runner]]:
         summary: str,
         aliases: tuple[str, ...] = (),
         rolls: tuple[str, ...] = (),
+        preview: Previewer | None = None,
     ) -> Callable[[Runner], Runner]:
-        return command(verb, usage, summary, aliases=aliases, group=group, rolls=rolls)
+        return command(
+            verb, usage, summary, aliases=aliases, group=group, rolls=rolls, preview=preview
+        )
 
     return declare
 

@@ -15,7 +15,7 @@ from attrs import evolve, frozen
 
 from facility_tui import verbs
 from facility_tui.call import Call, Spec, commands_in
-from facility_tui.dice import Dice, DiceError, Face, Roll, parse_faces
+from facility_tui.dice import Dice, DiceError, Face, NeedRoll, Roll, parse_faces
 from facility_tui.grammar import CommandError, Parsed, parse, split_dice, with_dice
 from facility_tui.model import PCS, Combatant, Encounter, Kind, TableDice
 from facility_tui.systems import RuleSystem, ids, rules_for
@@ -114,6 +114,32 @@ def apply(
     if ask is not None and typed and dice.used > len(typed):
         finished = with_dice(finished, [*typed, *[None] * (dice.used - len(typed))], key)
     return Applied(new, finished, tuple(dice.rolled))
+
+
+def preview(enc: Encounter, line: str) -> list[str]:
+    """What ``line`` would do to ``enc``, said before it runs (the command line shows it as the
+    GM types): the command's own preview; while the line lacks a part, its usage; when the
+    line would be refused, the refusal's line (a name that could be several, a number out of
+    bounds); for an unknown verb, nothing. Never raises, never rolls (a roll stops it: rolls are
+    named by their dice), never changes anything (the encounter is immutable; the call's copy
+    is dropped)."""
+    try:
+        parsed = parse(line.strip())
+        spec = find_spec(parsed.verb, enc.system)
+    except CommandError:
+        return []
+    if spec.preview is None:
+        return [spec.usage] if not parsed.args and spec.usage != spec.verb else []
+    options = dict(parsed.options)
+    options.pop(_faces_key(spec.verb, rules_for(enc.system)), None)
+    parsed = Parsed(parsed.verb, parsed.args, tuple(options.items()))
+    dice = Dice(enc.seed, enc.rolls, (), (), lambda _side: True)  # (a roll asks: NeedRoll)
+    try:
+        return spec.preview(Call(spec, parsed, enc, dice, rules_for(enc.system)))
+    except NeedRoll:
+        return [spec.usage]
+    except CommandError as err:
+        return [spec.usage if "usage:" in str(err) else str(err)]
 
 
 def asker(enc: Encounter) -> Callable[[str | None], bool] | None:

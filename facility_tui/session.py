@@ -14,7 +14,7 @@ from typing import Any
 from attrs import frozen
 
 from facility_tui.dice import Roll
-from facility_tui.dispatch import apply, find_spec
+from facility_tui.dispatch import apply, find_spec, preview
 from facility_tui.grammar import CommandError, parse
 from facility_tui.model import Encounter, LogEntry
 
@@ -104,6 +104,10 @@ class Session:
         if spec.group == "history":  # undo and redo: entries of the table, run on the history
             return self.undo() if spec.verb == "undo" else self.redo()
         return self.apply(line, prompt=prompt)
+
+    def preview(self, line: str) -> list[str]:
+        """What ``line`` would do, before it runs (``dispatch.preview``): changes nothing."""
+        return preview(self.encounter, line)
 
     def apply(self, line: str, *, prompt: bool = False) -> Outcome:
         before = self.encounter

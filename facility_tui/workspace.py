@@ -356,6 +356,10 @@ class Workspace:
             raise CommandError(f"{err}; nothing was changed") from None
         return self.session.execute(line, prompt=prompt)
 
+    def preview(self, line: str) -> list[str]:
+        """What ``line`` would do (shown as the GM types it); changes nothing, even read-only."""
+        return self.session.preview(line)
+
     def saves(self) -> list[Path]:
         return store.list_saves(self.folder)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from rich.text import Text
 from textual import events
 from textual.binding import Binding
 from textual.geometry import Size
@@ -15,6 +16,7 @@ from textual.widgets.input import Selection
 from .ordered_input import OrderedInput
 
 HISTORY = 100
+GAP = 3  # cells between the typed line and its preview
 
 
 class CommandBar(OrderedInput):
@@ -36,7 +38,12 @@ class CommandBar(OrderedInput):
     ]
 
     def __init__(
-        self, *, run: Callable[[str], None], cancel: Callable[[], None], id: str | None = None
+        self,
+        *,
+        run: Callable[[str], None],
+        cancel: Callable[[], None],
+        preview: Callable[[str], list[str]] | None = None,
+        id: str | None = None,
     ) -> None:
         super().__init__(
             placeholder=": command  (e.g. add Thug init=2d6; ? lists them all)",
@@ -47,6 +54,8 @@ class CommandBar(OrderedInput):
         self._at = 0
         self._run = run  # what enter does with the line
         self._cancel = cancel  # what escape does after clearing it (moves focus, at once)
+        self._say = preview  # what the typed line would do (the core's, never raising)
+        self.preview = ""  # shown after the line, dimmed, as the GM types
         self._idle_line: tuple[tuple[int, str], Strip] | None = None
         # A steady cursor: a blink redraws the screen twice a second, and a key pressed just
         # after one waits for the next frame slot (up to 1/60 s) to show what it did.
@@ -66,15 +75,39 @@ class CommandBar(OrderedInput):
         self.has_focus = False
         self.styles.background = None  # back to the stylesheet's
 
+    def watch_value(self, value: str) -> None:
+        """Say what the line would do before Enter: the preview follows every change."""
+        said: list[str] = []
+        if self._say is not None and value.strip():
+            try:
+                said = self._say(value)
+            except Exception:  # a preview is a courtesy: a bug in one shows nothing
+                said = []
+        self.preview = " │ ".join(said)
+
     def render_line(self, y: int) -> Strip:
         # The idle line (no focus, nothing typed: the placeholder) is drawn once; Input would
         # lay it out again every time the bar is repainted, as it is at every confirm.
         if y or self.value or self.has_focus:
-            return super().render_line(y)
+            line = super().render_line(y)
+            return self._with_preview(line) if not y and self.preview else line
         key = (self.scrollable_content_region.width, self.placeholder)
         if self._idle_line is None or self._idle_line[0] != key:
             self._idle_line = (key, super().render_line(0))
         return self._idle_line[1]
+
+    def _with_preview(self, line: Strip) -> Strip:
+        """The preview after the typed line and the cursor, cut to the room left (as text: a
+        name in it is never markup)."""
+        end = self._value.cell_len + 1 - round(self.scroll_x) + GAP
+        room = self.scrollable_content_region.width - end
+        if room < 8:
+            return line
+        text = Text(self.preview, style=self.get_component_rich_style("input--suggestion"))
+        text.truncate(room, overflow="ellipsis")
+        said = Strip(self.app.console.render(text, self.app.console_options.update_width(room)))
+        said = said.crop(0, room).apply_style(self.rich_style)
+        return Strip.join([line.crop(0, end), said, line.crop(end + said.cell_length)])
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
@@ -85,9 +118,10 @@ class CommandBar(OrderedInput):
         # would otherwise wait for the message to reach the screen.
         self._run(self.value)
 
-    def open(self, prefill: str = "") -> None:
+    def open(self, prefill: str = "", cursor: int | None = None) -> None:
+        """Focus the line with ``prefill`` in it, the cursor at ``cursor`` (its end: None)."""
         self.value = prefill
-        self.cursor_position = len(prefill)
+        self.cursor_position = len(prefill) if cursor is None else cursor
         self._at = len(self.history)
         # Focus now, not after the keys already queued (``focus`` waits its turn): a fast "d12⏎"
         # must type 12 here, not spend a Major and a Move on the list.
@@ -103,6 +137,7 @@ class CommandBar(OrderedInput):
         # the app's text selection and scroll the cursor into view: 0.4 ms of every confirm, for
         # a line that is losing focus. This leaves what they would.
         self.set_reactive(Input.value, "")
+        self.preview = ""
         self.set_reactive(Input.selection, Selection.cursor(0))
         self.virtual_size = Size(self.content_width, 1)
         if self.scroll_x:

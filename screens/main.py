@@ -35,7 +35,7 @@ from facility_tui.dice import NeedRoll
 from facility_tui.errors import internal_error
 from facility_tui.grammar import CommandError, quote
 from facility_tui.model import Encounter, Phase
-from facility_tui.systems import info, infos, rules_for
+from facility_tui.systems import QuickKey, info, infos, rules_for
 from facility_tui.workspace import Workspace
 
 from .collector import EVERY as COLLECT_EVERY
@@ -140,7 +140,9 @@ class MainScreen(Screen[None]):
             with VerticalScroll(id="detail-box"):
                 yield self._detail
         yield self._log
-        yield CommandBar(run=self._run_typed, cancel=self._cancelled, id="command")
+        yield CommandBar(
+            run=self._run_typed, cancel=self._cancelled, preview=self.ws.preview, id="command"
+        )
         yield KeyBar(id="keys")
 
     def on_resize(self) -> None:
@@ -481,17 +483,20 @@ class MainScreen(Screen[None]):
 
     def _quick(self, key: str) -> str | None:
         """The command template of a quick key in the encounter's rules (None: not one of them)."""
-        for k in info(self.ws.encounter.system).quick_keys:
-            if k.key == key:
-                return k.template
-        return None
+        k = self._quick_key(key)
+        return None if k is None else k.template
+
+    def _quick_key(self, key: str) -> QuickKey | None:
+        return next((k for k in info(self.ws.encounter.system).quick_keys if k.key == key), None)
 
     def action_quick(self, key: str) -> None:
-        template = self._quick(key)
-        if template is None:
+        quick = self._quick_key(key)
+        if quick is None:
             return
+        template = quick.template
         if template.endswith(" "):
-            self.action_prefill(template)
+            if (cid := self.selected_or_warn()) is not None:  # (the selected: the one acted on)
+                self.query_one(CommandBar).open(*quick.start(self.ws.encounter, cid))
         elif "{who}" not in template:
             self.run_line(template)
         elif (cid := self.selected_or_warn()) is not None:

@@ -657,9 +657,9 @@ def test_A5_attack_spends_ammo_and_applies_the_hit(session: Session) -> None:
     assert any("Perfect hit" in t for t in log)  # skill 40 ≥ TN 20 + 10
     assert any(t.startswith("Blanc damage: 8d6 (") for t in log)  # 5 + 2 Perfect + 1 BF
     assert sheet(session, "boarder").damage > 0
-    run(session, "attack blanc boarder mode=BF")
-    refused(session, "attack blanc boarder mode=BF", "has 2 rounds")
-    refused(session, "attack blanc boarder mode=SS", "fires SA/BF/AF")
+    run(session, "attack blanc boarder mode=BF free")
+    refused(session, "attack blanc boarder mode=BF free", "has 2 rounds")
+    refused(session, "attack blanc boarder mode=SS free", "fires SA/BF/AF")
     run(session, "reload blanc")
     assert sheet(session, "blanc").weapons[0].ammo == 12
 

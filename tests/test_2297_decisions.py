@@ -72,7 +72,7 @@ def damage_dice(session: Session, mark: int) -> list[str]:
 def test_A5_bf_single_target_default_plus_1d6(session: Session) -> None:
     gunfight(session)
     mark = len(texts(session))
-    run(session, "attack a b mode=BF")
+    run(session, "attack a b mode=BF free")
     assert "A: Gun BF uses 5 rounds (95 left)" in since(session, mark)
     assert "A: BF adds +1d6 damage" in since(session, mark)
     assert attack_lines(session, mark)[0].startswith("A attacks B: 2d10 (")
@@ -82,41 +82,41 @@ def test_A5_bf_single_target_default_plus_1d6(session: Session) -> None:
 def test_A5_bf_attacker_may_pick_advantage_instead(session: Session) -> None:
     gunfight(session)
     mark = len(texts(session))
-    run(session, "attack a b mode=BF burst=adv")
+    run(session, "attack a b mode=BF burst=adv free")
     assert attack_lines(session, mark)[0].startswith("A attacks B: 3d10kh2 (")
     assert damage_dice(session, mark) == ["4d6"]  # no BF die
     mark = len(texts(session))
-    run(session, "attack a b mode=BF burst=adv adv=-1")  # net −1 + 1 = 0
+    run(session, "attack a b mode=BF burst=adv adv=-1 free")  # net −1 + 1 = 0
     assert attack_lines(session, mark)[0].startswith("A attacks B: 2d10 (")
 
 
 def test_A5_bf_always_plus_1d6_when_the_attack_already_has_advantage(session: Session) -> None:
     gunfight(session)
-    refused(session, "attack a b mode=BF adv=1 burst=adv", "already has Advantage")
+    refused(session, "attack a b mode=BF adv=1 burst=adv free", "already has Advantage")
     mark = len(texts(session))
-    run(session, "attack a b mode=BF adv=1")
+    run(session, "attack a b mode=BF adv=1 free")
     assert attack_lines(session, mark)[0].startswith("A attacks B: 3d10kh2 (")
     assert damage_dice(session, mark) == ["5d6"]
 
 
 def test_A5_bf_is_single_target_only(session: Session) -> None:
     gunfight(session)
-    refused(session, "attack a b c mode=BF", "single-target")
-    refused(session, "attack a b mode=BF targets=2", "single-target")
-    refused(session, "attack a b c mode=SA", "one target")
+    refused(session, "attack a b c mode=BF free", "single-target")
+    refused(session, "attack a b mode=BF targets=2 free", "single-target")
+    refused(session, "attack a b c mode=SA free", "one target")
 
 
 def test_A5_af_one_target_plus_2d6_or_advantage(session: Session) -> None:
     gunfight(session)
     mark = len(texts(session))
-    run(session, "attack a b mode=AF")
+    run(session, "attack a b mode=AF free")
     assert "A: Gun AF uses 10 rounds (90 left)" in since(session, mark)
     assert damage_dice(session, mark) == ["6d6"]  # 2d6 + 2 Perfect + 2 AF
     mark = len(texts(session))
-    run(session, "attack a b mode=AF burst=adv")
+    run(session, "attack a b mode=AF burst=adv free")
     assert attack_lines(session, mark)[0].startswith("A attacks B: 3d10kh2 (")
     assert damage_dice(session, mark) == ["4d6"]
-    refused(session, "attack a b mode=AF adv=2 burst=adv", "already has Advantage")
+    refused(session, "attack a b mode=AF adv=2 burst=adv free", "already has Advantage")
 
 
 def test_A5_af_several_targets_disadvantage_each_no_dice_10_ammo_per_target(
@@ -124,27 +124,27 @@ def test_A5_af_several_targets_disadvantage_each_no_dice_10_ammo_per_target(
 ) -> None:
     gunfight(session)
     mark = len(texts(session))
-    run(session, "attack a b c d mode=AF")
+    run(session, "attack a b c d mode=AF free")
     assert "A: Gun AF uses 30 rounds, 10 per target × 3 (70 left)" in since(session, mark)
     lines = attack_lines(session, mark)
     assert [line.split(":")[0] for line in lines] == ["A attacks B", "A attacks C", "A attacks D"]
     assert all(": 3d10kl2 (" in line for line in lines)  # each attack has Disadvantage
     assert damage_dice(session, mark) == ["4d6"] * 3  # 2d6 + 2 Perfect, no AF dice
     assert all(sheet(session, t).damage > 0 for t in ("b", "c", "d"))
-    refused(session, "attack a b c mode=AF burst=dice", "no burst= pick")
+    refused(session, "attack a b c mode=AF burst=dice free", "no burst= pick")
     mark = len(texts(session))
-    run(session, "attack a b mode=AF targets=3")  # the others are not in the tracker
+    run(session, "attack a b mode=AF targets=3 free")  # the others are not in the tracker
     assert "A: Gun AF uses 30 rounds, 10 per target × 3 (40 left)" in since(session, mark)
     assert len(attack_lines(session, mark)) == 1
 
 
 def test_A5_ammo_ss_1_sa_3_bf_5_af_10_per_target(session: Session) -> None:
     gunfight(session, ammo=40)
-    run(session, "attack a b mode=SS", "attack a b mode=SA", "attack a b mode=BF")
+    run(session, "attack a b mode=SS free", "attack a b mode=SA free", "attack a b mode=BF free")
     assert sheet(session, "a").weapons[0].ammo == 40 - 1 - 3 - 5
-    run(session, "attack a b c mode=AF")
+    run(session, "attack a b c mode=AF free")
     assert sheet(session, "a").weapons[0].ammo == 31 - 20
-    refused(session, "attack a b mode=AF targets=2", "has 11 rounds, AF needs 20")
+    refused(session, "attack a b mode=AF targets=2 free", "has 11 rounds, AF needs 20")
 
 
 # -- A5 target numbers -----------------------------------------------------------------------------
@@ -153,12 +153,12 @@ def test_A5_ammo_ss_1_sa_3_bf_5_af_10_per_target(session: Session) -> None:
 def test_A5_tn_ranged_dodge_is_not_raised_by_cover_or_evading(session: Session) -> None:
     run(session, "new 2297 T seed=3", "add A skill=5", "add B dodge=24 parry=40")
     for line, tn in [
-        ("attack a b dmg=1", 24),  # max(20, Dodge 24); Parry never against ranged
-        ("attack a b dmg=1 cover=5", 25),  # max(20 + 5, 24)
-        ("attack a b dmg=1 evade", 25),
-        ("attack a b dmg=1 cover=10 evade", 35),
+        ("attack a b dmg=1 free", 24),  # max(20, Dodge 24); Parry never against ranged
+        ("attack a b dmg=1 cover=5 free", 25),  # max(20 + 5, 24)
+        ("attack a b dmg=1 evade free", 25),
+        ("attack a b dmg=1 cover=10 evade free", 35),
         ("set b dodge 31", 0),
-        ("attack a b dmg=1 cover=5 evade", 31),  # Dodge 31 stays 31: not raised to 41
+        ("attack a b dmg=1 cover=5 evade free", 31),  # Dodge 31 stays 31: not raised to 41
     ]:
         mark = len(texts(session))
         run(session, line)
@@ -169,15 +169,15 @@ def test_A5_tn_ranged_dodge_is_not_raised_by_cover_or_evading(session: Session) 
 def test_A5_tn_melee_is_max_of_base_dodge_and_parry(session: Session) -> None:
     run(session, "new 2297 T seed=3", "add A skill=5", "add B dodge=18 parry=27")
     mark = len(texts(session))
-    run(session, "attack a b melee dmg=1")
+    run(session, "attack a b melee dmg=1 free")
     assert tn_of(attack_lines(session, mark)[0]) == 27
     run(session, "set b parry 12")
     mark = len(texts(session))
-    run(session, "attack a b melee dmg=1")
+    run(session, "attack a b melee dmg=1 free")
     assert tn_of(attack_lines(session, mark)[0]) == 20
-    refused(session, "attack a b melee cover=5 dmg=1", "ranged attacks only")
-    refused(session, "attack a b melee evade dmg=1", "ranged attacks only")
-    refused(session, "attack a b melee mode=BF dmg=1", "no fire mode")
+    refused(session, "attack a b melee cover=5 dmg=1 free", "ranged attacks only")
+    refused(session, "attack a b melee evade dmg=1 free", "ranged attacks only")
+    refused(session, "attack a b melee mode=BF dmg=1 free", "no fire mode")
 
 
 def test_A5_tn_undefended_is_10_with_no_dodge_or_parry(session: Session) -> None:
@@ -189,16 +189,16 @@ def test_A5_tn_undefended_is_10_with_no_dodge_or_parry(session: Session) -> None
         "add C init=5 dodge=30 parry=30",
     )
     mark = len(texts(session))
-    run(session, "attack a c undefended dmg=1", "attack a c undefended melee dmg=1")
+    run(session, "attack a c undefended dmg=1 free", "attack a c undefended melee dmg=1 free")
     assert [tn_of(line) for line in attack_lines(session, mark)] == [10, 10]
     run(session, "start")  # B is Unaware: surprised in round 1, undefended
     mark = len(texts(session))
-    run(session, "attack a b dmg=1", "attack a b melee dmg=1")
+    run(session, "attack a b dmg=1 free", "attack a b melee dmg=1 free")
     lines = attack_lines(session, mark)
     assert [tn_of(line) for line in lines] == [10, 10]
     assert "undefended: surprised (Unaware)" in lines[0]
     mark = len(texts(session))
-    run(session, "attack a c dmg=1")  # C is aware: Dodge 30
+    run(session, "attack a c dmg=1 free")  # C is aware: Dodge 30
     assert tn_of(attack_lines(session, mark)[0]) == 30
 
 

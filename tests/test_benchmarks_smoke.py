@@ -24,6 +24,7 @@ def test_key_press_harness_times_every_key() -> None:
     assert [r.figure.split(",")[0] for r in rows] == [
         "key n (next turn)",
         "key u (undo)",
+        "key a digit on the command line",
         "key d confirm (d 5 ⏎)",
     ]
     assert all(r.ours.startswith("p50 ") and r.ratio for r in rows)

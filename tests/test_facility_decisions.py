@@ -188,7 +188,7 @@ def test_A5_A9_through_apply_and_show_json(
         "add C init=9 hlt=500 sta=500",
         "start",
         "attack a b mode=BF cover=5",
-        "attack a b c mode=AF",
+        "attack a b c mode=AF free",
         "stim a 2",
         "stim a 1",
     ]

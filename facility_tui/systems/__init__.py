@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from attrs import frozen
 
-from facility_tui.model import Combatant, Encounter, Sheet
+from facility_tui.grammar import quote
+from facility_tui.model import Combatant, Encounter, Phase, Sheet
 from facility_tui.text import Detail
 
 if TYPE_CHECKING:
@@ -26,7 +27,10 @@ if TYPE_CHECKING:
 @frozen
 class QuickKey:
     """A key of the rules in play: it runs ``template`` on the selected combatant (``{who}``), or
-    opens the command line with it started when it ends in a space (for the GM to finish)."""
+    opens the command line with it started when it ends in a space (for the GM to finish).
+
+    The selected row always means the one acted on (hit, harmed, aided, attacked). A command with
+    a second role names it ``{actor}``: the acting combatant (``start``)."""
 
     key: str
     label: str  # the key bar's word for it
@@ -34,6 +38,24 @@ class QuickKey:
     help: str = ""  # what it does, for help and the README
     shown: bool = True  # on the key bar (the rest are in help)
     id: str = ""  # the binding's id, which a config file remaps (a key both systems use has one)
+
+    def start(self, enc: Encounter, who: str) -> tuple[str, int]:
+        """The line this key starts on the selected combatant ``who`` and where the cursor
+        goes in it: ``attack ACTING WHO `` (at its end); ``attack ACTING `` when the selected
+        one is acting (the GM types the target); ``attack ␣ WHO `` with the cursor on the
+        attacker's place when no one is (setup, or a side's turn in Facility)."""
+        if "{actor}" not in self.template:
+            line = self.template.format(who=quote(who))
+            return line, len(line)
+        current = enc.current if enc.phase is Phase.ACTIVE else None
+        actor = current if current is not None and enc.has(current) else None
+        if actor is None:
+            return self.template.format(actor="", who=quote(who)), self.template.index("{actor}")
+        if actor == who:
+            line = self.template.format(actor=quote(actor), who="").rstrip() + " "
+        else:
+            line = self.template.format(actor=quote(actor), who=quote(who))
+        return line, len(line)
 
 
 @frozen
@@ -212,7 +234,7 @@ def quick_keys_markdown() -> str:
             if k is None:
                 cells.append("")
                 continue
-            line = k.template.format(who="WHO").rstrip() + (
+            line = k.template.format(who="WHO", actor="ACTING").rstrip() + (
                 " …" if k.template.endswith(" ") else ""
             )
             cells.append(f"`{line}` {k.help}".rstrip())

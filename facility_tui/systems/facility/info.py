@@ -12,7 +12,13 @@ INFO = SystemInfo(
     quick_keys=(
         QuickKey("d", "Damage", "harm {who} ", "a hazard, with its save", id="damage"),
         QuickKey("w", "Wound", "wound {who} ", "wounds without a save", id="wound"),
-        QuickKey("t", "Attack", "strike {who} ", "a PC attack (the selected strikes)", id="attack"),
+        QuickKey(
+            "t",
+            "Attack",
+            "strike {actor} {who} ",
+            "a PC attack on the selected one (type the PC: the cursor waits for it)",
+            id="attack",
+        ),
         QuickKey("v", "Save (selected rolls)", "save {who} ", "a save", shown=False, id="save"),
     ),
 )

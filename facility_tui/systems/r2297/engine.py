@@ -201,6 +201,15 @@ def disadvantaged(s: Sheet2297, turn: int) -> bool:
     return any(e.kind is EKind.DISADV and active_on(e, turn) for e in s.effects)
 
 
+def disadvantage_now(enc: Encounter, c: Combatant) -> str:
+    """A7: why ``c`` acts with Disadvantage now (its turn, or its next one): the injuries and
+    effects that give it, "" when none does."""
+    s = sheet_of(c)
+    turn = s.turns if in_turn(enc, c.id) else s.turns + 1
+    labels = [e.label for e in s.effects if e.kind is EKind.DISADV and active_on(e, turn)]
+    return ", ".join(dict.fromkeys(label or "Disadvantage" for label in labels))
+
+
 # -- A4 action economy ----------------------------------------------------------------------------
 
 
@@ -538,6 +547,66 @@ class HitResult:
     injury: Injury | None
 
 
+def hit_outcome(
+    s: Sheet2297,
+    raw: int,
+    kind: DamageType = DamageType.PHYSICAL,
+    ap_pt: int = 0,
+    ap_dr: int = 0,
+    *,
+    through: bool = False,
+) -> tuple[Mitigation, Level]:
+    """A6 → A7: what gets through the armor and the injury level it reaches (stun one lower):
+    what ``apply_hit`` applies and the command line's preview says."""
+    m = Mitigation(raw, 0, 0, raw) if through else mitigate(raw, s.armor, kind, ap_pt, ap_dr)
+    level = injury_level(m.final, s.hlt)
+    if kind is DamageType.STUN and level is not Level.NONE:
+        level = level.lowered()
+    return m, level
+
+
+# A7: what each level brings on infliction, in short (its dice named, not rolled): the preview's.
+LEVEL_EFFECTS = {
+    Level.LIGHT: "−1d6 init, Disadv. next turn",
+    Level.MODERATE: "−2d6 init, Disadv. 1d6+1 rounds",
+    Level.SERIOUS: "−2d6 init, Disadv., one action, bleeds 1 for 1d6+1 rounds",
+    Level.CRITICAL: "init 0, prone, one Minor, bleeds 1d6 a round",
+    Level.LETHAL: "dying in 1d6+1 rounds",
+}
+
+
+def hit_preview(
+    s: Sheet2297,
+    raw: int,
+    kind: DamageType = DamageType.PHYSICAL,
+    ap_pt: int = 0,
+    ap_dr: int = 0,
+    *,
+    through: bool = False,
+) -> str:
+    """A6–A8 in one line, before the hit is applied: "→ 9 gets through · Moderate · −2d6 init,
+    Disadv. 1d6+1 rounds" (and the totals' Incapacitated / dying when it crosses them)."""
+    if s.dead:
+        return "dead: 'set WHO dead no' first"
+    m, level = hit_outcome(s, raw, kind, ap_pt, ap_dr, through=through)
+    if m.stopped:
+        return f"→ stopped by armor (PT {m.pt})"
+    parts = [f"→ {m.final} {'already through' if through else 'gets through'}"]
+    if level is Level.NONE:
+        parts.append("no injury")
+    else:
+        dying_now = death_countdown(s) is not None and level is Level.LETHAL
+        parts.append(level.word + (" (already dying)" if dying_now else ""))
+        if not dying_now:
+            parts.append(LEVEL_EFFECTS[level])
+    before, after, h = s.total, s.total + m.final, s.hlt
+    if before < h <= after:
+        parts.append(f"Incapacitated ({after}/{h})")
+    if before < 2 * h <= after and death_countdown(s) is None and level is not Level.LETHAL:
+        parts.append("dying: twice Health")
+    return " · ".join(parts)
+
+
 def apply_hit(
     ctx: Ctx,
     cid: str,
@@ -554,26 +623,23 @@ def apply_hit(
     name = ctx.name(cid)
     if s.dead:
         raise RuleError(f"{name} is dead; 'set {cid} dead no' first if that was a mistake")
+    m, level = hit_outcome(s, raw, kind, ap_pt, ap_dr, through=through)
     if through:
-        m = Mitigation(raw, 0, 0, raw)
         ctx.log(
             f"Hit on {name}: {raw} {kind.value}, already through armor (A6 skipped)", Kind.EFFECT
         )
     else:
-        m = mitigate(raw, s.armor, kind, ap_pt, ap_dr)
         through_text = "stopped by armor" if m.stopped else f"{m.final} gets through"
         ctx.log(
             f"Hit on {name}: {raw} {kind.value} vs PT {m.pt} DR {m.dr}% → {through_text}",
             Kind.EFFECT,
         )
-    level = injury_level(m.final, s.hlt)
-    if kind is DamageType.STUN and level is not Level.NONE:
-        lowered = level.lowered()
+    if kind is DamageType.STUN and level is not injury_level(m.final, s.hlt):
         ctx.log(
-            f"Stun: {level.word} lowered to {lowered.word if lowered.rank else 'no injury'}",
+            f"Stun: {injury_level(m.final, s.hlt).word} lowered to "
+            f"{level.word if level.rank else 'no injury'}",
             Kind.EFFECT,
         )
-        level = lowered
     injury = None
     if level is not Level.NONE:
         injury = record_injury(ctx, cid, level, m.final)

@@ -18,7 +18,11 @@ INFO = SystemInfo(
             "r", "React (selected)", "react {who}", "spend its Reaction", shown=False, id="react"
         ),
         QuickKey(
-            "t", "Attack", "attack {who} ", "the attack helper (the selected attacks)", id="attack"
+            "t",
+            "Attack",
+            "attack {actor} {who} ",
+            "the attack helper: the acting combatant attacks the selected one",
+            id="attack",
         ),
         QuickKey("f", "First aid (on selected)", "aid {who} ", "first aid", shown=False, id="aid"),
     ),

@@ -4,7 +4,7 @@ the attack and other marks (F7).
 
 from __future__ import annotations
 
-from attrs import evolve
+from attrs import evolve, frozen
 
 from facility_tui.call import Call
 from facility_tui.grammar import CommandError
@@ -13,6 +13,7 @@ from facility_tui.systems.facility.commands.helpers import (
     DAMAGE_ROLLS,
     HELP_ROLLS,
     can_salvage,
+    check_exp,
     faces,
     flag,
     helpers_from,
@@ -34,6 +35,7 @@ from facility_tui.systems.facility.core import (
     save_value,
     signed,
     stat_key,
+    stat_of,
     suggest_stat,
     weapon,
 )
@@ -70,13 +72,26 @@ def _out_of_ammo(call: Call, c: Combatant, wkey: str, dice: list[int]) -> None:
         )
 
 
-@rule(
-    "strike",
-    "strike WHO TARGET [weapon=W] [stat=phy] [vs=weapons] [to=STAT] [as=KIND] [mod=N] [tn=N] "
-    "[exp=yes] [help=A] [d20=N] [force=yes]",
-    "F8 a PC attack: d20 + stat vs 10 + target's save; then 'deal'/'crit' or 'miss'/'salvage'",
-)
-def strike(call: Call) -> Encounter:
+@frozen
+class StrikeLine:
+    """What a ``strike`` line says, read before any die is rolled (the preview reads the same)."""
+
+    c: Combatant
+    target: Combatant
+    key: str  # the attacker's stat
+    vs: str  # the target's save
+    wkey: str
+    mod: int
+    tn: int
+    typed_tn: bool
+    save: int
+    exp: bool
+    to: str
+    kind: str
+    helpers: list[tuple[Combatant, str]]
+
+
+def read_strike(call: Call) -> StrikeLine:
     c = call.combatant(call.arg(0, "the attacker"))
     target = call.combatant(call.arg(1, "the target"))
     call.expect_args(2)
@@ -98,12 +113,48 @@ def strike(call: Call) -> Encounter:
         stat_key(to)
     suggest_stat(vs, kind)
     helpers = helpers_from(call, call.option("help"), c, key)
+    return StrikeLine(
+        c, target, key, vs, wkey, mod, tn, bool(tn_text), save, exp, to or "", kind, helpers
+    )
+
+
+def preview_strike(call: Call) -> list[str]:
+    """F8 before the roll: the d20's bonus against the TN and what it needs, the weapon's
+    damage on a hit, the attack mark (or why it is refused)."""
+    p = read_strike(call)
+    try:
+        mark_attack(call, p.c, flag(call, "force"))
+    except CommandError as err:
+        return [f"refused: {err}"]
+    call.check_options()
+    if p.exp:
+        check_exp(p.c, p.key, True)
+    bonus = stat_of(sheet_of(p.c), p.key).bonus + (2 if p.exp else 0)
+    helped = f" + {len(p.helpers)} helper d20" if p.helpers else ""
+    how = "typed" if p.typed_tn else f"10 + {p.vs} save {signed(p.save)}"
+    w = weapon(p.wkey)
+    return [
+        f"d20 {signed(bonus)} {STAT_NAMES[p.key]}{helped} vs TN {p.tn} ({how}; needs "
+        f"{max(1, p.tn - bonus)}+) · hit: {w.name} {w.damage} · attack mark spent"
+    ]
+
+
+@rule(
+    "strike",
+    "strike WHO TARGET [weapon=W] [stat=phy] [vs=weapons] [to=STAT] [as=KIND] [mod=N] [tn=N] "
+    "[exp=yes] [help=A] [d20=N] [force=yes]",
+    "F8 a PC attack: d20 + stat vs 10 + target's save; then 'deal'/'crit' or 'miss'/'salvage'",
+    preview=preview_strike,
+)
+def strike(call: Call) -> Encounter:
+    p = read_strike(call)
+    c, target, key, vs, wkey, mod, tn = p.c, p.target, p.key, p.vs, p.wkey, p.mod, p.tn
+    w = weapon(wkey)
     mark_attack(call, c, flag(call, "force"))
     call.enc = clear_pending(call.enc, c.id)
     call.log(
-        f"{c.name} attacks {target.name} with {w.name} (TN {tn} = 10 + {vs} save {signed(save)}"
-        + (f" {signed(mod)}" if mod and not tn_text else "")
-        + ")"
+        f"{c.name} attacks {target.name} with {w.name} (TN {tn} = 10 + {vs} save "
+        f"{signed(p.save)}" + (f" {signed(mod)}" if mod and not p.typed_tn else "") + ")"
     )
     dice: list[int] = []
     ok = roll_check(
@@ -112,17 +163,17 @@ def strike(call: Call) -> Encounter:
         key,
         tn,
         0,
-        exp,
-        helpers,
+        p.exp,
+        p.helpers,
         call.option("d20"),
         f"attack ({STAT_NAMES[key]})",
         dice,
     )
     _out_of_ammo(call, c, wkey, dice)
-    p = Pending(
-        c.id, Step.HIT if ok else Step.MISS, key, tn, 0, exp, target.id, wkey, vs, to or "", kind
+    pend = Pending(
+        c.id, Step.HIT if ok else Step.MISS, key, tn, 0, p.exp, target.id, wkey, vs, p.to, p.kind
     )
-    call.enc = set_pending(call.enc, p)
+    call.enc = set_pending(call.enc, pend)
     if ok:
         call.log(f"Hit: 'deal {c.id}' for {w.damage} damage, or 'crit {c.id}' to roll a Critical")
     elif impaired(sheet_of(c), key):

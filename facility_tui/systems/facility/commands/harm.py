@@ -4,6 +4,8 @@ without a save (F4).
 
 from __future__ import annotations
 
+from attrs import frozen
+
 from facility_tui.call import Call
 from facility_tui.grammar import CommandError
 from facility_tui.model import Combatant, Encounter, Kind
@@ -19,12 +21,15 @@ from facility_tui.systems.facility.commands.helpers import (
     spill_option,
     target_stat,
     tn_option,
+    wounds_preview,
 )
 from facility_tui.systems.facility.core import (
     STAT_NAMES,
     ablate,
     covering,
     save_key,
+    save_value,
+    signed,
     simple,
     stat_key,
     tag_key,
@@ -32,13 +37,24 @@ from facility_tui.systems.facility.core import (
 from facility_tui.systems.facility.state import PendingHarm, clear_harm, harm_of, set_harm, sheet_of
 
 
-@rule(
-    "harm",
-    "harm WHO N HAZARD [save=no|pass|fail] [d20=N] [tag=T] [as=KIND] [to=STAT] [spill=S,S] "
-    "[ablate=PPE|no] [tn=12] [by=WHO]",
-    "F5 harm: a save; on a failure ablate PPE that covers the hazard, or take N wounds (F4)",
-)
-def harm(call: Call) -> Encounter:
+@frozen
+class HarmLine:
+    """What a ``harm`` line says, read before the save is rolled (the preview reads the same)."""
+
+    c: Combatant
+    count: int
+    hazard: str
+    tag: str
+    kind: str
+    key: str  # the stat the wounds go to
+    why: str
+    spill: list[str]
+    ablate: str | None
+    tn: int
+    save: str  # save=/d20=, lowered ("" : the tracker rolls it)
+
+
+def read_harm(call: Call) -> HarmLine:
     c = call.combatant(call.arg(0, "who is harmed"))
     no_pending_harm(call, c)
     count = call.number(call.arg(1, "a number of wounds"), "wounds", minimum=1)
@@ -53,28 +69,90 @@ def harm(call: Call) -> Encounter:
     spill = spill_option(call)
     ablate_text = call.option("ablate")
     tn = tn_option(call)
+    save_text = (call.option("save") or call.option("d20") or "").strip().lower()
+    return HarmLine(c, count, hazard, tag, kind, key, why, spill, ablate_text, tn, save_text)
+
+
+_NO_SAVE = ("no", "none")
+_FAILED = ("fail", "failed", "failure")
+_PASSED = ("pass", "passed", "success", "ok")
+
+
+def preview_harm(call: Call) -> list[str]:
+    """F5/F6/F4 before the save, what matters most first (the line is cut to the room left):
+    where the wounds go on a failure (spill-over, Impairment) or the PPE that covers the hazard,
+    then the save's TN and what the d20 needs."""
+    h = read_harm(call)
+    by = call.option("by")
+    if by:
+        try:
+            mark_attack(call, call.combatant(by), flag(call, "force"))
+        except CommandError as err:
+            return [f"refused: {err}"]
+    call.check_options()
+    s = sheet_of(h.c)
+    value = save_value(s, h.hazard, h.tag)
+    if h.save in _PASSED:
+        return ["makes the save (GM): no harm"]
+    save = ""
+    if h.save in _NO_SAVE:
+        fail = "no save"
+    elif h.save in _FAILED:
+        fail = "fails (GM)"
+    elif h.save:
+        face = call.number(h.save, "d20", minimum=1)
+        total = face + value
+        if total >= h.tn:
+            return [f"saves ({face} {signed(value)} = {total} vs {h.tn}): no harm"]
+        fail = f"fails ({face} {signed(value)} = {total} vs {h.tn})"
+    else:
+        fail = "fail"
+        save = f"save {max(1, h.tn - value)}+ (d20 {signed(value)} vs {h.tn})"
+    cover = covering(s, h.hazard, h.tag)
+    if h.ablate and h.ablate.lower() not in NO_WORDS:
+        said = f"{fail}: ablate {h.ablate}"
+    elif cover and not h.ablate:
+        names = ", ".join(f"{p.name} ({p.marks}/{p.item.rating})" for p in cover)
+        wounds = wounds_preview(h.c, h.count, h.key, h.spill).removeprefix("→ ")
+        said = f"{fail}: ablate {names} or suffer {wounds}"
+    else:
+        said = f"{fail} {wounds_preview(h.c, h.count, h.key, h.spill)}"
+    return [f"{said} · {save}" if save else said]
+
+
+@rule(
+    "harm",
+    "harm WHO N HAZARD [save=no|pass|fail] [d20=N] [tag=T] [as=KIND] [to=STAT] [spill=S,S] "
+    "[ablate=PPE|no] [tn=12] [by=WHO]",
+    "F5 harm: a save; on a failure ablate PPE that covers the hazard, or take N wounds (F4)",
+    preview=preview_harm,
+)
+def harm(call: Call) -> Encounter:
+    h = read_harm(call)
+    c, count, hazard, key, why, spill = h.c, h.count, h.hazard, h.key, h.why, h.spill
     by = call.option("by")
     if by:
         mark_attack(call, call.combatant(by), flag(call, "force"))
-    save_text = (call.option("save") or call.option("d20") or "").strip().lower()
-    if save_text in ("no", "none"):
+    save_text = h.save
+    if save_text in _NO_SAVE:
         ok = False
         call.log(f"{c.name} gets no save against {count} {hazard} wounds")
-    elif save_text in ("fail", "failed", "failure"):
+    elif save_text in _FAILED:
         ok = False
         call.log(f"{c.name} fails the {hazard} save (GM)", Kind.OVERRIDE)
-    elif save_text in ("pass", "passed", "success", "ok"):
+    elif save_text in _PASSED:
         ok = True
         call.log(f"{c.name} makes the {hazard} save (GM)", Kind.OVERRIDE)
     else:
-        ok = save_roll(call, c, hazard, tag, tn, save_text or None)
+        ok = save_roll(call, c, hazard, h.tag, h.tn, save_text or None)
     if ok:
         call.log(f"{c.name} avoids the harm")
         return call.enc
-    pending = PendingHarm(c.id, count, hazard, tag, key, tuple(spill), kind)
+    pending = PendingHarm(c.id, count, hazard, h.tag, key, tuple(spill), h.kind)
+    ablate_text = h.ablate
     if ablate_text and ablate_text.lower() not in NO_WORDS:
         return _do_ablate(call, c, pending, ablate_text)
-    cover = covering(sheet_of(c), hazard, tag)
+    cover = covering(sheet_of(c), hazard, h.tag)
     if cover and not ablate_text:
         call.enc = set_harm(call.enc, pending)
         names = ", ".join(f"{p.name} ({p.marks}/{p.item.rating})" for p in cover)
@@ -143,17 +221,30 @@ def suffer(call: Call) -> Encounter:
     return call.enc
 
 
-@rule(
-    "wound",
-    "wound WHO N [STAT] [spill=S,S]",
-    "F4 put N wounds on a stat (default Physique) or a simple track, with spill-over; no save",
-)
-def wound(call: Call) -> Encounter:
+def read_wound(call: Call) -> tuple[Combatant, int, str, list[str]]:
     c = call.combatant(call.arg(0, "who is wounded"))
     count = call.number(call.arg(1, "a number of wounds"), "wounds", minimum=1)
     call.expect_args(3)
     key = stat_key(call.args[2]) if len(call.args) > 2 else "phy"
-    inflict(call, c, count, key, spill_option(call), "GM")
+    return c, count, key, spill_option(call)
+
+
+def preview_wound(call: Call) -> list[str]:
+    """F4 before the wounds land: where they go, the spill-over, the Impairment."""
+    c, count, key, spill = read_wound(call)
+    call.check_options()
+    return [wounds_preview(c, count, key, spill)]
+
+
+@rule(
+    "wound",
+    "wound WHO N [STAT] [spill=S,S]",
+    "F4 put N wounds on a stat (default Physique) or a simple track, with spill-over; no save",
+    preview=preview_wound,
+)
+def wound(call: Call) -> Encounter:
+    c, count, key, spill = read_wound(call)
+    inflict(call, c, count, key, spill, "GM")
     return call.enc
 
 

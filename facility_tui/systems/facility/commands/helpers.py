@@ -164,7 +164,7 @@ def _help_rolls(call: Call, helpers: list[tuple[Combatant, str]], tn: int) -> in
     return plus
 
 
-def _check_exp(c: Combatant, key: str, exp: bool) -> None:
+def check_exp(c: Combatant, key: str, exp: bool) -> None:
     if not exp:
         return
     s = sheet_of(c)
@@ -187,7 +187,7 @@ def roll_check(
     faces_out: list[int] | None = None,
 ) -> bool:
     """F2: d20 + bonus (+2 Expertise, +1 per successful helper, + modifiers) ≥ TN."""
-    _check_exp(c, key, exp)
+    check_exp(c, key, exp)
     plus = _help_rolls(call, helpers, tn)
     s = stat_of(sheet_of(c), key)
     face = _d20(call, f"{c.name} {STAT_NAMES[key]} ({what})", d20_text, c)
@@ -263,6 +263,37 @@ def inflict(
     elif landing.lost:
         call.log(f"{landing.lost} wound(s) have nowhere left to go", Kind.EFFECT)
     put_sheet(call, c, new)
+
+
+def wounds_preview(c: Combatant, count: int, key: str, spill: list[str]) -> str:
+    """F4 before the wounds land: where ``inflict`` would put them (``add_wounds``, the same
+    rule), the spill-over, and the Impairment and condition they bring."""
+    s = sheet_of(c)
+    new, landing = add_wounds(s, key, count, spill)
+    if simple(s):
+        took = landing.placed[0][1] if landing.placed else 0
+        parts = [f"{took} on the track {new.track_wounds}/{new.track}"]
+    else:
+        parts = []
+        for i, (k, n) in enumerate(landing.placed):
+            st = stat_of(new, k)
+            where = "on" if i == 0 and k == key else "spill onto"
+            mark = " (proposed)" if k in landing.proposed else ""
+            parts.append(f"{n} {where} {STAT_NAMES[k]}{mark} {st.wounds}/{capacity(st)}")
+        if not landing.placed or landing.placed[0][0] != key:
+            parts.insert(0, f"{STAT_NAMES[key]} is Impaired: spill-over")
+        now = [
+            STAT_NAMES[k]
+            for k in STATS
+            if wound_impaired(stat_of(new, k)) and not wound_impaired(stat_of(s, k))
+        ]
+        if now:
+            parts.append(f"{', '.join(now)} Impaired")
+    if landing.lost:
+        parts.append(f"{landing.lost} with nowhere to go")
+    if condition(new) != condition(s) and condition(new) not in (Condition.OK, Condition.IMPAIRED):
+        parts.append(condition(new).value.capitalize())
+    return "→ " + " · ".join(parts)
 
 
 def target_stat(

@@ -4,14 +4,20 @@ applied as ``hit`` does) and reloading.
 
 from __future__ import annotations
 
-from attrs import evolve
+from attrs import evolve, frozen
 
 from facility_tui.call import Call
 from facility_tui.dice import TYPED
 from facility_tui.grammar import CommandError
 from facility_tui.model import Combatant, Encounter, Kind, Phase
-from facility_tui.systems.r2297.commands.helpers import rule, sheet, who
-from facility_tui.systems.r2297.engine import Ctx, apply_hit, dying, unconscious
+from facility_tui.systems.r2297.commands.helpers import charge, rule, sheet, who
+from facility_tui.systems.r2297.engine import (
+    Ctx,
+    apply_hit,
+    disadvantage_now,
+    dying,
+    unconscious,
+)
 from facility_tui.systems.r2297.rules import (
     DamageType,
     add_dice,
@@ -24,10 +30,10 @@ from facility_tui.systems.r2297.rules import (
     parse_type,
     success_dice,
 )
-from facility_tui.systems.r2297.sheet import Sheet2297
+from facility_tui.systems.r2297.sheet import Sheet2297, Weapon
 from facility_tui.systems.r2297.weapons import ammo_needed, find_weapon
 
-_FLAGS = ("aimed", "smash", "flurry", "evade", "undefended", "melee")
+_FLAGS = ("aimed", "smash", "flurry", "evade", "undefended", "melee", "free")
 
 
 def undefended_why(s: Sheet2297) -> str:
@@ -41,16 +47,39 @@ def undefended_why(s: Sheet2297) -> str:
     return ""
 
 
-@rule(
-    "attack",
-    "attack WHO TARGET [TARGET ...] [skill=N] [adv=N] [tn=N] [cover=5|10] [mode=SS|SA|BF|AF] "
-    "[burst=adv|dice] [targets=N] [weapon=NAME] [dmg=DICE] [extra=N] [aimed] [smash] [flurry] "
-    "[evade] [undefended] [melee]",
-    "A5: roll 2d10+skill vs TN, MoS, damage dice, ammo; a hit is applied to the target "
-    "(AF at several targets: one attack each)",
-    aliases=("at",),
-)
-def attack(call: Call) -> Encounter:
+@frozen
+class AttackPlan:
+    """What an ``attack`` line says, read before any die is rolled (the preview reads the same):
+    attacker, targets, flags, weapon and fire mode, skill, net Advantage (with the attacker's
+    own Disadvantage), TN modifiers, damage."""
+
+    c: Combatant
+    named: list[Combatant]
+    flags: set[str]
+    weapon: Weapon | None
+    mode: str
+    targets: int
+    skill: int
+    net: int
+    mode_adv: int
+    mode_d6: int
+    adv: int  # the net count typed (adv=) plus the attacker's Disadvantage
+    disadv: str  # why the attacker has Disadvantage ("" none)
+    cover: int
+    typed_tn: int | None
+    bonus: int  # extra d6: the fire mode's and extra=
+    damage: str | None
+    kind: DamageType
+    ap: tuple[int, int]
+    turn: str | None  # whose turn it is (None: no turn running)
+
+    @property
+    def charged(self) -> bool:
+        """A4/A5: the attack is the attacker's Major, unless ``free`` or outside its turn."""
+        return "free" not in self.flags and self.c.id == self.turn
+
+
+def read_attack(call: Call) -> AttackPlan:
     call.need_phase(Phase.SETUP, Phase.ACTIVE)
     c = who(call)
     named: list[Combatant] = [who(call, 1)]
@@ -90,6 +119,8 @@ def attack(call: Call) -> Encounter:
     adv = call.int_option("adv", "advantage", 0)
     if abs(adv) > 10:
         raise CommandError("adv: net Advantage from -10 to 10")
+    disadv = disadvantage_now(call.enc, c)  # A7: the attacker's own Disadvantage counts
+    adv -= bool(disadv)
     burst_text = call.option("burst")
     pick = parse_burst(burst_text) if burst_text else ""
     mode_adv, mode_d6 = (0, 0) if "melee" in flags else fire_mode(mode, targets, adv, pick)
@@ -97,85 +128,158 @@ def attack(call: Call) -> Encounter:
     damage = call.option("dmg") or (weapon.damage if weapon else None)
     extra = call.int_option("extra", "extra d6", 0)
     kind = parse_type(call.option("type") or (weapon.kind.value if weapon else "physical"))
-    ap_pt, ap_dr = parse_ap(call.option("ap", "0") or "0")
+    ap = parse_ap(call.option("ap", "0") or "0")
     tn_text = call.option("tn")
     typed_tn = call.number(tn_text, "TN", minimum=0) if tn_text is not None else None
     if typed_tn is None and "melee" in flags:
         attack_tn(True, cover=cover, evading="evade" in flags, melee=True)  # refuses cover/evade
-    ctx = Ctx.of(call)
     if weapon and weapon.capacity and "melee" not in flags:
         need = ammo_needed(mode, targets)
         if weapon.ammo < need:
             raise CommandError(
                 f"{weapon.name} has {weapon.ammo} rounds, {mode} needs {need}: reload {c.id}"
             )
+    net = max(-10, min(10, adv + mode_adv))
+    current = call.enc.current if call.enc.phase is Phase.ACTIVE else None
+    return AttackPlan(
+        c,
+        named,
+        flags,
+        weapon,
+        mode,
+        targets,
+        skill,
+        net,
+        mode_adv,
+        mode_d6,
+        adv,
+        disadv,
+        cover,
+        typed_tn,
+        mode_d6 + extra,
+        damage,
+        kind,
+        ap,
+        current,
+    )
+
+
+def charge_major(call: Call, plan: AttackPlan) -> None:
+    """A4/A5: an attack in the attacker's turn is its Major; refused, with the way out named,
+    when none is left. ``free`` (a Reaction's attack, overwatch, GM fiat) spends nothing."""
+    c = plan.c
+    if "free" in plan.flags:
+        call.log(f"{c.name}: a free attack (no action spent)")
+    elif plan.charged:
+        try:
+            charge(call, call.enc.get(c.id), ("major",), "Major", "attack")
+        except CommandError as err:
+            raise CommandError(f"{err}; 'free' attacks without spending it") from None
+    elif call.enc.phase is Phase.ACTIVE:
+        call.log(f"{c.name} attacks outside its turn: no Major spent (a Reaction: react {c.id})")
+
+
+def preview_attack(call: Call) -> list[str]:
+    """A5 before the roll, the most needed first (the line is cut to the room left): a refusal,
+    each target's TN, the dice rolled against it, the Major spent, the damage dice (dice named,
+    not rolled)."""
+    plan = read_attack(call)
+    call.check_options()
+    said: list[str] = []
+    if plan.charged:
+        try:
+            charge(call, call.enc.get(plan.c.id), ("major",), "Major")
+            cost = "Major spent"
+        except CommandError as err:
+            said.append(f"refused: {err}; 'free' attacks anyway")
+            cost = ""
+    else:
+        cost = "free: no action spent" if "free" in plan.flags else "not its turn: no Major"
+    tns = [(target.name, target_tn(sheet(target), plan)[0]) for target in plan.named]
+    said.append(
+        f"TN {tns[0][1]}" if len(tns) == 1 else ", ".join(f"{name} TN {tn}" for name, tn in tns)
+    )
+    said.append(
+        f"{attack_pool(plan.net)}+{plan.skill}"
+        + (f" (Disadv.: {plan.disadv})" if plan.disadv else "")
+    )
+    if cost:
+        said.append(cost)
+    if plan.damage:
+        bonus = plan.bonus + ("aimed" in plan.flags) + ("smash" in plan.flags)
+        bonus -= "flurry" in plan.flags
+        dmg = add_dice(plan.damage, bonus) if bonus else plan.damage
+        said.append(f"dmg {dmg} (+1d6 at MoS 5, +2d6 at 10)")
+    return [" · ".join(said)]
+
+
+@rule(
+    "attack",
+    "attack WHO TARGET [TARGET ...] [skill=N] [adv=N] [tn=N] [cover=5|10] [mode=SS|SA|BF|AF] "
+    "[burst=adv|dice] [targets=N] [weapon=NAME] [dmg=DICE] [extra=N] [aimed] [smash] [flurry] "
+    "[evade] [undefended] [melee] [free]",
+    "A5: roll 2d10+skill vs TN, MoS, damage dice, ammo; a hit is applied to the target "
+    "(AF at several targets: one attack each). In its turn the attacker spends its Major "
+    "('free': none); its Disadvantage (injuries) counts",
+    aliases=("at",),
+    preview=preview_attack,
+)
+def attack(call: Call) -> Encounter:
+    plan = read_attack(call)
+    c, weapon, mode, targets, adv = plan.c, plan.weapon, plan.mode, plan.targets, plan.adv
+    charge_major(call, plan)
+    ctx = Ctx.of(call)
+    if plan.disadv:
+        ctx.log(f"{c.name} has Disadvantage ({plan.disadv}): net Advantage {adv + 1} → {adv}")
+    if weapon and weapon.capacity and "melee" not in plan.flags:
+        need = ammo_needed(mode, targets)
+        s = ctx.sheet(c.id)
         used = evolve(weapon, ammo=weapon.ammo - need)
         ctx.put(c.id, weapons=tuple(used if w is weapon else w for w in s.weapons))
         per = f", 10 per target × {targets}" if mode == "AF" and targets > 1 else ""
         ctx.log(f"{c.name}: {weapon.name} {mode} uses {need} rounds{per} ({used.ammo} left)")
-    if mode_adv > 0:
-        ctx.log(f"{c.name}: {mode} takes Advantage (net {adv} → {adv + mode_adv}) instead of dice")
-    elif mode_adv < 0:
+    if plan.mode_adv > 0:
+        ctx.log(
+            f"{c.name}: {mode} takes Advantage (net {adv} → {adv + plan.mode_adv}) instead of dice"
+        )
+    elif plan.mode_adv < 0:
         ctx.log(
             f"{c.name}: AF at {targets} targets — each attack has Disadvantage "
-            f"(net {adv} → {adv + mode_adv}), no extra dice"
+            f"(net {adv} → {adv + plan.mode_adv}), no extra dice"
         )
-    elif mode_d6:
+    elif plan.mode_d6:
         why = " (the attack already has Advantage)" if adv > 0 else ""
-        ctx.log(f"{c.name}: {mode} adds +{mode_d6}d6 damage{why}")
-    net = max(-10, min(10, adv + mode_adv))
-    for target in named:
-        one_attack(
-            call,
-            ctx,
-            c,
-            target,
-            flags,
-            net=net,
-            skill=skill,
-            cover=cover,
-            typed_tn=typed_tn,
-            bonus=mode_d6 + extra,
-            damage=damage,
-            kind=kind,
-            ap=(ap_pt, ap_dr),
-        )
+        ctx.log(f"{c.name}: {mode} adds +{plan.mode_d6}d6 damage{why}")
+    for target in plan.named:
+        one_attack(call, ctx, plan, target)
     return ctx.enc
 
 
-def one_attack(
-    call: Call,
-    ctx: Ctx,
-    c: Combatant,
-    target: Combatant,
-    flags: set[str],
-    *,
-    net: int,
-    skill: int,
-    cover: int,
-    typed_tn: int | None,
-    bonus: int,
-    damage: str | None,
-    kind: DamageType,
-    ap: tuple[int, int],
-) -> None:
-    """A5: one attack roll against one target, and its hit applied."""
-    t = ctx.sheet(target.id)
+def target_tn(t: Sheet2297, plan: AttackPlan) -> tuple[int, str]:
+    """A5: the TN of one attack of ``plan`` against a target with sheet ``t``, and how it was
+    found (the log's words)."""
+    flags = plan.flags
+    if plan.typed_tn is not None:
+        return plan.typed_tn, "typed"
+    why = "" if "undefended" in flags else undefended_why(t)
+    defended = "undefended" not in flags and not why
     melee = "melee" in flags
-    if typed_tn is not None:
-        tn, how = typed_tn, "typed"
+    tn = attack_tn(defended, t.dodge, t.parry, plan.cover, "evade" in flags, melee)
+    if not defended:
+        how = f"undefended{': ' + why if why else ''}, no Dodge or Parry"
+    elif melee:
+        how = f"melee: max(20, Dodge {t.dodge}, Parry {t.parry})"
     else:
-        why = "" if "undefended" in flags else undefended_why(t)
-        defended = "undefended" not in flags and not why
-        tn = attack_tn(defended, t.dodge, t.parry, cover, "evade" in flags, melee)
-        if not defended:
-            how = f"undefended{': ' + why if why else ''}, no Dodge or Parry"
-        elif melee:
-            how = f"melee: max(20, Dodge {t.dodge}, Parry {t.parry})"
-        else:
-            mods = "20" + (f" + cover {cover}" if cover else "")
-            mods += " + evade 5" if "evade" in flags else ""
-            how = f"ranged: max({mods}, Dodge {t.dodge})"
+        mods = "20" + (f" + cover {plan.cover}" if plan.cover else "")
+        mods += " + evade 5" if "evade" in flags else ""
+        how = f"ranged: max({mods}, Dodge {t.dodge})"
+    return tn, how
+
+
+def one_attack(call: Call, ctx: Ctx, plan: AttackPlan, target: Combatant) -> None:
+    """A5: one attack roll against one target, and its hit applied."""
+    c, flags, net, skill = plan.c, plan.flags, plan.net, plan.skill
+    tn, how = target_tn(ctx.sheet(target.id), plan)
     # A5: roll the d10s one by one (recorded for replay) to see the two kept ones.
     count = 2 + abs(net)
     rolls = [
@@ -199,13 +303,13 @@ def one_attack(
     )
     if mos < 0:
         return
-    extra = success_dice(mos) + bonus
+    extra = success_dice(mos) + plan.bonus
     extra += ("aimed" in flags) + ("smash" in flags) - ("flurry" in flags)
-    if damage is None:
+    if plan.damage is None:
         ctx.log(f"Damage dice: +{extra}d6 — hit {target.id} DAMAGE")
         return
-    raw = ctx.roll(add_dice(damage, extra), f"{c.name} damage", c.id).total
-    apply_hit(ctx, target.id, max(0, raw), kind, *ap)
+    raw = ctx.roll(add_dice(plan.damage, extra), f"{c.name} damage", c.id).total
+    apply_hit(ctx, target.id, max(0, raw), plan.kind, *plan.ap)
 
 
 @rule("reload", "reload WHO [WEAPON]", "A5: refill a weapon's ammo")

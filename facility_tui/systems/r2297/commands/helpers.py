@@ -9,7 +9,7 @@ from collections.abc import Callable
 from facility_tui.call import Call, declarer
 from facility_tui.grammar import CommandError
 from facility_tui.model import Combatant, Encounter, Phase
-from facility_tui.systems.r2297.engine import sheet_of
+from facility_tui.systems.r2297.engine import Economy, economy, limit_of, sheet_of
 from facility_tui.systems.r2297.info import INFO
 from facility_tui.systems.r2297.sheet import Sheet2297
 
@@ -57,3 +57,61 @@ def turn_actor(call: Call) -> tuple[Combatant, list[str]]:
                 )
             args = args[1:]
     return call.enc.get(current), args
+
+
+def downgrade_for_one_action(call: Call, c: Combatant, want: str, eco: Economy) -> Economy:
+    """A4 (Decision): under Serious injury's one action, the kind the band does not grant may be
+    reached by the turn's one downgrade (a Slow combatant may take a Minor): done on the way."""
+    s = sheet(c)
+    if limit_of(call.enc, s)[0] != "one" or s.downgrade:
+        return eco
+    sources = {"minor": ("move", "major"), "move": ("major",)}.get(want, ())
+    frm = next((k for k in sources if getattr(eco, k) > 0), None)
+    if frm is None:
+        return eco
+    call.enc = call.enc.update_sheet(c.id, downgrade=f"{frm}>{want}")
+    call.log(
+        f"{c.name}: {frm.capitalize()} downgraded to {want.capitalize()} for its one action "
+        "(the turn's downgrade)"
+    )
+    return economy(call.enc, call.enc.get(c.id))
+
+
+def charge(
+    call: Call, c: Combatant, kinds: tuple[str, ...], what: str, note: str = ""
+) -> Combatant:
+    """A4: spend ``kinds`` of the acting ``c``'s actions (logged), refusing what it does not
+    have."""
+    eco = economy(call.enc, c)
+    if len(kinds) == 1 and eco.cap > 0 and getattr(eco, kinds[0]) < 1:
+        eco = downgrade_for_one_action(call, c, kinds[0], eco)
+    if eco.cap == 0:
+        reason = eco.limit or "no actions left"
+        if eco.limit and sheet(c).spent_major + sheet(c).spent_move + sheet(c).spent_minor:
+            reason = f"its one action is spent ({eco.limit})"
+        raise CommandError(f"{c.name} cannot take a {what}: {reason}")
+    if eco.cap > 0 and len(kinds) > eco.cap:
+        raise CommandError(f"{c.name} cannot take a {what}: one action in all ({eco.limit})")
+    for k in KINDS:
+        need = kinds.count(k)
+        have = getattr(eco, k)
+        if need > have:
+            why = f" ({eco.limit})" if eco.limit else ""
+            raise CommandError(
+                f"{c.name} has no {k.capitalize()} action left this turn "
+                f"({eco.major} Major, {eco.move} Move, {eco.minor} Minor left){why}"
+            )
+    s = sheet(c)
+    call.enc = call.enc.update_sheet(
+        c.id,
+        spent_major=s.spent_major + kinds.count("major"),
+        spent_move=s.spent_move + kinds.count("move"),
+        spent_minor=s.spent_minor + kinds.count("minor"),
+        acted_round=call.enc.round,
+    )
+    after = economy(call.enc, call.enc.get(c.id))
+    call.log(
+        f"{c.name}: {what} spent{': ' + note if note else ''} (left {after.major} Major, "
+        f"{after.move} Move, {after.minor} Minor)"
+    )
+    return call.enc.get(c.id)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from attrs import evolve
+from attrs import evolve, frozen
 
 from facility_tui.call import Call
 from facility_tui.grammar import CommandError
@@ -15,12 +15,54 @@ from facility_tui.systems.r2297.commands.helpers import rule, sheet, who
 from facility_tui.systems.r2297.engine import (
     Ctx,
     apply_hit,
+    hit_preview,
     lower_injury,
     remove_effects,
     replace_injury,
 )
-from facility_tui.systems.r2297.rules import AID_TN, Level, parse_ap, parse_type
+from facility_tui.systems.r2297.rules import AID_TN, DamageType, Level, parse_ap, parse_type
 from facility_tui.systems.r2297.sheet import EKind, Injury
+
+
+@frozen
+class HitLine:
+    """What a ``hit`` line says: who, the raw damage (its text: a number or dice), the type,
+    armor piercing, and whether it is already through armor."""
+
+    who: Combatant
+    damage: str
+    kind: DamageType
+    ap: tuple[int, int]
+    through: bool
+
+
+def read_hit(call: Call) -> HitLine:
+    call.need_phase(Phase.SETUP, Phase.ACTIVE)
+    c = who(call)
+    text = call.arg(1, "the raw damage (a number or dice like 3d6+2)")
+    words = [w.lower() for w in call.args[2:]]
+    through = "through" in words
+    kinds = [w for w in words if w != "through"]
+    if len(kinds) > 1 or words.count("through") > 1:
+        raise call.usage_error(f"unexpected '{' '.join(call.args[2:])}' after the damage")
+    kind_text = call.option("type") or (kinds[0] if kinds else "physical")
+    kind = parse_type(kind_text)
+    if through and call.has("ap"):
+        raise CommandError(
+            "ap= pierces armor: damage already through armor has none left to pierce"
+        )
+    return HitLine(c, text, kind, parse_ap(call.option("ap", "0") or "0"), through)
+
+
+def preview_hit(call: Call) -> list[str]:
+    """A6–A8 before the hit: what gets through, the level, its effects (dice named, not rolled);
+    damage typed as dice is rolled only when the line runs."""
+    h = read_hit(call)
+    call.check_options()
+    if not h.damage.lstrip("-").isdigit():
+        return [f"{h.damage}: rolled on Enter, then through armor"]
+    raw = call.number(h.damage, f"Damage to {h.who.name}", minimum=0)
+    return [hit_preview(sheet(h.who), raw, h.kind, *h.ap, through=h.through)]
 
 
 @rule(
@@ -36,26 +78,13 @@ from facility_tui.systems.r2297.sheet import EKind, Injury
         "Serious: initiative reduction 2d6, bleeding rounds 1d6+1",
         "Lethal, or damage reaching twice Health: death countdown 1d6+1",
     ),
+    preview=preview_hit,
 )
 def hit(call: Call) -> Encounter:
-    call.need_phase(Phase.SETUP, Phase.ACTIVE)
-    c = who(call)
-    text = call.arg(1, "the raw damage (a number or dice like 3d6+2)")
-    words = [w.lower() for w in call.args[2:]]
-    through = "through" in words
-    kinds = [w for w in words if w != "through"]
-    if len(kinds) > 1 or words.count("through") > 1:
-        raise call.usage_error(f"unexpected '{' '.join(call.args[2:])}' after the damage")
-    kind_text = call.option("type") or (kinds[0] if kinds else "physical")
-    kind = parse_type(kind_text)
-    if through and call.has("ap"):
-        raise CommandError(
-            "ap= pierces armor: damage already through armor has none left to pierce"
-        )
-    ap_pt, ap_dr = parse_ap(call.option("ap", "0") or "0")
-    raw = call.number(text, f"Damage to {c.name}", minimum=0)
+    h = read_hit(call)
+    raw = call.number(h.damage, f"Damage to {h.who.name}", minimum=0)
     ctx = Ctx.of(call)
-    apply_hit(ctx, c.id, raw, kind, ap_pt, ap_dr, through=through)
+    apply_hit(ctx, h.who.id, raw, h.kind, *h.ap, through=h.through)
     return ctx.enc
 
 
@@ -115,15 +144,8 @@ def heal(ctx: Ctx, cid: str, amount: int, why: str) -> None:
     )
 
 
-@rule(
-    "aid",
-    "aid WHO MEDIC [injury=N]",
-    "A10: first aid: the Medic total (number or dice) against the injury's TN",
-)
-def aid(call: Call) -> Encounter:
-    c = who(call)
-    check = call.arg(1, "the Medic check total (a number, or dice like 2d10+8)")
-    call.expect_args(2)
+def aided_injury(call: Call, c: Combatant) -> Injury:
+    """A10: the injury first aid goes to (``injury=N``, or the worst one not yet aided)."""
     s = sheet(c)
     if not any(i.level.rank for i in s.injuries):
         raise CommandError(f"{c.name} has no injury to give first aid to")
@@ -138,6 +160,39 @@ def aid(call: Call) -> Encounter:
         )
     if not injury.level.rank:
         raise CommandError(f"{c.name}'s injury {injury.id} is healed already")
+    return injury
+
+
+def preview_aid(call: Call) -> list[str]:
+    """A10 before the check: the injury aided and its TN; with the Medic total typed, what it
+    comes to (the level it lowers to, or a failure)."""
+    c = who(call)
+    call.expect_args(2)
+    injury = aided_injury(call, c)
+    call.check_options()
+    tn = AID_TN[injury.level]
+    said = f"{injury.level.word} injury {injury.id}: TN {tn}"
+    check = call.args[1] if len(call.args) > 1 else ""
+    if not check.isdigit():
+        return [said + (" (the Medic total: a number or dice)" if not check else "")]
+    total = call.number(check, f"{c.name} first aid (Medic)")
+    if total < tn:
+        return [f"{said} · {total} fails: it may be tried again"]
+    new = injury.level.lowered()
+    return [f"{said} · {total} → {new.word if new.rank else 'healed'} (MoS {total - tn})"]
+
+
+@rule(
+    "aid",
+    "aid WHO MEDIC [injury=N]",
+    "A10: first aid: the Medic total (number or dice) against the injury's TN",
+    preview=preview_aid,
+)
+def aid(call: Call) -> Encounter:
+    c = who(call)
+    check = call.arg(1, "the Medic check total (a number, or dice like 2d10+8)")
+    call.expect_args(2)
+    injury = aided_injury(call, c)
     total = call.number(check, f"{c.name} first aid (Medic)")
     tn = AID_TN[injury.level]
     mos = total - tn
