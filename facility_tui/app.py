@@ -131,3 +131,34 @@ class FacilityApp(App[None]):
 
     def on_unmount(self) -> None:
         self.workspace.close(timeout=3.0)  # whatever way the app ends, the last change is written
+
+
+def config_problems(path: Path) -> tuple[str, ...]:
+    """What is wrong in a config file, checked as a launch would check it (``validate``)."""
+    return FacilityApp(save_dir=path.parent, config=path)._configure()
+
+
+class WatchApp(App[None]):
+    """``facility-tui watch``: the player view of one save, read-only and without its lock."""
+
+    TITLE = "facility-tui watch"
+    ENABLE_COMMAND_PALETTE = False
+
+    def __init__(self, save: Path, clock: Callable[[], str] | None = None) -> None:
+        super().__init__()
+        self.save = save
+        self.clock = clock or (lambda: time.strftime("%H:%M:%S"))
+        self.workspace = Workspace(save.parent, role="facility-tui watch")
+        self.problem: str | None = None  # why the save could not be shown (said after exit)
+
+    def on_mount(self) -> None:
+        from facility_tui import store
+        from facility_tui.screens.player_view import PlayerView
+
+        try:
+            self.workspace.open_read_only(self.save)
+        except store.SaveError as err:
+            self.problem = str(err)
+            self.exit()
+            return
+        self.push_screen(PlayerView(self.workspace, self.clock))
