@@ -11,15 +11,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from attrs import frozen
 
 from facility_tui.dispatch import listed
 from facility_tui.model import Combatant, Encounter, LogEntry, Phase
-from facility_tui.session import Session, run_step
 from facility_tui.systems import rules_for
 from facility_tui.text import printable
+
+if TYPE_CHECKING:
+    from facility_tui.session import Session
 
 
 def status_line(enc: Encounter, shown: set[str] | None = None) -> str:
@@ -149,23 +151,30 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
 
 
 def falls(session: Session) -> tuple[list[tuple[int, str, str]], int]:
-    """Who fell and when, from the kept history replayed from its base: ``(round, combatant id,
+    """Who fell and when, from the encounters of the kept history: ``(round, combatant id,
     state word)`` each time a combatant goes out of the fight or its state there changes (dying,
     then dead), and the round the kept history starts at (older steps are not kept)."""
+    seen: dict[int, tuple[Combatant, Public]] = {}  # a combatant a step left as it was is
+    # the same object (the model is immutable): its state is not worked out again
 
     def fallen(enc: Encounter) -> dict[str, str]:
-        states = ((c.id, public_state(enc, c)) for c in enc.combatants)
-        return {cid: p.state for cid, p in states if p.fallen}
+        out = {}
+        for c in enc.combatants:
+            known = seen.get(id(c))
+            if known is None or known[0] is not c:
+                known = seen[id(c)] = (c, public_state(enc, c))
+            if known[1].fallen:
+                out[c.id] = known[1].state
+        return out
 
-    enc = session.base
+    states = session.states
     out: list[tuple[int, str, str]] = []
-    down = fallen(enc)
-    for step in session.undo_steps:
-        enc = run_step(enc, step)
+    down = fallen(states[0])
+    for enc in states[1:]:
         now = fallen(enc)
         out += [(enc.round, cid, word) for cid, word in now.items() if down.get(cid) != word]
         down = now
-    return out, session.base.round
+    return out, states[0].round
 
 
 def render_markdown(session: Session, *, public: bool = False) -> str:

@@ -53,8 +53,9 @@ def turn_text(enc: Encounter) -> Text:
     return out
 
 
-def rows_text(enc: Encounter) -> Text:
-    """One row per combatant players may see: who acts, name, side, state, conditions, note."""
+def rows_text(enc: Encounter, height: int = 0) -> Text:
+    """One row per combatant players may see: who acts, name, side, state, conditions, note;
+    a blank line between rows while they fit in ``height`` lines that way."""
     out = Text()
     people = visible(enc)
     acting = enc.current
@@ -69,7 +70,7 @@ def rows_text(enc: Encounter) -> Text:
             out.append(" · " + printable(", ".join(p.conditions)), style="yellow")
         if c.notes and not c.notes_hidden:
             out.append(f"  — {printable(c.notes)}", style="italic")
-        out.append("\n\n" if len(people) <= 8 else "\n")  # airy rows while they fit
+        out.append("\n\n" if 2 * len(people) <= height else "\n")
     if not people:
         out.append("No one to show yet.", style="dim")
     return out
@@ -115,6 +116,9 @@ class PlayerView(Screen[None]):
         self.show()
         self.set_interval(FOLLOW_EVERY, self.follow)
 
+    def on_resize(self) -> None:
+        self.call_after_refresh(self.show)  # (the list's height is known after the layout)
+
     def follow(self) -> None:
         """Show the save again if its writer saved it since it was last read."""
         if self.ws.reload_if_changed():
@@ -124,11 +128,12 @@ class PlayerView(Screen[None]):
     def show(self) -> None:
         enc = self.ws.encounter
         title = Text(printable(enc.name), style="bold")
-        title.append(f"  · {rules_for(enc.system).title}", style="dim")
+        title.append(f" · {rules_for(enc.system).title} rules", style="dim")
         self.query_one("#pv-title", Static).update(title)
         self.query_one("#pv-round", Digits).update(str(enc.round))
         self.query_one("#pv-turn", Static).update(turn_text(enc))
-        self.query_one("#pv-rows", Static).update(rows_text(enc))
+        rows = self.query_one("#pv-list")
+        self.query_one("#pv-rows", Static).update(rows_text(enc, rows.size.height))
         foot = f"player view · read-only · {printable(self.ws.path.name)} read {self._read_at}"
         self.query_one("#pv-foot", Static).update(Text(f"{foot} · q quits"))
 
