@@ -236,7 +236,7 @@ JSON_FORMAT = 2  # the shape of show --json (docs/show-json.md describes each)
 def state_json(session: Any, *, public: bool = False) -> dict[str, Any]:
     """The state as ``show --json`` prints it; ``public``: without what ``hide`` keeps from the
     players (hidden combatants, the log lines naming them, hidden notes)."""
-    from facility_tui.codec import encode
+    from facility_tui.codec import encode, fields_of
     from facility_tui.dispatch import listed
     from facility_tui.report import public_log
     from facility_tui.systems import rules_for
@@ -247,8 +247,7 @@ def state_json(session: Any, *, public: bool = False) -> dict[str, Any]:
     for c in listed(enc):
         if public and c.hidden:
             continue
-        data = encode(c)
-        data["hidden"], data["notes_hidden"] = c.hidden, c.notes_hidden
+        data = {f: encode(getattr(c, f)) for f in fields_of(type(c))}  # all, in their order
         if public and c.notes_hidden:
             data["notes"] = ""
         data["derived"] = encode(rules.summary(enc, c))

@@ -115,13 +115,17 @@ def _names_pattern(names: Iterable[str]) -> re.Pattern[str] | None:
     return re.compile(r"(?<!\w)(?:" + "|".join(re.escape(w) for w in words) + r")(?!\w)")
 
 
+_HIDING = re.compile(r"(hidden from|shown to) the players$")  # the lines of hide / unhide
+
+
 def public_log(enc: Encounter, log: Iterable[LogEntry] | None = None) -> list[LogEntry]:
-    """The log lines players may read: none naming a hidden combatant or holding a hidden note."""
+    """The log lines players may read: none naming a hidden combatant or holding a hidden note,
+    nor the lines of ``hide`` and ``unhide`` themselves."""
     hidden = _names_pattern(c.name for c in enc.combatants if c.hidden)
     notes = [c.notes for c in enc.combatants if c.notes_hidden and c.notes]
     out = []
     for e in enc.log if log is None else log:
-        if hidden is not None and hidden.search(e.text):
+        if (hidden is not None and hidden.search(e.text)) or _HIDING.search(e.text):
             continue
         if any(n in e.text for n in notes):
             continue

@@ -481,6 +481,12 @@ class MainScreen(Screen[None]):
             return
         self.notify(f"Report written to {path}", timeout=8)
 
+    def player_view(self) -> None:
+        """This read-only window becomes the player view (``facility-tui watch``)."""
+        from .player_view import PlayerView
+
+        self.app.push_screen(PlayerView(self.ws, self.app.clock))  # type: ignore[attr-defined]
+
     def action_quit(self) -> None:
         if not self.ws.flush(timeout=3.0) and not self._quit_anyway:
             self._quit_anyway = True

@@ -4,7 +4,8 @@ It reads the save and never writes it, nor takes its lock: the GM's tracker (or 
 writing while it runs, and every half second it looks (one ``stat``) whether the save was
 written, and shows the new state. Only what players may see is shown (``report.visible``,
 ``report.public_state``): no combatant marked hidden, no hidden note, no exact damage or wounds,
-no log. ``q`` quits; no other key does anything.
+no log. ``q`` quits; no other key does anything. A tracker showing a save read-only (another
+window writes it) opens it from the palette ("Player view").
 """
 
 from __future__ import annotations
@@ -100,6 +101,7 @@ class PlayerView(Screen[None]):
         self.ws = ws
         self.clock = clock
         self._read_at = clock()
+        self._shown: Encounter | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(id="pv-title")
@@ -120,13 +122,14 @@ class PlayerView(Screen[None]):
         self.call_after_refresh(self.show)  # (the list's height is known after the layout)
 
     def follow(self) -> None:
-        """Show the save again if its writer saved it since it was last read."""
-        if self.ws.reload_if_changed():
+        """Show the save again if its writer saved it since it was last read (here, or by the
+        read-only tracker screen under this one)."""
+        if self.ws.reload_if_changed() or self.ws.encounter is not self._shown:
             self._read_at = self.clock()
             self.show()
 
     def show(self) -> None:
-        enc = self.ws.encounter
+        enc = self._shown = self.ws.encounter
         title = Text(printable(enc.name), style="bold")
         title.append(f" · {rules_for(enc.system).title} rules", style="dim")
         self.query_one("#pv-title", Static).update(title)
