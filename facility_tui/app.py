@@ -139,26 +139,18 @@ def config_problems(path: Path) -> tuple[str, ...]:
 
 
 class WatchApp(App[None]):
-    """``facility-tui watch``: the player view of one save, read-only and without its lock."""
+    """``facility-tui watch``: the player view of a save opened read-only (without its lock:
+    ``Workspace.open_read_only``)."""
 
     TITLE = "facility-tui watch"
     ENABLE_COMMAND_PALETTE = False
 
-    def __init__(self, save: Path, clock: Callable[[], str] | None = None) -> None:
+    def __init__(self, workspace: Workspace, clock: Callable[[], str] | None = None) -> None:
         super().__init__()
-        self.save = save
+        self.workspace = workspace
         self.clock = clock or (lambda: time.strftime("%H:%M:%S"))
-        self.workspace = Workspace(save.parent, role="facility-tui watch")
-        self.problem: str | None = None  # why the save could not be shown (said after exit)
 
     def on_mount(self) -> None:
-        from facility_tui import store
         from facility_tui.screens.player_view import PlayerView
 
-        try:
-            self.workspace.open_read_only(self.save)
-        except store.SaveError as err:
-            self.problem = str(err)
-            self.exit()
-            return
         self.push_screen(PlayerView(self.workspace, self.clock))

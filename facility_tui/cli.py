@@ -349,17 +349,19 @@ def _same_file(a: Path, b: Path) -> bool:
 def watch_cmd(save: Path) -> int:
     """The player view: read-only, no lock taken, following the save's autosaves."""
     from facility_tui import store
+    from facility_tui.workspace import Workspace
 
-    if store.file_signature(save) is None:
-        _err(f"{save} does not exist; watch follows a save that is there")
+    ws = Workspace(save.parent, role="facility-tui watch")
+    try:
+        note = ws.open_read_only(save)  # (reads it, takes no lock; a damaged one: its backup)
+    except store.SaveError as err:
+        _err(str(err))
         return 2
+    if note:
+        _err(note)
     from facility_tui.app import WatchApp
 
-    app = WatchApp(save)
-    app.run()
-    if app.problem:
-        _err(app.problem)
-        return 2
+    WatchApp(ws).run()
     return 0
 
 

@@ -10,10 +10,12 @@ import html
 import os
 from pathlib import Path
 
+import pytest
 from attrs import evolve
 
 from facility_tui import store
 from facility_tui.app import FacilityApp, WatchApp
+from facility_tui.cli import main
 from facility_tui.session import Session
 from facility_tui.store import blank
 from facility_tui.workspace import Workspace
@@ -45,6 +47,13 @@ def shown(app: WatchApp | FacilityApp) -> str:
     return html.unescape(svg).replace("\xa0", " ")
 
 
+def watching(path: Path) -> WatchApp:
+    """The app ``facility-tui watch PATH`` runs."""
+    ws = Workspace(path.parent, role="facility-tui watch")
+    ws.open_read_only(path)
+    return WatchApp(ws, clock=lambda: "12:00:00")
+
+
 def tree(folder: Path) -> list[tuple[str, int]]:
     return sorted(
         (os.path.relpath(os.path.join(d, f), folder), os.stat(os.path.join(d, f)).st_mtime_ns)
@@ -67,7 +76,7 @@ async def until(pilot, seen: list[str], wanted: str) -> str:  # type: ignore[no-
 async def test_watch_follows_the_writer_without_its_lock(tmp_path: Path) -> None:
     path = saved(tmp_path, "hide lurker")
     before = tree(tmp_path)
-    app = WatchApp(path, clock=lambda: "12:00:00")
+    app = watching(path)
     seen: list[str] = []
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
         first = await until(pilot, seen, "SGT. BLANC")
@@ -106,7 +115,7 @@ async def test_watch_follows_the_writer_without_its_lock(tmp_path: Path) -> None
 async def test_q_quits_and_other_keys_do_nothing(tmp_path: Path) -> None:
     path = saved(tmp_path)
     before = tree(tmp_path)
-    app = WatchApp(path, clock=lambda: "12:00:00")
+    app = watching(path)
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
         await until(pilot, [], "SGT. BLANC")
         await pilot.press(*"nusdx123:?", "enter", "escape", "ctrl+p", "ctrl+z", "delete")
@@ -115,16 +124,23 @@ async def test_q_quits_and_other_keys_do_nothing(tmp_path: Path) -> None:
         await pilot.press("q")
         await pilot.pause()
         assert not app.is_running
-    assert app.problem is None and tree(tmp_path) == before
+    assert tree(tmp_path) == before
 
 
-async def test_watch_of_an_unreadable_save_says_why(tmp_path: Path) -> None:
-    path = tmp_path / "bad.toml"
-    path.write_text("not a save")
-    app = WatchApp(path)
-    async with app.run_test(size=(80, 24), notifications=True) as pilot:
-        await pilot.pause()
-    assert app.problem and "bad.toml" in app.problem
+def test_watch_of_an_unreadable_save_is_one_line_and_no_screen(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for bad in ("not a save", None):
+        path = tmp_path / "bad.toml"
+        if bad is None:
+            path.unlink()
+            path.mkdir()
+        else:
+            path.write_text(bad)
+        capsys.readouterr()
+        assert main(["watch", str(path)]) == 2  # (a screen would hang the test: none opens)
+        out, err = capsys.readouterr()
+        assert out == "" and err.count("\n") == 1 and "bad.toml" in err
 
 
 async def test_a_read_only_tracker_opens_the_player_view_from_the_palette(

@@ -68,5 +68,9 @@ def test_player_view(snap_compare, tmp_path: Path, size: tuple[int, int]) -> Non
     ):
         s.execute(line)
     store.save(s, tmp_path / "deck.toml")
-    app = WatchApp(tmp_path / "deck.toml", clock=lambda: "12:00:00")
+    from facility_tui.workspace import Workspace
+
+    ws = Workspace(tmp_path)
+    ws.open_read_only(tmp_path / "deck.toml")
+    app = WatchApp(ws, clock=lambda: "12:00:00")
     assert snap_compare(app, terminal_size=size)
