@@ -410,3 +410,16 @@ def test_watch_of_a_missing_save_is_one_line(
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "does not exist" in err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_report_says_where_the_kept_history_starts() -> None:
+    """Falls come from the kept history (200 steps); the log keeps the older ones."""
+    s = Session(evolve(blank(), seed=1), limit=6)
+    for line in FIGHT_2297:
+        s.execute(line)
+    report = render_markdown(s)
+    assert s.base.round == 2
+    assert "(The kept history starts in round 2: falls before it are in the log.)" in report
+    assert "- Round 1: Boarder 1 — dying" not in report  # before the kept history
+    assert "- Round 2: Boarder 2 — dying" in report
+    check_against_log(report, s.encounter, list(s.encounter.log))  # the log is whole
