@@ -131,3 +131,26 @@ class FacilityApp(App[None]):
 
     def on_unmount(self) -> None:
         self.workspace.close(timeout=3.0)  # whatever way the app ends, the last change is written
+
+
+def config_problems(path: Path) -> tuple[str, ...]:
+    """What is wrong in a config file, checked as a launch would check it (``validate``)."""
+    return FacilityApp(save_dir=path.parent, config=path)._configure()
+
+
+class WatchApp(App[None]):
+    """``facility-tui watch``: the player view of a save opened read-only (without its lock:
+    ``Workspace.open_read_only``)."""
+
+    TITLE = "facility-tui watch"
+    ENABLE_COMMAND_PALETTE = False
+
+    def __init__(self, workspace: Workspace, clock: Callable[[], str] | None = None) -> None:
+        super().__init__()
+        self.workspace = workspace
+        self.clock = clock or (lambda: time.strftime("%H:%M:%S"))
+
+    def on_mount(self) -> None:
+        from facility_tui.screens.player_view import PlayerView
+
+        self.push_screen(PlayerView(self.workspace, self.clock))

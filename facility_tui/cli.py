@@ -22,7 +22,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Keyboard-driven combat tracker for the Facility and 2297 rule systems.",
         usage=f"facility-tui [run] [FILE] [--saves DIR] [--seed N] [--demo {{{','.join(ids())}}}]"
         " [--config FILE]\n"
-        "       facility-tui {apply,show,commands} ...",
+        "       facility-tui {apply,show,export,watch,validate,commands} ...",
         epilog="With no command it opens the tracker: FILE, or the newest save in the save "
         "folder, or the demo fight. 'facility-tui run --help' explains the options.",
     )
@@ -41,6 +41,31 @@ def _parser() -> argparse.ArgumentParser:
     sh = sub.add_parser("show", help="print the state of a save file")
     sh.add_argument("save", type=Path)
     sh.add_argument("--json", action="store_true", help="print JSON (see docs/show-json.md)")
+
+    ex = sub.add_parser(
+        "export", help="a report of a save: Markdown (the default), JSON or the log as text"
+    )
+    ex.add_argument("save", type=Path)
+    form = ex.add_mutually_exclusive_group()
+    for flag, what in (
+        ("md", "a Markdown report: participants, round by round, who fell, the final state"),
+        ("json", "the state, as show --json"),
+        ("log", "the log as plain text, a line each"),
+    ):
+        form.add_argument(f"--{flag}", dest="form", action="store_const", const=flag, help=what)
+    ex.set_defaults(form="md")
+    ex.add_argument("-o", "--output", type=Path, metavar="FILE", help="write FILE (atomically)")
+    ex.add_argument(
+        "--public", action="store_true", help="leave out what 'hide' keeps from the players"
+    )
+
+    wa = sub.add_parser(
+        "watch", help="a read-only player view of a save, following its autosaves (q quits)"
+    )
+    wa.add_argument("save", type=Path)
+
+    va = sub.add_parser("validate", help="check saves and config files; exit 1 on a problem")
+    va.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="files or folders")
 
     cm = sub.add_parser("commands", help="list the command grammar")
     cm.add_argument("--markdown", action="store_true", help="as docs/commands.md")
@@ -70,7 +95,7 @@ def _app_args(p: argparse.ArgumentParser, systems: list[str]) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    if not args or args[0] not in {"run", "apply", "show", "commands", "-h", "--help", "--version"}:
+    if not args or args[0] not in {*COMMANDS, "-h", "--help", "--version"}:
         args.insert(0, "run")
     try:
         code = _dispatch(_parser().parse_args(args))
@@ -85,6 +110,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     return code
 
 
+COMMANDS = ("run", "apply", "show", "export", "watch", "validate", "commands")
 EXIT_BROKEN_PIPE = 128 + 13  # what a shell reports for a command ended by SIGPIPE
 
 
@@ -93,6 +119,12 @@ def _dispatch(ns: argparse.Namespace) -> int:
         return apply_cmd(ns.save, ns.commands, seed=ns.seed, quiet=ns.quiet)
     if ns.cmd == "show":
         return show_cmd(ns.save, as_json=ns.json)
+    if ns.cmd == "export":
+        return export_cmd(ns.save, ns.form, output=ns.output, public=ns.public)
+    if ns.cmd == "watch":
+        return watch_cmd(ns.save)
+    if ns.cmd == "validate":
+        return validate_cmd(ns.paths)
     if ns.cmd == "commands":
         return commands_cmd(markdown=ns.markdown, dice=ns.dice, keys=ns.keys)
     return run_app(ns.file, ns.saves, ns.seed, ns.demo, ns.config)
@@ -198,20 +230,32 @@ def _random_seed() -> int:
     return int.from_bytes(os.urandom(4), "big")
 
 
-def state_json(session: Any) -> dict[str, Any]:
-    from facility_tui.codec import encode
+JSON_FORMAT = 2  # the shape of show --json (docs/show-json.md describes each)
+
+
+def state_json(session: Any, *, public: bool = False) -> dict[str, Any]:
+    """The state as ``show --json`` prints it; ``public``: without what ``hide`` keeps from the
+    players (hidden combatants, the log lines naming them, hidden notes)."""
+    from facility_tui.codec import encode, fields_of
     from facility_tui.dispatch import listed
+    from facility_tui.report import public_log
     from facility_tui.systems import rules_for
 
     enc = session.encounter
     rules = rules_for(enc.system)
     combatants = []
     for c in listed(enc):
-        data = encode(c)
+        if public and c.hidden:
+            continue
+        data = {f: encode(getattr(c, f)) for f in fields_of(type(c))}  # all, in their order
+        if public and c.notes_hidden:
+            data["notes"] = ""
         data["derived"] = encode(rules.summary(enc, c))
         combatants.append(data)
+    log = public_log(enc) if public else enc.log
     return {
-        "schema_version": 1,
+        "format": JSON_FORMAT,
+        "schema_version": JSON_FORMAT,  # (format 1's name for it, kept for its readers)
         "name": enc.name,
         "system": enc.system,
         "phase": enc.phase.value,
@@ -225,7 +269,7 @@ def state_json(session: Any) -> dict[str, Any]:
         "table_dice": enc.table_dice.value,
         "state": encode(enc.state),
         "combatants": combatants,
-        "log": [encode(e) for e in enc.log],
+        "log": [encode(e) for e in log],
         "history": {"undo": len(session.undo_steps), "redo": len(session.redo_steps)},
     }
 
@@ -241,14 +285,8 @@ def json_text(data: Any) -> str:
 
 
 def show_cmd(save: Path, *, as_json: bool) -> int:
-    from facility_tui import store
-
-    try:
-        session, recovered = store.load_or_recover(save, keep_aside=False)
-        if recovered:
-            _err(recovered)
-    except store.SaveError as err:
-        _err(str(err))
+    session = _read_save(save)
+    if session is None:
         return 2
     if as_json:
         print(json_text(state_json(session)))
@@ -257,6 +295,140 @@ def show_cmd(save: Path, *, as_json: bool) -> int:
 
     print(render_text(session.encounter))
     return 0
+
+
+def _read_save(save: Path) -> Any:
+    """The session of ``save`` for a read-only command (show, export), or None after saying in
+    one line why it cannot be read; a damaged save gives its newest good backup, said so."""
+    from facility_tui import store
+
+    try:
+        session, recovered = store.load_or_recover(save, keep_aside=False)
+    except store.SaveError as err:
+        _err(str(err))
+        return None
+    if recovered:
+        _err(recovered)
+    return session
+
+
+def export_cmd(save: Path, form: str, *, output: Path | None, public: bool) -> int:
+    """Print (or write to ``output``) a report of ``save``; never writes the save itself."""
+    from facility_tui import report, store
+
+    if output is not None and _same_file(output, save):
+        _err(f"{output} is the save itself: choose another file for the report")
+        return 2
+    session = _read_save(save)
+    if session is None:
+        return 2
+    if form == "json":
+        text = json_text(state_json(session, public=public)) + "\n"
+    elif form == "log":
+        text = report.render_log(session.encounter, public=public)
+    else:
+        text = report.render_markdown(session, public=public)
+    if output is None:
+        print(text, end="")
+        return 0
+    try:
+        store.write_atomic(output, text)
+    except OSError as err:
+        _err(f"could not write {output}: {err.strerror or err}")
+        return 2
+    return 0
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.exists() and b.exists() and os.path.samefile(a, b)
+    except OSError:
+        return os.path.abspath(a) == os.path.abspath(b)
+
+
+def watch_cmd(save: Path) -> int:
+    """The player view: read-only, no lock taken, following the save's autosaves."""
+    from facility_tui import store
+    from facility_tui.workspace import Workspace
+
+    ws = Workspace(save.parent, role="facility-tui watch")
+    try:
+        note = ws.open_read_only(save)  # (reads it, takes no lock; a damaged one: its backup)
+    except store.SaveError as err:
+        _err(str(err))
+        return 2
+    if note:
+        _err(note)
+    from facility_tui.app import WatchApp
+
+    WatchApp(ws).run()
+    return 0
+
+
+def validate_cmd(paths: Sequence[Path]) -> int:
+    """Check each save (and config file) as the app would read it, writing nothing: one line
+    per problem, ``FILE: key: message``; 0 if there were none, 1 if there were."""
+    problems = 0
+    checked = 0
+    for path in paths:
+        files = sorted(path.glob("*.toml")) if path.is_dir() else [path]
+        if not files:
+            _say(f"{path}: no .toml file in this folder")
+            problems += 1
+        for file in files:
+            checked += 1
+            for problem in _problems_of(file):
+                _say(problem)
+                problems += 1
+    if problems:
+        return 1
+    _out(f"{checked} file{'s' if checked != 1 else ''} checked: no problem")
+    return 0
+
+
+def _say(problem: str) -> None:
+    from facility_tui.text import printable
+
+    print(printable(problem))
+
+
+def _problems_of(file: Path) -> list[str]:
+    import tomllib
+
+    from facility_tui import store
+
+    try:
+        raw, _ = store.read_regular(file)
+    except store.SaveError as err:
+        return [_naming(file, str(err))]
+    try:
+        doc = tomllib.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+        doc = {}  # (the store says best what is wrong with it: cut short, damaged...)
+    if doc.get("kind") == "log":  # a save's log file: read (and checked) with its save
+        version = doc.get("schema_version")
+        if not isinstance(version, int) or version > store.LOG_SCHEMA:
+            return [f"{file}: schema_version: {version!r} is not a log file's schema this reads"]
+        return []
+    if "schema_version" not in doc and ("keys" in doc or "theme" in doc):
+        from facility_tui.app import config_problems
+
+        return list(config_problems(file))
+    try:
+        store.load(file)
+    except store.SaveError as err:
+        return [_naming(file, str(err))]
+    return []
+
+
+def _naming(file: Path, message: str) -> str:
+    """``message`` as ``FILE: ...``: the store's own messages start with the file already."""
+    name = str(file)
+    message = message.removesuffix("; it was left untouched")  # (validate never touches one)
+    if message.startswith(name):
+        rest = message[len(name) :]
+        return name + (rest if rest.startswith(":") else f":{rest}")
+    return f"{name}: {message}"
 
 
 def commands_cmd(*, markdown: bool = False, dice: bool = False, keys: bool = False) -> int:

@@ -60,6 +60,8 @@ class Combatant:
     side: str = "enemy"
     initiative: int = 0
     notes: str = ""
+    hidden: bool = field(default=False, metadata={"omit_default": True})  # from players (`hide`)
+    notes_hidden: bool = field(default=False, metadata={"omit_default": True})
     sheet: Any = field(factory=Sheet)
 
 

@@ -1,22 +1,52 @@
-"""Plain-text rendering of an encounter, for ``facility-tui show``."""
+"""Reports of an encounter: plain text for ``facility-tui show``, the Markdown journal of
+``export --md``, the log as text (``export --log``), and what players may see (``watch``).
+
+Players never see a combatant marked hidden (``hide WHO``), its log lines, or a hidden note:
+``visible`` and ``public_log`` are the one place that decides it. A log line belongs to a
+combatant when it names it (log entries do not record who they are about), so a line naming a
+hidden combatant is left out of everything public, whoever else it names.
+"""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from attrs import frozen
+
 from facility_tui.dispatch import listed
-from facility_tui.model import Encounter, Phase
+from facility_tui.model import Combatant, Encounter, LogEntry, Phase
 from facility_tui.systems import rules_for
 from facility_tui.text import printable
 
+if TYPE_CHECKING:
+    from facility_tui.session import Session
 
-def status_line(enc: Encounter) -> str:
-    rules = rules_for(enc.system)
+
+def status_line(enc: Encounter, shown: set[str] | None = None) -> str:
+    """Setup, ended, or the round with whose turn it is and whose is next. ``shown``: the ids
+    players may see (a hidden combatant's turn reads "-")."""
     if enc.phase is Phase.SETUP:
         return "Setup: not started"
     if enc.phase is Phase.ENDED:
         return f"Ended after round {enc.round}"
-    cur = rules.slot_name(enc, enc.current) if enc.current else "-"
-    nxt = rules.slot_name(enc, enc.upcoming) if enc.upcoming else "-"
+    cur = _slot(enc, enc.current, shown)
+    nxt = _slot(enc, enc.upcoming, shown)
     return f"Round {enc.round} | Turn: {cur} | Next: {nxt}"
+
+
+def _slot(enc: Encounter, slot: str | None, shown: set[str] | None) -> str:
+    if slot is None or (shown is not None and enc.has(slot) and slot not in shown):
+        return "-"
+    return rules_for(enc.system).slot_name(enc, slot)
+
+
+def marks(c: Combatant) -> str:
+    """What the GM's views add to a combatant hidden from the players, or to its note."""
+    return " ".join(
+        w for w, on in (("(hidden)", c.hidden), ("(note hidden)", c.notes_hidden)) if on
+    )
 
 
 def render_text(enc: Encounter, log_lines: int = 10) -> str:
@@ -28,10 +58,191 @@ def render_text(enc: Encounter, log_lines: int = 10) -> str:
         mark = ">" if c.id == enc.current else " "
         summary = rules.summary(enc, c)
         extra = "  ".join(f"{k}={summary[k]}" for k in rules.columns if k in summary)
-        out.append(
-            f"{mark}{i:>2} {c.name:<24} {c.side:<8} init {c.initiative:>3}  {extra}".rstrip()
-        )
+        line = f"{mark}{i:>2} {c.name:<24} {c.side:<8} init {c.initiative:>3}  {extra}"
+        out.append(f"{line}  {marks(c)}".rstrip())
     if enc.log:
         out += ["", "Log:"]
         out += [f"  [{e.round}] {e.text}" for e in enc.log[-log_lines:]]
     return "\n".join([printable(line) for line in out])
+
+
+# -- what players may see ----------------------------------------------------------------------
+
+
+@frozen
+class Public:
+    """A combatant as the table sees it: its state in words (never exact damage or wounds)."""
+
+    state: str  # "Serious", "unhurt", "down", "dying", "dead"; Facility "ok", "hurt", "out"...
+    conditions: tuple[str, ...] = ()
+    fallen: bool = False  # out of the fight (down, dying, dead, out, fled...)
+
+
+_2297_DOWN = {"unconscious": "down", "incapacitated": "down", "dying": "dying", "dead": "dead"}
+_FACILITY_OUT = {"incapacitated": "out", "dead": "out", "out": "out", "fled": "fled"}
+
+
+def public_state(enc: Encounter, c: Combatant) -> Public:
+    """The state the players see, from the rules' own summary (``show --json``'s ``derived``)."""
+    summary = rules_for(enc.system).summary(enc, c)
+    if enc.system == "2297":
+        status = str(summary.get("status", ""))
+        conditions = tuple(str(x) for x in summary.get("conditions", ()))
+        if status:
+            return Public(_2297_DOWN.get(status, status), conditions, fallen=True)
+        injury = str(summary.get("Injury", "-"))
+        return Public("unhurt" if injury == "-" else injury, conditions)
+    word = str(summary.get("Status", "ok")).split()[0].lower()
+    if word == "ok":
+        wounds = str(summary.get("Wounds", "-"))
+        hurt = wounds != "-" and not wounds.startswith("0/")
+        return Public("hurt" if hurt else "ok")
+    if word in ("impaired", "standing"):
+        return Public(word)
+    return Public(_FACILITY_OUT.get(word, word), fallen=True)
+
+
+def visible(enc: Encounter) -> list[Combatant]:
+    """The combatants players may see, in the list's order."""
+    return [c for c in listed(enc) if not c.hidden]
+
+
+def _names_pattern(names: Iterable[str]) -> re.Pattern[str] | None:
+    """A pattern matching any of ``names`` as whole words (``Boarder 1``, not ``Boarder 10``)."""
+    words = sorted({n for n in names if n}, key=len, reverse=True)
+    if not words:
+        return None
+    return re.compile(r"(?<!\w)(?:" + "|".join(re.escape(w) for w in words) + r")(?!\w)")
+
+
+_HIDING = re.compile(r"(hidden from|shown to) the players$")  # the lines of hide / unhide
+
+
+def public_log(enc: Encounter, log: Iterable[LogEntry] | None = None) -> list[LogEntry]:
+    """The log lines players may read: none naming a hidden combatant or holding a hidden note,
+    nor the lines of ``hide`` and ``unhide`` themselves."""
+    hidden = _names_pattern(c.name for c in enc.combatants if c.hidden)
+    notes = [c.notes for c in enc.combatants if c.notes_hidden and c.notes]
+    out = []
+    for e in enc.log if log is None else log:
+        if (hidden is not None and hidden.search(e.text)) or _HIDING.search(e.text):
+            continue
+        if any(n in e.text for n in notes):
+            continue
+        out.append(e)
+    return out
+
+
+# -- the Markdown journal ------------------------------------------------------------------------
+
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>#|~])")
+_MD_LEADING = re.compile(r"^(\d*)([+=.)-])")  # would start a list or underline a heading
+
+
+def md(text: str) -> str:
+    """``text`` (a name, a note, a log line) as literal Markdown: control characters escaped
+    (``printable``), Markdown's own characters backslashed, so a name cannot break a table
+    (``|``), start a heading (``#``), a link or code."""
+    return _MD_LEADING.sub(r"\1\\\2", _MD_SPECIAL.sub(r"\\\1", printable(text)))
+
+
+def _row(cells: Iterable[Any]) -> str:
+    return "| " + " | ".join(str(c) for c in cells) + " |"
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    return [_row(header), _row("---" for _ in header), *(_row(r) for r in rows)]
+
+
+def falls(session: Session) -> tuple[list[tuple[int, str, str]], int]:
+    """Who fell and when, from the encounters of the kept history: ``(round, combatant id,
+    state word)`` each time a combatant goes out of the fight or its state there changes (dying,
+    then dead), and the round the kept history starts at (older steps are not kept)."""
+    seen: dict[int, tuple[Combatant, Public]] = {}  # a combatant a step left as it was is
+    # the same object (the model is immutable): its state is not worked out again
+
+    def fallen(enc: Encounter) -> dict[str, str]:
+        out = {}
+        for c in enc.combatants:
+            known = seen.get(id(c))
+            if known is None or known[0] is not c:
+                known = seen[id(c)] = (c, public_state(enc, c))
+            if known[1].fallen:
+                out[c.id] = known[1].state
+        return out
+
+    states = session.states
+    out: list[tuple[int, str, str]] = []
+    down = fallen(states[0])
+    for enc in states[1:]:
+        now = fallen(enc)
+        out += [(enc.round, cid, word) for cid, word in now.items() if down.get(cid) != word]
+        down = now
+    return out, states[0].round
+
+
+def render_markdown(session: Session, *, public: bool = False) -> str:
+    """The encounter as a Markdown journal: what it is, who took part, every log line round by
+    round, who fell and when, and how everyone stands at the end. ``public``: what players may
+    see only (no hidden combatant, line or note; states in words, never exact figures)."""
+    enc = session.encounter
+    rules = rules_for(enc.system)
+    people = visible(enc) if public else listed(enc)
+    shown = {c.id for c in people}
+    out = [f"# {md(enc.name)}", ""]
+    out.append(
+        f"{md(rules.title)} rules · {md(status_line(enc, shown if public else None))}"
+        + ("" if public else f" · seed {enc.seed}")
+    )
+    out += ["", "## Participants", ""]
+    rows = []
+    for c in people:
+        note = "" if public and c.notes_hidden else md(c.notes)
+        name = md(c.name) + ("" if public or not marks(c) else f" {marks(c)}")
+        rows.append([name, c.side, str(c.initiative), note])
+    out += _table(["Name", "Side", "Initiative", "Notes"], rows) if rows else ["No one."]
+
+    out += ["", "## Round by round"]
+    log = public_log(enc) if public else list(enc.log)
+    last = None
+    for e in log:
+        if e.round != last:
+            last = e.round
+            out += ["", f"### Round {e.round}" if e.round else "### Before combat", ""]
+        text = md(e.text)
+        out.append(f"- **{text}**" if e.kind.value == "turn" else f"- {text}")
+    if not log:
+        out += ["", "Nothing happened yet."]
+
+    out += ["", "## Who fell", ""]
+    fell, since = falls(session)
+    names = {c.id: c.name for c in enc.combatants}
+    fell = [f for f in fell if f[1] in shown]
+    out += [f"- Round {r}: {md(names.get(cid, cid))} — {word}" for r, cid, word in fell]
+    if not fell:
+        out.append("No one.")
+    if since > 1:
+        out += ["", f"(The kept history starts in round {since}: falls before it are in the log.)"]
+
+    out += ["", "## Final state", ""]
+    columns = [] if public else [k for k in rules.columns if k not in ("Band", "Ma/Mo/Mi R")]
+    rows = []
+    for c in people:
+        p = public_state(enc, c)
+        summary = rules.summary(enc, c) if columns else {}
+        rows.append(
+            [
+                md(c.name),
+                c.side,
+                md(", ".join([p.state, *p.conditions])),
+                *(md(str(summary.get(k, ""))) for k in columns),
+            ]
+        )
+    out += _table(["Name", "Side", "State", *columns], rows) if rows else ["No one."]
+    return "\n".join(out) + "\n"
+
+
+def render_log(enc: Encounter, *, public: bool = False) -> str:
+    """The log as plain text, a line each: ``[round] text``."""
+    log = public_log(enc) if public else enc.log
+    return "".join(f"[{e.round}] {printable(e.text)}\n" for e in log)

@@ -89,6 +89,11 @@ class Session:
         """The oldest encounter the history can go back to."""
         return self._undo[0][1] if self._undo else self.encounter
 
+    @property
+    def states(self) -> list[Encounter]:
+        """The encounters the kept history went through, oldest first, ending with this one."""
+        return [*(e for _, e in self._undo), self.encounter]
+
     def can_undo(self) -> bool:
         return bool(self._undo)
 

@@ -148,6 +148,39 @@ def note(call: Call) -> Encounter:
     return call.enc
 
 
+def _hiding(call: Call, hide: bool) -> Encounter:
+    """``hide``/``unhide``: what players never see (``facility-tui watch``, ``export --public``)
+    is marked here; the GM's own views show it, marked hidden."""
+    c = call.combatant(call.arg(0, "who"))
+    what = call.arg(1, "").lower() if len(call.args) > 1 else ""
+    call.expect_args(2)
+    if what not in ("", "note"):
+        raise call.usage_error(f"'{call.verb}' takes WHO or WHO note, not '{call.args[1]}'")
+    field = "notes_hidden" if what else "hidden"
+    thing = f"{c.name}'s note" if what else c.name
+    if getattr(c, field) is hide:
+        state = "hidden from" if hide else "shown to"
+        raise CommandError(f"{thing} is already {state} the players")
+    call.enc = call.enc.update(c.id, **{field: hide})
+    call.log(f"{thing} {'hidden from' if hide else 'shown to'} the players", Kind.OVERRIDE)
+    return call.enc
+
+
+@command(
+    "hide",
+    "hide WHO [note]",
+    "Hide a combatant (or only its note) from the players: the player view (watch) and "
+    "public reports leave it out; the GM still sees it, marked hidden",
+)
+def hide(call: Call) -> Encounter:
+    return _hiding(call, True)
+
+
+@command("unhide", "unhide WHO [note]", "Show a hidden combatant (or its note) to the players")
+def unhide(call: Call) -> Encounter:
+    return _hiding(call, False)
+
+
 @command("log", "log TEXT", "Write a line of your own into the log")
 def log_line(call: Call) -> Encounter:
     call.log(call.text(0, "some text"))

@@ -103,6 +103,7 @@ class MainScreen(Screen[None]):
         Binding("question_mark", "help", "Help", priority=True, id="help"),
         Binding("ctrl+n", "new", "New encounter", show=False, priority=True, id="new"),
         Binding("o", "open", "Open a save", show=False, priority=True, id="open"),
+        Binding("e", "export", "Export a report", show=False, priority=True, id="export"),
         Binding("j", "cursor(1)", "Down", show=False, priority=True, id="down"),
         Binding("k", "cursor(-1)", "Up", show=False, priority=True, id="up"),
         Binding("q", "quit", "Quit", priority=True, id="quit"),
@@ -469,6 +470,24 @@ class MainScreen(Screen[None]):
         self.app.push_screen(
             ConfirmDialog(f"{held}.\nShow it read-only, following its changes?"), done
         )
+
+    def action_export(self) -> None:
+        """Write the fight's Markdown report (``export --md``) beside its save, say where."""
+        from facility_tui.report import render_markdown
+
+        path = self.ws.path.with_suffix(".md")
+        try:
+            store.write_atomic(path, render_markdown(self.ws.session))
+        except OSError as err:
+            self.notify(f"Could not write {path}: {err.strerror or err}", severity="error")
+            return
+        self.notify(f"Report written to {path}", timeout=8)
+
+    def player_view(self) -> None:
+        """This read-only window becomes the player view (``facility-tui watch``)."""
+        from .player_view import PlayerView
+
+        self.app.push_screen(PlayerView(self.ws, self.app.clock))  # type: ignore[attr-defined]
 
     def action_quit(self) -> None:
         if not self.ws.flush(timeout=3.0) and not self._quit_anyway:

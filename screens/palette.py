@@ -56,6 +56,10 @@ class FacilityCommands(Provider):
                 f"{summary} (opens the command line)",
                 partial(main.action_command, f"{verb} "),
             )
+        if main.ws.read_only:
+            yield ("Player view", "what the table may see, large (q quits)", main.player_view)
+        report = f"{printable(main.ws.path.stem)}.md beside the save (the e key)"
+        yield ("Export a report", f"the fight as Markdown: {report}", main.action_export)
         for path in main.ws.saves():
             if path != main.ws.path:
                 yield (

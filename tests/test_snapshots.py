@@ -42,3 +42,35 @@ def test_facility_demo_round_one(
 def test_damage_prompt(snap_compare, app: FacilityApp) -> None:
     """``d`` opens the command line on the selected combatant; its keys replace the screen's."""
     assert snap_compare(app, terminal_size=(80, 24), press=["s", "d", "5"])
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+def test_player_view(snap_compare, tmp_path: Path, size: tuple[int, int]) -> None:
+    """``facility-tui watch``: the round, whose turn, each visible combatant's state in words."""
+    from attrs import evolve
+
+    from facility_tui import store
+    from facility_tui.app import WatchApp
+    from facility_tui.session import Session
+
+    s = Session(evolve(store.blank(), seed=1))
+    for line in (
+        "new 2297 Deck seed=7",
+        'add "Sgt. Blanc" side=pc init=12',
+        "add Boarder count=2 init=5",
+        "add Lurker init=3",
+        "hide lurker",
+        "note boarder-2 [b]shouting[/b]",
+        "start",
+        "hit boarder-1 20",
+        "next",
+        "hit blanc 12",
+    ):
+        s.execute(line)
+    store.save(s, tmp_path / "deck.toml")
+    from facility_tui.workspace import Workspace
+
+    ws = Workspace(tmp_path)
+    ws.open_read_only(tmp_path / "deck.toml")
+    app = WatchApp(ws, clock=lambda: "12:00:00")
+    assert snap_compare(app, terminal_size=size)

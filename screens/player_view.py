@@ -1,0 +1,144 @@
+"""The player view (``facility-tui watch``): the order as the table may see it, large and plain.
+
+It reads the save and never writes it, nor takes its lock: the GM's tracker (or ``apply``) keeps
+writing while it runs, and every half second it looks (one ``stat``) whether the save was
+written, and shows the new state. Only what players may see is shown (``report.visible``,
+``report.public_state``): no combatant marked hidden, no hidden note, no exact damage or wounds,
+no log. ``q`` quits; no other key does anything. A tracker showing a save read-only (another
+window writes it) opens it from the palette ("Player view").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Digits, Static
+
+from facility_tui.model import Encounter, Phase
+from facility_tui.report import public_state, visible
+from facility_tui.systems import rules_for
+from facility_tui.text import printable
+from facility_tui.workspace import Workspace
+
+from .detail_pane import SIDE_LABEL
+
+FOLLOW_EVERY = 0.5  # seconds between looks at the save (a stat each when it was not written)
+
+
+def _slot_shown(enc: Encounter, slot: str | None) -> str:
+    """Whose turn ``slot`` is, as players may see it: a hidden combatant's turn is a dash."""
+    if slot is None or (enc.has(slot) and enc.get(slot).hidden):
+        return "-"
+    return printable(rules_for(enc.system).slot_name(enc, slot))
+
+
+def turn_text(enc: Encounter) -> Text:
+    """Now and next, large: the acting name in capitals on a bar of its own."""
+    out = Text()
+    if enc.phase is Phase.SETUP:
+        out.append("Not started yet", style="bold")
+        return out
+    if enc.phase is Phase.ENDED:
+        out.append(f"Combat over after round {enc.round}", style="bold")
+        return out
+    out.append(" NOW ", style="bold reverse")
+    out.append(f"  {_slot_shown(enc, enc.current).upper()}\n\n", style="bold")
+    out.append(" next ", style="reverse")
+    out.append(f"  {_slot_shown(enc, enc.upcoming)}")
+    return out
+
+
+def rows_text(enc: Encounter, height: int = 0) -> Text:
+    """One row per combatant players may see: who acts, name, side, state, conditions, note;
+    a blank line between rows while they fit in ``height`` lines that way."""
+    out = Text()
+    people = visible(enc)
+    acting = enc.current
+    for c in people:
+        p = public_state(enc, c)
+        now = acting is not None and acting in (c.id, c.side)
+        out.append("▶ " if now else "  ", style="bold")
+        out.append(f"{printable(c.name):<26} ", style="bold" if now else "")
+        out.append(f"{SIDE_LABEL.get(c.side, c.side):<6} ", style="dim")
+        out.append(printable(p.state), style="bold red" if p.fallen else "bold")
+        if p.conditions:
+            out.append(" · " + printable(", ".join(p.conditions)), style="yellow")
+        if c.notes and not c.notes_hidden:
+            out.append(f"  — {printable(c.notes)}", style="italic")
+        out.append("\n\n" if 2 * len(people) <= height else "\n")
+    if not people:
+        out.append("No one to show yet.", style="dim")
+    return out
+
+
+class PlayerView(Screen[None]):
+    """What the table sees of the fight in ``ws`` (opened read-only), following its save."""
+
+    DEFAULT_CSS = """
+    PlayerView { padding: 0 1; }
+    PlayerView #pv-title { height: 1; text-style: bold; }
+    PlayerView #pv-top { height: 5; margin-top: 1; }
+    PlayerView #pv-round-box { width: auto; min-width: 12; }
+    PlayerView #pv-round-label { width: auto; color: $text-muted; }
+    PlayerView Digits { width: auto; }
+    PlayerView #pv-turn { margin-left: 3; width: 1fr; }
+    PlayerView #pv-list { height: 1fr; margin-top: 1; border-top: solid $primary; }
+    PlayerView #pv-foot { dock: bottom; height: 1; color: $text-muted; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("q", "quit", "Quit", priority=True, id="quit"),
+    ]
+
+    def __init__(self, ws: Workspace, clock: Callable[[], str]) -> None:
+        super().__init__()
+        self.ws = ws
+        self.clock = clock
+        self._read_at = clock()
+        self._shown: Encounter | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="pv-title")
+        with Horizontal(id="pv-top"):
+            with VerticalScroll(id="pv-round-box"):
+                yield Static("ROUND", id="pv-round-label")
+                yield Digits("0", id="pv-round")
+            yield Static(id="pv-turn")
+        with VerticalScroll(id="pv-list"):
+            yield Static(id="pv-rows")
+        yield Static(id="pv-foot")
+
+    def on_mount(self) -> None:
+        self.show()
+        self.set_interval(FOLLOW_EVERY, self.follow)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self.show)  # (the list's height is known after the layout)
+
+    def follow(self) -> None:
+        """Show the save again if its writer saved it since it was last read (here, or by the
+        read-only tracker screen under this one)."""
+        if self.ws.reload_if_changed() or self.ws.encounter is not self._shown:
+            self._read_at = self.clock()
+            self.show()
+
+    def show(self) -> None:
+        enc = self._shown = self.ws.encounter
+        title = Text(printable(enc.name), style="bold")
+        title.append(f" · {rules_for(enc.system).title} rules", style="dim")
+        self.query_one("#pv-title", Static).update(title)
+        self.query_one("#pv-round", Digits).update(str(enc.round))
+        self.query_one("#pv-turn", Static).update(turn_text(enc))
+        rows = self.query_one("#pv-list")
+        self.query_one("#pv-rows", Static).update(rows_text(enc, rows.size.height))
+        foot = f"player view · read-only · {printable(self.ws.path.name)} read {self._read_at}"
+        self.query_one("#pv-foot", Static).update(Text(f"{foot} · q quits"))
+
+    def action_quit(self) -> None:
+        self.app.exit()
