@@ -17,6 +17,7 @@ TONE_STYLE = {Tone.PLAIN: "", Tone.WARN: "yellow", Tone.BAD: "bold red"}
 FULL, EMPTY, ABSENT, OVER = "■", "□", "·", "▣"
 BAR_MIN, BAR_MAX = 8, 60  # cells of a bar: narrow columns still show one, wide ones use the room
 BAR_LABEL = 8  # "Fatigue " : the bars of a pane line up
+LAST_LABEL = 3  # room past a bar's text, for the label of a mark at its end ("╵32 Leth")
 
 
 def boxes(b: Boxes) -> Text:
@@ -58,7 +59,7 @@ def box_rows(group: Sequence[Boxes], width: int) -> list[Text]:
 def bar_rows(b: Bar, width: int) -> list[Text]:
     """The bar, then a ruler with a tick (╵) and the value of each mark under it."""
     text = f" {printable(b.text)}"
-    cells = max(BAR_MIN, min(BAR_MAX, width - BAR_LABEL - len(text)))
+    cells = max(BAR_MIN, min(BAR_MAX, width - BAR_LABEL - len(text) - LAST_LABEL))
     top = max(1, b.maximum)
 
     def cell(value: int) -> int:  # the cells filled by ``value`` (a part-filled cell counts)
@@ -73,28 +74,24 @@ def bar_rows(b: Bar, width: int) -> list[Text]:
         ("░" * (cells - both), "dim"),
         (text, TONE_STYLE[b.tone]),
     )
-    ruler = ruler_text(b.marks, cell, BAR_LABEL + cells + len(text), labelled=True)
-    if ruler is None:  # no room for the marks' labels: their values only
-        ruler = ruler_text(b.marks, cell, BAR_LABEL + cells + len(text), labelled=False)
-    return [line, Text(ruler or "", style="dim")]
+    room = max(width, BAR_LABEL + cells + len(text))
+    return [line, Text(ruler_text(b.marks, cell, room), style="dim")]
 
 
-def ruler_text(
-    marks: Sequence[tuple[int, str]], cell: Callable[[int], int], width: int, *, labelled: bool
-) -> str | None:
-    """A tick (╵) under the cell each mark is reached in, with its value (and label); None if
-    a labelled mark would run into the next one."""
+def ruler_text(marks: Sequence[tuple[int, str]], cell: Callable[[int], int], width: int) -> str:
+    """A tick (╵) under the cell each mark is reached in, with the values and labels of the
+    marks where every one fits before the next tick (else the values, else a tick alone)."""
+    ticks = [BAR_LABEL + max(0, cell(value) - 1) for value, _ in marks]
+    ends = [*(t - 1 for t in ticks[1:]), width]
+    for form in ("{} {}", "{}"):
+        shown = ["╵" + form.format(value, label) for value, label in marks]
+        if all(t + len(x) <= e or t == e + 1 for x, t, e in zip(shown, ticks, ends, strict=True)):
+            break
     ruler = [" "] * width
-    taken = 0  # the first column still free
-    for value, label in marks:
-        at = BAR_LABEL + max(0, cell(value) - 1)
-        shown = f"╵{value} {label}" if labelled else f"╵{value}"
-        if at < taken or at + len(shown) > width:
-            if labelled:
-                return None
-            shown = "╵" if taken <= at < width else ""
-        ruler[at : at + len(shown)] = shown
-        taken = at + len(shown) + 1
+    for x, t, e in zip(shown, ticks, ends, strict=True):
+        if t < width and ruler[t] == " ":  # (two marks in one cell: the first is shown)
+            x = x if t + len(x) <= max(e, t + 1) else "╵"
+            ruler[t : t + len(x)] = x[: width - t]
     return "".join(ruler).rstrip()
 
 

@@ -391,15 +391,24 @@ class Rules2297(RuleSystem):
 
     def panes(self, enc: Encounter, c: Combatant) -> list[Pane]:
         s = sheet_of(c)
-        sheet = _sheet_lines(enc, c) + _injury_lines(s)
+        hits = " · ".join(f"{d}+ {level.word}" for level, d in injury_thresholds(s.hlt))
+        sheet = [*_sheet_lines(enc, c), Detail("Marks ╵", f"a hit of {hits}"), *_injury_lines(s)]
         if s.awareness is not Awareness.FULL:
             sheet.append(Detail("Awareness", s.awareness.value))
-        return [
-            Pane("Actions", tuple(_action_rows(enc, c))),
+        effects = _effect_lines(s, source=False)
+        state = status(s)
+        if state:
+            effects.insert(0, Detail("Status", state, Tone.BAD))
+        # the figures a turn needs first: a short column (80×24) shows these without scrolling
+        out = [
+            Pane(_actions_title(enc, c), tuple(_action_rows(enc, c))),
             Pane("Injury", tuple(_injury_rows(s))),
             Pane("Fatigue", tuple(_fatigue_rows(c))),
-            Pane("Sheet", tuple(sheet)),
         ]
+        if effects:
+            out.append(Pane("Effects", tuple(effects)))
+        out.append(Pane("Sheet", tuple(sheet)))
+        return out
 
     def reminders(self, enc: Encounter) -> list[Detail]:
         """C2/A7/A9: what the acting combatant's turn started with, in words: the bleeding
@@ -488,8 +497,8 @@ def _damage_line(s: Sheet2297, short: bool = False) -> Detail:
     down = incapacitated(s)
     if short:
         text = f"{s.total}/{s.hlt}" + (f" ({s.stun} stun)" if s.stun else "")
-        text += " incapacitated" if down else f" · down {s.hlt}"
-        text += f" · dying {2 * s.hlt}"
+        text += " incapacitated" if down else f", down {s.hlt}"
+        text += f", dying {2 * s.hlt}"
     else:
         text = f"{s.damage} + stun {s.stun} = {s.total}/{s.hlt}" + (
             " incapacitated" if down else ""
@@ -555,9 +564,9 @@ def _limit_text(enc: Encounter, s: Sheet2297) -> str:
     if kind == "nothing":
         return f"no actions ({reason})"
     if kind == "minor":
-        return f"one Minor only ({reason}), no Reactions"
+        return f"one Minor only ({reason})"
     if kind == "one":
-        return f"1 action in all ({reason}), no Reactions"
+        return f"1 action in all ({reason.removesuffix(' injury')})"
     return reason[0].upper() + reason[1:] if reason else ""
 
 
@@ -597,6 +606,13 @@ def _left_text(eco: Economy, granted_minor: int, downgraded: bool) -> str:
     return f"Major {eco.major} · Move {eco.move} · Minor {eco.minor}"
 
 
+def _actions_title(enc: Encounter, c: Combatant) -> str:
+    """A4: the band of the turn it is in, or of its next turn."""
+    s = sheet_of(c)
+    init = s.turn_init if enc.current == c.id else shown_initiative(enc, c)
+    return f"Actions · {band(init).name} {init}"
+
+
 def _action_rows(enc: Encounter, c: Combatant) -> list[Row]:
     """A4: this turn's Major / Move / Minor as boxes (left ■, spent □, not granted ·), the
     Reaction, what the band grants and the limit takes away, and what is left. Out of its turn,
@@ -621,17 +637,11 @@ def _action_rows(enc: Encounter, c: Combatant) -> list[Row]:
         )
         for label, banded, granted, spent, left in kinds:
             used = min(spent, granted)
-            total = max(banded, granted, left + used)
+            total = max(banded, granted, left + used, 1)  # (none at all still shows a ·)
             rows.append(Boxes(label, full=left, empty=used, absent=total - left - used))
         rows.append(react)
-        init = s.turn_init
-        rows.append(
-            Detail(
-                f"{b.name} {init}",
-                f"Major {b.major} Move {b.move} Minor {b.minor}"
-                + (f" (downgrade {s.downgrade.replace('>', '→')})" if s.downgrade else ""),
-            )
-        )
+        if s.downgrade:
+            rows.append(Detail("Downgrade", s.downgrade.replace(">", " → ")))
         if eco.limit:
             rows.append(Detail("Limit", _limit_text(enc, s), Tone.WARN))
         rows.append(
@@ -685,18 +695,13 @@ def _injury_rows(s: Sheet2297) -> list[Row]:
             tone,
             extra=s.stun,
         ),
-        Detail("Marks", "one hit " + "·".join(short for _, short in shown)),
-        _damage_line(s, short=True),
         Detail(
             "Level",
             f"{level.word} (round {worst.round})" if worst and level.rank else "no injury",
             tone,
         ),
-        *_effect_lines(s, source=False),
+        _damage_line(s, short=True),
     ]
-    state = status(s)
-    if state:
-        rows.append(Detail("Status", state, Tone.BAD))
     return rows
 
 
