@@ -78,16 +78,17 @@ def test_A4_serious_injury_allows_one_action_in_all() -> None:
 
 
 def test_A4_after_its_turn_the_pane_says_turn_over_and_next_turn() -> None:
-    """B (Slow 5) acts after A; once A's turn is over the pane says so and gives next turn's
-    allowance, not boxes that look like this turn's."""
+    """B (Slow 5) acts after A; once A's turn is over the pane says so and its boxes are next
+    turn's allowance (Normal 12: 1/1/1), said to be that."""
     s = play(*DUEL, "start")
-    assert (
-        said(panes(s, "b")["Actions"], "Turn") == "later this round: Major 1 Move 1 Minor 0 (Slow)"
-    )
+    acts = panes(s, "b")["Actions"]
+    assert said(acts, "Turn") == "later this round; it grants"
+    assert [boxes(acts, k) for k in ("Major", "Move", "Minor")] == [(1, 0, 0), (1, 0, 0), (0, 0, 1)]
+    s.execute("major")
     s.execute("next")
     acts = panes(s, "a")["Actions"]
-    assert said(acts, "Turn") == "turn over; next turn: Major 1 Move 1 Minor 1 (Normal)"
-    assert not any(isinstance(r, Boxes) and r.label == "Major" for r in acts.rows)
+    assert said(acts, "Turn") == "over; its next turn grants"
+    assert [boxes(acts, k) for k in ("Major", "Move", "Minor")] == [(1, 0, 0)] * 3
 
 
 def test_A4_fatigued_loses_a_move() -> None:

@@ -651,21 +651,22 @@ def _action_rows(enc: Encounter, c: Combatant) -> list[Row]:
                 Tone.WARN if eco.cap == 0 else Tone.PLAIN,
             )
         )
-    else:
-        rows.append(react)
+    else:  # its next turn's allowance, as things stand, said to be that
         if enc.phase is not Phase.ACTIVE:
-            when = "first turn"
+            when = "its first turn will grant"
         elif c.id in enc.order[: enc.turn]:
-            when = "turn over; next turn"
+            when = "over; its next turn grants"
         else:
-            when = "later this round"
-        if eco.cap == 0:
-            grant = "no actions"
-        else:
-            grant = f"Major {eco.major} Move {eco.move} Minor {eco.minor}"
-            if eco.cap > 0:
-                grant += ", 1 in all"
-        rows.append(Detail("Turn", f"{when}: {grant} ({eco.band.name})"))
+            when = "later this round; it grants"
+        rows += [react, Detail("Turn", when)]
+        b = eco.band
+        for label, banded, granted in zip(
+            ("Major", "Move", "Minor"),
+            (b.major, b.move, b.minor),
+            (eco.major, eco.move, eco.minor),
+            strict=True,
+        ):
+            rows.append(Boxes(label, full=granted, absent=max(banded, granted, 1) - granted))
         if eco.limit:
             rows.append(Detail("Limit", _limit_text(enc, s), Tone.WARN))
     if s.reaction_used and not eco.reaction:  # (a limit's line already says "no Reactions")
