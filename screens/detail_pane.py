@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual import events
+from textual.geometry import Size
 from textual.reactive import Reactive
 
 from facility_tui.model import ENEMIES, PCS, Encounter
@@ -24,6 +25,10 @@ from .text_pane import TextPane
 
 SIDE_LABEL = {PCS: "PC", ENEMIES: "Enemy"}
 WIDTH = 34  # what the column's text is laid out for before it has a size
+# Lines the pane always reserves: a few lines more or less (an injury's effects, a reminder)
+# then repaint those lines, where a new height would lay the whole screen out again (~4 ms at
+# 200 combatants). Its box scrolls; past the text it is blank.
+RESERVED = 48
 
 
 class DetailPane(TextPane):
@@ -38,6 +43,9 @@ class DetailPane(TextPane):
         super().__init__(id=id, classes=classes)
         # what the text was made from: combatant, encounter, width
         self._rendered: tuple[str | None, Encounter, int] | None = None
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return max(RESERVED, super().get_content_height(container, viewport, width))
 
     def on_resize(self, event: events.Resize) -> None:
         self.watch_selected()  # (a new width only: the same state renders again for it)

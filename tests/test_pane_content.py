@@ -143,10 +143,10 @@ def test_C2_reminders_of_a_bleeding_combatant_at_its_turn_start() -> None:
     (bleed,) = rules.reminders(s.encounter)
     assert bleed.text == "bleeds 1 (Serious injury, 4 more rounds) at the start of this turn"
     assert bleed.tone is Tone.BAD
-    s.execute("hit a 40 through")  # twice Health: dying, 1d6+1 rounds
-    assert any(
-        d.label == "Dying" and "unless stabilized" in d.text for d in rules.reminders(s.encounter)
-    )
+    s.execute("hit b 40 through dice=3")  # twice B's Health: dying, 1d6+1 = 4 rounds
+    assert s.encounter.current == "a"
+    dying = Detail("Dying", "B dies in 4 rounds unless stabilized", Tone.BAD)
+    assert dying in rules.reminders(s.encounter)  # (B's own turns pass by themselves)
 
 
 def test_C2_disadvantage_ending_this_turn_is_a_reminder() -> None:

@@ -24,6 +24,7 @@ from facility_tui.systems.r2297.engine import (
     active_on,
     begin_turn,
     count_idle_round,
+    death_countdown,
     describe,
     disadvantaged,
     dying,
@@ -413,22 +414,25 @@ class Rules2297(RuleSystem):
     def reminders(self, enc: Encounter) -> list[Detail]:
         """C2/A7/A9: what the acting combatant's turn started with, in words: the bleeding
         applied, a death countdown, Disadvantage ending this turn, a Grit check due, rest due
-        (its action limits are on its Actions pane and in the list)."""
+        (its action limits are on its Actions pane and in the list). The dying are named at every
+        turn: they cannot act, so their own turns pass by themselves."""
         cid = enc.current
         if cid is None or not enc.has(cid):
             return []
         c = enc.get(cid)
         s = sheet_of(c)
-        out: list[Detail] = []
-        out += [
+        out = [
             Detail("Bleeding", f"{text} at the start of this turn", Tone.BAD)
             for text in _bled(enc, c)
         ]
+        for other in enc.combatants:
+            countdown = death_countdown(sheet_of(other))
+            if countdown is not None and not sheet_of(other).dead:
+                left = f"{countdown.rounds} round{'s' if countdown.rounds != 1 else ''}"
+                who = "" if other.id == cid else f"{other.name} "
+                out.append(Detail("Dying", f"{who}dies in {left} unless stabilized", Tone.BAD))
         for e in s.effects:
-            if e.kind is EKind.DEATH:
-                left = f"{e.rounds} round{'s' if e.rounds != 1 else ''}"
-                out.append(Detail("Dying", f"dies in {left} unless stabilized", Tone.BAD))
-            elif e.kind is EKind.DISADV and active_on(e, s.turns) and _ends_this_turn(e, s.turns):
+            if e.kind is EKind.DISADV and active_on(e, s.turns) and _ends_this_turn(e, s.turns):
                 out.append(Detail("Disadvantage", "ends at the end of this turn", Tone.WARN))
         for p in s.pending_patches:
             if p.due_round <= enc.round:
