@@ -283,3 +283,49 @@ def test_bars_mark_their_thresholds_in_words_where_there_is_room() -> None:
     assert wide[1] == " " * 17 + "╵8 Mod    ╵16 Ser   ╵24 Crit  ╵32 Leth"
     narrow = [t.plain for t in bar_rows(health, 35)]
     assert narrow[1].split() == ["╵8", "╵16", "╵24", "╵32"]
+
+
+def test_F2_a_roll_waiting_for_its_salvage_shows_until_settled() -> None:
+    s = play(*PARTY, "start first=pc", "try ana sci d20=2")
+    assert said(panes(s, "ana")["Pending"], "Roll") == "failed roll: salvage?"
+    s.execute("salvage ana d20=19")
+    assert "Pending" not in panes(s, "ana")
+
+
+def _drawn(s: Session) -> None:
+    from facility_tui.screens.panes import pane_lines, reminder_lines
+
+    enc = s.encounter
+    rules = rules_for(enc.system)
+    assert reminder_lines("turn", rules.reminders(enc)) is not None
+    for c in enc.combatants:
+        for width in (20, 36, 57):
+            assert pane_lines(rules.panes(enc, c), width)
+
+
+def test_every_combatant_has_panes_at_every_step_of_the_demo_fights() -> None:
+    """The panes of every combatant, drawn at three widths, after each line of both demo fights
+    and a 2297 fight taken to death (dying, dead, unconscious, Exhausted)."""
+    from facility_tui.systems.facility.demo import DEMO_FACILITY, DEMO_FACILITY_FIGHT
+    from facility_tui.systems.r2297.demo import DEMO_2297
+
+    fights = [
+        (*DEMO_FACILITY, *DEMO_FACILITY_FIGHT, "wound containment-drone-1 9", "end"),
+        (
+            *DEMO_2297,
+            "start",
+            "hit boarder-1 70 through",
+            "fatigue sgt-blanc 31",
+            "hit boarder-2 12 through stun",
+            "next",
+            "next",
+            "next",
+            "fatigue boarder-3 99",
+            *["next"] * 24,
+        ),
+    ]
+    for lines in fights:
+        s = Session(evolve(blank(), seed=5))
+        for line in lines:
+            s.execute(line)
+            _drawn(s)
