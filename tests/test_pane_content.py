@@ -329,3 +329,12 @@ def test_every_combatant_has_panes_at_every_step_of_the_demo_fights() -> None:
         for line in lines:
             s.execute(line)
             _drawn(s)
+
+
+def test_F12_a_barricade_track_is_a_bar() -> None:
+    """A Barricade of [sum] 6 holds 60 wounds: a bar of 60, not sixty boxes."""
+    s = play(*PARTY, "add Dale side=pc job=tech parts=3 clearance=1", "start first=pc")
+    s.execute("tech dale barricade 1 name=Wall dice=6")
+    (wall,) = [c for c in s.encounter.combatants if c.name == "Wall"]
+    track = row(panes(s, wall.id)["Wounds"], "Track")
+    assert isinstance(track, Bar) and (track.value, track.maximum, track.text) == (0, 60, "0/60")

@@ -67,7 +67,9 @@ from facility_tui.systems.facility.state import (
     with_state,
 )
 from facility_tui.text import Detail, Tone
-from facility_tui.view import Boxes, Pane, Row
+from facility_tui.view import Bar, Boxes, Pane, Row
+
+MAX_BOXES = 20  # a longer simple track is drawn as a bar
 
 
 class FacilityRules(RuleSystem):
@@ -350,16 +352,13 @@ def _track_rows(s: FacilitySheet) -> list[Row]:
     rows: list[Row] = [Detail("Status", text, tone)]
     if simple(s):
         full = s.track_wounds >= s.track
-        word = " full" if full else ""
-        rows.append(
-            Boxes(
-                "Track",
-                min(s.track_wounds, s.track),
-                max(0, s.track - s.track_wounds),
-                text=f"{s.track_wounds}/{s.track}{word}",
-                tone=Tone.BAD if full else Tone.PLAIN,
-            )
-        )
+        text = f"{s.track_wounds}/{s.track}" + (" full" if full else "")
+        tone = Tone.BAD if full else Tone.PLAIN
+        if s.track > MAX_BOXES:  # a Barricade's [sum]×10 (F12): a bar, not a wall of boxes
+            rows.append(Bar("Track", s.track_wounds, s.track, text=text, tone=tone))
+        else:
+            filled = min(s.track_wounds, s.track)
+            rows.append(Boxes("Track", filled, s.track - filled, text=text, tone=tone))
         return rows
     ppe_imp = ppe_impaired(s)
     for key in STATS:
