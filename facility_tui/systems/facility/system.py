@@ -254,14 +254,7 @@ class FacilityRules(RuleSystem):
 
     def details(self, enc: Encounter, c: Combatant) -> list[Detail]:
         s = sheet_of(c)
-        out: list[Detail] = []
-        cond = condition(s)
-        status = cond.value.capitalize()
-        if cond in (Condition.IMPAIRED, Condition.INCAPACITATED, Condition.DEAD):
-            status += f" ({impaired_count(s)} Impaired)"
-        if s.overrule:
-            status += " — alive by alternate arrangements"
-        out.append(Detail("Status", status))
+        out = [Detail("Status", _status_text(s)[0])]
         if s.job:
             out.append(Detail("Job", s.job))
         if simple(s):
