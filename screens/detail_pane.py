@@ -1,25 +1,34 @@
-"""The detail pane: the selected combatant's sheet, as the rules describe it (``details``).
+"""The right column: the acting combatant's start-of-turn reminders, then the selected
+combatant's panes as its rules describe them (``RuleSystem.reminders``, ``panes``; drawn by
+``panes``).
 
 Its reactives ``encounter`` and ``selected`` follow the screen's. The screen sets ``selected``
 after every change of ``encounter`` (the list's cursor can follow the turn), so the pane renders
 on ``selected`` only: once per change, never for the combatant the turn just left. It renders when
-the combatant or the encounter is another than the ones it last rendered; the ``TextPane`` under it
-repaints only the lines that changed.
+the combatant or the encounter is another than the ones it last rendered, or its width changed
+(bars use the room); the ``TextPane`` under it repaints only the lines that changed.
 """
 
 from __future__ import annotations
 
 from rich.text import Text
+from textual import events
+from textual.geometry import Size
 from textual.reactive import Reactive
 
 from facility_tui.model import ENEMIES, PCS, Encounter
 from facility_tui.systems import rules_for
-from facility_tui.text import Tone, printable
+from facility_tui.text import printable
 
+from .panes import pane_lines, reminder_lines
 from .text_pane import TextPane
 
 SIDE_LABEL = {PCS: "PC", ENEMIES: "Enemy"}
-TONE_STYLE = {Tone.PLAIN: "", Tone.WARN: "yellow", Tone.BAD: "bold red"}
+WIDTH = 34  # what the column's text is laid out for before it has a size
+# Lines the pane always reserves: a few lines more or less (an injury's effects, a reminder)
+# then repaint those lines, where a new height would lay the whole screen out again (~4 ms at
+# 200 combatants). Its box scrolls; past the text it is blank.
+RESERVED = 48
 
 
 class DetailPane(TextPane):
@@ -32,29 +41,45 @@ class DetailPane(TextPane):
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
-        self._rendered: tuple[str | None, Encounter] | None = None  # what the text was made from
+        # what the text was made from: combatant, encounter, width
+        self._rendered: tuple[str | None, Encounter, int] | None = None
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return max(RESERVED, super().get_content_height(container, viewport, width))
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.watch_selected()  # (a new width only: the same state renders again for it)
 
     def watch_selected(self) -> None:
         enc, cid = self.encounter, self.selected
         if enc is None:
             return
-        if self._rendered is not None and self._rendered[0] == cid and self._rendered[1] is enc:
+        width = self.size.width or WIDTH
+        done = self._rendered
+        if done is not None and done[0] == cid and done[1] is enc and done[2] == width:
             return  # same combatant in the same encounter state: nothing to redraw
-        self._rendered = (cid, enc)
+        self._rendered = (cid, enc, width)
+        rules = rules_for(enc.system)
+        lines: list[Text] = []
+        if enc.current is not None:
+            title = f"{rules.slot_name(enc, enc.current)}'s turn"
+            lines += reminder_lines(title, rules.reminders(enc))
         if cid is None or not enc.has(cid):
-            self.update(Text("No combatants yet.\nPress a to add one.", style="dim"))
+            lines += [
+                Text("No combatants yet.", style="dim"),
+                Text("Press a to add one.", style="dim"),
+            ]
+            self.update(Text("\n").join(lines))
             return
         c = enc.get(cid)
-        rules = rules_for(enc.system)
-        lines = Text()
-        lines.append(f"{printable(c.name)}\n", style="bold")
-        # where the table has no Init column, the rules' details say what initiative means
+        # where the table has no Init column, the rules' panes say what initiative means
         init = f" · init {c.initiative}" if rules.show_initiative else ""
-        lines.append(f"{SIDE_LABEL.get(c.side, c.side)}{init}\n", style="dim")
-        for d in rules.details(enc, c):
-            lines.append(f"{d.label}: ", style="bold")
-            lines.append(printable(d.text), style=TONE_STYLE[d.tone])
-            lines.append("\n")
+        lines.append(
+            Text.assemble(
+                (printable(c.name), "bold"), (f" · {SIDE_LABEL.get(c.side, c.side)}{init}", "dim")
+            )
+        )
+        lines += pane_lines(rules.panes(enc, c), width)
         if c.notes:
-            lines.append(f"Note: {printable(c.notes)}\n", style="italic")
-        self.update(lines)
+            lines.append(Text(f"Note: {printable(c.notes)}", style="italic"))
+        self.update(Text("\n").join(lines))

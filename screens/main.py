@@ -2,12 +2,13 @@
 
 The screen holds the state (``encounter``, ``selected``, ``save_state``, ``path``, ``read_only``)
 and keeps the keys and their dispatch; each pane has reactives for the state it shows and renders
-itself from the core's values (``RuleSystem.summary`` / ``details`` / ``slot_name``) when they
+itself from the core's values (``RuleSystem.summary`` / ``panes`` / ``slot_name``) when they
 change:
 
 - ``StatusPane`` (``#status``): encounter, save_state, path, read_only;
 - ``OrderList`` (``#order``): encounter; its cursor is the selection;
-- ``DetailPane`` (``#detail``): encounter, selected;
+- ``DetailPane`` (``#detail``): encounter, selected (the acting combatant's reminders, then the
+  selected one's panes: ``RuleSystem.reminders`` / ``panes``);
 - ``LogPane`` (``#log``): encounter (its log).
 
 The screen's watchers hand each value to the panes that show it (``data_bind`` would do the
@@ -62,7 +63,10 @@ QUICK_BINDINGS = {
 }
 SAVE_DELAY = 0.06  # s: a change is drawn first, then written (quit and round ends flush at once)
 FOLLOW_EVERY = 0.5  # s: how often a read-only view looks for its writer's autosaves
-WIDE = 110  # from this width the detail pane is always shown; below it, i toggles it
+# The right column's width and the log's height follow the screen's size (styles/app.tcss):
+NARROW_BELOW = 110  # columns: below, the panes' column is narrow (the list keeps the rest)
+ROOMY_FROM = 160  # columns: from here, a wider column (longer bars)
+TALL_FROM = 36  # rows: from here, a taller log
 
 
 class MainScreen(Screen[None]):
@@ -99,7 +103,7 @@ class MainScreen(Screen[None]):
         Binding("a", "add", "Add", priority=True, id="add"),
         Binding("x,delete", "remove", "Remove selected", show=False, priority=True, id="remove"),
         Binding("colon", "command", "Cmd", priority=True, id="command"),
-        Binding("i", "details", "Details pane", show=False, priority=True, id="details"),
+        Binding("i", "details", "Hide or show the panes", show=False, priority=True, id="details"),
         Binding("question_mark", "help", "Help", priority=True, id="help"),
         Binding("ctrl+n", "new", "New encounter", show=False, priority=True, id="new"),
         Binding("o", "open", "Open a save", show=False, priority=True, id="open"),
@@ -147,15 +151,18 @@ class MainScreen(Screen[None]):
         yield KeyBar(id="keys")
 
     def on_resize(self) -> None:
-        self.set_class((self.size.width or self.app.size.width) < WIDE, "-narrow")
+        width = self.size.width or self.app.size.width
+        self.set_class(width < NARROW_BELOW, "-narrow")
+        self.set_class(width >= ROOMY_FROM, "-roomy")
+        self.set_class((self.size.height or self.app.size.height) >= TALL_FROM, "-tall")
 
     def action_details(self) -> None:
-        self.toggle_class("-details")
+        """Hide the panes' column (the list takes the width), or show it again."""
+        self.toggle_class("-no-details")
 
     @on(InitiativeList.Selected)
     def _row_chosen(self) -> None:
-        if self.has_class("-narrow"):
-            self.action_details()
+        self.remove_class("-no-details")  # enter on a row: its panes are shown
 
     def on_mount(self) -> None:
         def saved(_path: Path, when: float) -> None:  # (on the autosaver's thread)
@@ -569,7 +576,7 @@ class MainScreen(Screen[None]):
             shown(b) for b in self.BINDINGS if isinstance(b, Binding) and b.id in ("down", "up")
         ]
         rows.append(
-            (f"{' / '.join(up_down)} / ↑ ↓", "Move the selection (enter shows details when narrow)")
+            (f"{' / '.join(up_down)} / ↑ ↓", "Move the selection (enter shows its panes if hidden)")
         )
         rows.append(
             (

@@ -39,13 +39,19 @@ def status(app: FacilityApp) -> str:
 
 
 async def test_narrow_or_wide_from_the_first_frame(tmp_path: Path) -> None:
-    for width, narrow in ((80, True), (120, False)):
+    """The panes' column is shown at every width: 38 columns at 80, 44 at 120, 60 at 200."""
+    for width, narrow, column in ((80, True, 38), (120, False, 44), (200, False, 60)):
         app = FacilityApp(save_dir=tmp_path, seed=1)
         async with app.run_test(size=(width, 30)) as pilot:
             main = screen(app)
             assert main.has_class("-narrow") is narrow
             await pilot.pause()
-            assert main.query_one("#detail-box").display is not narrow
+            box = main.query_one("#detail-box")
+            assert box.display and box.outer_size.width == column
+            await pilot.press("i")  # i hides it: the list takes the width
+            assert not box.display
+            await pilot.press("i")
+            assert box.display
 
 
 async def test_first_launch_opens_the_saved_demo(tmp_path: Path) -> None:

@@ -41,9 +41,9 @@ async def test_own_lines_are_the_styles_caches_lines(
     app = FacilityApp(save_dir=tmp_path, seed=1, demo=system)
     async with app.run_test(size=size) as pilot:
         await pilot.pause()
-        # status, list, detail (shown when wide), log and key bar finish their own lines
-        assert _assert_same_as_styles_cache(app) == (5 if size[0] >= 110 else 4)
-        await pilot.press("s", "n", "colon", *"roll 2d6", "enter", "i")  # a fight, the detail pane
+        # status, list, detail (shown at every width), log and key bar finish their own lines
+        assert _assert_same_as_styles_cache(app) == 5
+        await pilot.press("s", "n", "colon", *"roll 2d6", "enter")  # a fight
         await pilot.pause()
         assert _assert_same_as_styles_cache(app) == 5
         await pilot.press("colon")  # the command line has focus: the key bar lists its keys

@@ -1,4 +1,4 @@
-"""SVG snapshots of the main screens at 80×24 and 120×40 (update with --snapshot-update)."""
+"""SVG snapshots of the main screens at 80×24, 120×40 and 200×50 (update with --snapshot-update)."""
 
 from __future__ import annotations
 
@@ -74,3 +74,49 @@ def test_player_view(snap_compare, tmp_path: Path, size: tuple[int, int]) -> Non
     ws.open_read_only(tmp_path / "deck.toml")
     app = WatchApp(ws, clock=lambda: "12:00:00")
     assert snap_compare(app, terminal_size=size)
+
+
+SIZES = [(80, 24), (120, 40), (200, 50)]
+
+
+def lines_run(*lines: str):  # type: ignore[no-untyped-def]
+    """A ``run_before`` that runs command lines on the main screen (faster than typing them)."""
+
+    async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
+        from facility_tui.screens.main import MainScreen
+
+        await pilot.pause()
+        main = pilot.app.screen
+        assert isinstance(main, MainScreen)
+        for line in lines:
+            assert main.run_line(line), line
+        pilot.app.clear_toasts()
+        await pilot.pause()
+
+    return run_before
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_2297_panes_mid_round(snap_compare, app: FacilityApp, size: tuple[int, int]) -> None:
+    """Issue 15: Sgt. Blanc acting, Serious (one action in all, bleeding), Fatigued, a Major
+    spent; the panes' column beside the list at every size."""
+    run = lines_run("start", "hit sgt-blanc 18 through dice=2,3,5", "fatigue sgt-blanc 6", "major")
+    assert snap_compare(app, terminal_size=size, run_before=run)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_facility_panes_pending(
+    snap_compare, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, size: tuple[int, int]
+) -> None:
+    """Issue 15: wound tracks (Impaired, a scar), PPE marks and a pending ablate-or-suffer."""
+    monkeypatch.chdir(tmp_path)
+    app = FacilityApp(save_dir=Path("saves"), seed=1, clock=lambda: "12:00:00", demo="facility")
+    run = lines_run(
+        "start first=pc",
+        "sheet anne nor_scars=1",
+        "wound anne 2 phy",
+        "harm anne 1 contaminants d20=1",
+        "ablate anne latex",
+        "harm anne 1 anomalies d20=1",
+    )
+    assert snap_compare(app, terminal_size=size, run_before=run)

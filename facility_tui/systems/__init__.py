@@ -17,7 +17,8 @@ from attrs import frozen
 
 from facility_tui.grammar import quote
 from facility_tui.model import Combatant, Encounter, Phase, Sheet
-from facility_tui.text import Detail
+from facility_tui.text import Detail, Tone
+from facility_tui.view import Pane
 
 if TYPE_CHECKING:
     from facility_tui.call import Call, Spec
@@ -167,6 +168,18 @@ class RuleSystem:
         """Labelled lines for the selected combatant's detail pane (action economy, injuries,
         fatigue, wound tracks...): plain text with a tone; the screens choose the look."""
         return []
+
+    def panes(self, enc: Encounter, c: Combatant) -> list[Pane]:
+        """The panes of the selected combatant's column (action economy, injury, wound
+        tracks...), as plain values the rules computed; the screens draw them. By default one
+        pane of its ``details``."""
+        lines = self.details(enc, c)
+        return [Pane("Details", tuple(lines))] if lines else []
+
+    def reminders(self, enc: Encounter) -> list[Detail]:
+        """What the GM must not miss now, in words (bleeding applied, a death countdown, a
+        check that is due, a choice still open): shown at the top of the column."""
+        return [Detail("Open", line, Tone.WARN) for line in self.open_choices(enc)]
 
 
 _PACKAGES = {  # the one table of the built-in rule systems: id -> its package (INFO, load())

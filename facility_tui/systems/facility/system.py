@@ -32,6 +32,7 @@ from facility_tui.systems.facility.core import (
     can_act,
     capacity,
     condition,
+    covering,
     has_expertise,
     impaired,
     impaired_count,
@@ -66,6 +67,9 @@ from facility_tui.systems.facility.state import (
     with_state,
 )
 from facility_tui.text import Detail, Tone
+from facility_tui.view import Bar, Boxes, Pane, Row
+
+MAX_BOXES = 20  # a longer simple track is drawn as a bar
 
 
 class FacilityRules(RuleSystem):
@@ -250,14 +254,7 @@ class FacilityRules(RuleSystem):
 
     def details(self, enc: Encounter, c: Combatant) -> list[Detail]:
         s = sheet_of(c)
-        out: list[Detail] = []
-        cond = condition(s)
-        status = cond.value.capitalize()
-        if cond in (Condition.IMPAIRED, Condition.INCAPACITATED, Condition.DEAD):
-            status += f" ({impaired_count(s)} Impaired)"
-        if s.overrule:
-            status += " — alive by alternate arrangements"
-        out.append(Detail("Status", status))
+        out = [Detail("Status", _status_text(s)[0])]
         if s.job:
             out.append(Detail("Job", s.job))
         if simple(s):
@@ -308,3 +305,129 @@ class FacilityRules(RuleSystem):
         if h is not None:
             out.append(Detail("Pending", f"{h.wounds} {h.hazard} wounds: ablate or suffer"))
         return out
+
+    def panes(self, enc: Encounter, c: Combatant) -> list[Pane]:
+        """F4 wound tracks, F7 marks, F3/F6 saves and PPE with their marks, and the choices
+        still open (F5 ablate or suffer, F2/F8 a roll waiting for its Salvage)."""
+        s = sheet_of(c)
+        out = []
+        choices = _choice_rows(enc, c)
+        if choices:
+            out.append(Pane("Pending", tuple(choices)))
+        out.append(Pane("Wounds", tuple(_track_rows(s))))
+        if not s.is_object:
+            out.append(Pane("Marks", tuple(_mark_rows(enc, c))))
+            out.append(Pane("Saves and PPE", tuple(_save_rows(s))))
+        rest = [
+            d
+            for d in self.details(enc, c)
+            if d.label in ("Job", "Weapon", "Spare Parts", "Carries")
+        ]
+        if rest:
+            out.append(Pane("Sheet", tuple(rest)))
+        return out
+
+
+def _status_text(s: FacilitySheet) -> tuple[str, Tone]:
+    cond = condition(s)
+    text = cond.value.capitalize()
+    if cond in (Condition.IMPAIRED, Condition.INCAPACITATED, Condition.DEAD):
+        text += f" ({impaired_count(s)} Impaired)"
+    if s.overrule:
+        text += " — alive by alternate arrangements"
+    bad = cond not in (Condition.OK, Condition.IMPAIRED, Condition.STANDING)
+    return text, Tone.BAD if bad else (Tone.WARN if cond is Condition.IMPAIRED else Tone.PLAIN)
+
+
+def _track_rows(s: FacilitySheet) -> list[Row]:
+    """F4/F10: each track as boxes (wounds ■, room □, past capacity ▣), Impaired in words."""
+    text, tone = _status_text(s)
+    rows: list[Row] = [Detail("Status", text, tone)]
+    if simple(s):
+        full = s.track_wounds >= s.track
+        text = f"{s.track_wounds}/{s.track}" + (" full" if full else "")
+        tone = Tone.BAD if full else Tone.PLAIN
+        if s.track > MAX_BOXES:  # a Barricade's [sum]×10 (F12): a bar, not a wall of boxes
+            rows.append(Bar("Track", s.track_wounds, s.track, text=text, tone=tone))
+        else:
+            filled = min(s.track_wounds, s.track)
+            rows.append(Boxes("Track", filled, s.track - filled, text=text, tone=tone))
+        return rows
+    ppe_imp = ppe_impaired(s)
+    for key in STATS:
+        st = stat_of(s, key)
+        cap = max(0, capacity(st))
+        tags = [f"{st.wounds}/{capacity(st)}"]
+        if wound_impaired(st):
+            tags.append("Impaired")
+        elif key in ppe_imp:
+            tags.append("Impaired by PPE")
+        if st.scars:
+            tags.append(f"scar {st.scars}")
+        if has_expertise(st):
+            tags.append("Exp")
+        rows.append(
+            Boxes(
+                f"{STAT_NAMES[key][:3]} {signed(st.bonus)}",
+                min(st.wounds, cap),
+                max(0, cap - st.wounds),
+                over=max(0, st.wounds - cap),
+                text=" ".join(tags),
+                tone=Tone.BAD if wound_impaired(st) or key in ppe_imp else Tone.PLAIN,
+            )
+        )
+    return rows
+
+
+def _mark_rows(enc: Encounter, c: Combatant) -> list[Row]:
+    """F7: the two marks of a side turn (an attack, another action): left ■, spent □."""
+    s = sheet_of(c)
+    if not can_act(s):
+        return [Detail("Marks", "none: cannot act", Tone.BAD)]
+    return [
+        Boxes("Attack", empty=1) if s.attack_used else Boxes("Attack", full=1),
+        Boxes("Other", empty=1) if s.other_used else Boxes("Other", full=1),
+    ]
+
+
+def _save_rows(s: FacilitySheet) -> list[Row]:
+    """F3 saves with the PPE bonuses that still count; F6 each piece's marks of its rating."""
+    rows: list[Row] = [
+        Detail(
+            "Saves", " · ".join(f"{k[:4].capitalize()} {signed(save_value(s, k))}" for k in SAVES)
+        )
+    ]
+    for p in s.ppe:
+        item = p.item
+        used = min(p.marks, item.rating)
+        state = "exhausted" if not p.protects else f"{p.marks}/{item.rating} marks"
+        what = ", ".join(TAGS.get(h, h) for h in sorted(item.covers))
+        rows.append(
+            Boxes(
+                item.name,
+                used,
+                item.rating - used,
+                text=f"{state} ({what})",
+                tone=Tone.PLAIN if p.protects else Tone.BAD,
+            )
+        )
+    return rows
+
+
+def _choice_rows(enc: Encounter, c: Combatant) -> list[Row]:
+    """F5, F2/F8: what waits for the GM, with the commands that settle it."""
+    rows: list[Row] = []
+    waiting = pending_of(enc, c.id)
+    if waiting is not None:
+        rows.append(Detail("Roll", pending_text(waiting), Tone.WARN))
+    h = harm_of(enc, c.id)
+    if h is not None:
+        pieces = ", ".join(p.name for p in covering(sheet_of(c), h.hazard, h.tag)) or "none"
+        rows.append(
+            Detail(
+                "Harm",
+                f"{h.wounds} {h.hazard} wound(s): ablate {c.id} ({pieces}) or suffer {c.id}",
+                Tone.WARN,
+            )
+        )
+    return rows

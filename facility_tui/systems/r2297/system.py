@@ -20,8 +20,11 @@ from facility_tui.systems.r2297.commands.corrections import set_value
 from facility_tui.systems.r2297.demo import DEMO_2297
 from facility_tui.systems.r2297.engine import (
     Ctx,
+    Economy,
+    active_on,
     begin_turn,
     count_idle_round,
+    death_countdown,
     describe,
     disadvantaged,
     dying,
@@ -30,7 +33,10 @@ from facility_tui.systems.r2297.engine import (
     expire_pins_of_the_dead,
     incapacitated,
     init_locked,
+    limit_of,
     parse_awareness,
+    pool,
+    reaction_block,
     remove_effects,
     roll_initiative,
     sheet_of,
@@ -41,6 +47,7 @@ from facility_tui.systems.r2297.engine import (
 from facility_tui.systems.r2297.info import INFO
 from facility_tui.systems.r2297.rules import (
     AID_TN,
+    Level,
     Tired,
     band,
     fatigue_thresholds,
@@ -51,6 +58,7 @@ from facility_tui.systems.r2297.rules import (
 from facility_tui.systems.r2297.sheet import Awareness, Effect, EKind, Sheet2297
 from facility_tui.systems.r2297.weapons import parse_weapons
 from facility_tui.text import Detail, Tone
+from facility_tui.view import Bar, Boxes, Pane, Row
 
 if TYPE_CHECKING:
     from facility_tui.call import Call
@@ -350,49 +358,17 @@ class Rules2297(RuleSystem):
 
     def details(self, enc: Encounter, c: Combatant) -> list[Detail]:
         s = sheet_of(c)
-        init = shown_initiative(enc, c)
         eco = economy(enc, c)
-        pt, dr = layered(s.armor)
-        lines = [
-            Detail(
-                "Stats",
-                f"AG {s.ag}  CU {s.cu}  HLT {s.hlt}  STA {s.sta}  Edge {s.edge}  "
-                f"init {s.dice}d6{s.ag + s.cu:+d}",
-            ),
-            Detail(
-                "Initiative",
-                f"base {c.initiative}, effective {init} ({band(init).name})"
-                + (f", Refocus → {s.refocus} next round" if s.refocus >= 0 else "")
-                + (", Edge boost next round" if s.boost_pending else ""),
-            ),
-        ]
+        lines = _sheet_lines(enc, c)
         now = "left" if enc.current == c.id else "next turn"
         acts = f"Major {eco.major}  Move {eco.move}  Minor {eco.minor} ({now})"
         if eco.cap > 0:
             acts += " — one action in all"
         if eco.limit:
             acts += f" {eco.limit}"
-        lines.append(Detail("Actions", acts, Tone.WARN if eco.limit else Tone.PLAIN))
-        lines.append(Detail("Reaction", "available" if eco.reaction else eco.why_no_reaction))
-        if s.ext_name:
-            lines.append(Detail("Extended", f"{s.ext_name}: turn {s.ext_step} of {s.ext_total}"))
-        lines.append(
-            Detail(
-                "Armor",
-                ", ".join(a.text for a in s.armor) + f" → PT {pt} DR {dr}%" if s.armor else "none",
-            )
-        )
-        for w in s.weapons:
-            ammo = f", ammo {w.ammo}/{w.capacity}" if w.capacity else ""
-            lines.append(Detail("Weapon", f"{w.name} {w.damage} {'/'.join(w.modes)}{ammo}"))
-        lines.append(
-            Detail(
-                "Damage",
-                f"{s.damage} + stun {s.stun} = {s.total}/{s.hlt}"
-                + (" incapacitated" if incapacitated(s) else ""),
-                Tone.BAD if incapacitated(s) else Tone.PLAIN,
-            )
-        )
+        lines.insert(2, Detail("Actions", acts, Tone.WARN if eco.limit else Tone.PLAIN))
+        lines.insert(3, Detail("Reaction", "available" if eco.reaction else eco.why_no_reaction))
+        lines.append(_damage_line(s))
         hits = " · ".join(f"{d}+ {level.word}" for level, d in injury_thresholds(s.hlt))
         lines.append(Detail("A hit of", f"{hits}; down at {s.hlt}, dying at {2 * s.hlt}"))
         weary = tired(s)
@@ -404,43 +380,72 @@ class Rules2297(RuleSystem):
                 Tone.PLAIN if weary is Tired.FRESH else Tone.WARN,
             )
         )
-        for i in s.injuries:
-            marks = [
-                m for m, on in (("Edge", i.soaked), ("first aid", i.aided), ("GM", i.manual)) if on
-            ]
-            extra = f" ({', '.join(marks)})" if marks else ""
-            was = f", was {i.inflicted.word}" if i.inflicted is not i.level else ""
-            tn = f", first aid TN {AID_TN[i.level]}" if i.level.rank and not i.aided else ""
-            lines.append(
-                Detail(
-                    f"Injury {i.id}",
-                    f"{i.level.word} (round {i.round}, {i.damage} damage{was}){extra}{tn}",
-                )
-            )
-        conds = s.conditions()
-        if conds:
-            lines.append(Detail("Conditions", ", ".join(conds)))
-        for n, e in enumerate(s.effects, 1):  # numbered: set WHO rounds N effect=n
-            if e.kind is not EKind.COND:
-                lines.append(Detail(f"Effect {n}", f"{describe(e)} — {e.label}"))
-            elif e.rounds:
-                lines.append(Detail(f"Effect {n}", describe(e)))
-        for p in s.pending_patches:
-            lines.append(
-                Detail(
-                    f"Stim {p.id}",
-                    f"R{p.rating}: Grit TN {p.tn} due round {p.due_round}; failure {p.fatigue} "
-                    "fatigue, success half",
-                )
-            )
-        if s.recover_due:
-            lines.append(Detail("Rest", f"fatigue −{s.recover_due} due: recover {c.id}", Tone.WARN))
+        lines += _injury_lines(s)
+        lines += _effect_lines(s)
+        lines += _fatigue_lines(c)
         state = status(s)
         if state:
             lines.append(Detail("Status", state, Tone.BAD))
         if s.awareness is not Awareness.FULL:
             lines.append(Detail("Awareness", s.awareness.value))
         return lines
+
+    # -- the panes (A4 actions, A7/A8 injury, A9 fatigue) and the turn's reminders -----------
+
+    def panes(self, enc: Encounter, c: Combatant) -> list[Pane]:
+        s = sheet_of(c)
+        hits = " · ".join(f"{d}+ {level.word}" for level, d in injury_thresholds(s.hlt))
+        sheet = [*_sheet_lines(enc, c), Detail("Marks ╵", f"a hit of {hits}"), *_injury_lines(s)]
+        if s.awareness is not Awareness.FULL:
+            sheet.append(Detail("Awareness", s.awareness.value))
+        effects = _effect_lines(s, source=False)
+        state = status(s)
+        if state:
+            effects.insert(0, Detail("Status", state, Tone.BAD))
+        # the figures a turn needs first: a short column (80×24) shows these without scrolling
+        out = [
+            Pane(_actions_title(enc, c), tuple(_action_rows(enc, c))),
+            Pane("Injury", tuple(_injury_rows(s))),
+            Pane("Fatigue", tuple(_fatigue_rows(c))),
+        ]
+        if effects:
+            out.append(Pane("Effects", tuple(effects)))
+        out.append(Pane("Sheet", tuple(sheet)))
+        return out
+
+    def reminders(self, enc: Encounter) -> list[Detail]:
+        """C2/A7/A9: what the acting combatant's turn started with, in words: the bleeding
+        applied, a death countdown, Disadvantage ending this turn, a Grit check due, rest due
+        (its action limits are on its Actions pane and in the list). The dying are named at every
+        turn: they cannot act, so their own turns pass by themselves."""
+        cid = enc.current
+        if cid is None or not enc.has(cid):
+            return []
+        c = enc.get(cid)
+        s = sheet_of(c)
+        out = [
+            Detail("Bleeding", f"{text} at the start of this turn", Tone.BAD)
+            for text in _bled(enc, c)
+        ]
+        for other in enc.combatants:
+            countdown = death_countdown(sheet_of(other))
+            if countdown is not None and not sheet_of(other).dead:
+                left = f"{countdown.rounds} round{'s' if countdown.rounds != 1 else ''}"
+                who = "" if other.id == cid else f"{other.name} "
+                out.append(Detail("Dying", f"{who}dies in {left} unless stabilized", Tone.BAD))
+        for e in s.effects:
+            if e.kind is EKind.DISADV and active_on(e, s.turns) and _ends_this_turn(e, s.turns):
+                out.append(Detail("Disadvantage", "ends at the end of this turn", Tone.WARN))
+        for p in s.pending_patches:
+            if p.due_round <= enc.round:
+                out.append(
+                    Detail(
+                        "Grit check", f"due: grit {c.id} TOTAL patch={p.id} (TN {p.tn})", Tone.WARN
+                    )
+                )
+        if s.recover_due:
+            out.append(Detail("Rest", f"fatigue −{s.recover_due} due: recover {c.id}", Tone.WARN))
+        return out
 
 
 def status(s: Sheet2297) -> str:
@@ -453,3 +458,277 @@ def status(s: Sheet2297) -> str:
     if incapacitated(s):
         return "incapacitated"
     return ""
+
+
+# -- what the panes show: the rules' figures, in words (A4, A7, A8, A9) --------------------------
+
+
+def _sheet_lines(enc: Encounter, c: Combatant) -> list[Detail]:
+    """A1/A3/A6: stats, initiative, extended action, armor and weapons."""
+    s = sheet_of(c)
+    init = shown_initiative(enc, c)
+    pt, dr = layered(s.armor)
+    lines = [
+        Detail(
+            "Stats",
+            f"AG {s.ag}  CU {s.cu}  HLT {s.hlt}  STA {s.sta}  Edge {s.edge}  "
+            f"init {s.dice}d6{s.ag + s.cu:+d}",
+        ),
+        Detail(
+            "Initiative",
+            f"base {c.initiative}, effective {init} ({band(init).name})"
+            + (f", Refocus → {s.refocus} next round" if s.refocus >= 0 else "")
+            + (", Edge boost next round" if s.boost_pending else ""),
+        ),
+    ]
+    if s.ext_name:
+        lines.append(Detail("Extended", f"{s.ext_name}: turn {s.ext_step} of {s.ext_total}"))
+    lines.append(
+        Detail(
+            "Armor",
+            ", ".join(a.text for a in s.armor) + f" → PT {pt} DR {dr}%" if s.armor else "none",
+        )
+    )
+    for w in s.weapons:
+        ammo = f", ammo {w.ammo}/{w.capacity}" if w.capacity else ""
+        lines.append(Detail("Weapon", f"{w.name} {w.damage} {'/'.join(w.modes)}{ammo}"))
+    return lines
+
+
+SHORT = {Level.MODERATE: "Mod", Level.SERIOUS: "Ser", Level.CRITICAL: "Crit", Level.LETHAL: "Leth"}
+
+
+def _damage_line(s: Sheet2297, short: bool = False) -> Detail:
+    """A8: the totals (short: with where they bring a combatant down and dying)."""
+    down = incapacitated(s)
+    if short:
+        text = f"{s.total}/{s.hlt}" + (f" ({s.stun} stun)" if s.stun else "")
+        text += " incapacitated" if down else f", down {s.hlt}"
+        text += f", dying {2 * s.hlt}"
+    else:
+        text = f"{s.damage} + stun {s.stun} = {s.total}/{s.hlt}" + (
+            " incapacitated" if down else ""
+        )
+    return Detail("Damage", text, Tone.BAD if down else Tone.PLAIN)
+
+
+def _injury_lines(s: Sheet2297) -> list[Detail]:
+    """A7/A10: each injury, with what first aid would need."""
+    lines = []
+    for i in s.injuries:
+        marks = [
+            m for m, on in (("Edge", i.soaked), ("first aid", i.aided), ("GM", i.manual)) if on
+        ]
+        extra = f" ({', '.join(marks)})" if marks else ""
+        was = f", was {i.inflicted.word}" if i.inflicted is not i.level else ""
+        tn = f", first aid TN {AID_TN[i.level]}" if i.level.rank and not i.aided else ""
+        lines.append(
+            Detail(
+                f"Injury {i.id}",
+                f"{i.level.word} (round {i.round}, {i.damage} damage{was}){extra}{tn}",
+            )
+        )
+    return lines
+
+
+def _effect_lines(s: Sheet2297, *, source: bool = True) -> list[Detail]:
+    """C2/A11: conditions and timed effects, numbered as ``set WHO rounds N effect=n`` takes
+    (with what caused each, unless ``source`` is off: the injury pane says it)."""
+    lines = []
+    conds = s.conditions()
+    if conds:
+        lines.append(Detail("Conditions", ", ".join(conds)))
+    for n, e in enumerate(s.effects, 1):
+        if e.kind is not EKind.COND:
+            tone = Tone.BAD if e.kind in (EKind.BLEED, EKind.DEATH) else Tone.WARN
+            why = f" — {e.label}" if source else ""
+            lines.append(Detail(f"Effect {n}", f"{describe(e)}{why}", tone))
+        elif e.rounds:
+            lines.append(Detail(f"Effect {n}", describe(e)))
+    return lines
+
+
+def _fatigue_lines(c: Combatant) -> list[Detail]:
+    """A9: pending Grit checks of stim patches, and rest the GM is offered."""
+    s = sheet_of(c)
+    lines = [
+        Detail(
+            f"Stim {p.id}",
+            f"R{p.rating}: Grit TN {p.tn} due round {p.due_round}; failure {p.fatigue} "
+            "fatigue, success half",
+        )
+        for p in s.pending_patches
+    ]
+    if s.recover_due:
+        lines.append(Detail("Rest", f"fatigue −{s.recover_due} due: recover {c.id}", Tone.WARN))
+    return lines
+
+
+def _limit_text(enc: Encounter, s: Sheet2297) -> str:
+    """A4: the limit in force, as the GM reads it ("1 action in all (Serious injury)")."""
+    kind, reason = limit_of(enc, s)
+    if kind == "nothing":
+        return f"no actions ({reason})"
+    if kind == "minor":
+        return f"one Minor only ({reason})"
+    if kind == "one":
+        return f"1 action in all ({reason.removesuffix(' injury')})"
+    return reason[0].upper() + reason[1:] if reason else ""
+
+
+TURN_LOOKBACK = 200  # log lines searched back for this turn's start (a long turn shows less)
+
+
+def _bled(enc: Encounter, c: Combatant) -> list[str]:
+    """C2: the bleeding ticked at the start of the current turn, as the log recorded it
+    ("bleeds 3 (Critical injury)"), found among this turn's lines."""
+    said = f"{c.name} bleeds "
+    found = []
+    log = enc.log
+    for i in range(len(log) - 1, max(-1, len(log) - 1 - TURN_LOOKBACK), -1):
+        entry = log[i]
+        if entry.kind is Kind.TURN:
+            break
+        if entry.kind is Kind.EFFECT and entry.text.startswith(said):
+            found.append(entry.text[len(c.name) + 1 :])
+    return found[::-1]
+
+
+def _ends_this_turn(e: Effect, turn: int) -> bool:
+    """C2: a timed effect that expires at the end of turn ``turn``."""
+    if e.last:
+        return e.last <= turn
+    return e.rounds == 1 and (e.first == 0 or e.first <= turn) and e.counts_from <= turn
+
+
+def _left_text(eco: Economy, granted_minor: int, downgraded: bool) -> str:
+    """A4: what is left of the turn, in words."""
+    if eco.cap == 0:
+        return "nothing"
+    kinds = [k for k, n in (("Major", eco.major), ("Move", eco.move), ("Minor", eco.minor)) if n]
+    if eco.cap > 0:
+        also = ", or a Minor by downgrade" if not granted_minor and not downgraded and kinds else ""
+        return f"1 action: {' or '.join(kinds) or 'none'}{also}"
+    return f"Major {eco.major} · Move {eco.move} · Minor {eco.minor}"
+
+
+def _actions_title(enc: Encounter, c: Combatant) -> str:
+    """A4: the band of the turn it is in, or of its next turn."""
+    s = sheet_of(c)
+    init = s.turn_init if enc.current == c.id else shown_initiative(enc, c)
+    return f"Actions · {band(init).name} {init}"
+
+
+def _action_rows(enc: Encounter, c: Combatant) -> list[Row]:
+    """A4: this turn's Major / Move / Minor as boxes (left ■, spent □, not granted ·), the
+    Reaction, what the band grants and the limit takes away, and what is left. Out of its turn,
+    what its next turn will grant, said as such."""
+    s = sheet_of(c)
+    eco = economy(enc, c)
+    rows: list[Row] = []
+    if (
+        s.reaction_used
+        and not eco.reaction
+        and not reaction_block(enc, evolve(s, reaction_used=False))
+    ):
+        react = Boxes("React", empty=1)  # spent this round
+    else:
+        react = Boxes("React", full=1) if eco.reaction else Boxes("React", absent=1)
+    if enc.current == c.id:
+        b, major, move, minor, _, _, _ = pool(enc, s)
+        kinds = (
+            ("Major", b.major, major, s.spent_major, eco.major),
+            ("Move", b.move, move, s.spent_move, eco.move),
+            ("Minor", b.minor, minor, s.spent_minor, eco.minor),
+        )
+        for label, banded, granted, spent, left in kinds:
+            used = min(spent, granted)
+            total = max(banded, granted, left + used, 1)  # (none at all still shows a ·)
+            rows.append(Boxes(label, full=left, empty=used, absent=total - left - used))
+        rows.append(react)
+        if s.downgrade:
+            rows.append(Detail("Downgrade", s.downgrade.replace(">", " → ")))
+        if eco.limit:
+            rows.append(Detail("Limit", _limit_text(enc, s), Tone.WARN))
+        rows.append(
+            Detail(
+                "Left",
+                _left_text(eco, minor, bool(s.downgrade)),
+                Tone.WARN if eco.cap == 0 else Tone.PLAIN,
+            )
+        )
+    else:  # its next turn's allowance, as things stand, said to be that
+        if enc.phase is not Phase.ACTIVE:
+            when = "its first turn will grant"
+        elif c.id in enc.order[: enc.turn]:
+            when = "over; its next turn grants"
+        else:
+            when = "later this round; it grants"
+        rows += [react, Detail("Turn", when)]
+        b = eco.band
+        for label, banded, granted in zip(
+            ("Major", "Move", "Minor"),
+            (b.major, b.move, b.minor),
+            (eco.major, eco.move, eco.minor),
+            strict=True,
+        ):
+            rows.append(Boxes(label, full=granted, absent=max(banded, granted, 1) - granted))
+        if eco.limit:
+            rows.append(Detail("Limit", _limit_text(enc, s), Tone.WARN))
+    if s.reaction_used and not eco.reaction:  # (a limit's line already says "no Reactions")
+        rows.append(Detail("Reaction", "used this round"))
+    return rows
+
+
+def _injury_rows(s: Sheet2297) -> list[Row]:
+    """A7/A8: the Health bar with the one-hit thresholds marked, the totals, the level, and the
+    timed effects with the rounds they have left."""
+    marks = injury_thresholds(s.hlt)
+    level = s.level
+    tone = (
+        Tone.BAD
+        if level.rank >= Level.CRITICAL.rank or incapacitated(s)
+        else (Tone.WARN if level.rank else Tone.PLAIN)
+    )
+    worst = max(s.injuries, key=lambda i: i.level.rank, default=None)
+    shown = tuple((d, SHORT[lv]) for lv, d in marks)
+    rows: list[Row] = [
+        Bar(
+            "Health",
+            s.damage,
+            s.hlt,
+            shown,
+            f"{s.total}/{s.hlt}",
+            tone,
+            extra=s.stun,
+        ),
+        Detail(
+            "Level",
+            f"{level.word} (round {worst.round})" if worst and level.rank else "no injury",
+            tone,
+        ),
+        _damage_line(s, short=True),
+    ]
+    return rows
+
+
+def _fatigue_rows(c: Combatant) -> list[Row]:
+    """A9: the fatigue bar with the thresholds marked, the state in a word, pending checks."""
+    s = sheet_of(c)
+    weary = tired(s)
+    tone = {Tired.FRESH: Tone.PLAIN, Tired.FATIGUED: Tone.WARN}.get(weary, Tone.BAD)
+    state = weary.value.capitalize()
+    if weary is Tired.FATIGUED:
+        state += f" (loses a {s.fatigued_loses.capitalize()})"
+    return [
+        Bar(
+            "Fatigue",
+            s.fatigue,
+            2 * s.sta,
+            tuple((f, t.value[:3].capitalize()) for t, f in fatigue_thresholds(s.sta)),
+            f"{s.fatigue}/{s.sta}",
+            tone,
+        ),
+        Detail("State", state, tone),
+        *_fatigue_lines(c),
+    ]

@@ -1,0 +1,53 @@
+"""What the GM's panes show, as plain values: rows of boxes, bars with marks, labelled lines.
+
+No Textual or Rich here: a rule system fills these (``RuleSystem.panes``, ``reminders``) from the
+figures its rules compute, and the screens draw them (glyphs, colours). Every row carries its
+state in words too (``text``), so a colour-blind GM reads each one; the tone only adds colour.
+"""
+
+from __future__ import annotations
+
+from attrs import frozen
+
+from facility_tui.text import Detail, Tone
+
+
+@frozen
+class Boxes:
+    """A row of boxes: ``full`` ■ (an action left, a wound taken, a PPE mark), then ``empty`` □
+    (spent, room left), then ``absent`` · (not granted now), then ``over`` ▣ (past capacity)."""
+
+    label: str
+    full: int = 0
+    empty: int = 0
+    absent: int = 0
+    over: int = 0
+    text: str = ""  # the row's state in words ("1 left", "2/3 Impaired")
+    tone: Tone = Tone.PLAIN
+
+
+@frozen
+class Bar:
+    """A value out of a maximum, with marks at thresholds: ``marks`` are (value, short label).
+
+    ``extra`` is a second part drawn after ``value`` (stun after physical damage); the bar is
+    filled to ``value + extra``."""
+
+    label: str
+    value: int
+    maximum: int
+    marks: tuple[tuple[int, str], ...] = ()
+    text: str = ""
+    tone: Tone = Tone.PLAIN
+    extra: int = 0
+
+
+Row = Boxes | Bar | Detail
+
+
+@frozen
+class Pane:
+    """One titled pane of the selected combatant (Actions, Injury, Wound tracks...)."""
+
+    title: str
+    rows: tuple[Row, ...]
