@@ -319,7 +319,7 @@ class Rules2297(RuleSystem):
             "Injury": s.level.word if s.level.rank else "-",
             "Damage": f"{meter(s.total, s.hlt)} {dmg}",
             "Fatigue": f"{meter(s.fatigue, s.sta)} {s.fatigue}/{s.sta}",
-            "Band": band(init).name,
+            "Band": f"{band(init).name} {init}",
             "Effects": clipped(", ".join(shown_effects) or "-", EFFECTS_WIDTH),
             "Ma/Mo/Mi R": eco.compact,
             "Dmg": dmg,
