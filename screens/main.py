@@ -106,6 +106,23 @@ class MainScreen(Screen[None]):
         Binding("j", "cursor(1)", "Down", show=False, priority=True, id="down"),
         Binding("k", "cursor(-1)", "Up", show=False, priority=True, id="up"),
         Binding("q", "quit", "Quit", priority=True, id="quit"),
+        Binding("l", "log_size", "Log: full height / back", show=False, priority=True, id="log"),
+        Binding(
+            "e",
+            "log_kind",
+            "Log: rolls, harm, turns, overrides, all",
+            show=False,
+            priority=True,
+            id="log_kind",
+        ),
+        Binding(
+            "c",
+            "log_who",
+            "Log: the selected combatant's lines / all",
+            show=False,
+            priority=True,
+            id="log_who",
+        ),
         *QUICK_BINDINGS.values(),
     ]
 
@@ -148,6 +165,19 @@ class MainScreen(Screen[None]):
 
     def action_details(self) -> None:
         self.toggle_class("-details")
+
+    # -- the log's view (no command: nothing in the fight changes) ---------------------------
+
+    def action_log_size(self) -> None:
+        self.toggle_class("-log-full")
+
+    def action_log_kind(self) -> None:
+        self._log.cycle_kind()
+
+    def action_log_who(self) -> None:
+        cid = self._selected_id()
+        enc = self.ws.encounter
+        self._log.toggle_who(enc.get(cid).name if cid and enc.has(cid) else "")
 
     @on(InitiativeList.Selected)
     def _row_chosen(self) -> None:
@@ -557,5 +587,6 @@ class MainScreen(Screen[None]):
             (shown(QUICK_BINDINGS[k.key]), f"{k.label}: {k.help}" if k.help else k.label)
             for k in info(self.ws.encounter.system).quick_keys
         ]
-        rows.append(("", "Names in cyan are PCs and allies, in red enemies"))
+        rows.append(("", "Side PC: PCs and allies (names in cyan), EN: enemies (in red)"))
+        rows.append(("", "▶ whose turn it is, › who acts next; # the number to type (#3)"))
         return rows
