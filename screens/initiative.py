@@ -82,9 +82,9 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
     """Rows of cells under a fixed header line, with a row cursor.
 
     One column (``flex``, by header text) shrinks when the widget is too narrow for every column's
-    content (its cells cut in the middle); the others are as wide as their widest cell. When
-    that is not enough, the last columns are left out, down to the first ``keep`` (so list the
-    columns in the order they matter).
+    content (its cells cut in the middle); the others are as wide as their widest cell. Before
+    it shrinks, the last columns are left out, down to the first ``keep`` (so list the columns
+    in the order they matter).
     """
 
     # Priority bindings: run as the app reads the key, in order with the screen's keys (which
@@ -326,10 +326,10 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
         smallest = min(MIN_FLEX, natural[j]) if j >= 0 else 0
 
         def need(shown: int, gap: int) -> int:
-            """Cells taken by the first ``shown`` columns, the flex one at its smallest."""
-            used = PAD + sum(natural[:shown]) + gap * shown
-            return used - (natural[j] - smallest if 0 <= j < shown else 0)
+            return PAD + sum(natural[:shown]) + gap * shown
 
+        # Whole names before more columns: the columns past ``keep`` go first, from the last;
+        # only then does the flex column shrink (to ``MIN_FLEX`` at least).
         shown, gap = len(natural), GAPS[0]
         if need(shown, gap) > room:
             gap = GAPS[1]

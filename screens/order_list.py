@@ -90,7 +90,7 @@ class OrderList(InitiativeList):
         columns = list(BASE_COLUMNS)
         if rules.show_initiative:
             columns.append("Init")
-        self.keep = len(columns) + min(2, len(rules.columns))  # (the essentials: see columns)
+        self.keep = len(columns) + min(3, len(rules.columns))  # (the essentials: see columns)
         columns += rules.columns
         listing = listed(enc)
         # What a row's cells are made of besides the combatant itself: ``summary(enc, c)`` reads
