@@ -59,6 +59,8 @@ def naming(name: str) -> Callable[[LogEntry], bool]:
 def entry_text(e: LogEntry) -> Text:
     """A log entry as shown: plain text, never markup; control characters from an old save are
     shown escaped."""
+    if e.round < 0:  # a note of the pane's own (an empty filter), not an entry of the fight
+        return Text(e.text, style="italic")
     return Text(f"[{e.round}] {printable(e.text)}", style=KIND_STYLE.get(e.kind, ""))
 
 
@@ -97,6 +99,7 @@ class LogPane(OwnLines, ScrollView):
         self._keeps: Callable[[LogEntry], bool] | None = None
         self._kept_from: Sequence[LogEntry] = ()  # the log ``_kept`` was filtered from
         self._kept: list[LogEntry] = []
+        self._none = (LogEntry(-1, "(no such lines yet)"),)  # an empty filter's view
         self.border_title = "Log"
 
     # -- public API ---------------------------------------------------------------------------
@@ -153,7 +156,7 @@ class LogPane(OwnLines, ScrollView):
         else:
             self._kept = [e for e in log if keeps(e)]
         self._kept_from = log
-        return self._kept
+        return self._kept or self._none
 
     def show(self, log: Sequence[LogEntry]) -> None:
         """Show the tail of this log; repaint only the lines that changed."""

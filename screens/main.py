@@ -152,7 +152,8 @@ class MainScreen(Screen[None]):
         # every widget again before the first frame.
         self.on_resize()
         yield self._status
-        with Horizontal(id="body"):
+        with Horizontal(id="body") as body:
+            body.border_subtitle = "Log"
             yield self._list
             with VerticalScroll(id="detail-box"):
                 yield self._detail
@@ -172,12 +173,16 @@ class MainScreen(Screen[None]):
         self.toggle_class("-log-full")
 
     def action_log_kind(self) -> None:
-        self._log.cycle_kind()
+        self._log_title(self._log.cycle_kind())
 
     def action_log_who(self) -> None:
         cid = self._selected_id()
         enc = self.ws.encounter
-        self._log.toggle_who(enc.get(cid).name if cid and enc.has(cid) else "")
+        self._log_title(self._log.toggle_who(enc.get(cid).name if cid and enc.has(cid) else ""))
+
+    def _log_title(self, title: str) -> None:
+        """The log's title (its filter) on the rule above it: the list's bottom border."""
+        self.query_one("#body").border_subtitle = title
 
     @on(InitiativeList.Selected)
     def _row_chosen(self) -> None:

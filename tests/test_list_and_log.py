@@ -176,6 +176,7 @@ async def test_log_keys_bare_twice_and_in_a_burst(tmp_path: Path) -> None:
         await pilot.press("e")  # rolls only
         await pilot.pause()
         assert log.border_title.startswith("Log: rolls")
+        assert str(main.query_one("#body").border_subtitle).startswith("Log: rolls")  # shown
         shown = [line for line in log_lines(app) if line]
         assert shown and all(":" in line and ("d6" in line or "d10" in line) for line in shown)
         assert shown[-1] == f"[{enc.round}] " + [e for e in enc.log if e.kind == "roll"][-1].text
@@ -213,6 +214,12 @@ async def test_a_log_filter_keeps_up_as_the_log_grows_and_shrinks(tmp_path: Path
         await pilot.press("u")
         await settle(pilot)
         assert not any("Roll: 1d4" in line for line in log_lines(app))
+        await pilot.press("e", "e", "e")  # GM overrides: none yet
+        await pilot.pause()
+        assert [line for line in log_lines(app) if line] == ["(no such lines yet)"]
+        main_of(app).run_line("init mid 14")
+        await settle(pilot)
+        assert [line for line in log_lines(app) if line][-1].startswith("[1] Mid initiative")
 
 
 async def test_toasts_stay_clear_of_the_log(tmp_path: Path) -> None:
