@@ -36,6 +36,7 @@ Row = tuple[str, list[Cell]]
 PAD = 1  # blank cells before the first column
 GAPS = (2, 1)  # blank cells after each column: 2 when every column fits so, else 1
 MIN_FLEX = 10  # the flexible column never shrinks below this (names stay readable)
+MIN_TAIL = 8  # the last column is shown cut to the room left, when at least this much is
 
 
 def middle_cut(text: str, width: int) -> str:
@@ -84,7 +85,7 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
     One column (``flex``, by header text) shrinks when the widget is too narrow for every column's
     content (its cells cut in the middle); the others are as wide as their widest cell. Before
     it shrinks, the last columns are left out, down to the first ``keep`` (so list the columns
-    in the order they matter).
+    in the order they matter); the last one is shown cut short where its whole would not fit.
     """
 
     # Priority bindings: run as the app reads the key, in order with the screen's keys (which
@@ -336,6 +337,10 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
             while shown > self.keep and need(shown, gap) > room:
                 shown -= 1
         widths = [*natural[:shown], *[0] * (len(natural) - shown)]
+        spare = room - need(shown, gap) - gap
+        if shown < len(natural) and shown == len(natural) - 1 and spare >= MIN_TAIL:
+            widths[-1] = spare  # the last column takes the room left, cut (effects, notes...)
+            shown += 1
         over = PAD + sum(widths) + gap * shown - room
         if j >= 0 and over > 0:
             widths[j] = max(smallest, widths[j] - over)

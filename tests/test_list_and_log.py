@@ -154,7 +154,7 @@ async def test_at_200_columns_names_are_whole_and_more_is_shown(tmp_path: Path) 
         long = "Containment Drone With A Long Name 12"
         await fresh(app, pilot, *FIGHT, f"add {long} init=4", "start")
         assert long in "\n".join(list_lines(app))
-        assert list_lines(app)[0].split()[-3:] == ["Fatigue", "Band", "Effects"]
+        assert list_lines(app)[0].split()[-3:] == ["Damage", "Fatigue", "Effects"]
 
 
 async def test_log_keys_bare_twice_and_in_a_burst(tmp_path: Path) -> None:

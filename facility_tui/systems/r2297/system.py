@@ -299,7 +299,8 @@ class Rules2297(RuleSystem):
 
     # In the order the list drops them when narrow: the last go first (Init, Actions and Injury
     # fit beside the detail column at 80 wide).
-    columns = ("Init", "Actions", "Injury", "Damage", "Fatigue", "Band", "Effects")
+    # (The band is in the detail pane and ``Band``: Init and Actions tell it here.)
+    columns = ("Init", "Actions", "Injury", "Damage", "Fatigue", "Effects")
     show_initiative = False  # the Init column shows it
 
     def summary(self, enc: Encounter, c: Combatant) -> dict[str, Any]:
@@ -456,7 +457,7 @@ class Rules2297(RuleSystem):
 # colour alone, as narrow as the cell's other values (the list keeps it at 80 columns).
 OUT_WORDS = {"dead": "dead", "dying": "dying", "unconscious": "uncons."}
 METER = 6  # cells of the list's Damage and Fatigue bars
-EFFECTS_WIDTH = 28
+EFFECTS_WIDTH = 100  # (the list cuts the Effects cell to the room it has)
 
 
 def meter(value: int, top: int) -> str:
