@@ -382,6 +382,8 @@ def test_F10_full_simple_track_is_out_then_gm_marks_the_fate() -> None:
     assert summary["Status"] == "out" and summary["Wounds"] == "12/12"
     run(s, "fate grunt surrendered")
     assert condition(sheet(s, "grunt")) is Condition.SURRENDERED
+    summary = rules_for("facility").summary(s.encounter, s.encounter.get("grunt"))
+    assert summary["Status"] == "out: surrendered"  # who is out, and why, in words
     refused(s, "fate grunt sleepy", "fate takes")
 
 

@@ -235,3 +235,24 @@ async def test_toasts_stay_clear_of_the_log(tmp_path: Path) -> None:
         log = main_of(app).query_one(LogPane).region
         for toast in toasts:
             assert not toast.region.overlaps(log), (toast.region, log)
+
+
+async def test_the_palette_names_combatants_by_number_and_side(tmp_path: Path) -> None:
+    from textual.command import CommandPalette
+
+    from facility_tui.screens.palette import FacilityCommands
+    from tests.test_config import choose
+
+    app = FacilityApp(save_dir=tmp_path, seed=1)
+    async with app.run_test(size=(100, 30), notifications=True) as pilot:
+        await fresh(app, pilot, *FIGHT, "start")
+        provider = FacilityCommands(app.screen)
+        entries = [(text, help) for text, help, _ in provider._entries()][:3]
+        assert entries == [
+            ("#2 Fast", "Enemy · select it"),
+            ("#3 Mid", "Enemy · select it"),
+            ("#1 Slow", "PC · select it"),
+        ]
+        await choose(pilot, "#3")
+        assert not isinstance(app.screen, CommandPalette)
+        assert main_of(app).table.cursor_key == "mid"
