@@ -238,9 +238,9 @@ async def test_toasts_stay_clear_of_the_log(tmp_path: Path) -> None:
 
 
 async def test_the_palette_names_combatants_by_number_and_side(tmp_path: Path) -> None:
+    from facility_tui.screens.palette import FacilityCommands
     from textual.command import CommandPalette
 
-    from facility_tui.screens.palette import FacilityCommands
     from tests.test_config import choose
 
     app = FacilityApp(save_dir=tmp_path, seed=1)
