@@ -52,12 +52,16 @@ def row_cells(rules: RuleSystem, enc: Encounter, c: Combatant, i: int, mark: str
     return cells
 
 
-def turn_mark(enc: Encounter, c: Combatant) -> str:
-    slot = enc.current
-    if slot is not None and slot in (c.id, c.side):
-        return ACTING
-    slot = enc.upcoming
-    return NEXT if slot is not None and slot in (c.id, c.side) else " "
+def turn_marks(enc: Encounter, listing: list[Combatant]) -> list[str]:
+    """Each row's turn mark. A slot is a combatant's id, or a side (Facility) when no combatant
+    has that id."""
+    ids = {c.id for c in listing}
+
+    def holds(slot: str | None, c: Combatant) -> bool:
+        return slot is not None and (slot == c.id or (slot == c.side and slot not in ids))
+
+    current, upcoming = enc.current, enc.upcoming
+    return [ACTING if holds(current, c) else NEXT if holds(upcoming, c) else " " for c in listing]
 
 
 class OrderList(InitiativeList):
@@ -107,7 +111,7 @@ class OrderList(InitiativeList):
             enc.numbered,
             len(columns),
         )
-        acting = [turn_mark(enc, c) for c in listing]
+        acting = turn_marks(enc, listing)
         ids = [c.id for c in listing]
         last = self.listing
         self.listing = (shared, ids, listing, acting)
