@@ -244,15 +244,22 @@ class Call:
 
 
 def resolve(enc: Encounter, ref: str, listed: Callable[[Encounter], list[Combatant]]) -> Combatant:
-    """Find a combatant by id, name, unique prefix of either or of a name's word, or number in
-    the list as ``listed`` orders it (``2`` / ``#2``)."""
+    """Find a combatant by id, name, unique prefix of either or of a name's word, or number
+    (``#3`` or ``3``): its handle, the number it was given when added, which stays its own as
+    the order changes. In a save from before handles (``Encounter.numbered``), the number is a
+    place in the list as ``listed`` orders it, as it was then, so old lines replay alike."""
     text = ref.strip().lower()
     if not text:
         raise CommandError("name a combatant")
     number = text.removeprefix("#")
     if number.isascii() and number.isdigit():
+        i = int(number[-6:]) if len(number) <= 6 else 10**6  # (a huge number: none has it)
+        if enc.numbered:
+            for c in enc.combatants:
+                if c.handle == i and i > 0:
+                    return c
+            raise CommandError(f"no combatant #{i}: the list's # column gives each one's number")
         ordered = listed(enc)
-        i = int(number[-6:]) if len(number) <= 6 else 10**6  # (a huge number: past the list)
         if 1 <= i <= len(ordered):
             return ordered[i - 1]
         raise CommandError(f"no combatant #{i}: the list has {len(ordered)}")

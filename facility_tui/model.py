@@ -63,6 +63,9 @@ class Combatant:
     hidden: bool = field(default=False, metadata={"omit_default": True})  # from players (`hide`)
     notes_hidden: bool = field(default=False, metadata={"omit_default": True})
     sheet: Any = field(factory=Sheet)
+    # Its number in the list's ``#`` column, given when it is added and never reused in its
+    # encounter (``#3`` stays the same combatant as the order changes); 0: none (a hand edit).
+    handle: int = 0
 
 
 PCS = "pcs"
@@ -83,6 +86,15 @@ class Encounter:
     log: tuple[LogEntry, ...] = ()
     state: Any = field(factory=Sheet)  # encounter-wide data of the rule system
     table_dice: TableDice = field(default=TableDice.APP, metadata={"omit_default": True})
+    # The last handle given (``Combatant.handle``). -1, the value of a save written before
+    # handles, keeps that encounter as it was: ``#N`` is the N-th in the list, so its history
+    # replays as typed, through ``new`` too (which keeps it). A fresh save starts at 0.
+    handles: int = field(default=-1, metadata={"omit_default": True})
+
+    @property
+    def numbered(self) -> bool:
+        """Whether ``#N`` names a combatant's handle (else: its place in the list)."""
+        return self.handles >= 0
 
     # -- lookups ------------------------------------------------------------------------------
 

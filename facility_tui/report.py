@@ -56,6 +56,7 @@ def render_text(enc: Encounter, log_lines: int = 10) -> str:
     out = [f"{enc.name} [{rules.title}]", status_line(enc), ""]
     for i, c in enumerate(listed(enc), 1):
         mark = ">" if c.id == enc.current else " "
+        i = c.handle if enc.numbered else i  # its number, as the list's # column shows it
         summary = rules.summary(enc, c)
         extra = "  ".join(f"{k}={summary[k]}" for k in rules.columns if k in summary)
         line = f"{mark}{i:>2} {c.name:<24} {c.side:<8} init {c.initiative:>3}  {extra}"

@@ -1831,7 +1831,7 @@ def in_use(path: Path) -> bool:
 
 
 def blank() -> Encounter:
-    return Encounter("Untitled", DEFAULT, state=rules_for(DEFAULT).new_state())
+    return Encounter("Untitled", DEFAULT, state=rules_for(DEFAULT).new_state(), handles=0)
 
 
 def fresh_session() -> Session:

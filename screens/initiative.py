@@ -33,8 +33,18 @@ from .own_lines import OwnLines, blank_line
 Cell = Text | str
 Row = tuple[str, list[Cell]]
 
-PAD = 1  # blank cells either side of every column
-MIN_FLEX = 12  # the flexible column never shrinks below this (names stay readable)
+PAD = 1  # blank cells before the first column
+GAPS = (2, 1)  # blank cells after each column: 2 when every column fits so, else 1
+MIN_FLEX = 10  # the flexible column never shrinks below this (names stay readable)
+MIN_TAIL = 8  # the last column is shown cut to the room left, when at least this much is
+
+
+def middle_cut(text: str, width: int) -> str:
+    """A name cut in the middle, so the number that tells "Drone 1" from "Drone 2" stays."""
+    if cell_len(text) <= width or width < 4:
+        return text[:width]
+    tail = width // 3
+    return f"{text[: width - tail - 1]}…{text[-tail:]}"
 
 
 def _length(cell: Cell) -> int:
@@ -73,7 +83,9 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
     """Rows of cells under a fixed header line, with a row cursor.
 
     One column (``flex``, by header text) shrinks when the widget is too narrow for every column's
-    content; the others are as wide as their widest cell.
+    content (its cells cut in the middle); the others are as wide as their widest cell. Before
+    it shrinks, the last columns are left out, down to the first ``keep`` (so list the columns
+    in the order they matter); the last one is shown cut short where its whole would not fit.
     """
 
     # Priority bindings: run as the app reads the key, in order with the screen's keys (which
@@ -147,6 +159,8 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
         self._index: dict[str, int] = {}  # row key -> row index
         self._natural: list[int] = []  # each column's content width
         self._widths: tuple[int, ...] = ()  # each column's shown width (the flex one may shrink)
+        self._gap = GAPS[0]
+        self.keep = 1  # columns never left out however narrow the list
         self._cursor = 0
         # One strip per row key, with the state it was drawn in (cursor, stripe, widths, styles).
         self._strips: dict[str, tuple[tuple[object, ...], Strip]] = {}
@@ -208,7 +222,7 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
         if old_key is not None and old_key in self._index:
             self._cursor = self._index[old_key]
         self._cursor = max(0, min(self._cursor, len(new_rows) - 1))
-        if reshaped or self._layout_widths() != self._widths:
+        if reshaped or self._layout() != (self._widths, self._gap):
             self._relayout()
             return
         if len(new_rows) != old_count:
@@ -234,7 +248,7 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
         _widen(natural, cells)
         if natural != self._natural:
             self._natural = natural
-            if self._layout_widths() != self._widths:
+            if self._layout() != (self._widths, self._gap):
                 self._relayout()
                 return
         self._refresh_row(i)
@@ -303,18 +317,37 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
 
     # -- layout -------------------------------------------------------------------------------
 
-    def _layout_widths(self) -> tuple[int, ...]:
-        widths = list(self._natural)
-        if self.flex in self.columns and widths:
-            j = self.columns.index(self.flex)
-            room = self.scrollable_content_region.width
-            total = sum(widths) + 2 * PAD * len(widths)
-            if room and total > room:
-                widths[j] = max(min(MIN_FLEX, widths[j]), widths[j] - (total - room))
-        return tuple(widths)
+    def _layout(self) -> tuple[tuple[int, ...], int]:
+        """Each column's width (0: left out) at the list's width, and the gap after each."""
+        natural = self._natural
+        room = self.scrollable_content_region.width
+        j = self.columns.index(self.flex) if self.flex in self.columns else -1
+        if not natural or not room:
+            return tuple(natural), GAPS[0]
+        smallest = min(MIN_FLEX, natural[j]) if j >= 0 else 0
+
+        def need(shown: int, gap: int) -> int:
+            return PAD + sum(natural[:shown]) + gap * shown
+
+        # Whole names before more columns: the columns past ``keep`` go first, from the last;
+        # only then does the flex column shrink (to ``MIN_FLEX`` at least).
+        shown, gap = len(natural), GAPS[0]
+        if need(shown, gap) > room:
+            gap = GAPS[1]
+            while shown > self.keep and need(shown, gap) > room:
+                shown -= 1
+        widths = [*natural[:shown], *[0] * (len(natural) - shown)]
+        spare = room - need(shown, gap) - gap
+        if shown < len(natural) and shown == len(natural) - 1 and spare >= MIN_TAIL:
+            widths[-1] = spare  # the last column takes the room left, cut (effects, notes...)
+            shown += 1
+        over = PAD + sum(widths) + gap * shown - room
+        if j >= 0 and over > 0:
+            widths[j] = max(smallest, widths[j] - over)
+        return tuple(widths), gap
 
     def _relayout(self) -> None:
-        self._widths = self._layout_widths()
+        self._widths, self._gap = self._layout()
         self._strips.clear()
         self._header = None
         self._set_virtual_size()
@@ -324,12 +357,13 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
     def _set_virtual_size(self) -> None:
         # Rows narrower than the list are padded to its width anyway; counting them as that wide
         # keeps a column growing inside it (a longer status) from costing a layout pass.
-        width = sum(self._widths) + 2 * PAD * len(self._widths)
+        shown = sum(1 for w in self._widths if w)
+        width = PAD + sum(self._widths) + self._gap * shown
         width = max(width, self.scrollable_content_region.width)
         self.virtual_size = Size(width, len(self.rows) + 1)
 
     def on_resize(self) -> None:
-        if self._layout_widths() != self._widths:
+        if self._layout() != (self._widths, self._gap):
             self._relayout()
         else:
             self._set_virtual_size()
@@ -400,24 +434,34 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
         segments: list[Segment] = [Segment(" " * PAD, style)]
         console = self.app.console
         get_style = console.get_style
+        gap = self._gap
+        flex = self.columns.index(self.flex) if self.flex in self.columns else -1
         for j, (cell, width) in enumerate(zip(cells, self._widths, strict=False)):
+            if not width:
+                continue  # a column left out at this width
             cell_style = style + _column_meta(j)
             if isinstance(cell, Text):
                 text = cell
                 if cell.cell_len > width:
-                    text = cell.copy()
-                    text.truncate(width, overflow="ellipsis")
+                    if j == flex:
+                        text = Text(middle_cut(cell.plain, width), style=cell.style)
+                    else:
+                        text = cell.copy()
+                        text.truncate(width, overflow="ellipsis")
                 base = cell_style + get_style(text.style) if text.style else cell_style
                 segments.extend(Segment.apply_style(text.render(console), base, post))
                 used = text.cell_len
             else:
                 if cell_len(cell) > width:
-                    cut = Text(cell)
-                    cut.truncate(width, overflow="ellipsis")
-                    cell = cut.plain
+                    if j == flex:
+                        cell = middle_cut(cell, width)
+                    else:
+                        cut = Text(cell)
+                        cut.truncate(width, overflow="ellipsis")
+                        cell = cut.plain
                 segments.append(Segment(cell, cell_style + post if post else cell_style))
                 used = cell_len(cell)
-            segments.append(Segment(" " * (width - used + 2 * PAD), cell_style))
+            segments.append(Segment(" " * (width - used + gap), cell_style))
         return Strip(segments).extend_cell_length(line_width, style)
 
     def strips(self, ys: range) -> list[Strip]:
@@ -430,7 +474,7 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
         for y in ys:
             i = y - 1 + scroll_y  # (line 0 is the header, which does not scroll)
             if y == 0:
-                key = (self._widths, line_width, header)
+                key = (self._widths, self._gap, line_width, header)
                 if self._header is None or self._header[0] != key:
                     titles = [Text(c) for c in self.columns]
                     self._header = (key, self._cells(titles, header, None, line_width))
@@ -444,7 +488,7 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
                 even = self.zebra_stripes and i % 2 == 0
                 style = even_row if even else base
                 post = cursor_style if cursor else None
-                state = (cursor, even, self._widths, line_width, style, post)
+                state = (cursor, even, self._widths, self._gap, line_width, style, post)
                 cached = drawn.get(row_key)
                 if cached is not None and cached[0] == state:
                     strip = cached[1]

@@ -10,11 +10,15 @@ repaints of its scroll bar and a second frame. This pane keeps the last ``keep``
 rendered once, at the pane's width, and cached by entry), shows them scrolled to the end, and on
 ``show`` repaints only the lines whose strip changed. Its virtual size only changes while the log
 is shorter than ``keep`` lines; undo drops the undone lines and refills older ones from the log.
+
+A filter (``set_filter``: the lines of one kind, those naming one combatant) shows only the entries
+it keeps, found once per entry as the log grows; the pane's title says which.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Sequence
 
 from rich.text import Text
 from textual.geometry import Region, Size
@@ -37,9 +41,26 @@ KIND_STYLE = {
 }
 
 
+# The kinds the log can be narrowed to (``e`` in the app cycles through them), and their titles.
+KIND_FILTERS: tuple[tuple[str, frozenset[Kind]], ...] = (
+    ("rolls", frozenset({Kind.ROLL})),
+    ("harm & effects", frozenset({Kind.EFFECT})),
+    ("turns", frozenset({Kind.TURN})),
+    ("GM overrides", frozenset({Kind.OVERRIDE})),
+)
+
+
+def naming(name: str) -> Callable[[LogEntry], bool]:
+    """Keeps the entries that name this combatant as a whole word ("Boarder 1", not 10)."""
+    pattern = re.compile(rf"(?<!\w){re.escape(name)}(?!\w)", re.IGNORECASE)
+    return lambda e: pattern.search(e.text) is not None
+
+
 def entry_text(e: LogEntry) -> Text:
     """A log entry as shown: plain text, never markup; control characters from an old save are
     shown escaped."""
+    if e.round < 0:  # a note of the pane's own (an empty filter), not an entry of the fight
+        return Text(e.text, style="italic")
     return Text(f"[{e.round}] {printable(e.text)}", style=KIND_STYLE.get(e.kind, ""))
 
 
@@ -72,6 +93,14 @@ class LogPane(OwnLines, ScrollView):
         self._cache: dict[int, tuple[LogEntry, list[Strip]]] = {}  # id(entry) -> entry, lines
         self._width = -1  # the width cached strips were rendered at
         self.lines: list[Strip] = []  # the shown tail, at most ``keep`` lines
+        self._source: Sequence[LogEntry] = ()  # the whole log, before a filter
+        self._kind = -1  # index in KIND_FILTERS, -1: every kind
+        self._who = ""  # the combatant whose lines are shown ("" every line)
+        self._keeps: Callable[[LogEntry], bool] | None = None
+        self._kept_from: Sequence[LogEntry] = ()  # the log ``_kept`` was filtered from
+        self._kept: list[LogEntry] = []
+        self._none = (LogEntry(-1, "(no such lines yet)"),)  # an empty filter's view
+        self.border_title = "Log"
 
     # -- public API ---------------------------------------------------------------------------
 
@@ -80,8 +109,59 @@ class LogPane(OwnLines, ScrollView):
             self._bound_log = enc.log
             self.show(enc.log)  # repaints only the lines that changed
 
+    @property
+    def filtered(self) -> bool:
+        return self._keeps is not None
+
+    def cycle_kind(self) -> str:
+        """Show the next kind of line (rolls, harm, turns, overrides), then every kind again."""
+        self._kind = self._kind + 1 if self._kind + 1 < len(KIND_FILTERS) else -1
+        return self._refilter()
+
+    def toggle_who(self, name: str) -> str:
+        """Show only the lines naming ``name``; the same name again (or "") shows every line."""
+        self._who = "" if not name or name == self._who else name
+        return self._refilter()
+
+    def _refilter(self) -> str:
+        kinds = KIND_FILTERS[self._kind][1] if self._kind >= 0 else None
+        who = naming(self._who) if self._who else None
+        if kinds is None and who is None:
+            self._keeps = None
+        else:
+            self._keeps = lambda e: (kinds is None or e.kind in kinds) and (who is None or who(e))
+        self._kept_from, self._kept = (), []
+        self._shown = ()  # a new view: rendered whole
+        title = self.title()
+        self.border_title = title
+        self.show(self._source)
+        return title
+
+    def title(self) -> str:
+        parts = [KIND_FILTERS[self._kind][0]] if self._kind >= 0 else []
+        if self._who:
+            parts.append(printable(self._who))
+        return "Log: " + " · ".join(parts) + " (e, c: all)" if parts else "Log"
+
+    def _view(self, log: Sequence[LogEntry]) -> Sequence[LogEntry]:
+        """The entries the filter keeps; for a log that grew, only the new entries are looked at."""
+        keeps = self._keeps
+        if keeps is None:
+            return log
+        was = self._kept_from
+        if 0 < len(was) <= len(log) and log[len(was) - 1] is was[-1]:
+            new = [e for e in log[len(was) :] if keeps(e)]
+            if new:
+                self._kept = self._kept + new
+        else:
+            self._kept = [e for e in log if keeps(e)]
+        self._kept_from = log
+        return self._kept or self._none
+
     def show(self, log: Sequence[LogEntry]) -> None:
         """Show the tail of this log; repaint only the lines that changed."""
+        self._source = log
+        log = self._view(log)
         self._log = log
         width = self.scrollable_content_region.width
         if width <= 0:
@@ -163,7 +243,7 @@ class LogPane(OwnLines, ScrollView):
 
     def on_resize(self) -> None:
         if self.scrollable_content_region.width != self._width:
-            self.show(self._log)
+            self.show(self._source)
         # The first layout can clamp ``show``'s scroll (sizes not settled yet): end up at the end.
         self.scroll_end(animate=False, immediate=False, x_axis=False, force=True)
 

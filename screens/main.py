@@ -107,10 +107,27 @@ class MainScreen(Screen[None]):
         Binding("question_mark", "help", "Help", priority=True, id="help"),
         Binding("ctrl+n", "new", "New encounter", show=False, priority=True, id="new"),
         Binding("o", "open", "Open a save", show=False, priority=True, id="open"),
-        Binding("e", "export", "Export a report", show=False, priority=True, id="export"),
+        Binding("E", "export", "Export a report", show=False, priority=True, id="export"),
         Binding("j", "cursor(1)", "Down", show=False, priority=True, id="down"),
         Binding("k", "cursor(-1)", "Up", show=False, priority=True, id="up"),
         Binding("q", "quit", "Quit", priority=True, id="quit"),
+        Binding("l", "log_size", "Log: full height / back", show=False, priority=True, id="log"),
+        Binding(
+            "e",
+            "log_kind",
+            "Log: rolls, harm, turns, overrides, all",
+            show=False,
+            priority=True,
+            id="log_kind",
+        ),
+        Binding(
+            "c",
+            "log_who",
+            "Log: the selected combatant's lines / all",
+            show=False,
+            priority=True,
+            id="log_who",
+        ),
         *QUICK_BINDINGS.values(),
     ]
 
@@ -140,7 +157,8 @@ class MainScreen(Screen[None]):
         # every widget again before the first frame.
         self.on_resize()
         yield self._status
-        with Horizontal(id="body"):
+        with Horizontal(id="body") as body:
+            body.border_subtitle = "Log"
             yield self._list
             with VerticalScroll(id="detail-box"):
                 yield self._detail
@@ -159,6 +177,23 @@ class MainScreen(Screen[None]):
     def action_details(self) -> None:
         """Hide the panes' column (the list takes the width), or show it again."""
         self.toggle_class("-no-details")
+
+    # -- the log's view (no command: nothing in the fight changes) ---------------------------
+
+    def action_log_size(self) -> None:
+        self.toggle_class("-log-full")
+
+    def action_log_kind(self) -> None:
+        self._log_title(self._log.cycle_kind())
+
+    def action_log_who(self) -> None:
+        cid = self._selected_id()
+        enc = self.ws.encounter
+        self._log_title(self._log.toggle_who(enc.get(cid).name if cid and enc.has(cid) else ""))
+
+    def _log_title(self, title: str) -> None:
+        """The log's title (its filter) on the rule above it: the list's bottom border."""
+        self.query_one("#body").border_subtitle = title
 
     @on(InitiativeList.Selected)
     def _row_chosen(self) -> None:
@@ -588,5 +623,6 @@ class MainScreen(Screen[None]):
             (shown(QUICK_BINDINGS[k.key]), f"{k.label}: {k.help}" if k.help else k.label)
             for k in info(self.ws.encounter.system).quick_keys
         ]
-        rows.append(("", "Names in cyan are PCs and allies, in red enemies"))
+        rows.append(("", "Side PC: PCs and allies (names in cyan), EN: enemies (in red)"))
+        rows.append(("", "▶ whose turn it is, › who acts next; # the number to type (#3)"))
         return rows

@@ -23,36 +23,45 @@ from facility_tui.text import printable
 
 from .initiative import Cell, InitiativeList
 
-SIDE_STYLE = {PCS: "cyan", ENEMIES: "red"}  # names are coloured by side; the legend is in help
-NAME_WIDTH = 18
+SIDE_STYLE = {PCS: "cyan", ENEMIES: "red"}  # names are coloured by side, and marked in words:
+SIDE_WORD = {PCS: "PC", ENEMIES: "EN"}  # a colour is never the only sign (the legend is in help)
+ACTING, NEXT = "▶", "›"  # the turn column: whose turn it is, who acts after
+BASE_COLUMNS = [" ", "#", "Name", "Side"]  # before the rules' columns; never left out
 
 # What a row's cells were computed from, and the cells: by combatant id.
 RowCells = dict[str, tuple[tuple[object, ...], list[Cell]]]
-# The rows last shown: (shared inputs, ids in order, combatants, which are acting).
-Listing = tuple[tuple[object, ...], list[str], list[Combatant], list[bool]]
+# The rows last shown: (shared inputs, ids in order, combatants, their turn marks).
+Listing = tuple[tuple[object, ...], list[str], list[Combatant], list[str]]
 
 
-def short(name: str, width: int = NAME_WIDTH) -> str:
-    """A name cut in the middle, so the number that tells "Drone 1" from "Drone 2" stays."""
-    if len(name) <= width:
-        return name
-    tail = width // 3
-    return f"{name[: width - tail - 1]}…{name[-tail:]}"
-
-
-def row_cells(rules: RuleSystem, enc: Encounter, c: Combatant, i: int, acting: bool) -> list[Cell]:
-    """One combatant's row: turn mark, place, name (coloured by side), initiative, the rules'
-    columns."""
-    mark = Text("▶", style="bold green") if acting else " "
+def row_cells(rules: RuleSystem, enc: Encounter, c: Combatant, i: int, mark: str) -> list[Cell]:
+    """One combatant's row: turn mark, number (its handle; its place in a save from before
+    handles), name (coloured by side), side, initiative, the rules' columns."""
+    acting = mark == ACTING
+    turn = Text(mark, style="bold green") if acting else mark
+    number = (str(c.handle) if c.handle else "-") if enc.numbered else str(i)
     summary = rules.summary(enc, c)
-    name = Text(short(printable(c.name)), style=SIDE_STYLE.get(c.side, ""))
+    name = Text(printable(c.name), style=SIDE_STYLE.get(c.side, ""))
     if acting:
         name.stylize("bold")
-    cells: list[Cell] = [mark, str(i), name]
+    side = SIDE_WORD.get(c.side) or printable(c.side[:2].upper())
+    cells: list[Cell] = [turn, number, name, side]
     if rules.show_initiative:
         cells.append(str(c.initiative))
     cells += [printable(str(summary.get(col, ""))) for col in rules.columns]
     return cells
+
+
+def turn_marks(enc: Encounter, listing: list[Combatant]) -> list[str]:
+    """Each row's turn mark. A slot is a combatant's id, or a side (Facility) when no combatant
+    has that id."""
+    ids = {c.id for c in listing}
+
+    def holds(slot: str | None, c: Combatant) -> bool:
+        return slot is not None and (slot == c.id or (slot == c.side and slot not in ids))
+
+    current, upcoming = enc.current, enc.upcoming
+    return [ACTING if holds(current, c) else NEXT if holds(upcoming, c) else " " for c in listing]
 
 
 class OrderList(InitiativeList):
@@ -82,17 +91,27 @@ class OrderList(InitiativeList):
         move the cursor to the acting combatant if the turn moved."""
         rules = rules_for(enc.system)
         selected = self.cursor_key
-        columns = [" ", "#", "Name"]
+        columns = list(BASE_COLUMNS)
         if rules.show_initiative:
             columns.append("Init")
+        self.keep = len(columns) + min(3, len(rules.columns))  # (the essentials: see columns)
         columns += rules.columns
-        current = enc.current
         listing = listed(enc)
         # What a row's cells are made of besides the combatant itself: ``summary(enc, c)`` reads
         # the combatant, whether its slot is acting, and these encounter-wide fields (not the
         # turn index, the other combatants or the log).
-        shared = (enc.system, enc.phase, enc.round, enc.order, enc.state, len(columns))
-        acting = [current is not None and (current == c.id or current == c.side) for c in listing]
+        # A row's "done" shows once its turn passes: its own mark changes then, so its row is made
+        # again (the turn index itself is not an input).
+        shared = (
+            enc.system,
+            enc.phase,
+            enc.round,
+            enc.order,
+            enc.state,
+            enc.numbered,
+            len(columns),
+        )
+        acting = turn_marks(enc, listing)
         ids = [c.id for c in listing]
         last = self.listing
         self.listing = (shared, ids, listing, acting)
@@ -127,7 +146,7 @@ class OrderList(InitiativeList):
         enc: Encounter,
         c: Combatant,
         i: int,
-        acting: bool,
+        acting: str,
         shared: tuple[object, ...],
         cache: RowCells,
     ) -> list[Cell]:

@@ -2,7 +2,8 @@
 
 - the commands of the encounter's rule system: choosing one opens the command line with the verb
   typed, for the GM to finish;
-- the combatants: choosing one selects it in the list;
+- the combatants, by number and name (``#3 Sgt. Blanc``, its side in words): choosing one
+  selects it in the list;
 - the saved encounters: choosing one opens it, as ``o`` does.
 
 Names and file names are data: every entry is a ``Content`` built from plain text, never markup.
@@ -46,9 +47,11 @@ class FacilityCommands(Provider):
         if not isinstance(main, MainScreen):
             return  # (a dialog is open: nothing here applies to it)
         enc = main.ws.encounter
-        for c in listed(enc):
+        for i, c in enumerate(listed(enc), 1):
+            number = c.handle if enc.numbered else i  # (as the list's # column shows it)
             side = SIDE_LABEL.get(c.side, c.side)
-            yield (printable(c.name), f"{side} · select it", partial(main.table.move_to, c.id))
+            text = f"#{number} {printable(c.name)}" if number else printable(c.name)
+            yield (text, f"{side} · select it", partial(main.table.move_to, c.id))
         for usage, summary in help_lines(enc.system):
             verb = usage.split()[0]
             yield (

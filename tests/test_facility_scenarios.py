@@ -379,9 +379,11 @@ def test_F10_full_simple_track_is_out_then_gm_marks_the_fate() -> None:
     s = fresh("start d20=20", "wound grunt 12")
     assert "Grunt is out of the fight" in log(s)
     summary = rules_for("facility").summary(s.encounter, s.encounter.get("grunt"))
-    assert summary["Status"] == "Out" and summary["Wounds"] == "12/12"
+    assert summary["Status"] == "out" and summary["Wounds"] == "12/12"
     run(s, "fate grunt surrendered")
     assert condition(sheet(s, "grunt")) is Condition.SURRENDERED
+    summary = rules_for("facility").summary(s.encounter, s.encounter.get("grunt"))
+    assert summary["Status"] == "out: surrendered"  # who is out, and why, in words
     refused(s, "fate grunt sleepy", "fate takes")
 
 

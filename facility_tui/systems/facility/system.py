@@ -71,6 +71,13 @@ from facility_tui.view import Bar, Boxes, Pane, Row
 
 MAX_BOXES = 20  # a longer simple track is drawn as a bar
 
+OUT_OF_FIGHT = (
+    Condition.INCAPACITATED,
+    Condition.OUT,
+    Condition.FLED,
+    Condition.SURRENDERED,
+)
+
 
 class FacilityRules(RuleSystem):
     info = INFO
@@ -86,7 +93,8 @@ class FacilityRules(RuleSystem):
             "the initiative d20 (Insight) of the PC who rolls, unless d20= gives it",
         ),
     }
-    columns = ("Status", "Marks", "Wounds")
+    # In the order the list drops them when narrow: the last go first.
+    columns = ("Status", "Marks", "Wounds", "Saves")
     show_initiative = False  # Facility turns go by side, not by number (F7)
 
     def new_sheet(self, call: Call) -> Any:
@@ -242,6 +250,10 @@ class FacilityRules(RuleSystem):
         cond = condition(s)
         if cond is Condition.IMPAIRED:
             status = f"Impaired {impaired_count(s)}"
+        elif cond in OUT_OF_FIGHT:  # a word for who is out, and why: never a colour alone
+            status = "out" if cond is Condition.OUT else f"out: {cond.value}"
+        elif cond is Condition.DEAD:
+            status = "dead"
         else:
             status = cond.value.capitalize() if cond is not Condition.OK else "ok"
         return {

@@ -306,8 +306,11 @@ class Rules2297(RuleSystem):
             remove_effects(ctx, c.id, lambda e: e.by != cid)
         return ctx.enc
 
-    columns = ("Band", "Ma/Mo/Mi R", "Injury", "Dmg", "Fatigue")
-    show_initiative = False  # the Band column shows it
+    # In the order the list drops them when narrow: the last go first (Init, Actions and Injury
+    # fit beside the detail column at 80 wide).
+    # (The band is in the detail pane and ``Band``: Init and Actions tell it here.)
+    columns = ("Init", "Actions", "Injury", "Damage", "Fatigue", "Effects")
+    show_initiative = False  # the Init column shows it
 
     def summary(self, enc: Encounter, c: Combatant) -> dict[str, Any]:
         s = sheet_of(c)
@@ -316,12 +319,20 @@ class Rules2297(RuleSystem):
         pt, dr = layered(s.armor)
         state = status(s)
         dmg = f"{s.total}/{s.hlt}" + (f" ({s.stun}s)" if s.stun else "")
+        shown_effects = [
+            *s.conditions(),
+            *(describe(e) for e in s.effects if e.kind is not EKind.COND),
+        ]
         return {
-            "Band": f"{band(init).name} {init}",
-            "Ma/Mo/Mi R": eco.compact,
+            "Init": str(init),
+            "Actions": actions_cell(enc, c, eco, state),
             "Injury": s.level.word if s.level.rank else "-",
+            "Damage": f"{meter(s.total, s.hlt)} {dmg}",
+            "Fatigue": f"{meter(s.fatigue, s.sta)} {s.fatigue}/{s.sta}",
+            "Band": f"{band(init).name} {init}",
+            "Effects": clipped(", ".join(shown_effects) or "-", EFFECTS_WIDTH),
+            "Ma/Mo/Mi R": eco.compact,
             "Dmg": dmg,
-            "Fatigue": f"{s.fatigue}/{s.sta}",
             "initiative": init,
             "band": band(init).name,
             "actions": {"major": eco.major, "move": eco.move, "minor": eco.minor},
@@ -446,6 +457,46 @@ class Rules2297(RuleSystem):
         if s.recover_due:
             out.append(Detail("Rest", f"fatigue −{s.recover_due} due: recover {c.id}", Tone.WARN))
         return out
+
+
+# The list's Actions cell for a combatant who is out, saying why (A4, A8, A9): a word, never a
+# colour alone, as narrow as the cell's other values (the list keeps it at 80 columns).
+OUT_WORDS = {"dead": "dead", "dying": "dying", "unconscious": "uncons."}
+METER = 6  # cells of the list's Damage and Fatigue bars
+EFFECTS_WIDTH = 100  # (the list cuts the Effects cell to the room it has)
+
+
+def meter(value: int, top: int) -> str:
+    """A small bar of ``value`` out of ``top``: ``███░░░`` (full past the top)."""
+    filled = METER if top <= 0 or value >= top else (value * METER + top - 1) // top
+    return "█" * max(0, filled) + "░" * (METER - max(0, filled))
+
+
+def clipped(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def actions_cell(enc: Encounter, c: Combatant, eco: Economy, state: str) -> str:
+    """A4 as the list shows it: Major/Move/Minor left (``1/1/0``), or ``1 act`` under Serious's
+    one action in all (``1 minor`` under Critical's), ``done`` once its turn is spent or past
+    this round; then ``R`` if its Reaction is there, ``-`` if not. Before its turn: what the
+    turn will grant as things stand. One who is out says why instead: dying, dead, uncons."""
+    r = "R" if eco.reaction else "-"
+    if state in OUT_WORDS:
+        return OUT_WORDS[state]
+    acting = enc.current == c.id
+    if not acting and enc.phase is Phase.ACTIVE:
+        if c.id not in enc.order:
+            return f"next rd {r}"  # joined mid-round (C1): acts from the next round
+        if enc.order.index(c.id) < enc.turn:
+            return f"done {r}"
+    left = eco.major + eco.move + eco.minor
+    if eco.cap == 0 or left == 0:
+        return f"done {r}" if acting else f"none {r}"
+    if eco.cap > 0:
+        what = "minor" if eco.major == eco.move == 0 else "act"
+        return f"{eco.cap} {what} {r}"
+    return f"{eco.major}/{eco.move}/{eco.minor} {r}"
 
 
 def status(s: Sheet2297) -> str:
