@@ -226,7 +226,7 @@ def render_markdown(session: Session, *, public: bool = False) -> str:
         out += ["", f"(The kept history starts in round {since}: falls before it are in the log.)"]
 
     out += ["", "## Final state", ""]
-    columns = [] if public else [k for k in rules.columns if k not in ("Band", "Ma/Mo/Mi R")]
+    columns = [] if public else [k for k in rules.columns if k not in TURN_COLUMNS]
     rows = []
     for c in people:
         p = public_state(enc, c)
@@ -236,11 +236,17 @@ def render_markdown(session: Session, *, public: bool = False) -> str:
                 md(c.name),
                 c.side,
                 md(", ".join([p.state, *p.conditions])),
-                *(md(str(summary.get(k, ""))) for k in columns),
+                *(md(BAR.sub("", str(summary.get(k, "")))) for k in columns),
             ]
         )
     out += _table(["Name", "Side", "State", *columns], rows) if rows else ["No one."]
     return "\n".join(out) + "\n"
+
+
+# The list's columns of the turn in play (what is left to spend) mean nothing once the fight is
+# over; its small bars are drawing, not figures (the totals beside them stay).
+TURN_COLUMNS = ("Band", "Ma/Mo/Mi R", "Init", "Actions", "Marks")
+BAR = re.compile(r"^[█▓░]+ ")
 
 
 def render_log(enc: Encounter, *, public: bool = False) -> str:

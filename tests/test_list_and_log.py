@@ -137,8 +137,8 @@ async def test_the_essentials_fit_at_80_beside_the_detail_column(tmp_path: Path)
     app = FacilityApp(save_dir=tmp_path, seed=1)
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
         await fresh(app, pilot, *FIGHT, "add Containment Drone Number 12 init=4", "start")
-        await pilot.press("i")  # the detail column beside the list
-        await settle(pilot)
+        await settle(pilot)  # (the detail column is beside the list from the start)
+        assert main_of(app).query_one("#detail-box").display
         table = main_of(app).table
         assert table.size.width <= 46
         header = list_lines(app)[0].split()

@@ -226,8 +226,8 @@ def test_names_cannot_break_the_report() -> None:
     s = fight(("new 2297 T seed=1", 'add "#1 | `x` *y*" init=3', "add - init=2"))
     report = render_markdown(s)
     rows = [r for r in report.splitlines() if r.startswith("| ") and "enemies" in r]
-    # as many cells as the headers (participants: 4, final state: 6): no | of a name splits one
-    assert [len(re.findall(r"(?<!\\)\|", row)) for row in rows] == [5, 5, 7, 7]
+    # as many cells as the headers (participants: 4, final state: 7): no | of a name splits one
+    assert [len(re.findall(r"(?<!\\)\|", row)) for row in rows] == [5, 5, 8, 8]
     assert "\\#1 \\| \\`x\\` \\*y\\*" in report
     assert "\n- Added - (enemies)" in report and "\n| \\- | enemies |" in report
     assert not any(line.startswith("# ") for line in report.splitlines()[1:])
@@ -395,6 +395,7 @@ def test_show_json_format_2_shape(saved: Path, capsys: pytest.CaptureFixture[str
         "hidden",
         "notes_hidden",
         "sheet",
+        "handle",
         "derived",
     ]
     assert lurker["hidden"] is True and lurker["notes_hidden"] is False
@@ -423,3 +424,31 @@ def test_report_says_where_the_kept_history_starts() -> None:
     assert "- Round 1: Boarder 1 — dying" not in report  # before the kept history
     assert "- Round 2: Boarder 2 — dying" in report
     check_against_log(report, s.encounter, list(s.encounter.log))  # the log is whole
+
+
+# -- the app's export key -------------------------------------------------------------------------
+
+
+async def test_E_writes_the_report_beside_the_save_and_says_where(tmp_path: Path) -> None:
+    """E (binding id ``export``) pressed bare, then twice in a burst: the report is written
+    beside the save each time, the fight is unchanged, and the toast names the file."""
+    from facility_tui.app import FacilityApp
+    from facility_tui.screens.main import MainScreen
+
+    app = FacilityApp(save_dir=tmp_path, seed=1)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await pilot.pause()
+        main = app.screen
+        assert isinstance(main, MainScreen)
+        for line in ("new 2297 Deck seed=5", "add Blanc side=pc init=9", "start"):
+            assert main.run_line(line)
+        before = app.workspace.encounter
+        await pilot.press("E")
+        await pilot.pause()
+        report = app.workspace.path.with_suffix(".md")
+        assert report.read_text().startswith("# Deck")
+        assert any(f"Report written to {report}" in str(n.message) for n in app._notifications)
+        await pilot.press("E", "E")
+        await pilot.pause()
+        assert app.workspace.encounter is before
+        assert "Blanc" in report.read_text()
