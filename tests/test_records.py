@@ -432,8 +432,9 @@ def test_report_says_where_the_kept_history_starts() -> None:
 async def test_E_writes_the_report_beside_the_save_and_says_where(tmp_path: Path) -> None:
     """E (binding id ``export``) pressed bare, then twice in a burst: the report is written
     beside the save each time, the fight is unchanged, and the toast names the file."""
-    from facility_tui.app import FacilityApp
     from facility_tui.screens.main import MainScreen
+
+    from facility_tui.app import FacilityApp
 
     app = FacilityApp(save_dir=tmp_path, seed=1)
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
