@@ -36,6 +36,7 @@ Row = tuple[str, list[Cell]]
 PAD = 1  # blank cells before the first column
 GAPS = (2, 1)  # blank cells after each column: 2 when every column fits so, else 1
 MIN_FLEX = 10  # the flexible column never shrinks below this (names stay readable)
+NAME_GIVE = 3  # characters the longest name may lose so that one column more fits
 MIN_TAIL = 8  # the last column is shown cut to the room left, when at least this much is
 
 
@@ -336,6 +337,12 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
             gap = GAPS[1]
             while shown > self.keep and need(shown, gap) > room:
                 shown -= 1
+        # One column more is worth a few characters of the longest name (cut in its middle)
+        while j >= 0 and shown < len(natural):
+            short = need(shown + 1, gap) - room
+            if not 0 < short <= NAME_GIVE or natural[j] - short < MIN_FLEX:
+                break
+            shown += 1
         widths = [*natural[:shown], *[0] * (len(natural) - shown)]
         spare = room - need(shown, gap) - gap
         if shown < len(natural) and shown == len(natural) - 1 and spare >= MIN_TAIL:
