@@ -196,9 +196,7 @@ def preview_attack(call: Call) -> list[str]:
     else:
         cost = "free: no action spent" if "free" in plan.flags else "not its turn: no Major"
     tns = [(target.name, target_tn(sheet(target), plan)[0]) for target in plan.named]
-    said.append(
-        f"TN {tns[0][1]}" if len(tns) == 1 else ", ".join(f"{name} TN {tn}" for name, tn in tns)
-    )
+    said.append("→ " + ", ".join(f"{name} TN {tn}" for name, tn in tns))  # (a typed #N: who)
     said.append(
         f"{attack_pool(plan.net)}+{plan.skill}"
         + (f" (Disadv.: {plan.disadv})" if plan.disadv else "")
