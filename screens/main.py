@@ -406,11 +406,6 @@ class MainScreen(Screen[None]):
     def action_command(self, prefill: str = "") -> None:
         self.query_one(CommandBar).open(prefill)
 
-    def action_prefill(self, template: str) -> None:
-        cid = self.selected_or_warn()
-        if cid is not None:
-            self.action_command(template.format(who=quote(cid)))
-
     def writable(self) -> bool:
         """False (and says why) in a read-only view: no dialog opens for a change refused."""
         if self.ws.read_only:
@@ -625,4 +620,5 @@ class MainScreen(Screen[None]):
         ]
         rows.append(("", "Side PC: PCs and allies (names in cyan), EN: enemies (in red)"))
         rows.append(("", "▶ whose turn it is, › who acts next; # the number to type (#3)"))
+        rows.append(("", "(h) before a name: hidden from the player view (hide / unhide)"))
         return rows

@@ -36,12 +36,15 @@ Listing = tuple[tuple[object, ...], list[str], list[Combatant], list[str]]
 
 def row_cells(rules: RuleSystem, enc: Encounter, c: Combatant, i: int, mark: str) -> list[Cell]:
     """One combatant's row: turn mark, number (its handle; its place in a save from before
-    handles), name (coloured by side), side, initiative, the rules' columns."""
+    handles), name (coloured by side; ``(h)`` when hidden from players), side, initiative, the
+    rules' columns."""
     acting = mark == ACTING
     turn = Text(mark, style="bold green") if acting else mark
     number = (str(c.handle) if c.handle else "-") if enc.numbered else str(i)
     summary = rules.summary(enc, c)
     name = Text(printable(c.name), style=SIDE_STYLE.get(c.side, ""))
+    if c.hidden:  # kept from the player view (``hide``): said in words, before the name
+        name = Text.assemble(("(h) ", "dim"), name)
     if acting:
         name.stylize("bold")
     side = SIDE_WORD.get(c.side) or printable(c.side[:2].upper())

@@ -256,3 +256,15 @@ async def test_the_palette_names_combatants_by_number_and_side(tmp_path: Path) -
         await choose(pilot, "#3")
         assert not isinstance(app.screen, CommandPalette)
         assert main_of(app).table.cursor_key == "mid"
+
+
+async def test_a_combatant_hidden_from_players_is_marked_in_words(tmp_path: Path) -> None:
+    """``hide``: the GM's list says so before the name (``(h)``), and ``unhide`` takes it off."""
+    app = FacilityApp(save_dir=tmp_path, seed=1)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await fresh(app, pilot, *FIGHT, "hide mid")
+        mid = next(line for line in list_lines(app) if "Mid" in line)
+        assert "(h) Mid" in mid
+        assert not any("(h)" in line for line in list_lines(app) if "Mid" not in line)
+        await fresh(app, pilot, "unhide mid")
+        assert not any("(h)" in line for line in list_lines(app))
