@@ -414,14 +414,15 @@ class Rules2297(RuleSystem):
         if state:
             effects.insert(0, Detail("Status", state, Tone.BAD))
         # the figures a turn needs first: a short column (80×24) shows these without scrolling
+        # The timed effects (bleeding, Disadvantage, a death countdown, with rounds left) come
+        # before the fatigue bar, whose state the Actions limit already says.
         out = [
             Pane(_actions_title(enc, c), tuple(_action_rows(enc, c))),
             Pane("Injury", tuple(_injury_rows(s))),
+            *([Pane("Effects", tuple(effects))] if effects else []),
             Pane("Fatigue", tuple(_fatigue_rows(c))),
+            Pane("Sheet", tuple(sheet)),
         ]
-        if effects:
-            out.append(Pane("Effects", tuple(effects)))
-        out.append(Pane("Sheet", tuple(sheet)))
         return out
 
     def reminders(self, enc: Encounter) -> list[Detail]:
