@@ -63,6 +63,27 @@ def encounter_from(
     return decode_attrs(Encounter, data, where="encounter", **given)  # type: ignore[no-any-return]
 
 
+def numbered(enc: Encounter) -> Encounter:
+    """A combatant added by hand has no number (handle 0), or a copied block has another's: it
+    gets the next one, as ``add`` would give it, so ``#N`` names one combatant only (a save from
+    before numbers keeps its places)."""
+    handles = [c.handle for c in enc.combatants]
+    if not enc.numbered or (all(handles) and len(set(handles)) == len(handles)):
+        return enc
+    from attrs import evolve
+
+    top = max([enc.handles, *handles])
+    seen: set[int] = set()
+    given = []
+    for c in enc.combatants:
+        if not c.handle or c.handle in seen:
+            top += 1
+            c = evolve(c, handle=top)
+        seen.add(c.handle)
+        given.append(c)
+    return evolve(enc, combatants=tuple(given), handles=top)
+
+
 # -- what changed -------------------------------------------------------------------------------
 
 

@@ -877,6 +877,7 @@ def _edited(enc: Encounter, history: Any, parts: _Parts, source: str, offset: in
     then the edit as one step. If that state cannot be rebuilt, the edited fight opens alone."""
     from facility_tui import handedit
 
+    enc = handedit.numbered(enc)
     before = _rebuilt(enc.log, history)
     if before is not None and before.encounter == enc:
         before.encounter = enc

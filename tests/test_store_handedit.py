@@ -312,8 +312,34 @@ def test_adding_and_removing_combatants_by_hand(tmp_path: Path) -> None:
     session, message = store.load_or_recover(path)
     assert message and "added Boarder 4" in message
     assert session.encounter.get("boarder-4").sheet == s.encounter.get("boarder-1").sheet
+    # the copied block had Boarder 1's number: the new one gets the next, as add gives them
+    handles = [c.handle for c in session.encounter.combatants]
+    assert len(set(handles)) == len(handles) and all(handles)
+    assert session.encounter.get("boarder-4").handle == s.encounter.handles + 1
+    assert session.execute(f"hit #{s.encounter.handles + 1} 3 through").events
+    assert session.encounter.get("boarder-4").sheet.total > 0
+    session.undo()
     session.undo()
     assert session.encounter == s.encounter
+
+
+def test_a_combatant_added_by_hand_without_a_number_gets_the_next(tmp_path: Path) -> None:
+    s = Session(demo_encounter())
+    path = saved(tmp_path, s)
+    head, rest = path.read_text().split(store.SEPARATOR)
+    path.write_text(
+        head.rstrip("\n")
+        + '\n\n[[combatants]]\nid = "stowaway"\nname = "Stowaway"\n\n'
+        + store.SEPARATOR
+        + rest
+    )
+    session, message = store.load_or_recover(path)
+    assert message and "Stowaway" in message
+    assert session.encounter.get("stowaway").handle == s.encounter.handles + 1
+    assert session.encounter.handles == s.encounter.handles + 1
+    store.save(session, path)
+    again, _ = store.load_or_recover(path)
+    assert again.encounter == session.encounter  # the numbered edit replays alike
 
 
 def test_an_order_naming_no_one_is_refused(tmp_path: Path) -> None:
