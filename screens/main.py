@@ -104,6 +104,8 @@ class MainScreen(Screen[None]):
         Binding("x,delete", "remove", "Remove selected", show=False, priority=True, id="remove"),
         Binding("colon", "command", "Cmd", priority=True, id="command"),
         Binding("i", "details", "Hide or show the panes", show=False, priority=True, id="details"),
+        Binding("J", "panes(1)", "Panes: a page down", show=False, priority=True, id="panes_down"),
+        Binding("K", "panes(-1)", "Panes: a page up", show=False, priority=True, id="panes_up"),
         Binding("question_mark", "help", "Help", priority=True, id="help"),
         Binding("ctrl+n", "new", "New encounter", show=False, priority=True, id="new"),
         Binding("o", "open", "Open a save", show=False, priority=True, id="open"),
@@ -177,6 +179,14 @@ class MainScreen(Screen[None]):
     def action_details(self) -> None:
         """Hide the panes' column (the list takes the width), or show it again."""
         self.toggle_class("-no-details")
+
+    def action_panes(self, pages: int) -> None:
+        """Scroll the panes' column a page (at 80×24 the effects and the sheet run below it)."""
+        box = self.query_one("#detail-box", VerticalScroll)
+        if pages > 0:
+            box.scroll_page_down(animate=False)
+        else:
+            box.scroll_page_up(animate=False)
 
     # -- the log's view (no command: nothing in the fight changes) ---------------------------
 

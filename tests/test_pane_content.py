@@ -338,3 +338,26 @@ def test_F12_a_barricade_track_is_a_bar() -> None:
     (wall,) = [c for c in s.encounter.combatants if c.name == "Wall"]
     track = row(panes(s, wall.id)["Wounds"], "Track")
     assert isinstance(track, Bar) and (track.value, track.maximum, track.text) == (0, 60, "0/60")
+
+
+async def test_J_and_K_page_the_panes_column_from_the_keyboard(tmp_path: Path) -> None:
+    """At 80×24 the sheet runs below the column: J pages down to it, K back (bare, twice, in a
+    burst: past the ends they do nothing)."""
+    from textual.containers import VerticalScroll
+
+    app = FacilityApp(save_dir=tmp_path, seed=1)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await run_lines(app, *DUEL, "start", "hit a 11 through dice=3,4,4")
+        await pilot.pause()
+        box = app.screen.query_one("#detail-box", VerticalScroll)
+        assert box.scroll_y == 0 and box.max_scroll_y > 0
+        await pilot.press("J")
+        await pilot.pause()
+        assert box.scroll_y > 0
+        await pilot.press(*"JJJJ")
+        await pilot.pause()
+        assert box.scroll_y == box.max_scroll_y
+        await pilot.press(*"KKKKK")
+        await pilot.pause()
+        assert box.scroll_y == 0
+        assert app.workspace.encounter.current == "a"  # nothing else moved
