@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -39,11 +39,42 @@ class ConfirmDialog(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Label(printable(self.question), markup=False)  # it names a combatant
+            # it names a combatant or a file: plain text, its own line breaks kept, wrapped
+            shown = "\n".join(printable(line) for line in self.question.split("\n"))
+            yield Label(shown, markup=False, classes="question")
             yield Label("[b]y[/b] yes   [b]n[/b] no", classes="hint")
 
     def action_answer(self, yes: bool) -> None:
         self.dismiss(yes)
+
+
+class ChoiceDialog(ModalScreen[str | None]):
+    """A question with a key per answer (``[("y", "yes"), ("w", "player view"), ...]``);
+    escape answers None."""
+
+    BINDINGS = [Binding("escape", "answer", "Cancel")]
+
+    def __init__(self, question: str, choices: list[tuple[str, str]]) -> None:
+        super().__init__()
+        self.question = question
+        self.choices = dict(choices)
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            shown = "\n".join(printable(line) for line in self.question.split("\n"))
+            yield Label(shown, markup=False, classes="question")
+            yield Label(
+                "   ".join(f"[b]{key}[/b] {label}" for key, label in self.choices.items()),
+                classes="hint",
+            )
+
+    def on_key(self, event: events.Key) -> None:
+        if event.key in self.choices:
+            event.stop()
+            self.dismiss(event.key)
+
+    def action_answer(self) -> None:
+        self.dismiss(None)
 
 
 class AddDialog(ModalScreen[None]):

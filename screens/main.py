@@ -501,11 +501,12 @@ class MainScreen(Screen[None]):
             self.notify(note, severity="warning", timeout=15)
 
     def _offer_read_only(self, path: Path, held: store.SaveHeld) -> None:
-        """Another window writes this save: show it read-only, following its autosaves?"""
-        from .dialogs import ConfirmDialog
+        """Another window writes this save: show it read-only, following its autosaves, here
+        or as the player view?"""
+        from .dialogs import ChoiceDialog
 
-        def done(yes: bool | None) -> None:
-            if not yes or not self.alive:
+        def done(answer: str | None) -> None:
+            if answer not in ("y", "w") or not self.alive:
                 return
             try:
                 note = self.ws.open_read_only(path)
@@ -513,9 +514,12 @@ class MainScreen(Screen[None]):
                 self.notify(str(err), severity="error", timeout=10)
                 return
             self._opened(note)
+            if answer == "w":
+                self.player_view()
 
+        choices = [("y", "read-only here"), ("w", "player view"), ("n", "no")]
         self.app.push_screen(
-            ConfirmDialog(f"{held}.\nShow it read-only, following its changes?"), done
+            ChoiceDialog(f"{held}.\nShow it read-only, following its changes?", choices), done
         )
 
     def action_export(self) -> None:

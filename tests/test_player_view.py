@@ -166,3 +166,35 @@ async def test_a_read_only_tracker_opens_the_player_view_from_the_palette(
             assert not app.is_running
     finally:
         lock.release()
+
+
+@pytest.mark.parametrize("answer", ["n", "escape", "y", "w"])
+async def test_opening_a_held_save_offers_read_only_here_or_the_player_view(
+    tmp_path: Path, answer: str
+) -> None:
+    """``o`` on a save another window writes: the whole question is shown at 80×24 (it wraps),
+    then n / escape change nothing, y follows it read-only here, w as the player view."""
+    path = saved(tmp_path, "hide lurker")
+    lock = store.lock_save(path, "another window")
+    try:
+        app = FacilityApp(save_dir=tmp_path / "mine", seed=1, clock=lambda: "12:00:00")
+        async with app.run_test(size=(80, 24), notifications=True) as pilot:
+            await pilot.pause()
+            main_screen = app.screen
+            before = app.workspace.path
+            main_screen.open_path(path)  # type: ignore[attr-defined]
+            await pilot.pause()
+            text = shown(app)
+            assert "another window" in text and "following its changes?" in text
+            assert "player view" in text and "read-only here" in text
+            await pilot.press(answer)
+            if answer == "w":
+                text = await until(pilot, [], "player view")
+                assert "SGT. BLANC" in text and "Lurker" not in text
+            await pilot.pause()
+            assert app.workspace.read_only == (answer in ("y", "w"))
+            assert (app.workspace.path == path) == (answer in ("y", "w"))
+            if answer in ("n", "escape"):
+                assert app.workspace.path == before
+    finally:
+        lock.release()
