@@ -33,7 +33,6 @@ import math
 import os
 import re
 import stat
-import tempfile
 import threading
 import time
 import tomllib
@@ -1122,7 +1121,7 @@ def write_atomic(path: Path, text: str) -> None:
     mode: int | None = None
     with contextlib.suppress(FileNotFoundError):
         mode = path.stat().st_mode & 0o777
-    fd, tmp = tempfile.mkstemp(prefix=TEMP_PREFIX, suffix=SUFFIX, dir=folder)
+    fd, tmp = _create_temp(folder)
     try:
         try:
             view = memoryview(data)
@@ -1139,6 +1138,19 @@ def write_atomic(path: Path, text: str) -> None:
             os.unlink(tmp)
         raise
     _fsync_dir(folder)
+
+
+def _create_temp(folder: Path) -> tuple[int, str]:
+    """A new file of our own beside the target, as ``tempfile.mkstemp`` makes one (without its
+    import, and shutil's with it, on every launch): a random name, created exclusively, 0o600."""
+    flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    for _ in range(100):
+        tmp = os.path.join(folder, f"{TEMP_PREFIX}{os.urandom(6).hex()}{SUFFIX}")
+        try:
+            return os.open(tmp, flags, 0o600), tmp
+        except FileExistsError:
+            continue  # (another writer's name: draw again)
+    raise FileExistsError(errno.EEXIST, "no unused temporary name", str(folder))
 
 
 def _fsync_dir(folder: Path) -> None:

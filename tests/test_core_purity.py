@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -66,3 +67,69 @@ def test_only_the_rules_in_use_are_loaded() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "True"]
+
+
+def test_importing_the_cli_and_the_app_leaves_the_garbage_collector_alone() -> None:
+    """Only the launcher (``facility-tui``, ``python -m facility_tui``) holds the collector."""
+    code = (
+        "import gc\n"
+        "import facility_tui.cli, facility_tui.app, facility_tui.launch\n"
+        "print(gc.isenabled(), gc.get_freeze_count())\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["True", "0"]
+
+
+def test_the_launcher_imports_without_collecting_and_the_app_runs_with_it(tmp_path) -> None:
+    """The launch imports with the cyclic collector off, then freezes what it imported and turns
+    the collector back on before the app runs; while the main screen is shown its own collector
+    (screens/collector.py) holds it for quiet moments, and gives it back when the app ends."""
+    code = (
+        "import gc, sys\n"
+        "seen = []\n"
+        "class Watch:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'facility_tui.app':\n"
+        "            seen.append(('importing', gc.isenabled()))\n"
+        "sys.meta_path.insert(0, Watch())\n"
+        "from textual.app import App\n"
+        "run = App.run\n"
+        "async def first_frame(pilot):\n"
+        "    await pilot.pause()\n"
+        "    seen.append(('shown', gc.isenabled()))\n"
+        "    pilot.app.exit()\n"
+        "def headless(self, *args, **kwargs):\n"
+        "    seen.append(('running', gc.isenabled(), gc.get_freeze_count() > 10_000))\n"
+        "    return run(self, headless=True, size=(80, 24), auto_pilot=first_frame)\n"
+        "App.run = headless\n"
+        f"sys.argv = ['facility-tui', '--saves', {str(tmp_path)!r}, '--seed', '1']\n"
+        "from facility_tui.launch import main\n"
+        "code = main()\n"
+        "seen.append(('ended', gc.isenabled(), code))\n"
+        "print(seen)\n"
+    )
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    )
+    assert out.stdout.strip().splitlines()[-1] == str(
+        [("importing", False), ("running", True, True), ("shown", False), ("ended", True, 0)]
+    )
+
+
+def test_a_headless_command_through_the_launcher(tmp_path) -> None:
+    """``python -m facility_tui apply`` runs its commands with the collector held: same result."""
+    save = tmp_path / "f.toml"
+    cmd = [sys.executable, "-m", "facility_tui", "apply", str(save), "--seed", "1", "-q"]
+    subprocess.run([*cmd, "add A init=2d6", "add B init=2d6", "start"], check=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "facility_tui", "show", str(save), "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    import json
+
+    state = json.loads(out.stdout)
+    assert (state["phase"], state["round"]) == ("active", 1)
+    assert sorted(c["name"] for c in state["combatants"]) == ["A", "B"]
