@@ -76,9 +76,12 @@ def _hook(app_class, kind: str, t0: float, result: dict[str, object]) -> None:  
         display(self, screen, renderable)
         if "first_frame" in result or renderable is None:
             return
-        from textual.widgets import DataTable
+        if kind == "app":
+            tables = self.screen.query("#order")  # (not DataTable: the app never imports it)
+        else:
+            from textual.widgets import DataTable
 
-        tables = self.screen.query("#order") if kind == "app" else self.screen.query(DataTable)
+            tables = self.screen.query(DataTable)
         if not tables or not tables.first().row_count:
             return
         with contextlib.suppress(AttributeError):  # headless skips this step of a real frame

@@ -133,3 +133,28 @@ def test_a_headless_command_through_the_launcher(tmp_path) -> None:
     state = json.loads(out.stdout)
     assert (state["phase"], state["round"]) == ("active", 1)
     assert sorted(c["name"] for c in state["combatants"]) == ["A", "B"]
+
+
+def test_apply_pays_for_no_module_it_does_not_use(tmp_path) -> None:
+    """``apply`` is budgeted at half a bare Textual start-up: it writes atomically without
+    tempfile, and argparse is given the terminal's width, so neither imports shutil (with zlib,
+    bz2 and lzma); JSON output is imported by the commands that print it."""
+    save = tmp_path / "f.toml"
+    code = (
+        "import sys\n"
+        "from facility_tui.cli import main\n"
+        f"assert main(['apply', {str(save)!r}, '--seed', '1', '-q', 'add A init=2d6']) == 0\n"
+        f"assert main(['apply', {str(save)!r}, '-q', 'start']) == 0\n"
+        "print(sorted({'shutil', 'tempfile', 'bz2', 'lzma'} & set(sys.modules)))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_help_fits_the_terminal_width_it_is_given(tmp_path) -> None:
+    env = {**os.environ, "COLUMNS": "44"}
+    cmd = [sys.executable, "-m", "facility_tui", "apply", "--help"]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True, env=env).stdout
+    assert "save file (created if missing)" in " ".join(out.split())
+    options = out[out.index("options:") :].splitlines()  # (after the usage, written as it is)
+    assert max(len(line) for line in options) <= 44 < max(len(line) for line in out.splitlines())
