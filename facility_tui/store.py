@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import hashlib
 import json
 import math
 import os
@@ -38,9 +37,7 @@ import time
 import tomllib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
-
-from attrs import frozen
+from typing import Any, NamedTuple
 
 from facility_tui import __version__
 from facility_tui.codec import DecodeError, decode, encode, encode_sparse
@@ -257,9 +254,17 @@ def _literal(lines: str) -> str:
 # -- checksums ----------------------------------------------------------------------------------
 
 
+def _sha256(data: bytes) -> str:
+    # hashlib loads OpenSSL (~2 ms): imported on the first checksum, not at every launch (a new
+    # fight's first frame is drawn before its first save)
+    import hashlib
+
+    return hashlib.sha256(data).hexdigest()
+
+
 def _sign(body: str) -> tuple[str, str]:
     """The file text for ``body`` (a checksum line, then the body) and the checksum."""
-    digest = hashlib.sha256(body.encode("utf-8")).hexdigest()
+    digest = _sha256(body.encode("utf-8"))
     return f"{_MAGIC.decode()}{digest}\n{body}", digest
 
 
@@ -273,7 +278,7 @@ def _unsign(raw: bytes, source: str) -> tuple[str, bool]:
         if header is None:
             raise DamagedSave(f"{source} is damaged: its checksum line is cut or changed")
         body = raw[nl + 1 :]
-        if hashlib.sha256(body).hexdigest() != header.group(1).decode():
+        if _sha256(body) != header.group(1).decode():
             raise DamagedSave(
                 f"{source} is damaged: its checksum does not match (truncated or changed "
                 "after it was saved); it was left untouched"
@@ -321,8 +326,10 @@ def _parse(raw: bytes, source: str) -> dict[str, Any]:
 # -- session <-> document -----------------------------------------------------------------------
 
 
-@frozen
-class Snapshot:
+# The store's own records are NamedTuples, not attrs classes like the model's: an attrs class
+# generates and compiles its methods at every launch (~0.3 ms each, 7 of them here, on the path of
+# every launch and every ``apply``), a NamedTuple costs a fifth of that; none is evolved or checked.
+class Snapshot(NamedTuple):
     """What a save holds, taken from a session in microseconds: immutable values, no copies."""
 
     encounter: Encounter
@@ -340,8 +347,7 @@ class Snapshot:
         )
 
 
-@frozen
-class _Chunk:
+class _Chunk(NamedTuple):
     """A sealed run of log entries and the text of its write-once file."""
 
     start: int
@@ -412,8 +418,7 @@ class _Chunker:
         self.known = known
 
 
-@frozen
-class _Rendered:
+class _Rendered(NamedTuple):
     state: str  # the fight, as a GM reads it
     rest: str  # the log and the history
     chunks: tuple[_Chunk, ...]  # log files the rest refers to
@@ -589,8 +594,8 @@ _INTRO = (
 
 
 def _sign3(state: str, rest: str) -> str:
-    s = hashlib.sha256(state.encode("utf-8")).hexdigest()
-    r = hashlib.sha256(rest.encode("utf-8")).hexdigest()
+    s = _sha256(state.encode("utf-8"))
+    r = _sha256(rest.encode("utf-8"))
     return f"{_MAGIC3.decode()}{s} history-sha256={r}\n{state}{SEPARATOR}\n{rest}{END_LINE}\n"
 
 
@@ -646,8 +651,7 @@ def loads(text: str, source: str = "save") -> Session:
     return _session_from(text.encode("utf-8"), source, None).session
 
 
-@frozen
-class Loaded:
+class Loaded(NamedTuple):
     """What reading a save gave: the session, and for a save edited outside facility-tui, a
     line saying what changed and the session as facility-tui last wrote it (for a backup)."""
 
@@ -676,8 +680,7 @@ def _session_from(raw: bytes, source: str, sidecar: Path | None) -> Loaded:
     return Loaded(_with_history(enc, doc.get("history")))
 
 
-@frozen
-class _Parts:
+class _Parts(NamedTuple):
     state: str  # the fight: from the second line to the separator
     rest: str  # the log and the history: from the separator to the end line
     state_sum: str  # the checksum the header gives the state
@@ -717,12 +720,12 @@ def _split3(raw: bytes, source: str) -> _Parts:
             "it was left untouched"
         )
     state, rest = body[: cut + 1], body[cut + 2 + len(SEPARATOR) :]
-    if hashlib.sha256(rest.encode("utf-8")).hexdigest() != header.group(2):
+    if _sha256(rest.encode("utf-8")) != header.group(2):
         raise DamagedSave(
             f"{source} is damaged: its log and history (below the separator line) do not match "
             "their checksum (they are not to be edited); it was left untouched"
         )
-    digest = hashlib.sha256(state.encode("utf-8")).hexdigest()
+    digest = _sha256(state.encode("utf-8"))
     return _Parts(state, rest, header.group(1), digest != header.group(1))
 
 
@@ -882,7 +885,7 @@ def _edited(enc: Encounter, history: Any, parts: _Parts, source: str, offset: in
         return Loaded(before)  # only comments or layout changed (or the checksum line)
     if before is not None:
         written = _Writer().state(before.encounter)
-        if hashlib.sha256(written.encode("utf-8")).hexdigest() != parts.state_sum:
+        if _sha256(written.encode("utf-8")) != parts.state_sum:
             before = None
     if before is None:
         _check_edit(handedit.changes(_empty_like(enc), enc), enc, parts.state, source, offset)
@@ -1202,8 +1205,7 @@ def _backups(sidecar: Path) -> list[tuple[int, int, Path]]:
 LOCK_NAME = "lock"  # in the save's folder: fight.d/lock
 
 
-@frozen
-class Holder:
+class Holder(NamedTuple):
     """Who holds a save's write lock, as it wrote itself into the lock file."""
 
     pid: int
@@ -1717,8 +1719,7 @@ def _load(path: Path) -> Loaded:
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-@frozen
-class Opened:
+class Opened(NamedTuple):
     """What ``open_save`` found: the session; a line for the GM (``None`` when all was well);
     whether the save was damaged and a backup opened instead (``recovered``); and for a save
     edited outside facility-tui, the session as facility-tui last wrote it (``before_edit``),
