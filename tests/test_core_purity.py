@@ -158,3 +158,19 @@ def test_help_fits_the_terminal_width_it_is_given(tmp_path) -> None:
     assert "save file (created if missing)" in " ".join(out.split())
     options = out[out.index("options:") :].splitlines()  # (after the usage, written as it is)
     assert max(len(line) for line in options) <= 44 < max(len(line) for line in out.splitlines())
+
+
+def test_the_launcher_leaves_the_objects_to_the_exit(tmp_path) -> None:
+    """Python's shutdown walks every object in a last collection; the launcher freezes them
+    first (a headless command pays ~9 ms less) and the command has done all its work by then."""
+    save = tmp_path / "f.toml"
+    code = (
+        "import gc, sys\n"
+        "from facility_tui.launch import main\n"
+        f"sys.argv = ['facility-tui', 'apply', {str(save)!r}, '--seed', '1', 'add A init=2d6']\n"
+        "code = main()\n"
+        "print(code, gc.get_freeze_count() > 10_000, len(gc.get_objects()) < 1_000)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.splitlines()[0] == "> add A init=2d6"
+    assert out.stdout.splitlines()[-1] == "0 True True"
