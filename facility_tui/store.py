@@ -34,7 +34,6 @@ import re
 import stat
 import threading
 import time
-import tomllib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -307,12 +306,18 @@ def _schema_of(doc: dict[str, Any], source: str) -> int:
     return version
 
 
+def _read_toml(text: str) -> dict[str, Any]:
+    import tomllib  # (~1.5 ms: a launch on a new fight reads no save, and does not import it)
+
+    return tomllib.loads(text)
+
+
 def _parse(raw: bytes, source: str) -> dict[str, Any]:
     """The verified TOML document of a file, of a version this code can read."""
     body, signed = _unsign(raw, source)
     try:
-        doc = tomllib.loads(body)
-    except (tomllib.TOMLDecodeError, RecursionError, ValueError) as err:
+        doc = _read_toml(body)
+    except (RecursionError, ValueError) as err:  # (TOMLDecodeError is a ValueError)
         what = str(err).splitlines()[0] if str(err) else type(err).__name__
         raise DamagedSave(
             f"{source} is not a readable save ({what}); it was left untouched"
@@ -733,8 +738,8 @@ def _session_from_v3(raw: bytes, source: str, sidecar: Path | None) -> Loaded:
     parts = _split3(raw, source)
     offset = 1  # the state part starts on the file's second line
     try:
-        doc = tomllib.loads(parts.state + parts.rest)
-    except (tomllib.TOMLDecodeError, RecursionError, ValueError) as err:
+        doc = _read_toml(parts.state + parts.rest)
+    except (RecursionError, ValueError) as err:  # (TOMLDecodeError is a ValueError)
         what = str(err).splitlines()[0] if str(err) else type(err).__name__
         if parts.edited:
             m = re.search(r"\(at line (\d+), column \d+\)$", what)
