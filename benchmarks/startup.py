@@ -30,6 +30,7 @@ TIMEOUT = 60
 def _child_env(work: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPYCACHEPREFIX"] = str(work / "pycache")
+    env["XDG_CONFIG_HOME"] = str(work / "config")  # the launch looks for a config file: none
     return env
 
 

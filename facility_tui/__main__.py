@@ -1,3 +1,3 @@
-from facility_tui.cli import main
+from facility_tui.launch import main
 
 raise SystemExit(main())

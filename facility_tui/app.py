@@ -11,7 +11,6 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.notifications import SeverityLevel
 
-from facility_tui import config as configs
 from facility_tui.paths import default_saves
 from facility_tui.screens.main import MainScreen
 from facility_tui.screens.palette import FacilityCommands
@@ -71,6 +70,8 @@ class FacilityApp(App[None]):
         """Apply the config file's keys and theme; what was wrong in it, one line each."""
         if self._config_file is None:
             return ()
+        from facility_tui import config as configs  # (a launch without a config file: not read)
+
         defaults = self.binding_ids()
         cfg = configs.load(self._config_file, defaults, self.available_themes)
         problems = list(cfg.problems)

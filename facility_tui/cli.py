@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import json
+import contextlib
 import os
 import re
 import sys
@@ -14,10 +14,35 @@ from typing import Any
 from facility_tui import __version__
 
 
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help formatter, told the terminal's width. Left to find it, it imports shutil
+    (and zlib, bz2 and lzma with it: ~2 ms of every launch, ``apply`` included) when it is built,
+    which ``add_argument`` does for each argument; the width is found as shutil finds it."""
+
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, width=_columns() - 2)
+
+
+def _columns() -> int:
+    with contextlib.suppress(KeyError, ValueError):
+        if (columns := int(os.environ["COLUMNS"])) > 0:
+            return columns
+    with contextlib.suppress(AttributeError, ValueError, OSError):
+        if sys.__stdout__ and (columns := os.get_terminal_size(sys.__stdout__.fileno()).columns):
+            return columns
+    return 80
+
+
+class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)  # (sub-commands' parsers too)
+        super().__init__(*args, **kwargs)
+
+
 def _parser() -> argparse.ArgumentParser:
     from facility_tui.systems import ids  # (the table of rule systems: no system is loaded)
 
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="facility-tui",
         description="Keyboard-driven combat tracker for the Facility and 2297 rule systems.",
         usage=f"facility-tui [run] [FILE] [--saves DIR] [--seed N] [--demo {{{','.join(ids())}}}]"
@@ -93,12 +118,14 @@ def _app_args(p: argparse.ArgumentParser, systems: list[str]) -> None:
     )
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, *, gc_held: bool = False) -> int:
+    """``gc_held``: the launcher (facility_tui.launch) turned the cyclic collector off for the
+    imports; the app and the player view turn it back on before they run."""
     args = list(sys.argv[1:] if argv is None else argv)
     if not args or args[0] not in {*COMMANDS, "-h", "--help", "--version"}:
         args.insert(0, "run")
     try:
-        code = _dispatch(_parser().parse_args(args))
+        code = _dispatch(_parser().parse_args(args), gc_held)
         sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's exit
     except BrokenPipeError:
         # The reader went away (``facility-tui commands | head``): stop quietly, as the Python
@@ -114,7 +141,7 @@ COMMANDS = ("run", "apply", "show", "export", "watch", "validate", "commands")
 EXIT_BROKEN_PIPE = 128 + 13  # what a shell reports for a command ended by SIGPIPE
 
 
-def _dispatch(ns: argparse.Namespace) -> int:
+def _dispatch(ns: argparse.Namespace, gc_held: bool = False) -> int:
     if ns.cmd == "apply":
         return apply_cmd(ns.save, ns.commands, seed=ns.seed, quiet=ns.quiet)
     if ns.cmd == "show":
@@ -122,12 +149,12 @@ def _dispatch(ns: argparse.Namespace) -> int:
     if ns.cmd == "export":
         return export_cmd(ns.save, ns.form, output=ns.output, public=ns.public)
     if ns.cmd == "watch":
-        return watch_cmd(ns.save)
+        return watch_cmd(ns.save, gc_held=gc_held)
     if ns.cmd == "validate":
         return validate_cmd(ns.paths)
     if ns.cmd == "commands":
         return commands_cmd(markdown=ns.markdown, dice=ns.dice, keys=ns.keys)
-    return run_app(ns.file, ns.saves, ns.seed, ns.demo, ns.config)
+    return run_app(ns.file, ns.saves, ns.seed, ns.demo, ns.config, gc_held=gc_held)
 
 
 def _err(message: str) -> None:
@@ -148,6 +175,8 @@ def run_app(
     seed: int | None,
     demo: str | None,
     config: Path | None = None,
+    *,
+    gc_held: bool = False,
 ) -> int:
     from facility_tui.app import FacilityApp
     from facility_tui.paths import default_config
@@ -155,8 +184,22 @@ def run_app(
     if config is None and (default := default_config()).is_file():
         config = default  # (a config given with --config and missing is said so in the app)
     app = FacilityApp(save_dir=saves, open_file=file, seed=seed, demo=demo, config=config)
+    if gc_held:
+        _collect_again()
     app.run()
     return app.return_code or 0
+
+
+def _collect_again() -> None:
+    """The app's modules are imported (with the collector held off by the launcher): they live as
+    long as the process, so they go out of the collector's way for good (``gc.freeze``, as the
+    main screen does with a loaded fight), and it runs again for a session that lasts hours.
+    (Turned on with the imports still in its young generation, its first collection would walk
+    them all: slower than never holding it.)"""
+    import gc
+
+    gc.freeze()
+    gc.enable()
 
 
 def apply_cmd(save: Path, lines: Sequence[str], *, seed: int | None, quiet: bool) -> int:
@@ -280,6 +323,8 @@ _RAW_IN_JSON = re.compile("[\x7f-\x9f]")
 def json_text(data: Any) -> str:
     """``data`` as indented JSON that shows no control character raw: ``json`` escapes C0 itself;
     DEL and C1 (which it leaves as they are outside ASCII) become ``\\u00XX`` too."""
+    import json
+
     text = json.dumps(data, indent=2, ensure_ascii=False)
     return _RAW_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
@@ -346,7 +391,7 @@ def _same_file(a: Path, b: Path) -> bool:
         return os.path.abspath(a) == os.path.abspath(b)
 
 
-def watch_cmd(save: Path) -> int:
+def watch_cmd(save: Path, *, gc_held: bool = False) -> int:
     """The player view: read-only, no lock taken, following the save's autosaves."""
     from facility_tui import store
     from facility_tui.workspace import Workspace
@@ -361,7 +406,10 @@ def watch_cmd(save: Path) -> int:
         _err(note)
     from facility_tui.app import WatchApp
 
-    WatchApp(ws).run()
+    app = WatchApp(ws)
+    if gc_held:
+        _collect_again()
+    app.run()
     return 0
 
 

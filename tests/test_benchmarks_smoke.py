@@ -5,6 +5,8 @@ The benchmarks themselves run with ``uv run python -m benchmarks`` (see benchmar
 
 from __future__ import annotations
 
+import json
+
 import benchmarks.run  # noqa: F401  (every group imports)
 from benchmarks import saving
 from benchmarks.common import Row, table
@@ -28,3 +30,18 @@ def test_key_press_harness_times_every_key() -> None:
         "key d confirm (d 5 ⏎)",
     ]
     assert all(r.ours.startswith("p50 ") and r.ratio for r in rows)
+
+
+def test_start_up_child_launches_what_a_user_runs(tmp_path) -> None:
+    """The app side goes through the ``facility-tui`` script's launcher (its first frame found
+    by hooks set as Textual is imported), the bare side through the same hooks."""
+    from benchmarks import startup
+
+    env = startup._child_env(tmp_path)
+    app = startup._launch("app", tmp_path, env)
+    bare = startup._launch("bare", tmp_path, env)  # (the rows the app showed)
+    for run in (app, bare):
+        assert 0 < run["constructed"] < run["first_frame"]
+        assert run["d20"] == 0.0
+    assert any((tmp_path / "saves-app").glob("*.toml"))  # the demo it opened, saved there
+    assert json.loads((tmp_path / "rows.json").read_text())["rows"]
