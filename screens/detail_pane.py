@@ -63,7 +63,7 @@ class DetailPane(TextPane):
         lines: list[Text] = []
         if enc.current is not None:
             title = f"{rules.slot_name(enc, enc.current)}'s turn"
-            lines += reminder_lines(title, rules.reminders(enc))
+            lines += reminder_lines(title, rules.reminders(enc), width)
         if cid is None or not enc.has(cid):
             lines += [
                 Text("No combatants yet.", style="dim"),

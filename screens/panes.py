@@ -101,6 +101,23 @@ def detail_row(d: Detail) -> Text:
     )
 
 
+def hanging(text: Text, width: int, indent: int = 2) -> list[Text]:
+    """``text`` wrapped at spaces to ``width``, its later lines indented under its first (a
+    wrapped "Limit: ..." reads as one row, not as two)."""
+    plain = text.plain
+    cuts: list[int] = []
+    start, room = 0, width
+    while room > indent and len(plain) - start > room:
+        end = plain.rfind(" ", start + 1, start + room + 1)
+        end = end if end > start else start + room  # one word longer than the room: cut it
+        cuts.append(end)
+        start, room = end, width - indent
+    if not cuts:
+        return [text]
+    first, *rest = text.divide(cuts)
+    return [first, *(Text(" " * indent) + (t[1:] if t.plain[:1] == " " else t) for t in rest)]
+
+
 def rows_text(rows: Iterable[Row], width: int) -> list[Text]:
     out: list[Text] = []
     group: list[Boxes] = []
@@ -116,7 +133,7 @@ def rows_text(rows: Iterable[Row], width: int) -> list[Text]:
         elif isinstance(row, Bar):
             out += bar_rows(row, width)
         elif isinstance(row, Detail):
-            out.append(detail_row(row))
+            out += hanging(detail_row(row), width)
     return out
 
 
@@ -132,9 +149,9 @@ def pane_lines(panes: Sequence[Pane], width: int) -> list[Text]:
     return out
 
 
-def reminder_lines(title: str, reminders: Sequence[Detail]) -> list[Text]:
+def reminder_lines(title: str, reminders: Sequence[Detail], width: int) -> list[Text]:
     """The acting combatant's start-of-turn reminders, flagged ▶ so they read as "now"."""
     if not reminders:
         return []
     head = Text.assemble(("▶ ", "bold"), (printable(title), "bold reverse"))
-    return [head, *(Text.assemble("  ", detail_row(d)) for d in reminders)]
+    return [head, *(t for d in reminders for t in hanging(Text("  ") + detail_row(d), width, 4))]

@@ -240,7 +240,7 @@ async def test_2297_panes_on_the_screen(tmp_path: Path) -> None:
         assert app.workspace.encounter.current == "a"
         text = shown(app)
         assert "▶ A's turn" in text
-        assert "Bleeding: bleeds 1 (Serious injury" in text
+        assert "Bleeding: bleeds 1 (Serious\n    injury" in text  # (wrapped under itself)
 
 
 async def test_facility_panes_on_the_screen(tmp_path: Path) -> None:
@@ -260,7 +260,7 @@ async def test_facility_panes_on_the_screen(tmp_path: Path) -> None:
         await pilot.pause()
         text = shown(app)
         assert "Nor +0 ■■ 2/2 Impaired scar 1" in text and "Phy +1 ■□□□ 1/4" in text  # (spilled)
-        assert "Harm: 1 contaminants wound(s): ablate ana" in text
+        assert "Harm: 1 contaminants wound(s):\n  ablate ana" in text  # (wrapped under itself)
         assert "Respirator □□ 0/2 marks" in text
         await run_lines(app, "ablate ana")
         await pilot.pause()
@@ -297,9 +297,10 @@ def _drawn(s: Session) -> None:
 
     enc = s.encounter
     rules = rules_for(enc.system)
-    assert reminder_lines("turn", rules.reminders(enc)) is not None
-    for c in enc.combatants:
-        for width in (20, 36, 57):
+    for width in (20, 36, 57):
+        drawn = reminder_lines("turn", rules.reminders(enc), width)
+        assert all(len(line.plain) <= width for line in drawn[1:])
+        for c in enc.combatants:
             assert pane_lines(rules.panes(enc, c), width)
 
 
@@ -361,3 +362,24 @@ async def test_J_and_K_page_the_panes_column_from_the_keyboard(tmp_path: Path) -
         await pilot.pause()
         assert box.scroll_y == 0
         assert app.workspace.encounter.current == "a"  # nothing else moved
+
+
+def test_a_long_row_wraps_under_itself() -> None:
+    """A wrapped row keeps its words whole and indents its later lines under the first."""
+    from facility_tui.screens.panes import hanging
+    from rich.text import Text
+
+    row = Text("Limit: one Minor only (Critical injury) and no Reactions at all")
+    lines = [line.plain for line in hanging(row, 20)]
+    assert lines == [
+        "Limit: one Minor",
+        "  only (Critical",
+        "  injury) and no",
+        "  Reactions at all",
+    ]
+    assert [line.plain for line in hanging(Text("short"), 20)] == ["short"]
+    assert [t.plain for t in hanging(Text("x" * 25), 10)] == [
+        "x" * 10,
+        "  " + "x" * 8,
+        "  " + "x" * 7,
+    ]
