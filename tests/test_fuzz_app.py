@@ -20,6 +20,7 @@ KEYS = [
     *"nnnpsuuijkjk123rdtfwvxyya?o",
     *["ctrl+z", "ctrl+y", "escape", "escape", "enter", "enter", "tab", "backspace", "colon"],
     *["down", "up", "delete", "ctrl+n"],
+    *"lecJKE",  # the log's size and filters, the panes' pages, the report
 ]
 JUNK = ["5", "2d6", "[/]", "#2", "a=b", "'", "blanc", "1", "-3", "phy", "all", "0d6", "9999"]
 
