@@ -46,7 +46,7 @@ from .detail_pane import DetailPane
 from .initiative import InitiativeList
 from .key_bar import KeyBar
 from .log_pane import LogPane
-from .order_list import Listing, OrderList, RowCells
+from .order_list import OrderList
 from .status_pane import StatusPane
 
 LOG_SHOWN = 200  # lines the log pane keeps while it grows
@@ -295,28 +295,6 @@ class MainScreen(Screen[None]):
 
     def _selected_id(self) -> str | None:
         return self.table.cursor_key
-
-    # The list's row caches and a full render of its rows, as the screen held them before the
-    # list rendered itself (a test empties the caches to compare the list's partial updates
-    # with a full render).
-    @property
-    def _listing(self) -> Listing | None:
-        return self.table.listing
-
-    @_listing.setter
-    def _listing(self, listing: Listing | None) -> None:
-        self.table.listing = listing
-
-    @property
-    def _row_cells(self) -> RowCells:
-        return self.table.row_cache
-
-    @_row_cells.setter
-    def _row_cells(self, cache: RowCells) -> None:
-        self.table.row_cache = cache
-
-    def _render_table(self) -> None:
-        self.table.show(self.ws.encounter)
 
     # -- saving (the workspace's autosaver writes every change; this shows how it went) --------
 

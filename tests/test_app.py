@@ -546,8 +546,8 @@ async def test_main_screen_list_updates_changed_rows_as_a_full_render_would(
             assert len(app.workspace.encounter.log) != log, keys  # the step did something
             shown = _table_rows(app)
             assert [key for key, _ in shown] == [c.id for c in listed(app.workspace.encounter)]
-            main._listing, main._row_cells = None, {}  # the oracle: every row computed again
-            main._render_table()
+            main.table.listing, main.table.row_cache = None, {}  # the oracle: all rows anew
+            main.table.show(app.workspace.encounter)
             assert shown == _table_rows(app), keys
 
 
