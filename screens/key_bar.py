@@ -67,6 +67,7 @@ class KeyBar(TextPane):
         typing = focused if isinstance(focused, Input) else None
         seen: set[str] = set()
         keys: list[tuple[str, str, str]] = []  # (key, shown as, description)
+        actions: list[str] = []
         for namespace, binding, enabled, _ in screen.active_bindings.values():
             if not binding.show or not enabled or binding.action in seen:
                 continue
@@ -75,10 +76,13 @@ class KeyBar(TextPane):
             seen.add(binding.action)
             shown = self.app.get_key_display(binding)
             keys.append((binding.key.split(",")[0], shown, binding.description))
-        if typing is not None:  # in the order the line declares them (the chain merges them)
-            declared = [b.key for b in typing.BINDINGS if isinstance(b, Binding)]
-            keys.sort(key=lambda k: declared.index(k[0]) if k[0] in declared else len(declared))
-        self._show(keys)
+            actions.append(binding.action)
+        # In the order they are declared (the chain merges them, and a key remapped by a config
+        # file would go last): the line's own keys while it has focus, else the screen's.
+        declared = [b.action for b in (typing or screen).BINDINGS if isinstance(b, Binding)]
+        place = {action: i for i, action in reversed(list(enumerate(declared)))}
+        order = sorted(range(len(keys)), key=lambda i: place.get(actions[i], len(declared)))
+        self._show([keys[i] for i in order])
 
     def _show(self, keys: list[tuple[str, str, str]]) -> None:
         key_style = self.get_component_rich_style("key-bar--key", partial=True)

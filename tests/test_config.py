@@ -118,6 +118,7 @@ async def test_a_key_remapped_in_the_config_acts_and_is_shown(tmp_path: Path) ->
         assert not any(str(path) in t for t in app.toasts)
         bar = main(app).query_one(KeyBar).text.plain
         assert "space Next" in bar and "hDamage" in bar and "nNext" not in bar
+        assert bar.startswith("space Next")  # in its place, first, not moved to the end
         await pilot.press("s")
         enc = app.workspace.encounter
         assert enc.phase is Phase.ACTIVE
