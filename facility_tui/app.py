@@ -119,10 +119,20 @@ class FacilityApp(App[None]):
         )
 
     def clear_toasts(self) -> None:
-        """Take the toasts down (none shown: nothing to do, off the key path)."""
+        """Take the toasts down (none shown: nothing to do, off the key path).
+
+        A toast is a message to the app (``notify`` posts it), so the clearing is one too: it
+        then comes after the toasts posted before it and before those posted after it. Textual's
+        rack forgets only the toasts it has finished mounting, so its children go as well: in a
+        burst of refused lines the one before would otherwise stay beside the newest."""
         if self._toasted:
             self._toasted = False
-            self.clear_notifications()
+            self.call_later(self._take_toasts_down)
+
+    def _take_toasts_down(self) -> None:
+        self.clear_notifications()
+        for rack in self.screen.query("ToastRack"):
+            rack.remove_children()
 
     def on_mount(self) -> None:
         problems = self._configure()

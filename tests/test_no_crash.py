@@ -105,11 +105,12 @@ async def test_control_characters_are_refused_with_a_line(tmp_path: Path) -> Non
         screen = app.screen
         assert isinstance(screen, MainScreen)
         before = app.workspace.encounter
+        shown: list[str] = []
         for evil in ("\x1b[2J", "\x1b]0;pwned\x07", "a\x00b", "\x9b31m"):
             assert not screen.run_line(f"add {evil!s}")
-        await pilot.pause()
+            await pilot.pause(0.1)  # (each refusal replaces the one before)
+            shown += [t for t in toasts(app) if "control character" in t]
         assert app.workspace.encounter == before
-        shown = [t for t in toasts(app) if "control character" in t]
         assert len(shown) == 4
         assert not any("\x1b" in t or "\x07" in t or "\x00" in t for t in shown)
 
@@ -220,3 +221,24 @@ async def test_n_asks_before_a_turn_ends_with_a_choice_open(tmp_path: Path) -> N
         await pilot.press("n", "y")  # in one burst: asked, and answered
         await pilot.pause()
         assert app.workspace.encounter.turn != turn
+
+
+async def test_refusals_in_one_burst_leave_only_the_newest_toast(tmp_path: Path) -> None:
+    """Two refused lines handled in one go (keys typed faster than a frame): the newest refusal
+    is the one toast shown, not both (a toast is a message to the app; the clearing must come
+    between them, and take down a toast still being mounted)."""
+    app = FacilityApp(save_dir=tmp_path, seed=1)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        assert screen.run_line("start")
+        await pilot.pause()
+        assert not screen.run_line("hit sgt-blanc")
+        assert not screen.run_line("hit sgt-blanc dd")
+        await pilot.pause(0.2)
+        shown = toasts(app)
+        assert len(shown) == 1 and "got 'dd'" in shown[0]
+        assert screen.run_line("major")  # a line that works takes the refusal down
+        await pilot.pause(0.2)
+        assert toasts(app) == []
