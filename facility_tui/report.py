@@ -13,12 +13,11 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from attrs import frozen
-
 from facility_tui.dispatch import listed
 from facility_tui.model import Combatant, Encounter, LogEntry, Phase
 from facility_tui.systems import rules_for
-from facility_tui.text import printable
+from facility_tui.text import naming_any, printable
+from facility_tui.view import Public
 
 if TYPE_CHECKING:
     from facility_tui.session import Session
@@ -70,50 +69,14 @@ def render_text(enc: Encounter, log_lines: int = 10) -> str:
 # -- what players may see ----------------------------------------------------------------------
 
 
-@frozen
-class Public:
-    """A combatant as the table sees it: its state in words (never exact damage or wounds)."""
-
-    state: str  # "Serious", "unhurt", "down", "dying", "dead"; Facility "ok", "hurt", "out"...
-    conditions: tuple[str, ...] = ()
-    fallen: bool = False  # out of the fight (down, dying, dead, out, fled...)
-
-
-_2297_DOWN = {"unconscious": "down", "incapacitated": "down", "dying": "dying", "dead": "dead"}
-_FACILITY_OUT = {"incapacitated": "out", "dead": "out", "out": "out", "fled": "fled"}
-
-
 def public_state(enc: Encounter, c: Combatant) -> Public:
-    """The state the players see, from the rules' own summary (``show --json``'s ``derived``)."""
-    summary = rules_for(enc.system).summary(enc, c)
-    if enc.system == "2297":
-        status = str(summary.get("status", ""))
-        conditions = tuple(str(x) for x in summary.get("conditions", ()))
-        if status:
-            return Public(_2297_DOWN.get(status, status), conditions, fallen=True)
-        injury = str(summary.get("Injury", "-"))
-        return Public("unhurt" if injury == "-" else injury, conditions)
-    word = str(summary.get("Status", "ok")).split()[0].lower()
-    if word == "ok":
-        wounds = str(summary.get("Wounds", "-"))
-        hurt = wounds != "-" and not wounds.startswith("0/")
-        return Public("hurt" if hurt else "ok")
-    if word in ("impaired", "standing"):
-        return Public(word)
-    return Public(_FACILITY_OUT.get(word, word), fallen=True)
+    """The state the players see (the rules' ``public_state``)."""
+    return rules_for(enc.system).public_state(enc, c)
 
 
 def visible(enc: Encounter) -> list[Combatant]:
     """The combatants players may see, in the list's order."""
     return [c for c in listed(enc) if not c.hidden]
-
-
-def _names_pattern(names: Iterable[str]) -> re.Pattern[str] | None:
-    """A pattern matching any of ``names`` as whole words (``Boarder 1``, not ``Boarder 10``)."""
-    words = sorted({n for n in names if n}, key=len, reverse=True)
-    if not words:
-        return None
-    return re.compile(r"(?<!\w)(?:" + "|".join(re.escape(w) for w in words) + r")(?!\w)")
 
 
 _HIDING = re.compile(r"(hidden from|shown to) the players$")  # the lines of hide / unhide
@@ -122,7 +85,7 @@ _HIDING = re.compile(r"(hidden from|shown to) the players$")  # the lines of hid
 def public_log(enc: Encounter, log: Iterable[LogEntry] | None = None) -> list[LogEntry]:
     """The log lines players may read: none naming a hidden combatant or holding a hidden note,
     nor the lines of ``hide`` and ``unhide`` themselves."""
-    hidden = _names_pattern(c.name for c in enc.combatants if c.hidden)
+    hidden = naming_any(c.name for c in enc.combatants if c.hidden)
     notes = [c.notes for c in enc.combatants if c.notes_hidden and c.notes]
     out = []
     for e in enc.log if log is None else log:

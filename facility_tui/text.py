@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import enum
 import re
+from collections.abc import Iterable
 
 from attrs import frozen
 
@@ -54,3 +55,13 @@ class Detail:
     label: str
     text: str
     tone: Tone = Tone.PLAIN
+
+
+def naming_any(names: Iterable[str]) -> re.Pattern[str] | None:
+    """A pattern finding any of ``names`` in a line as a whole word, in any case ("Boarder 1"
+    and "boarder 1", not "Boarder 10"): which log lines are about whom (None: no name)."""
+    words = sorted({n for n in names if n}, key=len, reverse=True)
+    if not words:
+        return None
+    alternatives = "|".join(re.escape(w) for w in words)
+    return re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.IGNORECASE)

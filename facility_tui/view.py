@@ -51,3 +51,13 @@ class Pane:
 
     title: str
     rows: tuple[Row, ...]
+
+
+@frozen
+class Public:
+    """A combatant as the players see it (``watch``, a public report): its state in words, never
+    exact damage or wounds."""
+
+    state: str  # 2297 "Serious", "unhurt", "down", "dying", "dead"; Facility "ok", "hurt", "out"...
+    conditions: tuple[str, ...] = ()
+    fallen: bool = False  # out of the fight (down, dying, dead, out, fled...)

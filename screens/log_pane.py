@@ -17,7 +17,6 @@ it keeps, found once per entry as the log grows; the pane's title says which.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 
 from rich.text import Text
@@ -27,7 +26,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from facility_tui.model import Encounter, Kind, LogEntry
-from facility_tui.text import printable
+from facility_tui.text import naming_any, printable
 
 from .own_lines import OwnLines
 from .text_pane import text_strips
@@ -52,8 +51,8 @@ KIND_FILTERS: tuple[tuple[str, frozenset[Kind]], ...] = (
 
 def naming(name: str) -> Callable[[LogEntry], bool]:
     """Keeps the entries that name this combatant as a whole word ("Boarder 1", not 10)."""
-    pattern = re.compile(rf"(?<!\w){re.escape(name)}(?!\w)", re.IGNORECASE)
-    return lambda e: pattern.search(e.text) is not None
+    pattern = naming_any([name])
+    return lambda e: pattern is not None and pattern.search(e.text) is not None
 
 
 def entry_text(e: LogEntry) -> Text:

@@ -453,3 +453,44 @@ async def test_E_writes_the_report_beside_the_save_and_says_where(tmp_path: Path
         await pilot.pause()
         assert app.workspace.encounter is before
         assert "Blanc" in report.read_text()
+
+
+def test_F10_the_players_hear_why_one_is_out_in_a_word() -> None:
+    """The player view's and the public report's states come from the rules, not from the list's
+    text: a fled, surrendered or dead Facility combatant reads fled, surrendered, out."""
+    from facility_tui.report import public_state
+
+    s = fight(
+        (
+            "new facility F seed=1",
+            "add Ana side=pc",
+            "add Bo",
+            "add Cy",
+            "add Di",
+            "fate bo fled",
+            "fate cy surrendered",
+            "fate di dead",
+        )
+    )
+    enc = s.encounter
+    states = {c.id: public_state(enc, c) for c in enc.combatants}
+    assert [(p.state, p.fallen) for p in states.values()] == [
+        ("ok", False),
+        ("fled", True),
+        ("surrendered", True),
+        ("out", True),
+    ]
+    s.execute("wound ana 1 phy")
+    assert public_state(s.encounter, s.encounter.get("ana")).state == "hurt"
+
+
+def test_a_hidden_name_in_another_case_stays_out_of_the_public_log() -> None:
+    """A line naming a hidden combatant in lower case ("the boarder flanks") is about it too, as
+    the log pane's own filter finds it."""
+    from facility_tui.report import public_log
+
+    s = fight(("new 2297 T seed=1", "add Boarder init=3", "add Blanc side=pc", "hide boarder"))
+    s.execute("log the boarder flanks left")
+    s.execute("log Blanc waits")
+    texts = [e.text for e in public_log(s.encounter)]
+    assert "Blanc waits" in texts and not any("boarder" in t.lower() for t in texts)

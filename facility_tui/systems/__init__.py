@@ -18,7 +18,7 @@ from attrs import frozen
 from facility_tui.grammar import quote
 from facility_tui.model import Combatant, Encounter, Phase, Sheet
 from facility_tui.text import Detail, Tone
-from facility_tui.view import Pane
+from facility_tui.view import Pane, Public
 
 if TYPE_CHECKING:
     from facility_tui.call import Call, Spec
@@ -163,6 +163,11 @@ class RuleSystem:
         """Rule-derived figures of a combatant: short values keyed by ``columns`` (and more for
         ``show --json``). Screens show them; they never compute rules themselves."""
         return {}
+
+    def public_state(self, enc: Encounter, c: Combatant) -> Public:
+        """What the players may know of a combatant (the player view, a public report): its
+        state in words from the rules' own figures."""
+        return Public("in the fight")
 
     def details(self, enc: Encounter, c: Combatant) -> list[Detail]:
         """Labelled lines for the selected combatant's detail pane (action economy, injuries,

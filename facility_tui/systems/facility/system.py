@@ -67,7 +67,7 @@ from facility_tui.systems.facility.state import (
     with_state,
 )
 from facility_tui.text import Detail, Tone
-from facility_tui.view import Bar, Boxes, Pane, Row
+from facility_tui.view import Bar, Boxes, Pane, Public, Row
 
 MAX_BOXES = 20  # a longer simple track is drawn as a bar
 
@@ -244,6 +244,19 @@ class FacilityRules(RuleSystem):
         )
 
     # -- what the panes show ------------------------------------------------------------------
+
+    def public_state(self, enc: Encounter, c: Combatant) -> Public:
+        """F10 in a word: ok or hurt, impaired, or why it is out of the fight (the dead and the
+        incapacitated alike are "out": the players learn no more than they see)."""
+        s = sheet_of(c)
+        cond = condition(s)
+        if cond is Condition.OK:
+            wounded = s.track_wounds if simple(s) else any(stat_of(s, k).wounds for k in STATS)
+            return Public("hurt" if wounded else "ok")
+        if cond in (Condition.IMPAIRED, Condition.STANDING):
+            return Public(cond.value)
+        out = cond in (Condition.DEAD, Condition.INCAPACITATED)
+        return Public("out" if out else cond.value, fallen=True)
 
     def summary(self, enc: Encounter, c: Combatant) -> dict[str, Any]:
         s = sheet_of(c)

@@ -58,7 +58,7 @@ from facility_tui.systems.r2297.rules import (
 from facility_tui.systems.r2297.sheet import Awareness, Effect, EKind, Sheet2297
 from facility_tui.systems.r2297.weapons import parse_weapons
 from facility_tui.text import Detail, Tone
-from facility_tui.view import Bar, Boxes, Pane, Row
+from facility_tui.view import Bar, Boxes, Pane, Public, Row
 
 if TYPE_CHECKING:
     from facility_tui.call import Call
@@ -312,6 +312,14 @@ class Rules2297(RuleSystem):
     columns = ("Init", "Actions", "Injury", "Damage", "Fatigue", "Effects")
     show_initiative = False  # the Init column shows it
 
+    def public_state(self, enc: Encounter, c: Combatant) -> Public:
+        """The injury level in a word (A7), or why it is out of the fight (A8, A9)."""
+        s = sheet_of(c)
+        state = status(s)
+        if state:
+            return Public(PUBLIC_OUT.get(state, state), tuple(s.conditions()), fallen=True)
+        return Public(s.level.word if s.level.rank else "unhurt", tuple(s.conditions()))
+
     def summary(self, enc: Encounter, c: Combatant) -> dict[str, Any]:
         s = sheet_of(c)
         init = shown_initiative(enc, c)
@@ -498,6 +506,10 @@ def actions_cell(enc: Encounter, c: Combatant, eco: Economy, state: str) -> str:
         what = "minor" if eco.major == eco.move == 0 else "act"
         return f"{eco.cap} {what} {r}"
     return f"{eco.major}/{eco.move}/{eco.minor} {r}"
+
+
+# How the players hear of one who is out (``status``): "down" says no more than they can see.
+PUBLIC_OUT = {"unconscious": "down", "incapacitated": "down"}
 
 
 def status(s: Sheet2297) -> str:
