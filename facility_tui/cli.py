@@ -421,23 +421,17 @@ def validate_cmd(paths: Sequence[Path]) -> int:
     for path in paths:
         files = sorted(path.glob("*.toml")) if path.is_dir() else [path]
         if not files:
-            _say(f"{path}: no .toml file in this folder")
+            _out(f"{path}: no .toml file in this folder")
             problems += 1
         for file in files:
             checked += 1
             for problem in _problems_of(file):
-                _say(problem)
+                _out(problem)
                 problems += 1
     if problems:
         return 1
     _out(f"{checked} file{'s' if checked != 1 else ''} checked: no problem")
     return 0
-
-
-def _say(problem: str) -> None:
-    from facility_tui.text import printable
-
-    print(printable(problem))
 
 
 def _problems_of(file: Path) -> list[str]:
@@ -463,7 +457,7 @@ def _problems_of(file: Path) -> list[str]:
 
         return list(config_problems(file))
     try:
-        store.load(file)
+        store.session_of(raw, file)
     except store.SaveError as err:
         return [_naming(file, str(err))]
     return []

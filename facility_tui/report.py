@@ -208,7 +208,7 @@ def render_markdown(session: Session, *, public: bool = False) -> str:
 
 # The list's columns of the turn in play (what is left to spend) mean nothing once the fight is
 # over; its small bars are drawing, not figures (the totals beside them stay).
-TURN_COLUMNS = ("Band", "Ma/Mo/Mi R", "Init", "Actions", "Marks")
+TURN_COLUMNS = ("Init", "Actions", "Marks")
 BAR = re.compile(r"^[█▓░]+ ")
 
 

@@ -1712,6 +1712,12 @@ def load(path: Path) -> Session:
     return _load(path).session
 
 
+def session_of(raw: bytes, path: Path) -> Session:
+    """The session of a save's bytes, read already from ``path`` (``validate`` reads each file
+    once, to tell a save from a config file first)."""
+    return _session_from(raw, str(path), sidecar_for(path)).session
+
+
 def _load(path: Path) -> Loaded:
     for attempt in range(5):
         raw, st = read_regular(path)
