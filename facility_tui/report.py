@@ -23,20 +23,21 @@ if TYPE_CHECKING:
     from facility_tui.session import Session
 
 
-def status_line(enc: Encounter, shown: set[str] | None = None) -> str:
-    """Setup, ended, or the round with whose turn it is and whose is next. ``shown``: the ids
-    players may see (a hidden combatant's turn reads "-")."""
+def status_line(enc: Encounter, public: bool = False) -> str:
+    """Setup, ended, or the round with whose turn it is and whose is next (``public``: as the
+    players may see it)."""
     if enc.phase is Phase.SETUP:
         return "Setup: not started"
     if enc.phase is Phase.ENDED:
         return f"Ended after round {enc.round}"
-    cur = _slot(enc, enc.current, shown)
-    nxt = _slot(enc, enc.upcoming, shown)
+    cur = slot_text(enc, enc.current, public)
+    nxt = slot_text(enc, enc.upcoming, public)
     return f"Round {enc.round} | Turn: {cur} | Next: {nxt}"
 
 
-def _slot(enc: Encounter, slot: str | None, shown: set[str] | None) -> str:
-    if slot is None or (shown is not None and enc.has(slot) and slot not in shown):
+def slot_text(enc: Encounter, slot: str | None, public: bool = False) -> str:
+    """Whose turn ``slot`` is; for the players, a hidden combatant's turn is a dash."""
+    if slot is None or (public and enc.has(slot) and enc.get(slot).hidden):
         return "-"
     return rules_for(enc.system).slot_name(enc, slot)
 
@@ -155,7 +156,7 @@ def render_markdown(session: Session, *, public: bool = False) -> str:
     shown = {c.id for c in people}
     out = [f"# {md(enc.name)}", ""]
     out.append(
-        f"{md(rules.title)} rules · {md(status_line(enc, shown if public else None))}"
+        f"{md(rules.title)} rules · {md(status_line(enc, public))}"
         + ("" if public else f" · seed {enc.seed}")
     )
     out += ["", "## Participants", ""]

@@ -21,7 +21,7 @@ from textual.screen import Screen
 from textual.widgets import Digits, Static
 
 from facility_tui.model import Encounter, Phase
-from facility_tui.report import public_state, visible
+from facility_tui.report import public_state, slot_text, visible
 from facility_tui.systems import rules_for
 from facility_tui.text import printable
 from facility_tui.workspace import Workspace
@@ -29,13 +29,6 @@ from facility_tui.workspace import Workspace
 from .detail_pane import SIDE_LABEL
 
 FOLLOW_EVERY = 0.5  # seconds between looks at the save (a stat each when it was not written)
-
-
-def _slot_shown(enc: Encounter, slot: str | None) -> str:
-    """Whose turn ``slot`` is, as players may see it: a hidden combatant's turn is a dash."""
-    if slot is None or (enc.has(slot) and enc.get(slot).hidden):
-        return "-"
-    return printable(rules_for(enc.system).slot_name(enc, slot))
 
 
 def turn_text(enc: Encounter) -> Text:
@@ -48,9 +41,9 @@ def turn_text(enc: Encounter) -> Text:
         out.append(f"Combat over after round {enc.round}", style="bold")
         return out
     out.append(" NOW ", style="bold reverse")
-    out.append(f"  {_slot_shown(enc, enc.current).upper()}\n\n", style="bold")
+    out.append(f"  {printable(slot_text(enc, enc.current, public=True)).upper()}\n\n", style="bold")
     out.append(" next ", style="reverse")
-    out.append(f"  {_slot_shown(enc, enc.upcoming)}")
+    out.append(f"  {printable(slot_text(enc, enc.upcoming, public=True))}")
     return out
 
 
