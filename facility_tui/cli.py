@@ -118,14 +118,14 @@ def _app_args(p: argparse.ArgumentParser, systems: list[str]) -> None:
     )
 
 
-def main(argv: Sequence[str] | None = None, *, gc_held: bool = False) -> int:
-    """``gc_held``: the launcher (facility_tui.launch) turned the cyclic collector off for the
-    imports; the app and the player view turn it back on before they run."""
+def main(argv: Sequence[str] | None = None) -> int:
+    """The command line (the launcher, facility_tui.launch, may have turned the cyclic collector
+    off for the imports: the app and the player view turn it back on before they run)."""
     args = list(sys.argv[1:] if argv is None else argv)
     if not args or args[0] not in {*COMMANDS, "-h", "--help", "--version"}:
         args.insert(0, "run")
     try:
-        code = _dispatch(_parser().parse_args(args), gc_held)
+        code = _dispatch(_parser().parse_args(args))
         sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's exit
     except BrokenPipeError:
         # The reader went away (``facility-tui commands | head``): stop quietly, as the Python
@@ -141,7 +141,7 @@ COMMANDS = ("run", "apply", "show", "export", "watch", "validate", "commands")
 EXIT_BROKEN_PIPE = 128 + 13  # what a shell reports for a command ended by SIGPIPE
 
 
-def _dispatch(ns: argparse.Namespace, gc_held: bool = False) -> int:
+def _dispatch(ns: argparse.Namespace) -> int:
     if ns.cmd == "apply":
         return apply_cmd(ns.save, ns.commands, seed=ns.seed, quiet=ns.quiet)
     if ns.cmd == "show":
@@ -149,12 +149,12 @@ def _dispatch(ns: argparse.Namespace, gc_held: bool = False) -> int:
     if ns.cmd == "export":
         return export_cmd(ns.save, ns.form, output=ns.output, public=ns.public)
     if ns.cmd == "watch":
-        return watch_cmd(ns.save, gc_held=gc_held)
+        return watch_cmd(ns.save)
     if ns.cmd == "validate":
         return validate_cmd(ns.paths)
     if ns.cmd == "commands":
         return commands_cmd(markdown=ns.markdown, dice=ns.dice, keys=ns.keys)
-    return run_app(ns.file, ns.saves, ns.seed, ns.demo, ns.config, gc_held=gc_held)
+    return run_app(ns.file, ns.saves, ns.seed, ns.demo, ns.config)
 
 
 def _err(message: str) -> None:
@@ -175,8 +175,6 @@ def run_app(
     seed: int | None,
     demo: str | None,
     config: Path | None = None,
-    *,
-    gc_held: bool = False,
 ) -> int:
     from facility_tui.app import FacilityApp
     from facility_tui.paths import default_config
@@ -184,8 +182,7 @@ def run_app(
     if config is None and (default := default_config()).is_file():
         config = default  # (a config given with --config and missing is said so in the app)
     app = FacilityApp(save_dir=saves, open_file=file, seed=seed, demo=demo, config=config)
-    if gc_held:
-        _collect_again()
+    _collect_again()
     app.run()
     return app.return_code or 0
 
@@ -195,11 +192,12 @@ def _collect_again() -> None:
     long as the process, so they go out of the collector's way for good (``gc.freeze``, as the
     main screen does with a loaded fight), and it runs again for a session that lasts hours.
     (Turned on with the imports still in its young generation, its first collection would walk
-    them all: slower than never holding it.)"""
+    them all: slower than never holding it.) Left alone where it was never held (tests)."""
     import gc
 
-    gc.freeze()
-    gc.enable()
+    if not gc.isenabled():
+        gc.freeze()
+        gc.enable()
 
 
 def apply_cmd(save: Path, lines: Sequence[str], *, seed: int | None, quiet: bool) -> int:
@@ -391,7 +389,7 @@ def _same_file(a: Path, b: Path) -> bool:
         return os.path.abspath(a) == os.path.abspath(b)
 
 
-def watch_cmd(save: Path, *, gc_held: bool = False) -> int:
+def watch_cmd(save: Path) -> int:
     """The player view: read-only, no lock taken, following the save's autosaves."""
     from facility_tui import store
     from facility_tui.workspace import Workspace
@@ -407,8 +405,7 @@ def watch_cmd(save: Path, *, gc_held: bool = False) -> int:
     from facility_tui.app import WatchApp
 
     app = WatchApp(ws)
-    if gc_held:
-        _collect_again()
+    _collect_again()
     app.run()
     return 0
 

@@ -19,7 +19,7 @@ def main() -> int:
     try:
         from facility_tui.cli import main as cli_main
 
-        return cli_main(gc_held=True)
+        return cli_main()
     finally:
         # The process ends here. Python's shutdown runs one last full collection over every
         # object still alive (~9 ms of an ``apply`` or ``show``): frozen, they are left to the
