@@ -67,7 +67,8 @@ class AttackPlan:
     disadv: str  # why the attacker has Disadvantage ("" none)
     cover: int
     typed_tn: int | None
-    bonus: int  # extra d6: the fire mode's and extra=
+    bonus: int  # extra d6 on a hit: the fire mode's, extra=, aimed and smash +1, flurry −1
+    ammo: int  # the rounds it uses (0: a weapon without ammo, or melee)
     damage: str | None
     kind: DamageType
     ap: tuple[int, int]
@@ -133,12 +134,12 @@ def read_attack(call: Call) -> AttackPlan:
     typed_tn = call.number(tn_text, "TN", minimum=0) if tn_text is not None else None
     if typed_tn is None and "melee" in flags:
         attack_tn(True, cover=cover, evading="evade" in flags, melee=True)  # refuses cover/evade
-    if weapon and weapon.capacity and "melee" not in flags:
-        need = ammo_needed(mode, targets)
-        if weapon.ammo < need:
-            raise CommandError(
-                f"{weapon.name} has {weapon.ammo} rounds, {mode} needs {need}: reload {c.id}"
-            )
+    need = ammo_needed(mode, targets) if weapon and weapon.capacity and "melee" not in flags else 0
+    if weapon and need and weapon.ammo < need:
+        raise CommandError(
+            f"{weapon.name} has {weapon.ammo} rounds, {mode} needs {need}: reload {c.id}"
+        )
+    bonus = mode_d6 + extra + ("aimed" in flags) + ("smash" in flags) - ("flurry" in flags)
     net = max(-10, min(10, adv + mode_adv))
     current = call.enc.current if call.enc.phase is Phase.ACTIVE else None
     return AttackPlan(
@@ -156,7 +157,8 @@ def read_attack(call: Call) -> AttackPlan:
         disadv,
         cover,
         typed_tn,
-        mode_d6 + extra,
+        bonus,
+        need,
         damage,
         kind,
         ap,
@@ -204,9 +206,7 @@ def preview_attack(call: Call) -> list[str]:
     if cost:
         said.append(cost)
     if plan.damage:
-        bonus = plan.bonus + ("aimed" in plan.flags) + ("smash" in plan.flags)
-        bonus -= "flurry" in plan.flags
-        dmg = add_dice(plan.damage, bonus) if bonus else plan.damage
+        dmg = add_dice(plan.damage, plan.bonus) if plan.bonus else plan.damage
         said.append(f"dmg {dmg} (+1d6 at MoS 5, +2d6 at 10)")
     return [" · ".join(said)]
 
@@ -229,13 +229,12 @@ def attack(call: Call) -> Encounter:
     ctx = Ctx.of(call)
     if plan.disadv:
         ctx.log(f"{c.name} has Disadvantage ({plan.disadv}): net Advantage {adv + 1} → {adv}")
-    if weapon and weapon.capacity and "melee" not in plan.flags:
-        need = ammo_needed(mode, targets)
+    if weapon and plan.ammo:
         s = ctx.sheet(c.id)
-        used = evolve(weapon, ammo=weapon.ammo - need)
+        used = evolve(weapon, ammo=weapon.ammo - plan.ammo)
         ctx.put(c.id, weapons=tuple(used if w is weapon else w for w in s.weapons))
         per = f", 10 per target × {targets}" if mode == "AF" and targets > 1 else ""
-        ctx.log(f"{c.name}: {weapon.name} {mode} uses {need} rounds{per} ({used.ammo} left)")
+        ctx.log(f"{c.name}: {weapon.name} {mode} uses {plan.ammo} rounds{per} ({used.ammo} left)")
     if plan.mode_adv > 0:
         ctx.log(
             f"{c.name}: {mode} takes Advantage (net {adv} → {adv + plan.mode_adv}) instead of dice"
@@ -276,7 +275,7 @@ def target_tn(t: Sheet2297, plan: AttackPlan) -> tuple[int, str]:
 
 def one_attack(call: Call, ctx: Ctx, plan: AttackPlan, target: Combatant) -> None:
     """A5: one attack roll against one target, and its hit applied."""
-    c, flags, net, skill = plan.c, plan.flags, plan.net, plan.skill
+    c, net, skill = plan.c, plan.net, plan.skill
     tn, how = target_tn(ctx.sheet(target.id), plan)
     # A5: roll the d10s one by one (recorded for replay) to see the two kept ones.
     count = 2 + abs(net)
@@ -302,7 +301,6 @@ def one_attack(call: Call, ctx: Ctx, plan: AttackPlan, target: Combatant) -> Non
     if mos < 0:
         return
     extra = success_dice(mos) + plan.bonus
-    extra += ("aimed" in flags) + ("smash" in flags) - ("flurry" in flags)
     if plan.damage is None:
         ctx.log(f"Damage dice: +{extra}d6 — hit {target.id} DAMAGE")
         return
