@@ -634,10 +634,10 @@ def apply_hit(
             f"Hit on {name}: {raw} {kind.value} vs PT {m.pt} DR {m.dr}% → {through_text}",
             Kind.EFFECT,
         )
-    if kind is DamageType.STUN and level is not injury_level(m.final, s.hlt):
+    unlowered = injury_level(m.final, s.hlt)  # (stun's level is one lower: hit_outcome)
+    if level is not unlowered:
         ctx.log(
-            f"Stun: {injury_level(m.final, s.hlt).word} lowered to "
-            f"{level.word if level.rank else 'no injury'}",
+            f"Stun: {unlowered.word} lowered to {level.word if level.rank else 'no injury'}",
             Kind.EFFECT,
         )
     injury = None
