@@ -108,21 +108,17 @@ class LogPane(OwnLines, ScrollView):
             self._bound_log = enc.log
             self.show(enc.log)  # repaints only the lines that changed
 
-    @property
-    def filtered(self) -> bool:
-        return self._keeps is not None
-
-    def cycle_kind(self) -> str:
+    def cycle_kind(self) -> Text:
         """Show the next kind of line (rolls, harm, turns, overrides), then every kind again."""
         self._kind = self._kind + 1 if self._kind + 1 < len(KIND_FILTERS) else -1
         return self._refilter()
 
-    def toggle_who(self, name: str) -> str:
+    def toggle_who(self, name: str) -> Text:
         """Show only the lines naming ``name``; the same name again (or "") shows every line."""
         self._who = "" if not name or name == self._who else name
         return self._refilter()
 
-    def _refilter(self) -> str:
+    def _refilter(self) -> Text:
         kinds = KIND_FILTERS[self._kind][1] if self._kind >= 0 else None
         who = naming(self._who) if self._who else None
         if kinds is None and who is None:
@@ -136,11 +132,13 @@ class LogPane(OwnLines, ScrollView):
         self.show(self._source)
         return title
 
-    def title(self) -> str:
+    def title(self) -> Text:
+        """The log's title with its filter. A Text: Textual reads a string border title as
+        markup, and the filter names a combatant ("[/]Boss" must show as typed)."""
         parts = [KIND_FILTERS[self._kind][0]] if self._kind >= 0 else []
         if self._who:
             parts.append(printable(self._who))
-        return "Log: " + " · ".join(parts) + " (e, c: all)" if parts else "Log"
+        return Text("Log: " + " · ".join(parts) + " (e, c: all)" if parts else "Log")
 
     def _view(self, log: Sequence[LogEntry]) -> Sequence[LogEntry]:
         """The entries the filter keeps; for a log that grew, only the new entries are looked at."""

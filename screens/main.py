@@ -22,6 +22,7 @@ from __future__ import annotations
 import gc
 from pathlib import Path
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -201,7 +202,7 @@ class MainScreen(Screen[None]):
         enc = self.ws.encounter
         self._log_title(self._log.toggle_who(enc.get(cid).name if cid and enc.has(cid) else ""))
 
-    def _log_title(self, title: str) -> None:
+    def _log_title(self, title: Text) -> None:
         """The log's title (its filter) on the rule above it: the list's bottom border."""
         self.query_one("#body").border_subtitle = title
 

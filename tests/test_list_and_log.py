@@ -268,3 +268,23 @@ async def test_a_combatant_hidden_from_players_is_marked_in_words(tmp_path: Path
         assert not any("(h)" in line for line in list_lines(app) if "Mid" not in line)
         await fresh(app, pilot, "unhide mid")
         assert not any("(h)" in line for line in list_lines(app))
+
+
+async def test_the_log_filter_title_shows_a_name_as_typed(tmp_path: Path) -> None:
+    """``c`` on a combatant whose name looks like markup: the log's title shows it as typed
+    (the title is a border title, which Textual would read as markup from a string)."""
+    app = FacilityApp(save_dir=tmp_path, seed=1)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await fresh(app, pilot, "new 2297 Deck seed=5", 'add "[/]Boss [b]x" init=9')
+        await pilot.press("c")
+        await settle(pilot)
+        assert app.is_running
+        body = main_of(app).query_one("#body")
+        assert "[/]Boss [b]x" in body._border_subtitle.plain  # type: ignore[union-attr]
+        await pilot.press("l")  # full height: the log's own title
+        await settle(pilot)
+        log = main_of(app).query_one(LogPane)
+        assert "[/]Boss [b]x" in log._border_title.plain  # type: ignore[union-attr]
+        await pilot.press("c", "l")
+        await settle(pilot)
+        assert app.is_running
