@@ -24,6 +24,13 @@ from .panes import pane_lines, reminder_lines
 from .text_pane import TextPane
 
 SIDE_LABEL = {PCS: "PC", ENEMIES: "Enemy"}
+
+
+def side_label(side: str) -> str:
+    """A side in words: PC, Enemy, or the side as a save names it (control characters escaped)."""
+    return SIDE_LABEL.get(side) or printable(side)
+
+
 WIDTH = 34  # what the column's text is laid out for before it has a size
 # Lines the pane always reserves: a few lines more or less (an injury's effects, a reminder)
 # then repaint those lines, where a new height would lay the whole screen out again (~4 ms at
@@ -43,6 +50,21 @@ class DetailPane(TextPane):
         super().__init__(id=id, classes=classes)
         # what the text was made from: combatant, encounter, width
         self._rendered: tuple[str | None, Encounter, int] | None = None
+        # the acting combatant's reminders, for an encounter state and a width: a move of the
+        # selection alone does not work them out again
+        self._reminders: tuple[Encounter, int, list[Text]] | None = None
+
+    def _reminder_lines(self, enc: Encounter, width: int) -> list[Text]:
+        kept = self._reminders
+        if kept is not None and kept[0] is enc and kept[1] == width:
+            return kept[2]
+        lines: list[Text] = []
+        if enc.current is not None:
+            rules = rules_for(enc.system)
+            title = f"{rules.slot_name(enc, enc.current)}'s turn"
+            lines = reminder_lines(title, rules.reminders(enc), width)
+        self._reminders = (enc, width, lines)
+        return lines
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return max(RESERVED, super().get_content_height(container, viewport, width))
@@ -60,10 +82,7 @@ class DetailPane(TextPane):
             return  # same combatant in the same encounter state: nothing to redraw
         self._rendered = (cid, enc, width)
         rules = rules_for(enc.system)
-        lines: list[Text] = []
-        if enc.current is not None:
-            title = f"{rules.slot_name(enc, enc.current)}'s turn"
-            lines += reminder_lines(title, rules.reminders(enc), width)
+        lines: list[Text] = list(self._reminder_lines(enc, width))
         if cid is None or not enc.has(cid):
             lines += [
                 Text("No combatants yet.", style="dim"),
@@ -75,9 +94,7 @@ class DetailPane(TextPane):
         # where the table has no Init column, the rules' panes say what initiative means
         init = f" · init {c.initiative}" if rules.show_initiative else ""
         lines.append(
-            Text.assemble(
-                (printable(c.name), "bold"), (f" · {SIDE_LABEL.get(c.side, c.side)}{init}", "dim")
-            )
+            Text.assemble((printable(c.name), "bold"), (f" · {side_label(c.side)}{init}", "dim"))
         )
         lines += pane_lines(rules.panes(enc, c), width)
         if c.notes:

@@ -34,13 +34,19 @@ RowCells = dict[str, tuple[tuple[object, ...], list[Cell]]]
 Listing = tuple[tuple[object, ...], list[str], list[Combatant], list[str]]
 
 
+def list_number(enc: Encounter, c: Combatant, i: int) -> str:
+    """The # column: its handle (``-``: added by hand, none yet), or its place ``i`` in the list
+    in a save from before handles."""
+    return (str(c.handle) if c.handle else "-") if enc.numbered else str(i)
+
+
 def row_cells(rules: RuleSystem, enc: Encounter, c: Combatant, i: int, mark: str) -> list[Cell]:
     """One combatant's row: turn mark, number (its handle; its place in a save from before
     handles), name (coloured by side; ``(h)`` when hidden from players), side, initiative, the
     rules' columns."""
     acting = mark == ACTING
     turn = Text(mark, style="bold green") if acting else mark
-    number = (str(c.handle) if c.handle else "-") if enc.numbered else str(i)
+    number = list_number(enc, c, i)
     summary = rules.summary(enc, c)
     name = Text(printable(c.name), style=SIDE_STYLE.get(c.side, ""))
     if c.hidden:  # kept from the player view (``hide``): said in words, before the name

@@ -22,8 +22,9 @@ from textual.markup import escape
 from facility_tui.dispatch import help_lines, listed
 from facility_tui.text import printable
 
-from .detail_pane import SIDE_LABEL
+from .detail_pane import side_label
 from .main import MainScreen
+from .order_list import list_number
 
 
 def _highlight(matcher: Matcher, text: str) -> Content:
@@ -48,9 +49,9 @@ class FacilityCommands(Provider):
             return  # (a dialog is open: nothing here applies to it)
         enc = main.ws.encounter
         for i, c in enumerate(listed(enc), 1):
-            number = c.handle if enc.numbered else i  # (as the list's # column shows it)
-            side = SIDE_LABEL.get(c.side, c.side)
-            text = f"#{number} {printable(c.name)}" if number else printable(c.name)
+            number = list_number(enc, c, i)  # (as the list's # column shows it)
+            side = side_label(c.side)
+            text = f"#{number} {printable(c.name)}" if number != "-" else printable(c.name)
             yield (text, f"{side} · select it", partial(main.table.move_to, c.id))
         for usage, summary in help_lines(enc.system):
             verb = usage.split()[0]

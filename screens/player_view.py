@@ -26,7 +26,7 @@ from facility_tui.systems import rules_for
 from facility_tui.text import printable
 from facility_tui.workspace import Workspace
 
-from .detail_pane import SIDE_LABEL
+from .detail_pane import side_label
 
 FOLLOW_EVERY = 0.5  # seconds between looks at the save (a stat each when it was not written)
 
@@ -58,7 +58,7 @@ def rows_text(enc: Encounter, height: int = 0) -> Text:
         now = acting is not None and acting in (c.id, c.side)
         out.append("▶ " if now else "  ", style="bold")
         out.append(f"{printable(c.name):<26} ", style="bold" if now else "")
-        out.append(f"{SIDE_LABEL.get(c.side, c.side):<6} ", style="dim")
+        out.append(f"{side_label(c.side):<6} ", style="dim")
         out.append(printable(p.state), style="bold red" if p.fallen else "bold")
         if p.conditions:
             out.append(" · " + printable(", ".join(p.conditions)), style="yellow")
