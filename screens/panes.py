@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
+from rich.cells import cell_len
 from rich.text import Text
 
 from facility_tui.text import Detail, Tone, printable
@@ -106,12 +107,16 @@ def hanging(text: Text, width: int, indent: int = 2) -> list[Text]:
     wrapped "Limit: ..." reads as one row, not as two)."""
     plain = text.plain
     cuts: list[int] = []
-    start, room = 0, width
-    while room > indent and len(plain) - start > room:
-        end = plain.rfind(" ", start + 1, start + room + 1)
-        end = end if end > start else start + room  # one word longer than the room: cut it
-        cuts.append(end)
-        start, room = end, width - indent
+    start, room, used, space = 0, width, 0, -1  # (columns, not characters: 漢 takes two)
+    for i, ch in enumerate(plain):
+        used += cell_len(ch)
+        if ch == " " and i > start:
+            space = i
+        if used > room and room > indent and i > start:
+            end = space if space > start else i  # one word longer than the room: cut it
+            cuts.append(end)
+            start, room, space = end, width - indent, -1
+            used = cell_len(plain[start : i + 1].lstrip(" "))
     if not cuts:
         return [text]
     first, *rest = text.divide(cuts)

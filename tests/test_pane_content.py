@@ -383,3 +383,8 @@ def test_a_long_row_wraps_under_itself() -> None:
         "  " + "x" * 8,
         "  " + "x" * 7,
     ]
+    from rich.cells import cell_len
+
+    wide = [t.plain for t in hanging(Text("Note: 漢字の名前 と 長い メモ です"), 12)]
+    assert all(cell_len(line) <= 12 for line in wide)  # columns, not characters
+    assert "".join(wide).replace(" ", "") == "Note:漢字の名前と長いメモです"
