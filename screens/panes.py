@@ -106,6 +106,8 @@ def hanging(text: Text, width: int, indent: int = 2) -> list[Text]:
     """``text`` wrapped at spaces to ``width``, its later lines indented under its first (a
     wrapped "Limit: ..." reads as one row, not as two)."""
     plain = text.plain
+    if cell_len(plain) <= width:
+        return [text]  # (most rows: no walk through their characters on a key's render)
     cuts: list[int] = []
     start, room, used, space = 0, width, 0, -1  # (columns, not characters: 漢 takes two)
     for i, ch in enumerate(plain):
