@@ -343,6 +343,8 @@ class Dice:
                 self.rolled.append(recorded)
                 self.position += 1
                 self.used += recorded.given
+                if self.used > len(self.typed):  # as when it ran: dice past the typed faces
+                    self._ran_past(what, expr)
                 return recorded
             self._replay.clear()  # the history no longer lines up; roll fresh from here on
         _check_limits(expr)
@@ -388,11 +390,17 @@ class Dice:
             roll = Roll(roll.expr, roll.total, roll.detail + mark)
         if track:
             roll = Roll(roll.expr, roll.total, roll.detail, self.used - start)
-        if marked[2] and self.typed and self.ask is None:
-            self.untyped.append(f"{what or 'Roll'} ({expr})")
+        if marked[2]:
+            self._ran_past(what, expr)
         self.rolled.append(roll)
         self.position += 1
         return roll
+
+    def _ran_past(self, what: str, expr: str) -> None:
+        """A roll whose dice ran past the line's typed faces: the tracker rolled them, and the
+        log says so once the command is done (in prompt mode the line gets a "?" for each)."""
+        if self.typed and self.ask is None:
+            self.untyped.append(f"{what or 'Roll'} ({expr})")
 
     def _sides(self, expr: str) -> list[int]:
         """The dice ``expr`` rolls, one entry (its sides) per die, as the tracker would roll

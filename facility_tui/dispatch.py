@@ -225,7 +225,9 @@ Every roll the tracker makes can be typed instead: `dice=F,F,...` on any line (t
 order it rolls them, one face per die (`?`: the tracker rolls that die). A face that does not fit
 its die is refused, naming the roll; faces left over are refused; when the faces run out, the
 tracker rolls the rest and the log says so. The log marks typed rolls `(typed)`. On 2297's `add`,
-whose `dice=` is the initiative dice count (A1), the faces go in `faces=`.
+whose `dice=` is the initiative dice count (A1), the faces go in `faces=`. The history keeps the
+line as typed with the dice it rolled, so undo, redo and a relaunch give back the same faces and
+the same log, whatever mix of typed faces, `?` and the tracker's rolls the line used.
 
 In the app, `tabledice pcs` (the PCs' rolls) or `tabledice all` (every roll) asks for each roll in
 a prompt as the command needs it: type the faces (`3 5`), their sum where only the sum counts, or
