@@ -51,6 +51,7 @@ class Pending:
     to: str = ""  # stat the attack wounds on the target ('' = suggested)
     kind: str = ""  # kind of harm, for the hazard → stat suggestion
     heal: str = ""  # stat a Break or heal-another takes a wound off
+    total: int | None = None  # a failed check's total, for a Work Order to add to (F12)
 
 
 @frozen

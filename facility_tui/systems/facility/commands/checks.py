@@ -16,6 +16,7 @@ from facility_tui.systems.facility.commands.helpers import (
     DAMAGE_ROLLS,
     HELP_ROLLS,
     can_salvage,
+    check_total,
     flag,
     helpers_from,
     need_sheet_stats,
@@ -55,10 +56,11 @@ def try_roll(call: Call) -> Encounter:
     tn, mod, exp = tn_option(call), call.int_option("mod", "modifier", 0), flag(call, "exp")
     helpers = helpers_from(call, call.option("help"), c, key)
     call.enc = clear_pending(call.enc, c.id)
-    if roll_check(call, c, key, tn, mod, exp, helpers, call.option("d20"), STAT_NAMES[key]):
+    total = check_total(call, c, key, tn, mod, exp, helpers, call.option("d20"), STAT_NAMES[key])
+    if total >= tn:
         return call.enc
     if not impaired(sheet_of(c), key):
-        call.enc = set_pending(call.enc, Pending(c.id, Step.CHECK, key, tn, mod, exp))
+        call.enc = set_pending(call.enc, Pending(c.id, Step.CHECK, key, tn, mod, exp, total=total))
         call.log(f"'salvage {c.id}' to try for a Partial Success")
     return call.enc
 

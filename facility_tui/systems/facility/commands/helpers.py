@@ -187,6 +187,23 @@ def roll_check(
     faces_out: list[int] | None = None,
 ) -> bool:
     """F2: d20 + bonus (+2 Expertise, +1 per successful helper, + modifiers) ≥ TN."""
+    total = check_total(call, c, key, tn, mod, exp, helpers, d20_text, what, faces_out)
+    return total >= tn
+
+
+def check_total(
+    call: Call,
+    c: Combatant,
+    key: str,
+    tn: int,
+    mod: int,
+    exp: bool,
+    helpers: list[tuple[Combatant, str]],
+    d20_text: str | None,
+    what: str,
+    faces_out: list[int] | None = None,
+) -> int:
+    """``roll_check``'s roll, logged with its outcome against ``tn``: its total."""
     check_exp(c, key, exp)
     plus = _help_rolls(call, helpers, tn)
     s = stat_of(sheet_of(c), key)
@@ -205,7 +222,7 @@ def roll_check(
     call.log(
         f"{c.name} {what}: {' '.join(parts)} = {total} vs {tn}: {'Success' if ok else 'Failure'}"
     )
-    return ok
+    return total
 
 
 def can_salvage(c: Combatant, key: str) -> None:

@@ -20,12 +20,19 @@ from facility_tui.systems.facility.commands.helpers import (
 )
 from facility_tui.systems.facility.core import (
     JOBS,
+    STAT_NAMES,
     FacilitySheet,
     blast_shares,
     parts_spent,
     technique_key,
 )
-from facility_tui.systems.facility.state import sheet_of
+from facility_tui.systems.facility.state import (
+    Step,
+    clear_pending,
+    pending_of,
+    set_pending,
+    sheet_of,
+)
 
 
 @rule(
@@ -62,7 +69,7 @@ def tech(call: Call) -> Encounter:
     call.enc = call.enc.update(c.id, sheet=s)
     call.log(f"[sum] = {total}; {spent} slot(s) of Spare Parts spent, {s.parts} left", Kind.EFFECT)
     if technique == "workorder":
-        call.log(f"Work Order: +{total} to the roll to repair or work Facility systems")
+        _work_order(call, c, total)
     elif technique == "dismantle":
         call.enc = call.enc.update(c.id, sheet=evolve(s, parts=s.parts + total))
         call.log(f"Dismantle: the equipment becomes {total} Spare Parts", Kind.EFFECT)
@@ -99,6 +106,31 @@ def tech(call: Call) -> Encounter:
             key, why = target_stat(call, t, "explosions", to, kind)
             inflict(call, t, share, key, [], f"Blast, {why}")
     return call.enc
+
+
+def _work_order(call: Call, c: Combatant, total: int) -> None:
+    """F12 Work Order: "add [sum] to your roll", the technician's failed check waiting for its
+    Salvage. Lifted to its TN it succeeds and is settled; still short, it keeps the [sum] as a
+    modifier (a Salvage rolls the check again with it). With no such check, the GM adds it to
+    the roll to come."""
+    p = pending_of(call.enc, c.id)
+    if p is None or p.step is not Step.CHECK or p.total is None:
+        call.log(
+            f"Work Order: +{total} to {c.name}'s roll to repair or work Facility systems "
+            f"(no failed check of theirs is waiting: roll it with mod={total})"
+        )
+        return
+    new = p.total + total
+    ok = new >= p.tn
+    call.log(
+        f"Work Order: {c.name}'s {STAT_NAMES[p.stat]} check {p.total} +{total} = {new} "
+        f"vs {p.tn}: {'Success' if ok else 'Failure'}"
+    )
+    if ok:
+        call.enc = clear_pending(call.enc, c.id)
+    else:
+        call.enc = set_pending(call.enc, evolve(p, total=new, mod=p.mod + total))
+        call.log(f"'salvage {c.id}' to try for a Partial Success (with the +{total})")
 
 
 ROLLS: dict[str, tuple[str, ...]] = {  # the rolls each command can make, in order

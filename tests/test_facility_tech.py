@@ -1,0 +1,90 @@
+"""F12 Maintenance Technician, through the commands: a Work Order's [sum] added to the check it
+is used on (issue 22 item 7), and the combatants a technique makes (issue 28)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from attrs import evolve
+
+from facility_tui import store
+from facility_tui.session import Session
+from facility_tui.systems.facility.core import FacilitySheet
+from facility_tui.systems.facility.demo import DEMO_FACILITY
+from facility_tui.systems.facility.state import Step, pending_of, set_pending, state_of
+from tests.conftest import run, sheet_as
+
+DALE = "dale-maintenance"
+
+
+def demo(*lines: str) -> Session:
+    s = Session(store.blank())
+    return run(s, *DEMO_FACILITY, "start d20=20", *lines)
+
+
+def texts(s: Session) -> list[str]:
+    return [e.text for e in s.encounter.log]
+
+
+def parts(s: Session) -> int:
+    return sheet_as(FacilitySheet, s, DALE).parts
+
+
+def test_F12_work_order_adds_its_sum_to_the_failed_check_which_then_succeeds() -> None:
+    s = demo("try Dale sci exp=yes d20=4")
+    assert "Dale (Maintenance) Science: 4 +1 Science +2 Expertise = 7 vs 12: Failure" in texts(s)
+    failed = s.encounter
+    assert pending_of(failed, DALE) is not None
+    run(s, "tech Dale workorder 2 dice=4,2")
+    assert "Work Order: Dale (Maintenance)'s Science check 7 +6 = 13 vs 12: Success" in texts(s)
+    assert pending_of(s.encounter, DALE) is None  # settled: nothing left to salvage
+    assert parts(s) == 1  # 2 dice above Clearance 1: a slot per die
+    done = s.encounter
+    run(s, "undo")
+    assert s.encounter == failed and parts(s) == 3
+    run(s, "redo")
+    assert s.encounter == done
+
+
+def test_F12_work_order_on_a_check_from_the_save_survives_a_relaunch(tmp_path: Path) -> None:
+    s = demo("try Dale sci exp=yes d20=4")
+    path = tmp_path / "lockdown.toml"
+    store.save(s, path)
+    loaded = store.load(path)
+    run(loaded, "tech Dale workorder 2 dice=4,2")
+    assert pending_of(loaded.encounter, DALE) is None
+    assert texts(loaded)[-1].endswith("13 vs 12: Success")
+
+
+def test_F12_work_order_still_short_keeps_its_sum_for_the_salvage() -> None:
+    s = demo("try Dale sci exp=yes d20=1", "tech Dale workorder 1 dice=3")
+    assert "Work Order: Dale (Maintenance)'s Science check 4 +3 = 7 vs 12: Failure" in texts(s)
+    p = pending_of(s.encounter, DALE)
+    assert p is not None and p.step is Step.CHECK and (p.total, p.mod) == (7, 3)
+    run(s, "salvage dale d20=6")  # 6 + 1 + 2 Expertise + 3 = 12: a Partial Success
+    assert any(t.endswith("+3 mod = 12 vs 12: Success") for t in texts(s))
+    assert texts(s)[-1] == "Partial Success"
+
+
+def test_F12_work_order_with_no_failed_check_gives_the_sum_for_the_roll_to_come() -> None:
+    s = demo("try Anne sci d20=2")  # Anne's failed check is not Dale's to add to
+    anne = pending_of(s.encounter, "anne-o-malley")
+    run(s, "tech Dale workorder 1 dice=5")
+    assert texts(s)[-1] == (
+        "Work Order: +5 to Dale (Maintenance)'s roll to repair or work Facility systems "
+        "(no failed check of theirs is waiting: roll it with mod=5)"
+    )
+    assert pending_of(s.encounter, "anne-o-malley") == anne
+    assert parts(s) == 2  # a 5 spends a slot
+
+
+def test_F12_work_order_on_a_check_saved_without_its_total_adds_nothing_by_guess() -> None:
+    """A failed check pending in a save from before totals were kept: the Work Order cannot
+    know what to add to, and says how to use the [sum] instead of guessing."""
+    s = demo("try Dale sci exp=yes d20=4")
+    p = pending_of(s.encounter, DALE)
+    assert p is not None
+    s = Session(set_pending(s.encounter, evolve(p, total=None)))
+    run(s, "tech Dale workorder 2 dice=4,2")
+    assert texts(s)[-1].endswith("roll it with mod=6)")
+    assert state_of(s.encounter).pending == (evolve(p, total=None),)
