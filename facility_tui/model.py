@@ -90,6 +90,10 @@ class Encounter:
     # handles, keeps that encounter as it was: ``#N`` is the N-th in the list, so its history
     # replays as typed, through ``new`` too (which keeps it). A fresh save starts at 0.
     handles: int = field(default=-1, metadata={"omit_default": True})
+    # Whether the combatants the rules make (a Facility barricade) get the next handle too.
+    # False, the value of a save written before they did: they have none (handle 0), and its
+    # history replays as typed, through ``new`` too (which keeps it). A fresh save sets it.
+    made_numbered: bool = field(default=False, metadata={"omit_default": True})
 
     @property
     def numbered(self) -> bool:
@@ -132,6 +136,14 @@ class Encounter:
     def logged_all(self, lines: Iterable[tuple[str, Kind]]) -> Encounter:
         new = tuple(LogEntry(self.round, t, k) for t, k in lines)
         return evolve(self, log=self.log + new) if new else self
+
+    def joined(self, combatant: Combatant, *, made: bool = False) -> Encounter:
+        """``combatant`` at the end of the list with the next handle: added by the GM, or
+        ``made`` by the rules (see ``made_numbered``); none in a save from before handles."""
+        numbered = self.numbered and (self.made_numbered or not made)
+        handle = self.handles + 1 if numbered else 0
+        c = evolve(combatant, handle=handle)
+        return evolve(self, combatants=(*self.combatants, c), handles=handle or self.handles)
 
     def replace(self, combatant: Combatant) -> Encounter:
         cs = self.combatants

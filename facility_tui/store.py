@@ -1856,7 +1856,9 @@ def in_use(path: Path) -> bool:
 
 
 def blank() -> Encounter:
-    return Encounter("Untitled", DEFAULT, state=rules_for(DEFAULT).new_state(), handles=0)
+    return Encounter(
+        "Untitled", DEFAULT, state=rules_for(DEFAULT).new_state(), handles=0, made_numbered=True
+    )
 
 
 def fresh_session() -> Session:

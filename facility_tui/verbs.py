@@ -37,9 +37,17 @@ def new(call: Call) -> Encounter:
     else:
         raise CommandError(f"seed must be a whole number of up to 10 digits, got '{seed_text}'")
     rules = rules_for(system)
-    # (a save from before handles keeps numbering by place: its history's ``new`` replays alike)
+    # (a save from before handles keeps numbering by place, and one from before the rules' own
+    # combatants were numbered keeps them unnumbered: its history's ``new`` replays alike)
     handles = 0 if call.enc.numbered else -1
-    enc = Encounter(name=name, system=system, seed=seed, state=rules.new_state(), handles=handles)
+    enc = Encounter(
+        name=name,
+        system=system,
+        seed=seed,
+        state=rules.new_state(),
+        handles=handles,
+        made_numbered=call.enc.made_numbered,
+    )
     return enc.logged(f"New {system} encounter '{name}' (seed {seed})")
 
 
@@ -63,17 +71,10 @@ def add(call: Call) -> Encounter:
         init = (
             0 if init_text is None else call.initiative(init_text, f"{each} initiative", side, each)
         )
-        enc = call.enc
-        handle = enc.handles + 1 if enc.numbered else 0
         c = Combatant(
-            id=unique_id(enc, each),
-            name=each,
-            side=side,
-            initiative=init,
-            sheet=sheet,
-            handle=handle,
+            id=unique_id(call.enc, each), name=each, side=side, initiative=init, sheet=sheet
         )
-        call.enc = evolve(enc, combatants=(*enc.combatants, c), handles=handle or enc.handles)
+        call.enc = call.enc.joined(c)
         when = " (joins the order next round)" if call.enc.phase is Phase.ACTIVE else ""
         call.log(f"Added {each} ({side}){when}")
     return call.enc

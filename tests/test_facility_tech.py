@@ -88,3 +88,66 @@ def test_F12_work_order_on_a_check_saved_without_its_total_adds_nothing_by_guess
     run(s, "tech Dale workorder 2 dice=4,2")
     assert texts(s)[-1].endswith("roll it with mod=6)")
     assert state_of(s.encounter).pending == (evolve(p, total=None),)
+
+
+# -- the combatants the rules make (issue 28) -----------------------------------------------------
+
+FIXTURES = Path(__file__).parent / "fixtures" / "saves"
+
+
+def test_F12_a_barricade_gets_the_next_number_like_an_added_combatant() -> None:
+    s = demo('tech dale barricade 1 dice=3 name="Filing cabinets"')
+    numbers = [c.handle for c in s.encounter.combatants]
+    bar = s.encounter.get("filing-cabinets")
+    assert bar.handle == 7 == s.encounter.handles  # after the demo's six
+    assert numbers == list(range(1, 8))
+    run(s, "wound #7 4", "add Late track=3")
+    assert sheet_as(FacilitySheet, s, "filing-cabinets").track_wounds == 4
+    assert s.encounter.get("late").handle == 8
+    run(s, "undo", "undo", "undo")  # the barricade's number goes with it, and is not given again
+    assert s.encounter.handles == 6 and not s.encounter.has("filing-cabinets")
+
+
+def test_F12_a_barricade_save_with_a_comment_added_by_hand_opens_unchanged(
+    tmp_path: Path,
+) -> None:
+    s = demo("tech dale barricade 1 dice=3", "tech dale barricade 1 dice=1 name=Crates")
+    path = tmp_path / "lockdown.toml"
+    store.save(s, path)
+    text = path.read_text()
+    path.write_text(text.replace("\n[encounter]\n", "\n# the GM's note\n[encounter]\n", 1))
+    opened = store.open_save(path)
+    assert opened.message is None  # no edit to record: every combatant kept its number
+    assert opened.session.encounter == s.encounter
+    assert opened.session.undo_steps == s.undo_steps
+
+
+def test_F12_a_save_from_before_numbered_barricades_loads_and_replays_as_typed(
+    tmp_path: Path,
+) -> None:
+    """Written before barricades were numbered: its barricade keeps no number, its history
+    (a later ``wound #3`` meant Late, added after the barricade; a barricade in the redo list)
+    replays as typed, and undo and redo walk it all."""
+    path = tmp_path / "old.toml"
+    path.write_bytes((FIXTURES / "v3-facility-barricade-unnumbered.toml").read_bytes())
+    opened = store.open_save(path)
+    s = opened.session
+    assert opened.message is None
+    assert not any("could not be rebuilt" in t for t in texts(s))
+    assert [(c.name, c.handle) for c in s.encounter.combatants] == [
+        ("Dale", 1),
+        ("Drone", 2),
+        ("Filing cabinets", 0),
+        ("Late", 3),
+    ]
+    assert sheet_as(FacilitySheet, s, "late").track_wounds == 1
+    assert (len(s.undo_steps), len(s.redo_steps)) == (7, 1)
+    now = s.encounter
+    run(s, "redo")  # the second barricade, as it was made: no number either
+    assert s.encounter.get("crates").handle == 0 and s.encounter.handles == 3
+    for _ in range(8):
+        run(s, "undo")
+    assert not s.can_undo()
+    for _ in range(7):
+        run(s, "redo")
+    assert s.encounter == now

@@ -83,7 +83,7 @@ def tech(call: Call) -> Encounter:
         cap = total * 10
         bar_sheet = FacilitySheet(track=cap, is_object=True)
         b = Combatant(id=unique_id(call.enc, name), name=name, side=c.side, sheet=bar_sheet)
-        call.enc = evolve(call.enc, combatants=(*call.enc.combatants, b))
+        call.enc = call.enc.joined(b, made=True)  # the next number, like an added combatant
         call.log(
             f"Barricade '{name}': takes {cap} wounds before it falls apart, "
             f"up to {cap}' long and 10' high",
