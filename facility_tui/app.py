@@ -13,7 +13,7 @@ from textual.notifications import SeverityLevel
 
 from facility_tui.paths import default_saves
 from facility_tui.screens.main import MainScreen
-from facility_tui.screens.palette import FacilityCommands
+from facility_tui.screens.palette import FacilityCommands, Palette
 from facility_tui.text import printable
 from facility_tui.workspace import Workspace
 
@@ -58,6 +58,11 @@ class FacilityApp(App[None]):
         self._open_file = open_file
         self._toasted = False  # a toast was shown since they were last cleared
         self._config_file = config
+
+    def action_command_palette(self) -> None:
+        """Textual's palette action, opening the palette with its page keys guarded."""
+        if self.use_command_palette and not Palette.is_open(self):
+            self.push_screen(Palette(id="--command-palette"))
 
     def binding_ids(self) -> dict[str, str]:
         """The ids a config file can remap, with their default keys."""

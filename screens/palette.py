@@ -13,8 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from functools import partial
+from typing import ClassVar
 
-from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.binding import Binding, BindingType
+from textual.command import CommandList, CommandPalette, DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 from textual.fuzzy import Matcher
 from textual.markup import escape
@@ -82,3 +84,29 @@ class FacilityCommands(Provider):
             score = matcher.match(text)
             if score > 0:
                 yield Hit(score, _highlight(matcher, text), command, text=text, help=escape(help))
+
+
+class Palette(CommandPalette):
+    """Textual's command palette, its page keys guarded.
+
+    Upstream cause (Textual 8.2, ``OptionList._move_page``, see ``internals``): a page key reads
+    the list's map of lines, which the list builds only once it has a size. The palette's list
+    is refilled by a worker as the query changes; refilled from empty (the palette opening, or a
+    query that matched nothing), it has no size until the next layout, and a page key queued
+    in between raised ``KeyError: 0`` and ended the app. Until the list has its size there is
+    no page to move by: the key does nothing (its other keys, up and down, first and last, are
+    safe then)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("pagedown", "page(1)", "Next page", show=False),
+        Binding("pageup", "page(-1)", "Previous page", show=False),
+    ]
+
+    def action_page(self, direction: int) -> None:
+        listed = self.query_one(CommandList)
+        if not listed.scrollable_content_region:
+            return  # (not laid out yet: see above)
+        if direction > 0:
+            listed.action_page_down()  # type: ignore[no-untyped-call]  # (unannotated in Textual)
+        else:
+            listed.action_page_up()  # type: ignore[no-untyped-call]
