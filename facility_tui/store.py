@@ -665,9 +665,13 @@ class Loaded(NamedTuple):
     before: Session | None = None
 
 
+_BOM = b"\xef\xbb\xbf"  # what some editors put at the top of a UTF-8 file: not the save's
+
+
 def _session_from(raw: bytes, source: str, sidecar: Path | None) -> Loaded:
     from facility_tui.migrations import migrate
 
+    raw = raw.removeprefix(_BOM)
     if raw.startswith(_MAGIC3):
         return _session_from_v3(raw, source, sidecar)
     doc = _parse(raw, source)
@@ -706,10 +710,11 @@ def _split3(raw: bytes, source: str) -> _Parts:
     header = _HEADER3.fullmatch(text[:nl]) if nl >= 0 else None
     if header is None:
         raise DamagedSave(f"{source} is damaged: its checksum line is cut or changed")
-    body = text[nl + 1 :]
-    if body.endswith(END_LINE + "\n"):
-        body = body[: -len(END_LINE) - 1]
-    elif body.endswith(END_LINE):
+    # Blank lines and spaces after the end line are an editor's (``echo "" >> f.toml``, a
+    # final newline added or taken away): they hold nothing, so no checksum needs to cover them.
+    # Anything else there, and any change above the end line, is still found.
+    body = text[nl + 1 :].rstrip(" \t\n")
+    if body.endswith("\n" + END_LINE) or body == END_LINE:
         body = body[: -len(END_LINE)]
     else:
         raise DamagedSave(
@@ -752,12 +757,14 @@ def _session_from_v3(raw: bytes, source: str, sidecar: Path | None) -> Loaded:
         raise DamagedSave(
             f"{source} is not a readable save ({what}); it was left untouched"
         ) from None
+    if parts.edited:
+        _check_top(doc, parts.state, source, offset)
     _schema_of(doc, source)
     try:
-        doc = _resolve3(doc, source, sidecar)
         try:
+            doc = _resolve3(doc, source, sidecar)
             enc, history = _fight3(doc, parts.edited)
-        except (_Invalid, DecodeError) as err:
+        except (_Invalid, DecodeError, *_SHAPE_ERRORS) as err:
             if not parts.edited:
                 raise
             raise InvalidSave(_at_line(source, parts.state, offset, err)) from None
@@ -768,6 +775,42 @@ def _session_from_v3(raw: bytes, source: str, sidecar: Path | None) -> Loaded:
     if not parts.edited:
         return Loaded(_with_history(enc, history))
     return _edited(enc, history, parts, source, offset)
+
+
+_TOP_KEYS = ("schema_version", "kind", "app", "encounter", "combatants", "log", "history")
+
+
+def _check_top(doc: dict[str, Any], state: str, source: str, offset: int) -> None:
+    """An edited file's keys outside the fight's tables, each refused with its line: a key
+    facility-tui does not know (a typo, or a key written above ``[encounter]``), a changed
+    ``schema_version`` or ``kind``, a missing ``[encounter]``. A key that is missing is named on
+    the line where the fight's part starts."""
+    located = _locate(state)
+    first = next(
+        (n for n, ln in enumerate(state.split("\n"), 1) if ln.strip()[:1] not in ("", "#")), 1
+    )
+
+    def refuse(key: str, problem: str) -> None:
+        line = located.get_line(key) or first
+        raise InvalidSave(
+            f"{source}:{line + offset}: {key} {problem} (edited outside facility-tui); "
+            "it was left untouched"
+        )
+
+    for key in doc:
+        if key not in _TOP_KEYS:
+            refuse(key, "is not a key facility-tui knows (a typo?)")
+    wanted: tuple[tuple[str, Any, str], ...] = (
+        ("schema_version", SCHEMA_VERSION, "this file's layout"),
+        ("kind", "save", "a save, not a log file"),
+    )
+    for key, value, why in wanted:
+        if key not in doc:
+            refuse(key, f"is missing (it must be {value!r}: {why})")
+        if doc[key] != value or type(doc[key]) is not type(value):
+            refuse(key, f"must be {value!r} ({why}), got {_shown(doc[key])}")
+    if "encounter" not in doc:
+        refuse("encounter", "is missing: the fight's [encounter] table")
 
 
 def _resolve3(doc: dict[str, Any], source: str, sidecar: Path | None) -> dict[str, Any]:
@@ -884,7 +927,7 @@ def _edited(enc: Encounter, history: Any, parts: _Parts, source: str, offset: in
     then the edit as one step. If that state cannot be rebuilt, the edited fight opens alone."""
     from facility_tui import handedit
 
-    enc = handedit.numbered(enc)
+    enc = handedit.numbered(_sided(enc, parts.state, source, offset))
     before = _rebuilt(enc.log, history)
     if before is not None and before.encounter == enc:
         before.encounter = enc
@@ -895,6 +938,7 @@ def _edited(enc: Encounter, history: Any, parts: _Parts, source: str, offset: in
             before = None
     if before is None:
         _check_edit(handedit.changes(_empty_like(enc), enc), enc, parts.state, source, offset)
+        _check_rules(None, enc, parts.state, source, offset)
         note = (
             "Edited outside facility-tui; the state before the edit could not be rebuilt, so "
             "the fight opens without its undo history"
@@ -902,11 +946,65 @@ def _edited(enc: Encounter, history: Any, parts: _Parts, source: str, offset: in
         return Loaded(Session(enc.logged(note, Kind.OVERRIDE)), f"{source}: {note.lower()}")
     found = handedit.changes(before.encounter, enc)
     _check_edit(found, enc, parts.state, source, offset)
+    _check_rules(before.encounter, enc, parts.state, source, offset)
     summary = handedit.describe(found)
     step = Step(handedit.EDIT_LINE, (), handedit.edit_data(before.encounter, enc, summary))
     after = before.fork()
     after.record(step)
     return Loaded(after, f"{source} was edited outside facility-tui: {summary}", before)
+
+
+def _refusal(source: str, state: str, offset: int, path: str, problem: str) -> InvalidSave:
+    """A refused edit: ``file:line: key problem``, the line the key's (or its table's)."""
+    line = _locate(state).get_line(path)
+    at = f":{line + offset}" if line else ""
+    return InvalidSave(
+        f"{source}{at}: {path} {problem} (edited outside facility-tui); it was left untouched"
+    )
+
+
+def _sided(enc: Encounter, state: str, source: str, offset: int) -> Encounter:
+    """Each combatant's side as ``add side=`` takes it: ``pc``, ``PCs``, ``player``, ``enemy``,
+    ``NPC``... (``call.SIDES``, any case) are the side they mean, as is the default of a deleted
+    ``side`` line (``enemy``: what ``add`` gives); any other word is refused with its line."""
+    from attrs import evolve
+
+    from facility_tui.call import SIDES
+    from facility_tui.model import ENEMIES, PCS
+
+    if all(c.side in (PCS, ENEMIES) for c in enc.combatants):
+        return enc
+    given = []
+    for i, c in enumerate(enc.combatants):
+        side = SIDES.get(c.side.strip().lower())
+        if side is None:
+            raise _refusal(
+                source,
+                state,
+                offset,
+                f"combatants[{i}].side",
+                f"must be {PCS} or {ENEMIES} (pc, enemy... are read as them), got {_shown(c.side)}",
+            )
+        given.append(c if side == c.side else evolve(c, side=side))
+    return evolve(enc, combatants=tuple(given))
+
+
+def _check_rules(
+    before: Encounter | None, enc: Encounter, state: str, source: str, offset: int
+) -> None:
+    """Each combatant the edit changed or added, held to what a command could make of it: an
+    initiative from 0 (``init``, ``set WHO init``) and the rules' own bounds
+    (``RuleSystem.check_combatant``: the same values ``add`` and ``set`` refuse)."""
+    rules = rules_for(enc.system)
+    old = {c.id: c for c in before.combatants} if before is not None else {}
+    for i, c in enumerate(enc.combatants):
+        if old.get(c.id) == c:
+            continue
+        found = ("initiative", f"must be at least 0, got {c.initiative}")
+        if c.initiative >= 0:
+            found = rules.check_combatant(enc, c)  # type: ignore[assignment]
+        if found is not None:
+            raise _refusal(source, state, offset, f"combatants[{i}].{found[0]}", found[1])
 
 
 def _empty_like(enc: Encounter) -> Encounter:
@@ -925,14 +1023,9 @@ def _check_edit(
     from facility_tui.text import CONTROL, MAX_NAME, MAX_NOTE, MAX_TITLE, control_in
 
     index = {c.name: i for i, c in enumerate(enc.combatants)}
-    located = _locate(state)
 
     def refuse(path: str, problem: str) -> None:
-        line = located.get_line(path)
-        at = f":{line + offset}" if line else ""
-        raise InvalidSave(
-            f"{source}{at}: {path} {problem} (edited outside facility-tui); it was left untouched"
-        )
+        raise _refusal(source, state, offset, path, problem)
 
     for whose, path, _old, new in found:
         if whose and path == "" and new is not None:  # a combatant added: all of it

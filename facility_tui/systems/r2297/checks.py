@@ -1,0 +1,49 @@
+"""What a 2297 combatant edited by hand must be: the bounds ``add`` and ``set`` hold a sheet to
+(``LEAST``, the armor's PT and DR, a weapon's dice, modes and magazine), read from where the
+commands keep them, so a save cannot hold what no command could make (``sta = -1`` would end
+``show`` in the rules' own refusal)."""
+
+from __future__ import annotations
+
+from facility_tui.systems.r2297.rules import DR_MAX, PT_MAX
+from facility_tui.systems.r2297.sheet import LEAST, Sheet2297
+from facility_tui.systems.r2297.weapons import DICE, MAGAZINE_MAX, MODES
+
+Problem = tuple[str, str] | None  # (the key's path in the sheet, what it must be)
+
+
+def sheet_problem(s: Sheet2297) -> Problem:
+    for key, least in LEAST.items():
+        value = getattr(s, key)
+        if least is not None and value < least:
+            return key, f"must be at least {least}, got {value}"
+    for i, layer in enumerate(s.armor):
+        for key, top in (("pt", PT_MAX), ("dr", DR_MAX)):
+            value = getattr(layer, key)
+            if not 0 <= value <= top:
+                return f"armor[{i}].{key}", f"must be from 0 to {top}, got {value}"
+    for i, w in enumerate(s.weapons):
+        found = _weapon_problem(w.name, w.damage, w.modes, w.ammo, w.capacity)
+        if found:
+            return f"weapons[{i}].{found[0]}", found[1]
+    for i, e in enumerate(s.effects):
+        for key in ("rounds", "amount"):  # (``set WHO rounds|amount`` takes 0 or more)
+            if getattr(e, key) < 0:
+                return f"effects[{i}].{key}", f"must be at least 0, got {getattr(e, key)}"
+    return None
+
+
+def _weapon_problem(
+    name: str, damage: str, modes: tuple[str, ...], ammo: int, capacity: int
+) -> Problem:
+    if not name.strip():
+        return "name", "must be the weapon's name, got ''"
+    if not DICE.match(damage):
+        return "damage", f"must be dice such as 3d6+2, got {damage!r}"
+    if not modes or any(m not in MODES for m in modes):
+        return "modes", f"must be fire modes among {', '.join(MODES)}, got {list(modes)!r}"
+    if not 0 <= capacity <= MAGAZINE_MAX:
+        return "capacity", f"must be from 0 to {MAGAZINE_MAX}, got {capacity}"
+    if not 0 <= ammo <= capacity:
+        return "ammo", f"must be from 0 to the capacity ({capacity}), got {ammo}"
+    return None
