@@ -256,7 +256,7 @@ def test_anything_else_outside_the_fight_is_still_damage(tmp_path: Path, change)
     assert not isinstance(caught.value, store.InvalidSave)
 
 
-# -- validate FOLDER ---------------------------------------------------------------------------------
+# -- validate FOLDER ------------------------------------------------------------------------------
 
 
 def test_validate_a_folder_passes_over_an_editors_leftovers(
