@@ -811,6 +811,8 @@ def _check_top(doc: dict[str, Any], state: str, source: str, offset: int) -> Non
             refuse(key, f"must be {value!r} ({why}), got {_shown(doc[key])}")
     if "encounter" not in doc:
         refuse("encounter", "is missing: the fight's [encounter] table")
+    if not isinstance(doc.get("app", ""), str):
+        refuse("app", f"must be text (the version that wrote it), got {_shown(doc['app'])}")
 
 
 def _resolve3(doc: dict[str, Any], source: str, sidecar: Path | None) -> dict[str, Any]:
@@ -1000,11 +1002,20 @@ def _check_rules(
     for i, c in enumerate(enc.combatants):
         if old.get(c.id) == c:
             continue
-        found = ("initiative", f"must be at least 0, got {c.initiative}")
-        if c.initiative >= 0:
-            found = rules.check_combatant(enc, c)  # type: ignore[assignment]
+        found: tuple[str, str] | None
+        if c.initiative < 0:
+            found = ("initiative", f"must be at least 0, got {c.initiative}")
+        elif c.handle < 0:
+            found = ("handle", f"must be 0 or more (0: the next number), got {c.handle}")
+        else:
+            found = rules.check_combatant(enc, c)
         if found is not None:
             raise _refusal(source, state, offset, f"combatants[{i}].{found[0]}", found[1])
+    found = rules.check_state(enc)
+    if found is not None and (
+        before is None or before.state != enc.state or before.combatants != enc.combatants
+    ):
+        raise _refusal(source, state, offset, f"encounter.state.{found[0]}", found[1])
 
 
 def _empty_like(enc: Encounter) -> Encounter:

@@ -5,15 +5,21 @@ damage; ``validate`` passes over an editor's leftovers in a folder."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from facility_tui import cli, store
 from facility_tui.demo import demo_encounter
+from facility_tui.grammar import CommandError
+from facility_tui.model import ENEMIES, PCS
 from facility_tui.session import Session
+from facility_tui.systems import rules_for
 from facility_tui.systems.facility.demo import DEMO_FACILITY_FIGHT
 
 
@@ -108,6 +114,40 @@ def test_a_facility_edit_a_command_would_refuse_is_refused_with_its_line(
     path = saved(tmp_path, "facility")
     line = edit(path, old, new)
     refused(path, line, expected)
+
+
+@pytest.mark.parametrize(
+    ("new", "expected"),
+    [
+        ('state = { first = "pc" }', r"encounter\.state\.first must be pcs or enemies, got 'pc'"),
+        ('state = { vanguard = "bob" }', r"encounter\.state\.vanguard must be a combatant's id"),
+        ("state = { tn = 0 }", r"encounter\.state\.tn must be at least 1, got 0"),
+    ],
+)
+def test_a_facility_state_no_command_makes_is_refused(
+    tmp_path: Path, new: str, expected: str
+) -> None:
+    path = saved(tmp_path, "facility")
+    line = edit(path, "state = {}", new)
+    refused(path, line, expected)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        ("handle = 2", "handle = -1", r"combatants\[\d\]\.handle must be 0 or more"),
+        ('name = "Helmet"', 'name = ""', r"sheet\.armor\[1\]\.name must be the layer's name"),
+        ("turns = 1", "turns = -1", r"sheet\.turns must be 0 or more, got -1"),
+        ('app = "facility-tui 0.1.0"', "app = 3", r"app must be text"),
+        ("round = 1\ndamage = 15", "round = 1\ndamage = -15", r"injuries\[0\]\.damage must be 0"),
+    ],
+)
+def test_what_no_command_makes_of_2297_counts_is_refused(
+    tmp_path: Path, old: str, new: str, expected: str
+) -> None:
+    path = saved(tmp_path, "2297")
+    line = edit(path, old, new)
+    refused(path, line + old.count("\n"), expected)
 
 
 def test_a_piece_worn_twice_is_refused_on_the_second(tmp_path: Path) -> None:
@@ -271,3 +311,103 @@ def test_validate_a_folder_passes_over_an_editors_leftovers(
     assert cli.main(["validate", str(tmp_path)]) == 0, capsys.readouterr().out
     assert "1 file checked: no problem" in capsys.readouterr().out
     assert path.exists()
+
+
+# -- the checks never refuse what the commands make ---------------------------------------------
+
+_LINES = {
+    "2297": [
+        "next",
+        "hit #{a} 25",
+        "hit #{a} 9 stun",
+        "hit #{a} 14 energy through",
+        "soak #{a}",
+        "aid #{a} 18",
+        "stabilize #{a}",
+        "heal #{a} 7",
+        "fatigue #{a} 6",
+        "fatigue #{a} -3",
+        "rest #{a} short",
+        "rest all long",
+        "boost #{a}",
+        "refocus #{a}",
+        "major",
+        "move",
+        "full",
+        "down major move",
+        "react #{a}",
+        "overwatch",
+        "ext Hack 3",
+        "ext",
+        "stim #{a} 2",
+        "grit #{a} 11",
+        "recover #{a}",
+        "cond #{a} Prone 2",
+        "attack #{a} #{b}",
+        "reload #{a}",
+        "set #{a} injury critical",
+        "set #{a} dead yes",
+        "set #{a} rounds 2",
+        "set #{a} amount 3",
+        "prev",
+        "undo",
+        "remove #{a}",
+        "add X count=2",
+        "end",
+        "resume",
+    ],
+    "facility": [
+        "next",
+        "strike #{a} #{b}",
+        "deal #{a}",
+        "crit #{a}",
+        "miss #{a}",
+        "salvage",
+        "harm #{a} 2 weapons",
+        "ablate #{a}",
+        "suffer #{a}",
+        "wound #{a} 3",
+        "try #{a} phy",
+        "save #{a} trauma",
+        "rearm #{a}",
+        "mark #{a} both",
+        "break #{a} phy",
+        "tend #{a} #{b} phy",
+        "shift",
+        "scar #{a} phy",
+        "ppe #{a} mark hard hat",
+        "fate #{a} dead",
+        "fate #{a} alive",
+        "tech #{a} barricade 1",
+        "undo",
+        "prev",
+        "remove #{a}",
+        "sheet #{a} phy_wounds=2",
+        "vanguard #{a}",
+        "add Y side=pc roll=yes",
+    ],
+}
+
+
+@pytest.mark.parametrize("system", ["2297", "facility"])
+@settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data())
+def test_what_the_commands_make_passes_the_checks_of_a_hand_edit(
+    system: str, data: st.DataObject
+) -> None:
+    """The checks hold an edit to the commands' bounds and no tighter: every combatant of a
+    fight played by commands passes them (else a GM's harmless edit would be refused)."""
+    s = Session(demo_encounter(system))
+    s.execute("start")
+    rules = rules_for(system)
+    template = st.sampled_from(_LINES[system])
+    for _ in range(data.draw(st.integers(5, 30), label="length")):
+        line = data.draw(template).format(
+            a=data.draw(st.integers(1, 9)), b=data.draw(st.integers(1, 9))
+        )
+        with contextlib.suppress(CommandError):
+            s.execute(line)
+        assert rules.check_state(s.encounter) is None, line
+        for c in s.encounter.combatants:
+            assert rules.check_combatant(s.encounter, c) is None, (line, c.name)
+            assert c.side in (PCS, ENEMIES)

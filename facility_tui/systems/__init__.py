@@ -138,6 +138,10 @@ class RuleSystem:
         it must be (``must be at least 1, got 0``); ``None`` when a command could have."""
         return None
 
+    def check_state(self, enc: Encounter) -> tuple[str, str] | None:
+        """As ``check_combatant``, for the rules' encounter state (a path in ``state``)."""
+        return None
+
     def set_value(self, call: Call) -> Encounter:
         """C4: ``set WHO FIELD VALUE``: a value of the rules set by hand (logged as such)."""
         from facility_tui.grammar import CommandError

@@ -5,6 +5,7 @@ command could put on (renamed, its name deleted) ended ``show`` in ``ppe_impaire
 
 from __future__ import annotations
 
+from facility_tui.model import ENEMIES, PCS, Encounter
 from facility_tui.systems.facility.commands.sheets import SHEET_COUNTS
 from facility_tui.systems.facility.core import (
     BONUS_MAX,
@@ -20,6 +21,7 @@ from facility_tui.systems.facility.core import (
     ppe_item,
     weapon,
 )
+from facility_tui.systems.facility.state import state_of
 
 Problem = tuple[str, str] | None  # (the key's path in the sheet, what it must be)
 
@@ -84,4 +86,22 @@ def _weapons_problem(s: FacilitySheet) -> Problem:
                     f"must be {what} of the rules ({', '.join(WEAPONS)}, or damage like 1d8), "
                     f"got {k!r}"
                 )
+    return None
+
+
+def state_problem(enc: Encounter) -> Problem:
+    """F7: the side that acts first is one of the two; the vanguard, a pending roll or a pending
+    harm names a combatant who is there; the encounter's TN is 1 or more (``tn=``)."""
+    st = state_of(enc)
+    ids = {c.id for c in enc.combatants}
+    if st.first not in (PCS, ENEMIES):
+        return "first", f"must be {PCS} or {ENEMIES}, got {st.first!r}"
+    if st.vanguard and st.vanguard not in ids:
+        return "vanguard", f"must be a combatant's id or empty, got {st.vanguard!r}"
+    if st.tn < 1:
+        return "tn", f"must be at least 1, got {st.tn}"
+    for key, items in (("pending", st.pending), ("harms", st.harms)):
+        for i, item in enumerate(items):
+            if item.who not in ids:
+                return f"{key}[{i}].who", f"must be a combatant's id, got {item.who!r}"
     return None
