@@ -995,8 +995,9 @@ def _check_rules(
     before: Encounter | None, enc: Encounter, state: str, source: str, offset: int
 ) -> None:
     """Each combatant the edit changed or added, held to what a command could make of it: an
-    initiative from 0 (``init``, ``set WHO init``) and the rules' own bounds
-    (``RuleSystem.check_combatant``: the same values ``add`` and ``set`` refuse)."""
+    initiative from 0 (``init``, ``set WHO init``), a handle from 0, and the rules' own bounds
+    (``RuleSystem.check_combatant``: the same values ``add`` and ``set`` refuse); then the
+    rules' encounter state (``check_state``) if the edit touched it or the combatants."""
     rules = rules_for(enc.system)
     old = {c.id: c for c in before.combatants} if before is not None else {}
     for i, c in enumerate(enc.combatants):

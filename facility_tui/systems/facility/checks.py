@@ -100,8 +100,11 @@ def state_problem(enc: Encounter) -> Problem:
         return "vanguard", f"must be a combatant's id or empty, got {st.vanguard!r}"
     if st.tn < 1:
         return "tn", f"must be at least 1, got {st.tn}"
-    for key, items in (("pending", st.pending), ("harms", st.harms)):
-        for i, item in enumerate(items):
-            if item.who not in ids:
-                return f"{key}[{i}].who", f"must be a combatant's id, got {item.who!r}"
+    whose: list[tuple[str, str]] = [
+        *((f"pending[{i}]", p.who) for i, p in enumerate(st.pending)),
+        *((f"harms[{i}]", h.who) for i, h in enumerate(st.harms)),
+    ]
+    for at, who in whose:
+        if who not in ids:
+            return f"{at}.who", f"must be a combatant's id, got {who!r}"
     return None

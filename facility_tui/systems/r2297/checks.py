@@ -5,6 +5,8 @@ commands keep them, so a save cannot hold what no command could make (``sta = -1
 
 from __future__ import annotations
 
+from typing import Any
+
 import attrs
 
 from facility_tui.systems.r2297.rules import DR_MAX, PT_MAX
@@ -48,9 +50,10 @@ def _negative(value: object, at: str) -> Problem:
             if found:
                 return found
         return None
-    if not attrs.has(type(value)):
+    cls: Any = type(value)
+    if not attrs.has(cls):
         return None
-    for f in attrs.fields(type(value)):
+    for f in attrs.fields(cls):
         item = getattr(value, f.name)
         path = f"{at}.{f.name}" if at else f.name
         if type(item) is int and item < 0 and f.name not in _SIGNED:
