@@ -785,17 +785,12 @@ def _check_top(doc: dict[str, Any], state: str, source: str, offset: int) -> Non
     facility-tui does not know (a typo, or a key written above ``[encounter]``), a changed
     ``schema_version`` or ``kind``, a missing ``[encounter]``. A key that is missing is named on
     the line where the fight's part starts."""
-    located = _locate(state)
     first = next(
         (n for n, ln in enumerate(state.split("\n"), 1) if ln.strip()[:1] not in ("", "#")), 1
     )
 
     def refuse(key: str, problem: str) -> None:
-        line = located.get_line(key) or first
-        raise InvalidSave(
-            f"{source}:{line + offset}: {key} {problem} (edited outside facility-tui); "
-            "it was left untouched"
-        )
+        raise _refusal(source, state, offset, key, problem, first)
 
     for key in doc:
         if key not in _TOP_KEYS:
@@ -956,9 +951,12 @@ def _edited(enc: Encounter, history: Any, parts: _Parts, source: str, offset: in
     return Loaded(after, f"{source} was edited outside facility-tui: {summary}", before)
 
 
-def _refusal(source: str, state: str, offset: int, path: str, problem: str) -> InvalidSave:
-    """A refused edit: ``file:line: key problem``, the line the key's (or its table's)."""
-    line = _locate(state).get_line(path)
+def _refusal(
+    source: str, state: str, offset: int, path: str, problem: str, missing: int | None = None
+) -> InvalidSave:
+    """A refused edit: ``file:line: key problem``, the line the key's (or its table's; for a
+    key that is not there, ``missing``: a line of the fight's part)."""
+    line = _locate(state).get_line(path) or missing
     at = f":{line + offset}" if line else ""
     return InvalidSave(
         f"{source}{at}: {path} {problem} (edited outside facility-tui); it was left untouched"
