@@ -725,6 +725,13 @@ def _split3(raw: bytes, source: str) -> _Parts:
     if cut < 0 and body.startswith(SEPARATOR + "\n"):
         cut = -1
     elif cut < 0:
+        at = body.rfind(SEPARATOR)
+        if at >= 0:  # an edit joined text to it (a table pasted without its last newline)
+            line = body[:at].count("\n") + 2
+            raise DamagedSave(
+                f"{source}:{line}: the separator line before the log and history has text "
+                "joined to it: it must be a line of its own; it was left untouched"
+            )
         raise DamagedSave(
             f"{source} is damaged: its separator line before the log and history is missing; "
             "it was left untouched"

@@ -253,6 +253,19 @@ def test_a_second_encounter_table_is_refused_with_its_line(tmp_path: Path) -> No
     refused(path, line, r"not TOML")
 
 
+def test_a_table_pasted_onto_the_separator_line_names_that_line(tmp_path: Path) -> None:
+    """Issue 22 found a second ``[encounter]`` reported as "separator line missing": pasted
+    without its last newline, it joins the separator's line, which is named."""
+    path = saved(tmp_path, "2297")
+    text = path.read_text()
+    at = text.index(store.SEPARATOR)
+    path.write_text(text[:at] + '[encounter]\nname = "Two"' + text[at:])
+    line = text[:at].count("\n") + 2
+    with pytest.raises(store.DamagedSave) as caught:
+        store.load(path)
+    assert str(caught.value).startswith(f"{path}:{line}: the separator line"), str(caught.value)
+
+
 # -- issue 28: the editor's marks -----------------------------------------------------------------
 
 
