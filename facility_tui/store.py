@@ -1003,6 +1003,16 @@ def _check_rules(
     initiative from 0 (``init``, ``set WHO init``), a handle from 0, and the rules' own bounds
     (``RuleSystem.check_combatant``: the same values ``add`` and ``set`` refuse); then the
     rules' encounter state (``check_state``) if the edit touched it or the combatants."""
+    from facility_tui.call import MAX_VALUE
+
+    if not -1 <= enc.handles <= MAX_VALUE:  # (as a combatant's handle, within MAX_VALUE)
+        raise _refusal(
+            source,
+            state,
+            offset,
+            "encounter.handles",
+            f"must be from -1 (a save from before numbers) to {MAX_VALUE}, got {enc.handles}",
+        )
     rules = rules_for(enc.system)
     old = {c.id: c for c in before.combatants} if before is not None else {}
     for i, c in enumerate(enc.combatants):
@@ -1012,7 +1022,7 @@ def _check_rules(
         if c.initiative < 0:
             found = ("initiative", f"must be at least 0, got {c.initiative}")
         elif c.handle < 0:
-            found = ("handle", f"must be 0 or more (0: the next number), got {c.handle}")
+            found = ("handle", f"must be from 0 (the next number), got {c.handle}")
         else:
             found = rules.check_combatant(enc, c)
         if found is not None:

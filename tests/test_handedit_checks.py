@@ -135,7 +135,9 @@ def test_a_facility_state_no_command_makes_is_refused(
 @pytest.mark.parametrize(
     ("old", "new", "expected"),
     [
-        ("handle = 2", "handle = -1", r"combatants\[\d\]\.handle must be 0 or more"),
+        ("handle = 2", "handle = -1", r"combatants\[\d\]\.handle must be from 0 \(the next"),
+        ("handles = 8", "handles = 10000", r"encounter\.handles must be from -1 .*, got 10000"),
+        ("handles = 8", "handles = -2", r"encounter\.handles must be from -1 .*, got -2"),
         ('name = "Helmet"', 'name = ""', r"sheet\.armor\[1\]\.name must be the layer's name"),
         ("turns = 1", "turns = -1", r"sheet\.turns must be 0 or more, got -1"),
         ('app = "facility-tui 0.1.0"', "app = 3", r"app must be text"),
