@@ -806,6 +806,14 @@ def _check_top(doc: dict[str, Any], state: str, source: str, offset: int) -> Non
         ("schema_version", SCHEMA_VERSION, "this file's layout"),
         ("kind", "save", "a save, not a log file"),
     )
+    version = doc.get("schema_version")
+    if type(version) is int and version > SCHEMA_VERSION:  # refused, never set aside or recovered
+        line = _locate(state).get_line("schema_version") or first
+        raise NewerSave(
+            f"{source}:{line + offset}: schema {version}: written by "
+            f"a newer facility-tui (this one reads up to {SCHEMA_VERSION}); upgrade "
+            "facility-tui to open it"
+        )
     for key, value, why in wanted:
         if key not in doc:
             refuse(key, f"is missing (it must be {value!r}: {why})")

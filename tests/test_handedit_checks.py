@@ -234,6 +234,16 @@ def test_every_refusal_names_its_line(tmp_path: Path, old: str, new: str, expect
     refused(path, line, expected)
 
 
+def test_a_newer_schema_version_is_refused_as_newer_with_its_line(tmp_path: Path) -> None:
+    """Never taken for a bad edit (that would set the file aside): a newer facility-tui may
+    have written it; the GM is told to upgrade, and where the file says so."""
+    path = saved(tmp_path, "2297")
+    line = edit(path, "schema_version = 3", "schema_version = 4")
+    with pytest.raises(store.NewerSave) as caught:
+        store.load(path)
+    assert str(caught.value).startswith(f"{path}:{line}: schema 4: written by a newer")
+
+
 def test_a_missing_key_is_named_where_the_fight_starts(tmp_path: Path) -> None:
     path = saved(tmp_path, "2297")
     edit(path, 'kind = "save"\n', "")
