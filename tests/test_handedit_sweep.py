@@ -106,8 +106,7 @@ def check(system: str, what: str, text: str) -> str:
     except store.SaveError as err:
         message = str(err)
         assert "\n" not in message, (what, message)
-        if isinstance(err, store.InvalidSave) or not what.startswith(("a BOM", "CRLF", "a blank")):
-            assert re.match(rf"{re.escape(SOURCE)}:\d+: \S", message), (what, message)
+        assert re.match(rf"{re.escape(SOURCE)}:\d+: \S", message), (what, message)
         return "refused"
     enc = session.encounter
     rules = rules_for(enc.system)
