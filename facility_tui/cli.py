@@ -416,7 +416,9 @@ def validate_cmd(paths: Sequence[Path]) -> int:
     problems = 0
     checked = 0
     for path in paths:
-        files = sorted(path.glob("*.toml")) if path.is_dir() else [path]
+        files = (
+            sorted(f for f in path.glob("*.toml") if not _leftover(f)) if path.is_dir() else [path]
+        )
         if not files:
             _out(f"{path}: no .toml file in this folder")
             problems += 1
@@ -429,6 +431,13 @@ def validate_cmd(paths: Sequence[Path]) -> int:
         return 1
     _out(f"{checked} file{'s' if checked != 1 else ''} checked: no problem")
     return 0
+
+
+def _leftover(file: Path) -> bool:
+    """An editor's file beside the saves, not a save: a hidden name (emacs's ``.#f.toml`` lock
+    link, vim's ``.f.toml.swp``, LibreOffice's ``.~lock.f.toml#``); ``f.toml~`` and
+    ``f.toml.swp`` do not end in ``.toml``, so the folder's listing never has them."""
+    return file.name.startswith(".")
 
 
 def _problems_of(file: Path) -> list[str]:

@@ -665,9 +665,13 @@ class Loaded(NamedTuple):
     before: Session | None = None
 
 
+_BOM = b"\xef\xbb\xbf"  # what some editors put at the top of a UTF-8 file: not the save's
+
+
 def _session_from(raw: bytes, source: str, sidecar: Path | None) -> Loaded:
     from facility_tui.migrations import migrate
 
+    raw = raw.removeprefix(_BOM)
     if raw.startswith(_MAGIC3):
         return _session_from_v3(raw, source, sidecar)
     doc = _parse(raw, source)
@@ -706,10 +710,11 @@ def _split3(raw: bytes, source: str) -> _Parts:
     header = _HEADER3.fullmatch(text[:nl]) if nl >= 0 else None
     if header is None:
         raise DamagedSave(f"{source} is damaged: its checksum line is cut or changed")
-    body = text[nl + 1 :]
-    if body.endswith(END_LINE + "\n"):
-        body = body[: -len(END_LINE) - 1]
-    elif body.endswith(END_LINE):
+    # Blank lines and spaces after the end line are an editor's (``echo "" >> f.toml``, a
+    # final newline added or taken away): they hold nothing, so no checksum needs to cover them.
+    # Anything else there, and any change above the end line, is still found.
+    body = text[nl + 1 :].rstrip(" \t\n")
+    if body.endswith("\n" + END_LINE) or body == END_LINE:
         body = body[: -len(END_LINE)]
     else:
         raise DamagedSave(
@@ -720,6 +725,13 @@ def _split3(raw: bytes, source: str) -> _Parts:
     if cut < 0 and body.startswith(SEPARATOR + "\n"):
         cut = -1
     elif cut < 0:
+        at = body.rfind(SEPARATOR)
+        if at >= 0:  # an edit joined text to it (a table pasted without its last newline)
+            line = body[:at].count("\n") + 2
+            raise DamagedSave(
+                f"{source}:{line}: the separator line before the log and history has text "
+                "joined to it: it must be a line of its own; it was left untouched"
+            )
         raise DamagedSave(
             f"{source} is damaged: its separator line before the log and history is missing; "
             "it was left untouched"
@@ -752,12 +764,14 @@ def _session_from_v3(raw: bytes, source: str, sidecar: Path | None) -> Loaded:
         raise DamagedSave(
             f"{source} is not a readable save ({what}); it was left untouched"
         ) from None
+    if parts.edited:
+        _check_top(doc, parts.state, source, offset)
     _schema_of(doc, source)
     try:
-        doc = _resolve3(doc, source, sidecar)
         try:
+            doc = _resolve3(doc, source, sidecar)
             enc, history = _fight3(doc, parts.edited)
-        except (_Invalid, DecodeError) as err:
+        except (_Invalid, DecodeError, *_SHAPE_ERRORS) as err:
             if not parts.edited:
                 raise
             raise InvalidSave(_at_line(source, parts.state, offset, err)) from None
@@ -768,6 +782,47 @@ def _session_from_v3(raw: bytes, source: str, sidecar: Path | None) -> Loaded:
     if not parts.edited:
         return Loaded(_with_history(enc, history))
     return _edited(enc, history, parts, source, offset)
+
+
+_TOP_KEYS = ("schema_version", "kind", "app", "encounter", "combatants", "log", "history")
+
+
+def _check_top(doc: dict[str, Any], state: str, source: str, offset: int) -> None:
+    """An edited file's keys outside the fight's tables, each refused with its line: a key
+    facility-tui does not know (a typo, or a key written above ``[encounter]``), a changed
+    ``schema_version`` or ``kind``, a missing ``[encounter]``. A key that is missing is named on
+    the line where the fight's part starts."""
+    first = next(
+        (n for n, ln in enumerate(state.split("\n"), 1) if ln.strip()[:1] not in ("", "#")), 1
+    )
+
+    def refuse(key: str, problem: str) -> None:
+        raise _refusal(source, state, offset, key, problem, first)
+
+    for key in doc:
+        if key not in _TOP_KEYS:
+            refuse(key, "is not a key facility-tui knows (a typo?)")
+    wanted: tuple[tuple[str, Any, str], ...] = (
+        ("schema_version", SCHEMA_VERSION, "this file's layout"),
+        ("kind", "save", "a save, not a log file"),
+    )
+    version = doc.get("schema_version")
+    if type(version) is int and version > SCHEMA_VERSION:  # refused, never set aside or recovered
+        line = _locate(state).get_line("schema_version") or first
+        raise NewerSave(
+            f"{source}:{line + offset}: schema {version}: written by "
+            f"a newer facility-tui (this one reads up to {SCHEMA_VERSION}); upgrade "
+            "facility-tui to open it"
+        )
+    for key, value, why in wanted:
+        if key not in doc:
+            refuse(key, f"is missing (it must be {value!r}: {why})")
+        if doc[key] != value or type(doc[key]) is not type(value):
+            refuse(key, f"must be {value!r} ({why}), got {_shown(doc[key])}")
+    if "encounter" not in doc:
+        refuse("encounter", "is missing: the fight's [encounter] table")
+    if not isinstance(doc.get("app", ""), str):
+        refuse("app", f"must be text (the version that wrote it), got {_shown(doc['app'])}")
 
 
 def _resolve3(doc: dict[str, Any], source: str, sidecar: Path | None) -> dict[str, Any]:
@@ -884,7 +939,7 @@ def _edited(enc: Encounter, history: Any, parts: _Parts, source: str, offset: in
     then the edit as one step. If that state cannot be rebuilt, the edited fight opens alone."""
     from facility_tui import handedit
 
-    enc = handedit.numbered(enc)
+    enc = handedit.numbered(_sided(enc, parts.state, source, offset))
     before = _rebuilt(enc.log, history)
     if before is not None and before.encounter == enc:
         before.encounter = enc
@@ -895,6 +950,7 @@ def _edited(enc: Encounter, history: Any, parts: _Parts, source: str, offset: in
             before = None
     if before is None:
         _check_edit(handedit.changes(_empty_like(enc), enc), enc, parts.state, source, offset)
+        _check_rules(None, enc, parts.state, source, offset)
         note = (
             "Edited outside facility-tui; the state before the edit could not be rebuilt, so "
             "the fight opens without its undo history"
@@ -902,11 +958,88 @@ def _edited(enc: Encounter, history: Any, parts: _Parts, source: str, offset: in
         return Loaded(Session(enc.logged(note, Kind.OVERRIDE)), f"{source}: {note.lower()}")
     found = handedit.changes(before.encounter, enc)
     _check_edit(found, enc, parts.state, source, offset)
+    _check_rules(before.encounter, enc, parts.state, source, offset)
     summary = handedit.describe(found)
     step = Step(handedit.EDIT_LINE, (), handedit.edit_data(before.encounter, enc, summary))
     after = before.fork()
     after.record(step)
     return Loaded(after, f"{source} was edited outside facility-tui: {summary}", before)
+
+
+def _refusal(
+    source: str, state: str, offset: int, path: str, problem: str, missing: int | None = None
+) -> InvalidSave:
+    """A refused edit: ``file:line: key problem``, the line the key's (or its table's; for a
+    key that is not there, ``missing``: a line of the fight's part)."""
+    line = _locate(state).get_line(path) or missing
+    at = f":{line + offset}" if line else ""
+    return InvalidSave(
+        f"{source}{at}: {path} {problem} (edited outside facility-tui); it was left untouched"
+    )
+
+
+def _sided(enc: Encounter, state: str, source: str, offset: int) -> Encounter:
+    """Each combatant's side as ``add side=`` takes it: ``pc``, ``PCs``, ``player``, ``enemy``,
+    ``NPC``... (``call.SIDES``, any case) are the side they mean, as is the default of a deleted
+    ``side`` line (``enemy``: what ``add`` gives); any other word is refused with its line."""
+    from attrs import evolve
+
+    from facility_tui.call import SIDES
+    from facility_tui.model import ENEMIES, PCS
+
+    if all(c.side in (PCS, ENEMIES) for c in enc.combatants):
+        return enc
+    given = []
+    for i, c in enumerate(enc.combatants):
+        side = SIDES.get(c.side.strip().lower())
+        if side is None:
+            raise _refusal(
+                source,
+                state,
+                offset,
+                f"combatants[{i}].side",
+                f"must be {PCS} or {ENEMIES} (pc, enemy... are read as them), got {_shown(c.side)}",
+            )
+        given.append(c if side == c.side else evolve(c, side=side))
+    return evolve(enc, combatants=tuple(given))
+
+
+def _check_rules(
+    before: Encounter | None, enc: Encounter, state: str, source: str, offset: int
+) -> None:
+    """Each combatant the edit changed or added, held to what a command could make of it: an
+    initiative from 0 (``init``, ``set WHO init``), a handle from 0, and the rules' own bounds
+    (``RuleSystem.check_combatant``: the same values ``add`` and ``set`` refuse); then the
+    rules' encounter state (``check_state``) if the edit touched it or the combatants."""
+    from facility_tui.call import MAX_VALUE
+
+    if not -1 <= enc.handles <= MAX_VALUE:  # (as a combatant's handle, within MAX_VALUE)
+        raise _refusal(
+            source,
+            state,
+            offset,
+            "encounter.handles",
+            f"must be from -1 (a save from before numbers) to {MAX_VALUE}, got {enc.handles}",
+        )
+    rules = rules_for(enc.system)
+    old = {c.id: c for c in before.combatants} if before is not None else {}
+    for i, c in enumerate(enc.combatants):
+        if old.get(c.id) == c:
+            continue
+        found: tuple[str, str] | None
+        if c.initiative < 0:
+            found = ("initiative", f"must be at least 0, got {c.initiative}")
+        elif c.handle < 0:
+            found = ("handle", f"must be from 0 (the next number), got {c.handle}")
+        else:
+            found = rules.check_combatant(enc, c)
+        if found is not None:
+            raise _refusal(source, state, offset, f"combatants[{i}].{found[0]}", found[1])
+    found = rules.check_state(enc)
+    if found is not None and (
+        before is None or before.state != enc.state or before.combatants != enc.combatants
+    ):
+        raise _refusal(source, state, offset, f"encounter.state.{found[0]}", found[1])
 
 
 def _empty_like(enc: Encounter) -> Encounter:
@@ -925,14 +1058,9 @@ def _check_edit(
     from facility_tui.text import CONTROL, MAX_NAME, MAX_NOTE, MAX_TITLE, control_in
 
     index = {c.name: i for i, c in enumerate(enc.combatants)}
-    located = _locate(state)
 
     def refuse(path: str, problem: str) -> None:
-        line = located.get_line(path)
-        at = f":{line + offset}" if line else ""
-        raise InvalidSave(
-            f"{source}{at}: {path} {problem} (edited outside facility-tui); it was left untouched"
-        )
+        raise _refusal(source, state, offset, path, problem)
 
     for whose, path, _old, new in found:
         if whose and path == "" and new is not None:  # a combatant added: all of it

@@ -132,6 +132,16 @@ class RuleSystem:
         """Forget a removed combatant in system state."""
         return enc
 
+    def check_combatant(self, enc: Encounter, c: Combatant) -> tuple[str, str] | None:
+        """What no command could have made of ``c`` (a save edited by hand), held to the
+        bounds the commands use: the key, as a path in the combatant (``sheet.sta``), and what
+        it must be (``must be at least 1, got 0``); ``None`` when a command could have."""
+        return None
+
+    def check_state(self, enc: Encounter) -> tuple[str, str] | None:
+        """As ``check_combatant``, for the rules' encounter state (a path in ``state``)."""
+        return None
+
     def set_value(self, call: Call) -> Encounter:
         """C4: ``set WHO FIELD VALUE``: a value of the rules set by hand (logged as such)."""
         from facility_tui.grammar import CommandError

@@ -88,6 +88,10 @@ class Stat:
     expertise: bool = False  # granted by training or job; a bonus of +2 or more grants it too
 
 
+BONUS_MIN, BONUS_MAX = -3, 3  # F1: a stat's bonus, as the Competence Scale gives it
+SAVE_MAX = 99  # F3: a base save is from -SAVE_MAX to SAVE_MAX (``saves=``)
+
+
 def capacity(stat: Stat) -> int:
     """F4: wound capacity = 3 + bonus − scars (may be 0 or less)."""
     return 3 + stat.bonus - stat.scars

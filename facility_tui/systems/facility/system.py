@@ -18,6 +18,7 @@ from facility_tui.dice import Dice
 from facility_tui.grammar import CommandError
 from facility_tui.model import ENEMIES, PCS, Combatant, Encounter, Kind
 from facility_tui.systems import RuleSystem
+from facility_tui.systems.facility.checks import sheet_problem, state_problem
 from facility_tui.systems.facility.commands.helpers import helpers_from, roll_check
 from facility_tui.systems.facility.commands.sheets import set_field, sheet_from_options
 from facility_tui.systems.facility.core import (
@@ -103,6 +104,15 @@ class FacilityRules(RuleSystem):
     def set_value(self, call: Call) -> Encounter:
         """C4: ``set WHO FIELD VALUE`` is ``sheet WHO FIELD=VALUE``."""
         return set_field(call)
+
+    def check_combatant(self, enc: Encounter, c: Combatant) -> tuple[str, str] | None:
+        if not isinstance(c.sheet, FacilitySheet):
+            return "sheet", "must be a Facility sheet"
+        found = sheet_problem(c.sheet)
+        return (f"sheet.{found[0]}", found[1]) if found else None
+
+    def check_state(self, enc: Encounter) -> tuple[str, str] | None:
+        return state_problem(enc)
 
     def open_choices(self, enc: Encounter) -> list[str]:
         """F5 and F2/F8: a failed save waiting for ablate or suffer, a roll waiting for its

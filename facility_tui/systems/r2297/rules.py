@@ -164,6 +164,8 @@ class Armor:
 
 
 DR_CAP = 80
+PT_MAX = 999  # a layer's PT is from 0 to this, its DR a percentage from 0 to DR_MAX
+DR_MAX = 100
 _LAYER = re.compile(r"^(.*?)\s*(-?\d+)\s*/\s*(-?\d+)\s*%?$")
 
 
@@ -177,10 +179,10 @@ def parse_armor(text: str) -> tuple[Armor, ...]:
         if not m:
             raise RuleError(f"armor '{part.strip()}': write it as NAME PT/DR, e.g. Vest 15/20")
         name, pt, dr = m.group(1).strip() or "Armor", int(m.group(2)), int(m.group(3))
-        if not 0 <= pt <= 999:
-            raise RuleError(f"armor '{name}': PT is from 0 to 999, got {pt}")
-        if not 0 <= dr <= 100:
-            raise RuleError(f"armor '{name}': DR is a percentage from 0 to 100, got {dr}")
+        if not 0 <= pt <= PT_MAX:
+            raise RuleError(f"armor '{name}': PT is from 0 to {PT_MAX}, got {pt}")
+        if not 0 <= dr <= DR_MAX:
+            raise RuleError(f"armor '{name}': DR is a percentage from 0 to {DR_MAX}, got {dr}")
         layers.append(Armor(name, pt, dr))
     return tuple(layers)
 

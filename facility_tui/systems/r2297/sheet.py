@@ -115,6 +115,25 @@ class Stims:
     due_round: int = 0
 
 
+# The least value ``add`` and ``set`` take for each number of the sheet ``set`` changes (None:
+# any, down to -MAX_VALUE); a save edited by hand is held to the same (``checks``).
+LEAST: dict[str, int | None] = {
+    "ag": None,
+    "cu": None,
+    "hlt": 1,
+    "sta": 1,
+    "edge": 0,
+    "dice": 1,
+    "skill": None,
+    "dodge": 0,
+    "parry": 0,
+    "damage": 0,
+    "stun": 0,
+    "fatigue": 0,
+    "tiebreak": 0,
+}
+
+
 @frozen
 class Sheet2297:
     # A1

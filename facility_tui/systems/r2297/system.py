@@ -16,6 +16,7 @@ from facility_tui.dice import Dice
 from facility_tui.grammar import CommandError
 from facility_tui.model import Combatant, Encounter, Kind, Phase
 from facility_tui.systems import RuleSystem
+from facility_tui.systems.r2297.checks import sheet_problem
 from facility_tui.systems.r2297.commands.corrections import set_value
 from facility_tui.systems.r2297.demo import DEMO_2297
 from facility_tui.systems.r2297.engine import (
@@ -55,7 +56,7 @@ from facility_tui.systems.r2297.rules import (
     layered,
     parse_armor,
 )
-from facility_tui.systems.r2297.sheet import Awareness, Effect, EKind, Sheet2297
+from facility_tui.systems.r2297.sheet import LEAST, Awareness, Effect, EKind, Sheet2297
 from facility_tui.systems.r2297.weapons import parse_weapons
 from facility_tui.text import Detail, Tone
 from facility_tui.view import Bar, Boxes, Pane, Public, Row
@@ -97,24 +98,24 @@ class Rules2297(RuleSystem):
         """A1: ``add NAME ag= cu= hlt= sta= edge= dice= armor= weapon= aware= skill= dodge=
         parry=``; ``add Thug`` alone gives Health 20, Stamina 20, 1d6 initiative, no armor."""
 
-        def num(key: str, default: int, minimum: int | None = None) -> int:
-            return call.int_option(key, key, default, minimum=minimum)
+        def num(key: str, default: int) -> int:
+            return call.int_option(key, key, default, minimum=LEAST[key])
 
         armor = parse_armor(call.option("armor", "") or "")  # (a RuleError is a CommandError)
         weapons = parse_weapons(call.option("weapon", "") or "")
-        dice = num("dice", 1, 1)
+        dice = num("dice", 1)
         if dice > 20:
             raise CommandError("dice: at most 20 initiative dice")
         return Sheet2297(
             ag=num("ag", 0),
             cu=num("cu", 0),
-            hlt=num("hlt", 20, 1),
-            sta=num("sta", 20, 1),
-            edge=num("edge", 0, 0),
+            hlt=num("hlt", 20),
+            sta=num("sta", 20),
+            edge=num("edge", 0),
             dice=dice,
             skill=num("skill", 0),
-            dodge=num("dodge", 0, 0),
-            parry=num("parry", 0, 0),
+            dodge=num("dodge", 0),
+            parry=num("parry", 0),
             armor=armor,
             weapons=weapons,
             awareness=parse_awareness(call.option("aware", "full") or "full"),
@@ -274,6 +275,12 @@ class Rules2297(RuleSystem):
 
     def set_value(self, call: Call) -> Encounter:
         return set_value(call)
+
+    def check_combatant(self, enc: Encounter, c: Combatant) -> tuple[str, str] | None:
+        if not isinstance(c.sheet, Sheet2297):
+            return "sheet", "must be a 2297 sheet"
+        found = sheet_problem(c.sheet)
+        return (f"sheet.{found[0]}", found[1]) if found else None
 
     def initiative_from_face(self, call: Call, c: Combatant, face: str) -> int:
         """A3: ``init WHO face=N``: N is what the Xd6 showed; the tracker adds AG + CU (never

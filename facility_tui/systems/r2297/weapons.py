@@ -7,13 +7,15 @@ import re
 from facility_tui.systems.r2297.rules import AMMO, DamageType, RuleError, parse_type
 from facility_tui.systems.r2297.sheet import Weapon
 
-_DICE = re.compile(r"^\d*d\d+([+-]\d+)*$", re.IGNORECASE)
+DICE = re.compile(r"^\d*d\d+([+-]\d+)*$", re.IGNORECASE)  # a weapon's damage: 3d6+2
+MODES = ("SS", "SA", "BF", "AF")
 _MODES = re.compile(r"^(SS|SA|BF|AF)(/(SS|SA|BF|AF))*$", re.IGNORECASE)
+MAGAZINE_MAX = 999
 
 
 def parse_weapon(text: str) -> Weapon:
     words = text.split()
-    at = next((i for i, w in enumerate(words) if _DICE.match(w)), None)
+    at = next((i for i, w in enumerate(words) if DICE.match(w)), None)
     if at is None or at == 0:
         raise RuleError(
             f"weapon '{text.strip()}': write NAME DICE [MODES] [AMMO], e.g. PAM9 3d6+2 SA 17"
@@ -27,8 +29,10 @@ def parse_weapon(text: str) -> Weapon:
             modes = tuple(m.upper() for m in w.split("/"))
         elif w.isdecimal():
             capacity = int(w)
-            if capacity > 999:
-                raise RuleError(f"weapon '{name}': a magazine holds at most 999, got {w}")
+            if capacity > MAGAZINE_MAX:
+                raise RuleError(
+                    f"weapon '{name}': a magazine holds at most {MAGAZINE_MAX}, got {w}"
+                )
         else:
             try:
                 kind = parse_type(w)

@@ -13,8 +13,11 @@ from facility_tui.grammar import CommandError
 from facility_tui.model import Encounter, Kind
 from facility_tui.systems.facility.commands.helpers import NO_WORDS, flag, put_sheet, rule
 from facility_tui.systems.facility.core import (
+    BONUS_MAX,
+    BONUS_MIN,
     JOBS,
     PPE_CATALOG,
+    SAVE_MAX,
     STAT_NAMES,
     STATS,
     FacilitySheet,
@@ -41,16 +44,20 @@ from facility_tui.systems.facility.state import sheet_of
 
 def _bonus(call: Call, key: str, text: str) -> int:
     value = call.number(text, f"{STAT_NAMES[key]} bonus")
-    if not -3 <= value <= 3:
-        raise CommandError(f"{STAT_NAMES[key]} bonus must be from -3 to +3, got {value}")
+    if not BONUS_MIN <= value <= BONUS_MAX:
+        raise CommandError(
+            f"{STAT_NAMES[key]} bonus must be from {BONUS_MIN} to +{BONUS_MAX}, got {value}"
+        )
     return value
 
 
 def _saves(text: str) -> Saves:
     nums = [t.strip() for t in text.split(",")]
-    if len(nums) != 5 or not all(re.fullmatch(r"[+-]?\d{1,2}", n) for n in nums):
+    if len(nums) != 5 or not all(
+        re.fullmatch(r"[+-]?\d{1,9}", n) and abs(int(n)) <= SAVE_MAX for n in nums
+    ):
         raise CommandError(
-            "saves= takes five numbers from -99 to 99: "
+            f"saves= takes five numbers from -{SAVE_MAX} to {SAVE_MAX}: "
             "Weapons,Trauma,Explosions,Contaminants,Anomalies"
         )
     return Saves(*(int(n) for n in nums))
@@ -192,7 +199,8 @@ def fate(call: Call) -> Encounter:
     return call.enc
 
 
-_SHEET_INTS = ("track", "track_wounds", "parts", "clearance", "pockets", "slots")
+# The sheet's counts ``sheet`` sets, each 0 or more (a hand edit too: ``checks``).
+SHEET_COUNTS = ("track", "track_wounds", "parts", "clearance", "pockets", "slots")
 
 
 @rule(
@@ -230,7 +238,7 @@ def sheet(call: Call) -> Encounter:
                 )
             new = with_stat(new, key, evolve(st, scars=3 + st.bonus - n))
             done.append(f"{key}_cap={n} (scars {3 + st.bonus - n})")
-    for key in _SHEET_INTS:
+    for key in SHEET_COUNTS:
         text = call.option(key)
         if text is not None:
             n = call.number(text, key.replace("_", " "), minimum=0)

@@ -24,24 +24,10 @@ from facility_tui.systems.r2297.engine import (
     swap_effect,
 )
 from facility_tui.systems.r2297.rules import Level, parse_armor, parse_level
-from facility_tui.systems.r2297.sheet import Effect, EKind, Injury
+from facility_tui.systems.r2297.sheet import LEAST, Effect, EKind, Injury
 from facility_tui.systems.r2297.weapons import find_weapon, parse_weapons
 
-_INTS = (
-    "ag",
-    "cu",
-    "hlt",
-    "sta",
-    "edge",
-    "dice",
-    "skill",
-    "dodge",
-    "parry",
-    "damage",
-    "stun",
-    "fatigue",
-    "tiebreak",
-)
+_INTS = tuple(LEAST)  # (the numbers ``set`` takes, with their least values)
 _FIELDS = (
     *_INTS,
     "init",
@@ -69,12 +55,7 @@ def set_value(call: Call) -> Encounter:
     s = sheet(c)
     ctx = Ctx.of(call)
     if field in _INTS:
-        minimum = (
-            1
-            if field in ("hlt", "sta", "dice")
-            else (None if field in ("ag", "cu", "skill") else 0)
-        )
-        n = call.number(value, f"{c.name} {field}", minimum=minimum)
+        n = call.number(value, f"{c.name} {field}", minimum=LEAST[field])
         old = getattr(s, field)
         ctx.put(c.id, **{field: n})
         shown = f"{old} → {n}"
