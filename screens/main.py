@@ -20,6 +20,7 @@ detail renders): see ``_publish``.
 from __future__ import annotations
 
 import gc
+import re
 from pathlib import Path
 
 from rich.text import Text
@@ -51,6 +52,7 @@ from .order_list import OrderList
 from .status_pane import StatusPane
 
 LOG_SHOWN = 200  # lines the log pane keeps while it grows
+LINE_EDITORS = {"vi", "vim", "nvim", "view", "nano", "emacs", "micro", "kak", "joe", "mg"}
 
 # The keys of the rule systems (``SystemInfo.quick_keys``): one binding per key, which acts by the
 # encounter's system. A key both systems use has the same text in both (the key bar's text is
@@ -521,7 +523,7 @@ class MainScreen(Screen[None]):
             if not self.alive:
                 return
             if answer == "e":
-                self._edit_then_open(path)
+                self._edit_then_open(path, problem)
             elif answer == "b":
                 self._open_good(path)
             elif answer == "q":
@@ -532,8 +534,9 @@ class MainScreen(Screen[None]):
         self._asking = True
         self.app.push_screen(ChoiceDialog(question, choices), done)
 
-    def _edit_then_open(self, path: Path) -> None:
-        problem = self._run_editor(path)
+    def _edit_then_open(self, path: Path, problem: str) -> None:
+        line = re.match(rf"{re.escape(str(path))}:(\d+): ", problem)
+        problem = self._run_editor(path, int(line.group(1)) if line else None)
         if problem is not None:
             self.notify(problem, severity="error", timeout=10)
         try:
@@ -556,9 +559,10 @@ class MainScreen(Screen[None]):
             return
         self._opened(note)
 
-    def _run_editor(self, path: Path) -> str | None:
+    def _run_editor(self, path: Path, line: int | None = None) -> str | None:
         """Open ``path`` in the GM's editor (``$VISUAL``, ``$EDITOR``, else ``vi``), the app
-        suspended meanwhile; what went wrong, if anything."""
+        suspended meanwhile, at ``line`` if the editor is one known to take ``+LINE``; what
+        went wrong, if anything."""
         import os
         import shlex
         import subprocess
@@ -567,9 +571,14 @@ class MainScreen(Screen[None]):
 
         editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
         try:
-            command = [*shlex.split(editor), str(path)]
+            command = shlex.split(editor)
         except ValueError:
             return f"Cannot read the editor's command {editor!r} (set $EDITOR)"
+        if not command:
+            command = ["vi"]
+        if line is not None and os.path.basename(command[0]) in LINE_EDITORS:
+            command.append(f"+{line}")
+        command.append(str(path))
         try:
             try:
                 with self.app.suspend():

@@ -193,3 +193,25 @@ async def test_a_refused_edit_while_open_can_only_be_kept_aside(tmp_path: Path) 
         await until(pilot, lambda: isinstance(app.screen, MainScreen))
         assert app.workspace.flush()
         assert os.path.exists(path) and store.load(path).encounter.phase.value == "active"
+
+
+async def test_opening_a_refused_save_from_the_app_can_keep_the_fight_shown(
+    tmp_path: Path,
+) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    path = accepted_edit_then_bad_one(other)
+    bad = path.read_bytes()
+    app = FacilityApp(save_dir=tmp_path, seed=1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        shown = await opened_demo(app, pilot)
+        main = app.screen
+        assert isinstance(main, MainScreen)
+        main.open_path(path)
+        await until(pilot, lambda: isinstance(app.screen, ChoiceDialog))
+        assert offered(app) == {"e", "b", "n"} and "'ten'" in question(app)
+        await pilot.press("n")
+        await until(pilot, lambda: isinstance(app.screen, MainScreen))
+        assert app.workspace.path == shown and path.read_bytes() == bad
+        await pilot.press("s")
+        assert app.workspace.flush()  # the fight shown goes on being saved
