@@ -4,6 +4,11 @@ The screens talk to a ``Workspace``; it runs command lines on the session, picks
 saved to, opens what a launch should show (the given file, the newest save, or the demo), and
 hands every change to the autosaver, which writes it off the caller's thread.
 
+Nothing is opened in place of a save that is refused (damaged, or a hand edit that fails its
+checks) unless the GM chooses it (``open_good``). A save changed outside while shown is not
+written over: its writes wait until the GM takes the edit (``take_edit``) or keeps this window's
+fight (``keep_mine``); the other version is kept in the save's ``.d`` folder.
+
 One writer per save: the workspace holds the write lock (``store.lock_save``) of the save it
 shows, from the moment it opens or creates it until it shows another one (and that one's last
 change is on disk) or closes. A save another process holds opens read-only
@@ -256,8 +261,9 @@ class Workspace:
     def open_initial(self, file: Path | None = None, demo: str | None = None) -> list[str]:
         """Open what a launch should show: ``file``, a fresh copy of the ``demo`` of a rule
         system, or else the newest save (the 2297 demo when there is none). A save another
-        process writes opens read-only, and says so. Returns messages for the GM, one line
-        each."""
+        process writes opens read-only, and says so. A save that is refused (damaged, or a hand
+        edit its checks refuse) opens nothing: ``refused`` says which and why, for the GM to
+        choose (``open``, ``open_good``). Returns messages for the GM, one line each."""
         messages: list[str] = []
         swept = store.sweep_temp(self.folder)
         demo = demo or self.demo
