@@ -174,3 +174,25 @@ def test_apply_refuses_with_status_2_and_goes_on_from_backup(
     store._forget(path)
     session = store.load(path)
     assert blanc_hlt(session) == 36 and "1d6" in session.encounter.log[-1].text
+
+
+def test_closing_while_an_outside_edit_waits_keeps_both(tmp_path: Path) -> None:
+    """The app closed before the GM chose (the terminal shut): the edit stays in the file, and
+    the window's fight is kept beside it, never lost."""
+    path = tmp_path / "deck.toml"
+    store.save(demo_fight(), path)
+    store._forget(path)
+    changes: list[Path] = []
+    ws = Workspace(tmp_path)
+    ws.autosave(changed=changes.append)
+    ws.open_initial(path)
+    assert ws.flush()
+    edit(path, "hlt = 32", "hlt = 33")
+    edited = path.read_bytes()
+    ws.execute("roll 1d6")
+    assert not ws.flush(2.0) and changes == [path]
+    ws.execute("roll 1d8")  # still taken in memory
+    assert not ws.close(2.0)
+    assert path.read_bytes() == edited
+    kept = list((tmp_path / "deck.d").glob("unsaved-*.toml"))
+    assert len(kept) == 1 and store.load(kept[0]).encounter == ws.encounter
