@@ -536,9 +536,9 @@ class MainScreen(Screen[None]):
 
     def _edit_then_open(self, path: Path, problem: str) -> None:
         line = re.match(rf"{re.escape(str(path))}:(\d+): ", problem)
-        problem = self._run_editor(path, int(line.group(1)) if line else None)
-        if problem is not None:
-            self.notify(problem, severity="error", timeout=10)
+        failed = self._run_editor(path, int(line.group(1)) if line else None)
+        if failed is not None:
+            self.notify(failed, severity="error", timeout=10)
         try:
             note = self.ws.open(path)
         except store.DamagedSave as err:
