@@ -1511,15 +1511,16 @@ class _Saver:
                 ) from err
 
     def _save(self, snap: Snapshot) -> None:
+        rendered = self.writer.render(snap, inline=False)
+        text = rendered.text
+        # Written by someone else since this writer last wrote or read it (an editor, or another
+        # process between two holds of its lock)? Then it is not written over unasked. One
+        # ``stat``, after the rendering so that an edit has the least time to slip in before
+        # the file is replaced. A file gone is written again, its folder looked at anew.
         if self.wrote is not None and not _same_file(now := file_signature(self.path), self.wrote):
-            # Written by someone else since this writer last wrote or read it (an editor, or
-            # another process between two holds of its lock): not written over unasked (one
-            # ``stat``, taken at every save anyway). A file gone is written again.
             if now is not None:
                 raise ChangedOnDisk(self.path)
             self.present, self.good, self.backup_round = None, set(), None
-        rendered = self.writer.render(snap, inline=False)
-        text = rendered.text
         try:
             self.sidecar.mkdir(parents=True, exist_ok=True)
             if self.present is None:
