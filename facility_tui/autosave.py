@@ -8,8 +8,13 @@ read-only, permission denied) is reported and retried with back-off, always with
 snapshot, while the fight stays in memory. ``flush`` waits until everything requested so far is on
 disk (round end, exit); ``close`` flushes and stops the thread.
 
-The callbacks ``saved(path, when)`` and ``failed(message)`` run on the writer thread: a UI must
-hand them to its own thread (Textual: ``app.call_from_thread``) and must not block in them.
+A file changed by someone else since it was last written or read (``store.ChangedOnDisk``: an
+editor, mid-session) is not written over: its change is held, ``changed(path)`` is called, and
+new requests for it wait (the newest kept) until ``resolve`` says what the GM chose.
+
+The callbacks ``saved(path, when)``, ``failed(message)`` and ``changed(path)`` run on the writer
+thread: a UI must hand them to its own thread (Textual: ``app.call_from_thread``) and must not
+block in them.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ RETRY_DELAYS = (0.5, 1.0, 2.0, 5.0, 10.0, 30.0)  # seconds between retries of a 
 
 Saved = Callable[[Path, float], None]
 Failed = Callable[[str], None]
+Changed = Callable[[Path], None]
 Writer = Callable[[store.Snapshot, Path], None]
 
 
@@ -50,6 +56,7 @@ class Autosaver:
         *,
         saved: Saved | None = None,
         failed: Failed | None = None,
+        changed: Changed | None = None,
         retry_delays: Sequence[float] = RETRY_DELAYS,
         writer: Writer = store.save_snapshot,
         delay: float = 0.0,
@@ -58,6 +65,8 @@ class Autosaver:
         self._delay = delay  # seconds from the first change of a burst to its write
         self._saved_cb = saved
         self._failed_cb = failed
+        self._changed_cb = changed
+        self._held: set[Path] = set()  # changed outside facility-tui: written once resolved
         self._delays = tuple(retry_delays) or (1.0,)
         self._write = writer
         self._cond = threading.Condition()
@@ -113,9 +122,24 @@ class Autosaver:
             inflight = self._inflight is not None and self._inflight.path == path
             return inflight or path in self._pending
 
+    @property
+    def held(self) -> set[Path]:
+        """The paths whose file was changed outside facility-tui: their changes wait."""
+        with self._cond:
+            return set(self._held)
+
+    def resolve(self, path: Path, *, write: bool) -> None:
+        """The GM chose for a held ``path``: its waiting change is written (``write``), or
+        dropped (the file's version was taken instead)."""
+        with self._cond:
+            self._held.discard(path)
+            if not write:
+                self._pending.pop(path, None)
+            self._cond.notify_all()
+
     def flush(self, timeout: float | None = 5.0) -> bool:
         """Wait until every change requested so far is saved; ``False`` if a write fails first
-        (after one immediate retry) or on timeout."""
+        (after one immediate retry), a file waits for the GM's choice, or on timeout."""
         deadline = None if timeout is None else time.monotonic() + timeout
         with self._cond:
             target = self._seq
@@ -123,7 +147,7 @@ class Autosaver:
             self._retry_at = 0.0  # retry now rather than after the back-off
             self._cond.notify_all()
             while not self._done_through(target):
-                if self._failed_attempt > started:
+                if self._failed_attempt > started or self._held & self._pending.keys():
                     return False
                 remaining = None if deadline is None else deadline - time.monotonic()
                 if remaining is not None and remaining <= 0:
@@ -154,18 +178,27 @@ class Autosaver:
         while True:
             with self._cond:
                 while True:
-                    if self._closing and (not self._pending or self._failures):
+                    ready = [p for p in self._pending if p not in self._held]
+                    if self._closing and (not ready or self._failures):
                         return
                     wait = self._retry_at - time.monotonic()
-                    if self._pending and wait <= 0:
+                    if ready and wait <= 0:
                         break
-                    self._cond.wait(wait if self._pending else None)
-                path = next(iter(self._pending))
+                    self._cond.wait(wait if ready else None)
+                path = ready[0]
                 job = self._inflight = self._pending.pop(path)
                 self._attempts += 1
                 attempt = self._attempts
             try:
                 self._write(job.snapshot, job.path)
+            except store.ChangedOnDisk:
+                with self._cond:
+                    self._inflight = None
+                    if job.path not in self._pending:
+                        self._pending[job.path] = job  # kept for when the GM has chosen
+                    self._held.add(job.path)
+                    self._cond.notify_all()
+                self._call(self._changed_cb, job.path)
             except Exception as err:  # SaveError, or a bug: the fight stays in memory either way
                 message = str(err) if isinstance(err, store.SaveError) else f"{err!r}"
                 with self._cond:

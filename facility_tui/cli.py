@@ -62,10 +62,12 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("commands", nargs="+", help="command lines, one per argument")
     ap.add_argument("--seed", type=int, help="seed for the dice of a newly created save")
     ap.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
+    _from_backup_arg(ap)
 
     sh = sub.add_parser("show", help="print the state of a save file")
     sh.add_argument("save", type=Path)
     sh.add_argument("--json", action="store_true", help="print JSON (see docs/show-json.md)")
+    _from_backup_arg(sh)
 
     ex = sub.add_parser(
         "export", help="a report of a save: Markdown (the default), JSON or the log as text"
@@ -83,6 +85,7 @@ def _parser() -> argparse.ArgumentParser:
     ex.add_argument(
         "--public", action="store_true", help="leave out what 'hide' keeps from the players"
     )
+    _from_backup_arg(ex)
 
     wa = sub.add_parser(
         "watch", help="a read-only player view of a save, following its autosaves (q quits)"
@@ -99,6 +102,18 @@ def _parser() -> argparse.ArgumentParser:
     )
     cm.add_argument("--keys", action="store_true", help="the rules' keys, as in the README")
     return p
+
+
+def _from_backup_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--from-backup",
+        action="store_true",
+        help="a save that is refused (damaged, or a hand edit that fails its checks): go on from "
+        "its newest good version, said on stderr (apply sets the refused file aside)",
+    )
+
+
+FROM_BACKUP = "--from-backup goes on from its newest good version"
 
 
 def _app_args(p: argparse.ArgumentParser, systems: list[str]) -> None:
@@ -143,11 +158,15 @@ EXIT_BROKEN_PIPE = 128 + 13  # what a shell reports for a command ended by SIGPI
 
 def _dispatch(ns: argparse.Namespace) -> int:
     if ns.cmd == "apply":
-        return apply_cmd(ns.save, ns.commands, seed=ns.seed, quiet=ns.quiet)
+        return apply_cmd(
+            ns.save, ns.commands, seed=ns.seed, quiet=ns.quiet, from_backup=ns.from_backup
+        )
     if ns.cmd == "show":
-        return show_cmd(ns.save, as_json=ns.json)
+        return show_cmd(ns.save, as_json=ns.json, from_backup=ns.from_backup)
     if ns.cmd == "export":
-        return export_cmd(ns.save, ns.form, output=ns.output, public=ns.public)
+        return export_cmd(
+            ns.save, ns.form, output=ns.output, public=ns.public, from_backup=ns.from_backup
+        )
     if ns.cmd == "watch":
         return watch_cmd(ns.save)
     if ns.cmd == "validate":
@@ -200,9 +219,13 @@ def _collect_again() -> None:
         gc.enable()
 
 
-def apply_cmd(save: Path, lines: Sequence[str], *, seed: int | None, quiet: bool) -> int:
+def apply_cmd(
+    save: Path, lines: Sequence[str], *, seed: int | None, quiet: bool, from_backup: bool = False
+) -> int:
     """Apply every line or none: on the first error nothing is written and the exit code is 1.
-    A save another process writes (the app, another apply) is refused the same way."""
+    A save another process writes (the app, another apply) is refused the same way. A refused
+    save (damaged, a hand edit that fails its checks) exits 2, unless ``from_backup``: then the
+    lines apply to its newest good version, and the refused file is set aside once they did."""
     from facility_tui import store
 
     try:
@@ -214,32 +237,32 @@ def apply_cmd(save: Path, lines: Sequence[str], *, seed: int | None, quiet: bool
         _err(str(err))
         return 2
     with lock:
-        return _apply_locked(save, lines, seed=seed, quiet=quiet)
+        return _apply_locked(save, lines, seed=seed, quiet=quiet, from_backup=from_backup)
 
 
-def _apply_locked(save: Path, lines: Sequence[str], *, seed: int | None, quiet: bool) -> int:
+def _apply_locked(
+    save: Path, lines: Sequence[str], *, seed: int | None, quiet: bool, from_backup: bool
+) -> int:
     from attrs import evolve
 
     from facility_tui import store
     from facility_tui.grammar import CommandError
     from facility_tui.session import Session
 
-    try:
-        before_edit = None
-        if save.exists():
-            opened = store.open_save(save, keep_aside=False)
-            session, before_edit = opened.session, opened.before_edit
-            recovered = opened.message if opened.recovered else None
-            if opened.message:
-                _err(opened.message)
-        else:
-            recovered = None
-            start = store.blank()
-            start = evolve(start, seed=seed if seed is not None else _random_seed())
-            session = Session(start)
-    except store.SaveError as err:
-        _err(str(err))
-        return 2
+    before_edit = accepted = None
+    recovered = False
+    if save.exists():
+        opened = _opened(save, from_backup)
+        if opened is None:
+            return 2
+        session, before_edit = opened.session, opened.before_edit
+        recovered = opened.recovered_from is not None
+        if before_edit is not None:
+            accepted = session.fork()  # the edit as taken: kept as the newest good version
+    else:
+        start = store.blank()
+        start = evolve(start, seed=seed if seed is not None else _random_seed())
+        session = Session(start)
     for line in lines:
         try:
             outcome = session.execute(line)
@@ -253,13 +276,14 @@ def _apply_locked(save: Path, lines: Sequence[str], *, seed: int | None, quiet: 
             if not outcome.events:
                 _out(f"  {outcome.message}")
     try:
-        if recovered:  # only now that the commands went through: the damaged file goes aside
-            _err(f"kept the damaged file as {store.set_aside(save).name}")
-        if before_edit is not None:  # ...and the version before a hand edit is kept
+        if recovered:  # only now that the commands went through: the refused file goes aside
+            _err(f"{save.name} kept as {store.set_aside(save).name}")
+        if before_edit is not None and accepted is not None:  # ...and a hand edit's versions
             _err(f"kept the version before the edit as {store.keep_backup(before_edit, save)}")
+            store.keep_backup(accepted, save)
         store.save(session, save)
     except OSError as err:
-        _err(f"could not rename the damaged {save} aside: {err.strerror or err}; nothing was saved")
+        _err(f"could not rename the refused {save} aside: {err.strerror or err}; nothing was saved")
         return 2
     except store.SaveError as err:
         _err(str(err))
@@ -327,8 +351,8 @@ def json_text(data: Any) -> str:
     return _RAW_IN_JSON.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
-def show_cmd(save: Path, *, as_json: bool) -> int:
-    session = _read_save(save)
+def show_cmd(save: Path, *, as_json: bool, from_backup: bool = False) -> int:
+    session = _read_save(save, from_backup)
     if session is None:
         return 2
     if as_json:
@@ -340,29 +364,47 @@ def show_cmd(save: Path, *, as_json: bool) -> int:
     return 0
 
 
-def _read_save(save: Path) -> Any:
-    """The session of ``save`` for a read-only command (show, export), or None after saying in
-    one line why it cannot be read; a damaged save gives its newest good backup, said so."""
+def _opened(save: Path, from_backup: bool) -> Any:
+    """``store.Opened`` for ``save`` read as it is (nothing written), or with ``from_backup``
+    its newest good version if it is refused, said on stderr; ``None`` after saying in one line
+    why it cannot be read (a refused save: how ``--from-backup`` goes on)."""
     from facility_tui import store
 
     try:
-        session, recovered = store.load_or_recover(save, keep_aside=False)
+        opened = store.open_save(save, keep_aside=False)
+    except store.DamagedSave as err:
+        if not from_backup:
+            _err(f"{err}; {FROM_BACKUP}")
+            return None
+        try:
+            opened = store.recover(save, keep_aside=False)
+        except store.SaveError as none:
+            _err(f"{err}; {none}")
+            return None
     except store.SaveError as err:
         _err(str(err))
         return None
-    if recovered:
-        _err(recovered)
-    return session
+    if opened.message:
+        _err(opened.message)
+    return opened
 
 
-def export_cmd(save: Path, form: str, *, output: Path | None, public: bool) -> int:
+def _read_save(save: Path, from_backup: bool = False) -> Any:
+    """The session of ``save`` for a read-only command (show, export), or None (said why)."""
+    opened = _opened(save, from_backup)
+    return None if opened is None else opened.session
+
+
+def export_cmd(
+    save: Path, form: str, *, output: Path | None, public: bool, from_backup: bool = False
+) -> int:
     """Print (or write to ``output``) a report of ``save``; never writes the save itself."""
     from facility_tui import report, store
 
     if output is not None and _same_file(output, save):
         _err(f"{output} is the save itself: choose another file for the report")
         return 2
-    session = _read_save(save)
+    session = _read_save(save, from_backup)
     if session is None:
         return 2
     if form == "json":

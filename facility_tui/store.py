@@ -6,7 +6,9 @@ The rest of the log sits in ``fight.d/log-*.toml`` files of a few dozen to a few
 each: a log file is written once, when its entries are sealed, named after its checksum and never
 rewritten. So the cost of a save depends on the combatants, the history and the current round, not
 on how long the fight has run. ``fight.d/backup-*.toml`` are whole, self-contained copies taken when
-the round changes (the last ``BACKUPS_KEPT``); ``load_or_recover`` falls back to them.
+the round changes, when a hand edit is accepted and when the app closes (the last
+``BACKUPS_KEPT``); ``newest_good`` offers them (or the fight as last written, rebuilt from a refused
+file's own history) once the GM is asked, never unasked.
 
 Every file starts with a line ``#facility-tui sha256=<hex>`` over the rest of its bytes, which the
 loader verifies before parsing: an empty, truncated or changed file is refused (``DamagedSave``),
@@ -50,7 +52,7 @@ LOG_SCHEMA = 2  # log files (``log-*.toml``) keep the layout of schema 2: old on
 SUFFIX = ".toml"
 SIDECAR_SUFFIX = ".d"
 TEMP_PREFIX = ".tmp-"
-BACKUPS_KEPT = 5
+BACKUPS_KEPT = 8  # whole copies: round changes, hand edits accepted, the app closing
 MAX_SAVE_BYTES = 64 << 20  # larger files are refused unread (a long fight's main file: < 1 MiB)
 CHUNK_MIN = 64  # a log file closes at the first round change after this many entries...
 CHUNK_MAX = 256  # ...or at this many
@@ -93,7 +95,18 @@ class SaveHeld(SaveError):
 
 class InvalidSave(DamagedSave):
     """A whole file (its checksum holds) whose content is not a fight: a key missing, a value of
-    the wrong type or out of range. Refused like damage, so a backup may be opened instead."""
+    the wrong type or out of range. Refused like damage: the GM is asked what to do."""
+
+
+class ChangedOnDisk(SaveError):
+    """The save was written by someone else (an editor) since this process last wrote or read
+    it: it is not written over until the GM chooses (``Autosaver`` holds the change)."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(
+            f"{path} was changed outside facility-tui while it was open; it was not written over"
+        )
+        self.path = path
 
 
 class _Invalid(DecodeError):
@@ -663,6 +676,7 @@ class Loaded(NamedTuple):
     session: Session
     edit: str | None = None
     before: Session | None = None
+    read: tuple[int, ...] | None = None  # the file's signature as read (``file_signature``)
 
 
 _BOM = b"\xef\xbb\xbf"  # what some editors put at the top of a UTF-8 file: not the save's
@@ -1625,14 +1639,16 @@ class _Saver:
                 ) from err
 
     def _save(self, snap: Snapshot) -> None:
-        if self.present is not None and file_signature(self.path) != self.wrote:
-            # Someone else wrote this save since (another process, between two holds of its
-            # lock): what was known of its folder may be wrong; look again.
-            self.present, self.good, self.backup_round = None, set(), None
-            with contextlib.suppress(OSError):
-                self._keep_outside_edit()
         rendered = self.writer.render(snap, inline=False)
         text = rendered.text
+        # Written by someone else since this writer last wrote or read it (an editor, or another
+        # process between two holds of its lock)? Then it is not written over unasked. One
+        # ``stat``, after the rendering so that an edit has the least time to slip in before
+        # the file is replaced. A file gone is written again, its folder looked at anew.
+        if self.wrote is not None and not _same_file(now := file_signature(self.path), self.wrote):
+            if now is not None:
+                raise ChangedOnDisk(self.path)
+            self.present, self.good, self.backup_round = None, set(), None
         try:
             self.sidecar.mkdir(parents=True, exist_ok=True)
             if self.present is None:
@@ -1660,19 +1676,6 @@ class _Saver:
         if found:
             self.backup_seq, self.backup_round = found[0][0], found[0][1]
         self._keep_legacy()
-
-    def _keep_outside_edit(self) -> None:
-        """A save edited by hand while this writer has it open is not taken (this writer's
-        fight is newer), but it is kept, never lost: ``.d/edited-<time>.toml``."""
-        try:
-            raw = _read(self.path)
-            edited = raw.startswith(_MAGIC3) and _split3(raw, str(self.path)).edited
-        except SaveError:
-            return
-        if edited:
-            self.sidecar.mkdir(parents=True, exist_ok=True)
-            stamp = time.strftime("%Y%m%d-%H%M%S")
-            write_atomic(self.sidecar / f"edited-{stamp}.toml", raw.decode("utf-8", "replace"))
 
     def _keep_legacy(self) -> None:
         """Keep a copy of a save written by an older version before it is first replaced."""
@@ -1825,6 +1828,12 @@ def file_signature(path: Path) -> tuple[int, ...] | None:
     return _signature_of(st)
 
 
+def _same_file(a: tuple[int, ...] | None, b: tuple[int, ...] | None) -> bool:
+    """Whether two signatures are of the same file content: its mode or owner changed
+    (``chmod``: only the ctime) is no write."""
+    return a is not None and b is not None and a[:4] == b[:4]
+
+
 def _signature_of(st: os.stat_result) -> tuple[int, ...]:
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
@@ -1850,7 +1859,8 @@ def _load(path: Path) -> Loaded:
     for attempt in range(5):
         raw, st = read_regular(path)
         try:
-            return _session_from(raw, str(path), sidecar_for(path))
+            loaded = _session_from(raw, str(path), sidecar_for(path))
+            return loaded._replace(read=_signature_of(st))
         except DamagedSave:
             if attempt < 4 and file_signature(path) not in (None, _signature_of(st)):
                 continue  # saved again while being read
@@ -1861,71 +1871,217 @@ def _load(path: Path) -> Loaded:
 
 class Opened(NamedTuple):
     """What ``open_save`` found: the session; a line for the GM (``None`` when all was well);
-    whether the save was damaged and a backup opened instead (``recovered``); and for a save
-    edited outside facility-tui, the session as facility-tui last wrote it (``before_edit``),
-    to be kept as a backup before the edited one is written over."""
+    for a save edited outside facility-tui, the session as facility-tui last wrote it
+    (``before_edit``), to be kept as a backup before the edited one is written over; and for
+    a fight opened from its newest good version (``recover``), the file it came from."""
 
     session: Session
     message: str | None = None
-    recovered: bool = False
     before_edit: Session | None = None
+    recovered_from: Path | None = None
 
 
 def open_save(path: Path, *, keep_aside: bool = True) -> Opened:
-    """The session at ``path`` or, if that file is damaged, from its newest good backup.
+    """The session at ``path``. A save edited outside facility-tui opens with the edit as one
+    undoable step; with ``keep_aside`` (the caller will write the save) the version before it
+    and the edited one are written as backups first, so the newest good version is never older
+    than the edit. This process's writer then expects the file as read (``ChangedOnDisk``).
 
-    The damaged file is renamed to ``fight.toml.corrupt-<time>`` (unless ``keep_aside`` is false,
-    e.g. for a read-only look), never deleted. A save edited outside facility-tui opens with the
-    edit as one undoable step; with ``keep_aside`` the version before it is written as a backup
-    first. Raises ``SaveError`` if neither can be read.
-    """
+    A damaged file, or an edit that fails its checks, raises ``DamagedSave`` (``InvalidSave``):
+    nothing is opened in its place unasked; ``newest_good`` and ``recover`` offer the newest
+    good version. Raises ``SaveError`` if it cannot be read at all."""
+    loaded = _load(path)
+    if keep_aside:
+        expect(path, loaded.read)
+    if loaded.edit is None:
+        return Opened(loaded.session)
+    message = loaded.edit
+    if loaded.before is not None:
+        message += "; u undoes it"
+        if keep_aside:
+            try:
+                name = keep_backup(loaded.before, path)
+                keep_backup(loaded.session, path)  # the edit accepted: the newest good version
+                message += f"; the version before it is kept as {name}"
+                return Opened(loaded.session, message)
+            except SaveError as fail:
+                message += f"; {fail}"
+    return Opened(loaded.session, message, before_edit=loaded.before)
+
+
+def expect(path: Path, signature: tuple[int, ...] | None) -> None:
+    """This process's writer of ``path`` takes the file as it is now (``signature``) for its
+    own: it writes over it, and over nothing else (``ChangedOnDisk``)."""
+    saver = _saver(path)
+    with saver.lock:
+        if signature != saver.wrote:  # written by another since: what it knew may be wrong
+            saver.present, saver.good, saver.backup_round = None, set(), None
+        saver.wrote = signature
+
+
+class Good(NamedTuple):
+    """The newest good version of a refused save (``newest_good``)."""
+
+    session: Session
+    source: Path  # the refused file itself (its last version facility-tui wrote) or a backup
+    written: float  # when it was written (seconds since the epoch)
+    describe: str  # which version, and how old, for the GM
+    lacks: str  # what it lacks compared with the refused file, as far as can be told
+
+
+def newest_good(path: Path, now: float | None = None) -> Good:
+    """The newest version of the refused save at ``path`` that loads: the fight as
+    facility-tui last wrote the file (rebuilt from the file's own log and history, checked
+    against the fight's checksum: what the GM saw before editing it), else the newest backup
+    that loads. Raises ``DamagedSave`` if there is none."""
+    now = time.time() if now is None else now
     try:
-        loaded = _load(path)
-    except DamagedSave as err:
-        damage = str(err)
-    else:
-        if loaded.edit is None:
-            return Opened(loaded.session)
-        message = loaded.edit
-        if loaded.before is not None:
-            message += "; u undoes it"
-            if keep_aside:
-                try:
-                    name = keep_backup(loaded.before, path)
-                    message += f"; the version before it is kept as {name}"
-                    return Opened(loaded.session, message)
-                except SaveError as fail:
-                    message += f"; {fail}"
-        return Opened(loaded.session, message, before_edit=loaded.before)
+        raw, st = read_regular(path)
+    except SaveError:
+        raw, st = b"", None
+    sidecar = sidecar_for(path)
+    kept = _log_of(raw, str(path), sidecar)
+    own = _as_written(raw, str(path), sidecar)
+    if own is not None and st is not None:
+        return Good(
+            own,
+            path,
+            st.st_mtime,
+            f"the fight as facility-tui last wrote {path.name} ({_age(now - st.st_mtime)})",
+            "it lacks only the refused edit",
+        )
     for candidate in backups(path):
         try:
             session = load(candidate)
-        except SaveError:
+            written = candidate.stat().st_mtime
+        except (SaveError, OSError):
             continue
-        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(candidate.stat().st_mtime))
-        opened = f"opened its backup of round {session.encounter.round} ({when})"
-        damage = damage.removesuffix("; it was left untouched")
-        if not keep_aside:
-            msg = f"{damage}; {opened}; the damaged file is still in place"
-            return Opened(session, msg, recovered=True)
-        try:
-            kept = f"kept it as {set_aside(path).name}"
-        except OSError as move:
-            kept = f"could not rename it aside ({move.strerror or move})"
-        return Opened(session, f"{damage}; {kept}; {opened}", recovered=True)
-    raise DamagedSave(f"{damage}; no good backup in {sidecar_for(path)}")
+        described = (
+            f"its backup {candidate.name} of round {session.encounter.round} "
+            f"({_age(now - written)})"
+        )
+        later = st.st_mtime - written if st is not None else 0.0
+        return Good(session, candidate, written, described, _lacking(session, kept, later))
+    raise DamagedSave(f"no good version of {path.name}: no backup in {sidecar} loads")
 
 
-def load_or_recover(path: Path, *, keep_aside: bool = True) -> tuple[Session, str | None]:
-    """``open_save`` as ``(session, message)``: the message says what was done, or is ``None``."""
-    got = open_save(path, keep_aside=keep_aside)
+def _age(seconds: float) -> str:
+    return f"written {_span(seconds)} ago" if seconds >= 60 else "written less than a minute ago"
+
+
+def _span(seconds: float) -> str:
+    minutes = int(max(seconds, 0) // 60)
+    if minutes < 120:
+        return f"{minutes} min"
+    if minutes < 48 * 60:
+        return f"{minutes // 60} h"
+    return f"{minutes // (24 * 60)} days"
+
+
+def _lacking(good: Session, kept: tuple[LogEntry, ...] | None, later: float) -> str:
+    """What ``good`` lacks compared with a refused file whose log is ``kept`` (``None``: not
+    readable) and which was written ``later`` seconds after it."""
+    have = good.encounter.log
+    if kept is None:
+        after = f", written {_span(later)} after it" if later >= 60 else ""
+        return f"what it lacks cannot be told (the refused file's log is unreadable{after})"
+    if kept == have:
+        return "its log is the refused file's: it lacks only what was changed by hand"
+    if len(kept) > len(have) and kept[: len(have)] == have:
+        missing = kept[len(have) :]
+        return (
+            f"it lacks the refused file's last {len(missing)} log line(s), the last: "
+            f"{missing[-1].text}"
+        )
+    return "its log and the refused file's differ (another branch of the fight)"
+
+
+def _log_of(raw: bytes, source: str, sidecar: Path) -> tuple[LogEntry, ...] | None:
+    """The log a schema-3 file holds below its separator (which its checksum guards), whatever
+    its fight part holds; ``None`` if it cannot be read."""
+    try:
+        rest = _split3(raw, source).rest
+        return _entries(_read_log(_read_toml(rest).get("log"), "log", source, sidecar), "log")
+    except Exception:  # damaged in any way: nothing can be told from it
+        return None
+
+
+def _as_written(raw: bytes, source: str, sidecar: Path) -> Session | None:
+    """The fight of an edited schema-3 file as facility-tui wrote it before the edit: its log
+    and history replayed, and checked against the fight's checksum. ``None`` if the file is
+    not an edited one or the fight cannot be rebuilt."""
+    try:
+        parts = _split3(raw, source)
+        if not parts.edited:
+            return None
+        doc = _read_toml(parts.rest)
+        log = _entries(_read_log(doc.get("log"), "log", source, sidecar), "log")
+        history = doc.get("history")
+        if not isinstance(history, dict):
+            return None
+        before = _rebuilt(log, _resolved_history(history, source, sidecar))
+        if before is None:
+            return None
+        written = _Writer().state(before.encounter).encode("utf-8")
+        return before if _sha256(written) == parts.state_sum else None
+    except Exception:  # damaged in any way: the backups are next
+        return None
+
+
+def recover(path: Path, *, keep_aside: bool = True) -> Opened:
+    """The newest good version of the refused save at ``path`` (``newest_good``), when the GM
+    chose it; with ``keep_aside`` the refused file is renamed aside first (never deleted) and
+    the message names it. Raises ``DamagedSave`` if there is no good version."""
+    good = newest_good(path)
+    opened = f"opened {good.describe}; {good.lacks}"
+    if not keep_aside:
+        return Opened(good.session, opened, recovered_from=good.source)
+    try:
+        kept = f"{path.name} kept as {set_aside(path).name}"
+    except OSError as move:
+        kept = f"could not rename {path.name} aside ({move.strerror or move})"
+    return Opened(good.session, f"{kept}; {opened}", recovered_from=good.source)
+
+
+def load_or_recover(
+    path: Path, *, keep_aside: bool = True, from_backup: bool = False
+) -> tuple[Session, str | None]:
+    """``open_save`` as ``(session, message)``: the message says what was done, or is ``None``.
+    With ``from_backup`` a refused save gives its newest good version (``recover``)."""
+    try:
+        got = open_save(path, keep_aside=keep_aside)
+    except DamagedSave:
+        if not from_backup:
+            raise
+        got = recover(path, keep_aside=keep_aside)
     return got.session, got.message
 
 
 def keep_backup(session: Session, path: Path) -> str:
     """Write ``session`` as the newest backup of the save at ``path`` (the version of a save
-    before an edit made outside facility-tui); the backup's file name."""
+    before an edit made outside facility-tui, an edit accepted, the fight as the app closes);
+    the backup's file name."""
     return _saver(path).backup(Snapshot.of(session))
+
+
+def keep_copy(
+    path: Path, kind: str, *, text: str | None = None, session: Session | None = None
+) -> Path:
+    """Keep a version of the save at ``path`` beside it, never deleted:
+    ``fight.d/<kind>-<time>.toml``, a whole save (``session``) or the file's own ``text``.
+    Raises ``OSError``."""
+    folder = sidecar_for(path)
+    folder.mkdir(parents=True, exist_ok=True)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    target = folder / f"{kind}-{stamp}{SUFFIX}"
+    n = 1
+    while target.exists():
+        n += 1
+        target = folder / f"{kind}-{stamp}-{n}{SUFFIX}"
+    if session is not None:
+        text = _Writer().render(Snapshot.of(session), inline=True).text
+    write_atomic(target, text or "")
+    return target
 
 
 def set_aside(path: Path) -> Path:

@@ -4,6 +4,11 @@ The screens talk to a ``Workspace``; it runs command lines on the session, picks
 saved to, opens what a launch should show (the given file, the newest save, or the demo), and
 hands every change to the autosaver, which writes it off the caller's thread.
 
+Nothing is opened in place of a save that is refused (damaged, or a hand edit that fails its
+checks) unless the GM chooses it (``open_good``). A save changed outside while shown is not
+written over: its writes wait until the GM takes the edit (``take_edit``) or keeps this window's
+fight (``keep_mine``); the other version is kept in the save's ``.d`` folder.
+
 One writer per save: the workspace holds the write lock (``store.lock_save``) of the save it
 shows, from the moment it opens or creates it until it shows another one (and that one's last
 change is on disk) or closes. A save another process holds opens read-only
@@ -15,14 +20,16 @@ as for any disk error, and keeps the fight in memory.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 from attrs import evolve
 
 from facility_tui import store
-from facility_tui.autosave import Autosaver, Failed, Saved
+from facility_tui.autosave import Autosaver, Changed, Failed, Saved
 from facility_tui.grammar import CommandError
 from facility_tui.model import Encounter
 from facility_tui.session import Outcome, Session
@@ -46,21 +53,31 @@ class Workspace:
         self._guard = threading.Lock()  # ...and those of saves left with writes still pending
         self._opening: set[str] = set()  # locks taken for a save about to be shown: kept
         self._seen: tuple[int, ...] | None = None  # the read-only save's file, as last read
+        self.shown = False  # a fight is shown (until then, closing writes nothing)
+        self.refused: tuple[Path, str] | None = None  # a save open_initial could not take
+        self._opened: Encounter | None = None  # the fight as opened: changed, a backup at close
 
     # -- saving -------------------------------------------------------------------------------
 
     def autosave(
-        self, *, saved: Saved | None = None, failed: Failed | None = None, delay: float = 0.0
+        self,
+        *,
+        saved: Saved | None = None,
+        failed: Failed | None = None,
+        changed: Changed | None = None,
+        delay: float = 0.0,
     ) -> None:
         """Save every change from now on, in the background; the callbacks run on its thread.
-        ``delay``: how long a change may wait for its write (a UI lets its frame go first)."""
+        ``delay``: how long a change may wait for its write (a UI lets its frame go first).
+        ``changed(path)``: the save was changed outside facility-tui; its writes wait for
+        ``take_edit`` or ``keep_mine``."""
 
         def on_saved(path: Path, when: float) -> None:
             self._release_unused()  # a save left with a write pending is free once it is done
             if saved is not None:
                 saved(path, when)
 
-        self.saver = Autosaver(saved=on_saved, failed=failed, delay=delay)
+        self.saver = Autosaver(saved=on_saved, failed=failed, changed=changed, delay=delay)
         self.session.listeners.append(self._changed)
 
     def _use(self, session: Session, path: Path, *, seen: tuple[int, ...] | None = None) -> None:
@@ -72,6 +89,7 @@ class Workspace:
         with self._guard:
             self.session, self.path, self.read_only = session, path, seen is not None
             self._seen = seen
+            self.shown, self.refused, self._opened = True, None, session.encounter
             self._opening.clear()
             self._release_unused_locked()
 
@@ -95,28 +113,80 @@ class Workspace:
         store.save(self.session, self.path)
 
     def flush(self, timeout: float = 5.0) -> bool:
-        """Wait until the last change is on disk; ``False`` if it could not be written."""
+        """Wait until the last change is on disk; ``False`` if it could not be written (or
+        waits for the GM's choice: ``changed_outside``)."""
         if self.saver is None:
             return True
-        if not self.read_only and self._hold_quietly():
+        if self.shown and not self.read_only and self._hold_quietly():
             self.saver.request(self.session, self.path)
         return self.saver.flush(timeout)
 
     def close(self, timeout: float = 5.0) -> bool:
-        """Flush what is pending, stop saving and let go of the saves' locks; ``False`` if the
-        last change is not on disk."""
+        """Flush what is pending, keep the fight as a backup if it changed since it was opened
+        (the newest good version is then never older than what the GM last saw), stop saving
+        and let go of the saves' locks; ``False`` if the last change is not on disk (a fight
+        waiting for the GM's choice about an outside edit is kept beside its save)."""
         ok, busy = True, False
         if self.saver is not None:
-            if not self.read_only and self._hold_quietly():
+            writing = self.shown and not self.read_only and self._hold_quietly()
+            if writing:
                 self.saver.request(self.session, self.path)
             ok = self.saver.close(timeout)
             busy = self.saver.pending  # a write still running: its lock goes with the process
+            if writing and self.path in self.saver.held:
+                with contextlib.suppress(OSError):
+                    store.keep_copy(self.path, "unsaved", session=self.session)
+            elif writing and ok and self.session.encounter is not self._opened:
+                with contextlib.suppress(store.SaveError):
+                    store.keep_backup(self.session, self.path)
         if not busy:
             with self._guard:
                 for lock in self._locks.values():
                     lock.release()
                 self._locks.clear()
         return ok
+
+    # -- an edit made while the save is open --------------------------------------------------
+
+    def changed_outside(self) -> tuple[str, bool]:
+        """What the edit made to the shown save outside facility-tui is, one line, and whether
+        it can be taken (it passes the hand-edit checks)."""
+        try:
+            opened = store.open_save(self.path, keep_aside=False)
+        except store.SaveError as err:
+            return str(err).removesuffix("; it was left untouched"), False
+        return opened.message or f"{self.path} was rewritten outside facility-tui", True
+
+    def take_edit(self) -> str:
+        """Take the shown save as edited outside (checked, one undoable step); this window's
+        version is kept beside it. Returns the line for the GM; raises ``SaveError`` if the
+        edit is refused (nothing changed)."""
+        assert self.saver is not None
+        path = self.path
+        opened = store.open_save(path)
+        try:
+            copy = store.keep_copy(path, "unsaved", session=self.session)
+            mine = f"; this window's version is kept as {copy.name}"
+        except OSError as err:
+            mine = f"; this window's version could not be kept ({err.strerror or err})"
+        self.saver.resolve(path, write=False)
+        self._use(opened.session, path)
+        self.save_soon()
+        return (opened.message or f"Took {path.name} as changed outside facility-tui") + mine
+
+    def keep_mine(self) -> str:
+        """Write this window's fight over the shown save; the edited file is kept beside it."""
+        assert self.saver is not None
+        path = self.path
+        seen = store.file_signature(path)
+        try:
+            text = store.read_regular(path)[0].decode("utf-8", "replace")
+            kept = f"the edited file is kept as {store.keep_copy(path, 'edited', text=text).name}"
+        except (store.SaveError, OSError) as err:
+            kept = f"the edited file could not be kept ({err})"
+        store.expect(path, seen)
+        self.saver.resolve(path, write=True)
+        return f"Kept this window's fight in {path.name}; {kept}"
 
     # -- the write locks ------------------------------------------------------------------------
 
@@ -191,8 +261,9 @@ class Workspace:
     def open_initial(self, file: Path | None = None, demo: str | None = None) -> list[str]:
         """Open what a launch should show: ``file``, a fresh copy of the ``demo`` of a rule
         system, or else the newest save (the 2297 demo when there is none). A save another
-        process writes opens read-only, and says so. Returns messages for the GM, one line
-        each."""
+        process writes opens read-only, and says so. A save that is refused (damaged, or a hand
+        edit its checks refuse) opens nothing: ``refused`` says which and why, for the GM to
+        choose (``open``, ``open_good``). Returns messages for the GM, one line each."""
         messages: list[str] = []
         swept = store.sweep_temp(self.folder)
         demo = demo or self.demo
@@ -216,6 +287,9 @@ class Workspace:
                     note = self.open_read_only(path)
                     who = held.holder.describe() if held.holder else "another window"
                     messages.append(f"Read-only: {path.name} is open in {who}")
+            except store.DamagedSave as err:
+                self.refused = (path, str(err))  # the GM is asked what to do: nothing shown
+                return messages
             except store.SaveError as err:
                 messages.append(str(err))
                 continue
@@ -229,22 +303,35 @@ class Workspace:
         return messages
 
     def open(self, path: Path) -> str | None:
-        """Open a save for writing, or the newest good backup of a damaged one; returns what was
-        done then. Raises ``SaveHeld`` (another writer has it: ``open_read_only`` shows it) or
-        another ``SaveError`` (unreadable, no good backup); then nothing changed here."""
+        """Open a save for writing; returns a line for the GM if there is one (an edit made
+        outside facility-tui, taken). Raises ``SaveHeld`` (another writer has it:
+        ``open_read_only`` shows it), ``DamagedSave`` (damaged, or an edit refused: the GM
+        chooses, ``open_good`` opens the newest good version) or another ``SaveError``; then
+        nothing changed here."""
         if not self.read_only and self.holds(path) and self._same(path, self.path):
             return None  # it is the one shown: reading it again could only lose the newest change
+        return self._open(path, store.open_save)
+
+    def open_good(self, path: Path) -> str:
+        """Open the newest good version of a refused save, chosen by the GM: the refused file
+        is renamed aside (never deleted) and the good version saved in its place; the line
+        saying which version, how old, what it lacks and where the refused file went."""
+        note = self._open(path, store.recover)
+        assert note is not None
+        return note
+
+    def _open(self, path: Path, how: Callable[[Path], store.Opened]) -> str | None:
         self._wait_for_writes(path)
         self._hold(path)
         try:
-            session, note = store.load_or_recover(path)
+            opened = how(path)
         except BaseException:
             self._let_go(path)
             raise
-        self._use(session, path)
-        if note:
+        self._use(opened.session, path)
+        if opened.message:
             self.save_soon()
-        return note
+        return opened.message
 
     def open_read_only(self, path: Path) -> str | None:
         """Show a save without writing it (another process does): commands are refused, and
@@ -254,7 +341,7 @@ class Workspace:
         be read."""
         self._wait_for_writes(path)
         seen = store.file_signature(path) or ()  # before reading: a write meanwhile is seen
-        session, note = store.load_or_recover(path, keep_aside=False)
+        session, note = store.load_or_recover(path, keep_aside=False, from_backup=True)
         self._use(session, path, seen=seen)
         return note
 

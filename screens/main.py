@@ -20,6 +20,7 @@ detail renders): see ``_publish``.
 from __future__ import annotations
 
 import gc
+import re
 from pathlib import Path
 
 from rich.text import Text
@@ -51,6 +52,7 @@ from .order_list import OrderList
 from .status_pane import StatusPane
 
 LOG_SHOWN = 200  # lines the log pane keeps while it grows
+LINE_EDITORS = {"vi", "vim", "nvim", "view", "nano", "emacs", "micro", "kak", "joe", "mg"}
 
 # The keys of the rule systems (``SystemInfo.quick_keys``): one binding per key, which acts by the
 # encounter's system. A key both systems use has the same text in both (the key bar's text is
@@ -142,11 +144,19 @@ class MainScreen(Screen[None]):
             self.when = when
             self.error = error
 
+    class ChangedOutside(Message):
+        """Posted from the autosaver's thread: the save was changed outside facility-tui."""
+
+        def __init__(self, path: Path) -> None:
+            super().__init__()
+            self.path = path
+
     def __init__(self, workspace: Workspace, open_file: Path | None = None) -> None:
         super().__init__()
         self.ws = workspace
         self._open_file = open_file
         self._quit_anyway = False
+        self._asking = False  # a question about the save is on screen
         self._status = StatusPane(id="status")
         self._list = OrderList(id="order")
         self._detail = DetailPane(id="detail")
@@ -217,11 +227,16 @@ class MainScreen(Screen[None]):
         def failed(message: str) -> None:
             self.post_message(self.SaveStatus(None, message))
 
-        self.ws.autosave(saved=saved, failed=failed, delay=SAVE_DELAY)
+        def changed(path: Path) -> None:
+            self.post_message(self.ChangedOutside(path))
+
+        self.ws.autosave(saved=saved, failed=failed, changed=changed, delay=SAVE_DELAY)
         messages = self.ws.open_initial(self._open_file)
         self.refresh_all()
         for message in messages:
             self.notify(message, timeout=10)
+        if self.ws.refused is not None:
+            self._ask_refused(*self.ws.refused)
         self.table.focus()
         self.collector.start()
         self.set_interval(COLLECT_EVERY, self.collector.tick)
@@ -468,6 +483,8 @@ class MainScreen(Screen[None]):
             note = self.ws.open(path)
         except store.SaveHeld as held:
             self._offer_read_only(path, held)
+        except store.DamagedSave as err:
+            self._ask_refused(path, str(err))
         except store.SaveError as err:
             self.notify(str(err), severity="error", timeout=10)
         else:
@@ -478,6 +495,146 @@ class MainScreen(Screen[None]):
         self.refresh_all()
         if note:
             self.notify(note, severity="warning", timeout=15)
+
+    # -- a refused save, an edit made outside while it is open: the GM chooses ----------------
+
+    def _ask_refused(self, path: Path, problem: str) -> None:
+        """A save that cannot be taken as it is (damaged, or a hand edit its checks refuse):
+        edit it as it is, open its newest good version, or leave it (quit, at launch)."""
+        from .dialogs import ChoiceDialog
+
+        at_launch = not self.ws.shown
+        try:
+            good = store.newest_good(path)
+            offer = f"Its newest good version: {good.describe}; {good.lacks}."
+        except store.SaveError as none:
+            good, offer = None, f"There is no good version to go back to ({none})."
+        problem = problem.removesuffix("; it was left untouched")
+        question = f"{problem}.\n{path.name} is left as it is until you choose.\n{offer}" + (
+            "\nb sets it aside (renamed .corrupt-<time>, never deleted)." if good else ""
+        )
+        choices = [("e", "edit it")]
+        if good is not None:
+            choices.append(("b", "open the good version"))
+        choices.append(("q", "quit") if at_launch else ("n", f"keep {self.ws.path.name}"))
+
+        def done(answer: str | None) -> None:
+            self._asking = False
+            if not self.alive:
+                return
+            if answer == "e":
+                self._edit_then_open(path, problem)
+            elif answer == "b":
+                self._open_good(path)
+            elif answer == "q":
+                self.app.exit()
+            elif answer is None and at_launch:
+                self._ask_refused(path, problem)  # nothing to go back to: asked again
+
+        self._asking = True
+        self.app.push_screen(ChoiceDialog(question, choices), done)
+
+    def _edit_then_open(self, path: Path, problem: str) -> None:
+        line = re.match(rf"{re.escape(str(path))}:(\d+): ", problem)
+        failed = self._run_editor(path, int(line.group(1)) if line else None)
+        if failed is not None:
+            self.notify(failed, severity="error", timeout=10)
+        try:
+            note = self.ws.open(path)
+        except store.DamagedSave as err:
+            self._ask_refused(path, str(err))
+        except store.SaveError as err:
+            self.notify(str(err), severity="error", timeout=10)
+            if not self.ws.shown:
+                self._ask_refused(path, str(err))
+        else:
+            self._opened(note)
+
+    def _open_good(self, path: Path) -> None:
+        try:
+            note = self.ws.open_good(path)
+        except store.SaveError as err:
+            self.notify(str(err), severity="error", timeout=10)
+            self._ask_refused(path, str(err))
+            return
+        self._opened(note)
+
+    def _run_editor(self, path: Path, line: int | None = None) -> str | None:
+        """Open ``path`` in the GM's editor (``$VISUAL``, ``$EDITOR``, else ``vi``), the app
+        suspended meanwhile, at ``line`` if the editor is one known to take ``+LINE``; what
+        went wrong, if anything."""
+        import os
+        import shlex
+        import subprocess
+
+        from textual.app import SuspendNotSupported
+
+        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+        try:
+            command = shlex.split(editor)
+        except ValueError:
+            return f"Cannot read the editor's command {editor!r} (set $EDITOR)"
+        if not command:
+            command = ["vi"]
+        if line is not None and os.path.basename(command[0]) in LINE_EDITORS:
+            command.append(f"+{line}")
+        command.append(str(path))
+        try:
+            try:
+                with self.app.suspend():
+                    subprocess.run(command, check=False)
+            except SuspendNotSupported:  # no terminal to hand over (headless): run it as is
+                subprocess.run(command, check=False, stdin=subprocess.DEVNULL)
+        except OSError as err:
+            return f"Could not run {editor}: {err.strerror or err} (set $EDITOR)"
+        return None
+
+    @on(ChangedOutside)
+    def _changed_outside(self, event: ChangedOutside) -> None:
+        """The save was changed outside while open: its writes wait; take the edit (checked
+        as any hand edit) or keep this window's fight, the other one kept beside it."""
+        if self._asking or not self.alive or event.path != self.ws.path:
+            return
+        from .dialogs import ChoiceDialog
+
+        what, takeable = self.ws.changed_outside()
+        self.save_state = "NOT SAVED"
+        name = self.ws.path.name
+        question = (
+            f"{what.removesuffix('; it was left untouched')}.\n"
+            f"{name} was changed while open here: nothing is written over it until you choose."
+            + (
+                f"\nt takes the edit (this window's fight is kept beside it, in {self.ws.path.stem}"
+                ".d/);"
+                if takeable
+                else ""
+            )
+            + "\nk writes this window's fight over it (the edited file is kept beside it)."
+        )
+        choices = [("t", "take the edit")] if takeable else []
+        choices.append(("k", "keep this window's fight"))
+
+        def done(answer: str | None) -> None:
+            self._asking = False
+            if not self.alive:
+                return
+            try:
+                if answer == "t":
+                    note = self.ws.take_edit()
+                    self.refresh_all()
+                elif answer == "k":
+                    note = self.ws.keep_mine()
+                else:
+                    self._changed_outside(event)  # not answered: asked again
+                    return
+            except store.SaveError as err:
+                self.notify(str(err), severity="error", timeout=10)
+                self._changed_outside(event)
+                return
+            self.notify(note, severity="warning", timeout=15)
+
+        self._asking = True
+        self.app.push_screen(ChoiceDialog(question, choices), done)
 
     def _offer_read_only(self, path: Path, held: store.SaveHeld) -> None:
         """Another window writes this save: show it read-only, following its autosaves, here

@@ -285,7 +285,7 @@ async def test_status_line_says_when_saved_and_when_saving_fails(
         assert load(app.workspace.path).encounter == app.workspace.encounter
 
 
-async def test_damaged_save_opens_its_backup_and_says_so(tmp_path: Path) -> None:
+async def test_damaged_save_opens_its_backup_when_the_gm_chooses_it(tmp_path: Path) -> None:
     app = FacilityApp(save_dir=tmp_path, seed=1)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
@@ -296,6 +296,9 @@ async def test_damaged_save_opens_its_backup_and_says_so(tmp_path: Path) -> None
     path.write_bytes(path.read_bytes()[:-40])  # truncated, as by a crash of another tool
     again = FacilityApp(save_dir=tmp_path)
     async with again.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert not list(tmp_path.glob("*.corrupt-*"))  # asked first (tests/test_recovery_app.py)
+        await pilot.press("b")
         await settle(pilot)
         assert again.workspace.path == path
         assert again.workspace.encounter.round >= 1

@@ -130,7 +130,7 @@ def test_recover_from_newest_backup(tmp_path: Path) -> None:
     path = tmp_path / "f.toml"
     s = fight(0)
     states = []
-    while s.encounter.round < 8:
+    while s.encounter.round < store.BACKUPS_KEPT + 3:
         s.apply("next")
         store.save(s, path)
         states.append(s.encounter)
@@ -138,10 +138,14 @@ def test_recover_from_newest_backup(tmp_path: Path) -> None:
     assert len(backups) == store.BACKUPS_KEPT  # rotated: only the last few
     data = path.read_bytes()
     path.write_bytes(data[: len(data) // 2])
-    session, message = store.load_or_recover(path)
+    with pytest.raises(store.DamagedSave):  # never opened unasked
+        store.load_or_recover(path)
+    assert path.read_bytes() == data[: len(data) // 2]
+    session, message = store.load_or_recover(path, from_backup=True)  # the GM's choice
+    last = store.BACKUPS_KEPT + 3
     assert message is not None and "\n" not in message
-    assert "f.toml" in message and "backup" in message and "round 8" in message
-    assert session.encounter.round == 8
+    assert "f.toml" in message and "backup" in message and f"round {last}" in message
+    assert session.encounter.round == last
     assert session.encounter in states
     aside = list(tmp_path.glob("f.toml.corrupt-*"))
     assert len(aside) == 1 and aside[0].read_bytes() == data[: len(data) // 2]
@@ -159,13 +163,13 @@ def test_recover_skips_damaged_backups_and_says_so_when_none_is_good(tmp_path: P
     backups = store.backups(path)
     backups[0].write_bytes(b"")
     path.write_bytes(b"garbage")
-    session, message = store.load_or_recover(path, keep_aside=False)
-    assert session.encounter.round == 2 and message and "still in place" in message
+    session, message = store.load_or_recover(path, keep_aside=False, from_backup=True)
+    assert session.encounter.round == 2 and message and backups[1].name in message
     assert path.read_bytes() == b"garbage"
     for b in backups:
         b.write_bytes(b"")
-    with pytest.raises(store.DamagedSave, match="no good backup"):
-        store.load_or_recover(path)
+    with pytest.raises(store.DamagedSave, match="no good version"):
+        store.load_or_recover(path, from_backup=True)
     assert path.read_bytes() == b"garbage"
 
 
@@ -255,10 +259,13 @@ def test_cli_apply_recovers_only_when_the_commands_succeed(tmp_path: Path) -> No
         store.save(s, path)
     path.write_bytes(path.read_bytes()[:300])
     run = [sys.executable, "-m", "facility_tui", "apply", str(path), "-q"]
+    refused = subprocess.run([*run, "next"], capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 2 and "--from-backup" in refused.stderr
+    run.append("--from-backup")
     bad = subprocess.run([*run, "bogus"], capture_output=True, text=True, timeout=60)
-    assert bad.returncode == 1 and "backup of round 3" in bad.stderr
+    assert bad.returncode == 1 and "backup" in bad.stderr and "of round 3" in bad.stderr
     assert not list(tmp_path.glob("f.toml.corrupt-*"))  # nothing was changed
     ok = subprocess.run([*run, "next"], capture_output=True, text=True, timeout=60)
     assert ok.returncode == 0, ok.stderr
-    assert list(tmp_path.glob("f.toml.corrupt-*")) and "kept the damaged file" in ok.stderr
+    assert list(tmp_path.glob("f.toml.corrupt-*")) and "f.toml kept as f.toml.corrupt-" in ok.stderr
     assert store.load(path).encounter.round >= 3

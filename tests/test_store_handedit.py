@@ -178,10 +178,12 @@ def test_health_name_and_ammo_edited_by_hand_open_as_one_undoable_step(tmp_path:
     assert enc.get("boarding-chief").sheet.weapons[0].ammo == 3
     assert enc.log[-1].text.startswith("Edited outside facility-tui: ")
     assert len(session.undo_steps) == len(s.undo_steps) + 1
-    # the version before the edit is kept as a backup, which opens as the fight was
+    # the version before the edit is kept as a backup, which opens as the fight was; and the
+    # edit as taken, as the newest
     new = set(store.backups(path)) - backups_before
-    assert len(new) == 1 and new.pop().name in message
-    assert store.load(store.backups(path)[0]).encounter == s.encounter
+    assert len(new) == 2 and store.backups(path)[1].name in message
+    assert store.load(store.backups(path)[1]).encounter == s.encounter
+    assert store.load(store.backups(path)[0]).encounter.get("sgt-blanc").sheet.hlt == 36
     # one undo goes back to what facility-tui wrote; redo to the edit
     assert session.undo().message.startswith("Undid: the edit made outside facility-tui (")
     assert session.encounter == s.encounter
@@ -266,9 +268,11 @@ def test_a_refused_edit_offers_the_latest_backup_and_keeps_the_file(tmp_path: Pa
     path = saved(tmp_path, s)
     edit(path, "hlt = 32", 'hlt = "ten"')
     bad = path.read_bytes()
-    session, message = store.load_or_recover(path)
-    assert message is not None and ": combatants[1].sheet.hlt must be a whole number" in message
-    assert "backup of round 1" in message
+    with pytest.raises(store.InvalidSave, match=r": combatants\[1\]\.sheet\.hlt must be a whole"):
+        store.load_or_recover(path)
+    assert path.read_bytes() == bad and not list(tmp_path.glob("deck.toml.corrupt-*"))
+    session, message = store.load_or_recover(path, from_backup=True)  # the GM's choice
+    assert message is not None and "last wrote deck.toml" in message
     assert session.encounter == s.encounter
     aside = list(tmp_path.glob("deck.toml.corrupt-*"))
     assert len(aside) == 1 and aside[0].read_bytes() == bad
@@ -375,7 +379,8 @@ def test_apply_on_a_hand_edited_save_keeps_the_version_before(tmp_path: Path) ->
     session.undo()
     session.undo()
     assert session.encounter == s.encounter
-    assert store.load(store.backups(path)[0]).encounter == s.encounter
+    assert store.load(store.backups(path)[1]).encounter == s.encounter  # before the edit
+    assert store.load(store.backups(path)[0]).encounter.get("sgt-blanc").sheet.hlt == 31
 
 
 # -- older saves --------------------------------------------------------------------------------
@@ -414,14 +419,13 @@ def test_the_hand_edit_fixture_undoes_and_redoes() -> None:
     assert session.encounter.get("sgt-blanc").sheet.hlt == 32
 
 
-def test_an_edit_made_while_the_app_writes_the_save_is_kept_aside(tmp_path: Path) -> None:
+def test_an_edit_made_while_the_app_writes_the_save_is_not_written_over(tmp_path: Path) -> None:
     s = demo_fight()
     path = tmp_path / "deck.toml"
     store.save(s, path)  # this process writes it, and remembers what it wrote
     edit(path, "hlt = 32", "hlt = 33")
     edited = path.read_bytes()
     s.execute("roll 1d6")
-    store.save(s, path)  # the writer's fight wins...
-    assert store.load(path).encounter == s.encounter
-    kept = list((tmp_path / "deck.d").glob("edited-*.toml"))
-    assert len(kept) == 1 and kept[0].read_bytes() == edited  # ...and the edit is kept
+    with pytest.raises(store.ChangedOnDisk):  # the GM is asked first (test_recovery.py)
+        store.save(s, path)
+    assert path.read_bytes() == edited

@@ -147,7 +147,7 @@ def test_the_same_by_hand_is_refused_naming_the_line(case: str, saved_text: str)
 
 
 @pytest.mark.parametrize("case", ["combatants not a list", "round -1", "round 10**19"])
-def test_on_disk_it_is_left_untouched_and_a_backup_opened(
+def test_on_disk_it_is_left_untouched_and_a_backup_offered(
     case: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = tmp_path / "fight.toml"
@@ -158,11 +158,14 @@ def test_on_disk_it_is_left_untouched_and_a_backup_opened(
     path.write_text(bad)
     with pytest.raises(store.InvalidSave, match=re.escape(CASES[case][1])):
         store.load(path)
-    assert cli.main(["show", str(path)]) == 0  # from the backup, saying so
+    assert cli.main(["show", str(path)]) == 2  # refused, saying how to go on
     err = capsys.readouterr().err
-    assert CASES[case][1] in err and "backup" in err and err.count("\n") == 1
+    assert CASES[case][1] in err and "--from-backup" in err and err.count("\n") == 1
+    assert cli.main(["show", str(path), "--from-backup"]) == 0  # from the backup, saying so
+    err = capsys.readouterr().err
+    assert "backup" in err and err.count("\n") == 1
     assert path.read_text() == bad
-    session, note = store.load_or_recover(path)
+    session, note = store.load_or_recover(path, from_backup=True)
     assert session.encounter == s.encounter and note is not None
     assert list(tmp_path.glob("fight.toml.corrupt-*"))  # set aside, never deleted
 
