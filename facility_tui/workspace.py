@@ -258,6 +258,14 @@ class Workspace:
         self._use(session, path, seen=seen)
         return note
 
+    def written_at(self) -> float | None:
+        """When the shown save was last written (its file's time); ``None`` if it is not on
+        disk yet."""
+        try:
+            return os.stat(self.path).st_mtime
+        except OSError:
+            return None
+
     def reload_if_changed(self) -> bool:
         """For a read-only view: read the save again if it was written since it was last read
         (cheap when it was not: one ``stat``); ``True`` if the session was replaced. A save

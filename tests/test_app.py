@@ -285,6 +285,56 @@ async def test_status_line_says_when_saved_and_when_saving_fails(
         assert load(app.workspace.path).encounter == app.workspace.encounter
 
 
+def _written_at(path: Path, when: str) -> None:
+    """Give a save the time it was last written (local time, ``YYYY-MM-DD HH:MM:SS``)."""
+    import os
+    import time
+
+    stamp = time.mktime(time.strptime(when, "%Y-%m-%d %H:%M:%S"))
+    os.utime(path, (stamp, stamp))
+
+
+@pytest.mark.parametrize("how", ["by name", "absolute", "newest", "o", "read-only"])
+async def test_status_line_says_when_the_opened_save_was_written(
+    tmp_path: Path, monkeypatch, how: str
+) -> None:  # type: ignore[no-untyped-def]
+    """Whatever way a save is opened, the header says when it was last written (today: the
+    time; another day: the date too), never "not saved yet"."""
+    import time
+
+    from facility_tui import store
+    from facility_tui.session import Session
+
+    folder = tmp_path / "saves"
+    folder.mkdir()
+    path = folder / "deck.toml"
+    store.save(Session(store.blank()), path)
+    store.save(Session(store.blank()), folder / "older.toml")
+    today = time.strftime("%Y-%m-%d")
+    _written_at(folder / "older.toml", "2026-01-02 03:04:05")
+    _written_at(path, f"{today} 09:08:07")
+    monkeypatch.chdir(folder)
+    lock = store.lock_save(path, "another window") if how == "read-only" else None
+    opened = {"by name": Path("deck.toml"), "absolute": path, "read-only": path}.get(how)
+    app = FacilityApp(save_dir=None if opened else tmp_path / "mine", open_file=opened)
+    if how == "newest":
+        app = FacilityApp(save_dir=folder)
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            if how == "o":
+                screen(app).open_path(folder / "older.toml")
+                await pilot.pause()
+                assert "saved 2026-01-02 03:04" in status(app)
+                screen(app).open_path(path)
+                await pilot.pause()
+            assert app.workspace.path.resolve() == path
+            assert "saved 09:08:07" in status(app)
+    finally:
+        if lock is not None:
+            lock.release()
+
+
 async def test_damaged_save_opens_its_backup_and_says_so(tmp_path: Path) -> None:
     app = FacilityApp(save_dir=tmp_path, seed=1)
     async with app.run_test(size=(80, 24)) as pilot:
