@@ -437,34 +437,36 @@ class Rules2297(RuleSystem):
         """C2/A7/A9: what the acting combatant's turn started with, in words: the bleeding
         applied, a death countdown, Disadvantage ending this turn, a Grit check due, rest due
         (its action limits are on its Actions pane and in the list). The dying are named at every
-        turn: they cannot act, so their own turns pass by themselves."""
+        turn: they cannot act, so their own turns pass by themselves. Each reminder starts with
+        the name of whose it is (the acting one's or another's: they sit under one title)."""
         cid = enc.current
         if cid is None or not enc.has(cid):
             return []
         c = enc.get(cid)
         s = sheet_of(c)
         out = [
-            Detail("Bleeding", f"{text} at the start of this turn", Tone.BAD)
+            Detail("Bleeding", f"{c.name} {text} at the start of this turn", Tone.BAD)
             for text in _bled(enc, c)
         ]
         for other in enc.combatants:
             countdown = death_countdown(sheet_of(other))
             if countdown is not None and not sheet_of(other).dead:
                 left = f"{countdown.rounds} round{'s' if countdown.rounds != 1 else ''}"
-                who = "" if other.id == cid else f"{other.name} "
-                out.append(Detail("Dying", f"{who}dies in {left} unless stabilized", Tone.BAD))
+                out.append(
+                    Detail("Dying", f"{other.name} dies in {left} unless stabilized", Tone.BAD)
+                )
         for e in s.effects:
             if e.kind is EKind.DISADV and active_on(e, s.turns) and _ends_this_turn(e, s.turns):
-                out.append(Detail("Disadvantage", "ends at the end of this turn", Tone.WARN))
+                out.append(
+                    Detail("Disadvantage", f"{c.name}'s ends at the end of this turn", Tone.WARN)
+                )
         for p in s.pending_patches:
             if p.due_round <= enc.round:
-                out.append(
-                    Detail(
-                        "Grit check", f"due: grit {c.id} TOTAL patch={p.id} (TN {p.tn})", Tone.WARN
-                    )
-                )
+                due = f"{c.name}'s is due: grit {c.id} TOTAL patch={p.id} (TN {p.tn})"
+                out.append(Detail("Grit check", due, Tone.WARN))
         if s.recover_due:
-            out.append(Detail("Rest", f"fatigue −{s.recover_due} due: recover {c.id}", Tone.WARN))
+            due = f"{c.name}'s fatigue −{s.recover_due} due: recover {c.id}"
+            out.append(Detail("Rest", due, Tone.WARN))
         return out
 
 
