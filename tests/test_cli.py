@@ -151,6 +151,25 @@ def test_docs_commands_md_is_current(capsys: pytest.CaptureFixture[str]) -> None
     assert doc.read_text(encoding="utf-8") == generated
 
 
+def test_the_docs_name_the_key_a_palette_entry_has() -> None:
+    """Where the README or a doc says "`K` in the tracker (or "ENTRY" in the palette)", K is the
+    key of that entry's binding (the export is E: e filters the log)."""
+    import re
+
+    from facility_tui.screens.main import MainScreen
+    from textual.binding import Binding
+
+    keys = {b.description: b.key for b in MainScreen.BINDINGS if isinstance(b, Binding)}
+    root = Path(__file__).resolve().parent.parent
+    said = re.compile(r'`([^`]+)` in the tracker \(or "([^"]+)" in the palette\)')
+    found = []
+    for doc in [root / "README.md", *sorted((root / "docs").glob("*.md"))]:
+        for key, entry in said.findall(doc.read_text(encoding="utf-8").replace("\n  ", " ")):
+            found.append((doc.name, entry, key))
+            assert key in keys[entry].split(","), (doc.name, entry, key)
+    assert ("README.md", "Export a report", "E") in found
+
+
 def test_readme_keys_table_is_current(capsys: pytest.CaptureFixture[str]) -> None:
     """The README's table of the rules' keys comes from the rule systems' quick keys;
     regenerate it with `facility-tui commands --keys`."""
