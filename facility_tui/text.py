@@ -40,6 +40,11 @@ def control_in(text: str) -> str | None:
     return None if m is None else _escape(m)
 
 
+def counted(n: int, one: str, many: str | None = None) -> str:
+    """``n`` and its noun, singular for one: ``1 round``, ``3 rounds``, ``1 die``, ``2 dice``."""
+    return f"{n} {one if n == 1 else (many or one + 's')}"
+
+
 class Tone(enum.StrEnum):
     """How much a shown value matters; screens map each to a look, and a word says it too."""
 
