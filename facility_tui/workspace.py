@@ -27,6 +27,7 @@ from facility_tui.grammar import CommandError
 from facility_tui.model import Encounter
 from facility_tui.session import Outcome, Session
 from facility_tui.systems import DEFAULT
+from facility_tui.text import counted
 
 ROLE = "facility-tui app"
 
@@ -201,7 +202,9 @@ class Workspace:
             messages.append(f"Demo fight ({demo}) in {self.path.name}; press s to start it")
             return messages
         if swept:
-            messages.append(f"Removed {swept} unfinished temporary file(s) from {self.folder}")
+            messages.append(
+                f"Removed {counted(swept, 'unfinished temporary file')} from {self.folder}"
+            )
         candidates = [file] if file is not None else store.list_saves(self.folder)
         for path in candidates:
             try:

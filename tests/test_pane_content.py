@@ -193,7 +193,7 @@ def test_F5_a_pending_ablate_or_suffer_shows_until_settled() -> None:
     pending = panes(s, "ana")["Pending"]
     assert "ablate ana (Respirator) or suffer ana" in said(pending, "Harm")
     reminders = rules_for("facility").reminders(s.encounter)
-    assert any(d.text == "Ana: 1 contaminants wound(s), ablate or suffer" for d in reminders)
+    assert any(d.text == "Ana: 1 contaminants wound, ablate or suffer" for d in reminders)
     s.execute("suffer ana")
     assert "Pending" not in panes(s, "ana")
     assert not any("ablate" in d.text for d in rules_for("facility").reminders(s.encounter))
@@ -260,7 +260,7 @@ async def test_facility_panes_on_the_screen(tmp_path: Path) -> None:
         await pilot.pause()
         text = shown(app)
         assert "Nor +0 ■■ 2/2 Impaired scar 1" in text and "Phy +1 ■□□□ 1/4" in text  # (spilled)
-        assert "Harm: 1 contaminants wound(s):\n  ablate ana" in text  # (wrapped under itself)
+        assert "Harm: 1 contaminants wound: ablate\n  ana" in text  # (wrapped under itself)
         assert "Respirator □□ 0/2 marks" in text
         await run_lines(app, "ablate ana")
         await pilot.pause()

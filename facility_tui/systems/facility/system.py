@@ -66,7 +66,7 @@ from facility_tui.systems.facility.state import (
     state_of,
     with_state,
 )
-from facility_tui.text import Detail, Tone
+from facility_tui.text import Detail, Tone, counted
 from facility_tui.view import Bar, Boxes, Pane, Public, Row
 
 MAX_BOXES = 20  # a longer simple track is drawn as a bar
@@ -112,7 +112,8 @@ class FacilityRules(RuleSystem):
         return [
             *(f"{name.get(p.who, p.who)}: {pending_text(p)}" for p in st.pending),
             *(
-                f"{name.get(h.who, h.who)}: {h.wounds} {h.hazard} wound(s), ablate or suffer"
+                f"{name.get(h.who, h.who)}: {counted(h.wounds, f'{h.hazard} wound')}, "
+                "ablate or suffer"
                 for h in st.harms
             ),
         ]
@@ -319,16 +320,20 @@ class FacilityRules(RuleSystem):
             tone = Tone.BAD if w in s.empty else Tone.PLAIN
             out.append(Detail("Weapon", f"{wpn.name if wpn else w} {dmg}{empty}", tone))
         if s.parts or s.job == "Maintenance Technician":
-            out.append(Detail("Spare Parts", f"{s.parts} slots, Clearance L{s.clearance}"))
+            out.append(
+                Detail("Spare Parts", f"{counted(s.parts, 'slot')}, Clearance L{s.clearance}")
+            )
         if s.items:
-            room = f" ({s.pockets} pockets, {s.slots} slots)"
+            room = f" ({counted(s.pockets, 'pocket')}, {counted(s.slots, 'slot')})"
             out.append(Detail("Carries", ", ".join(s.items) + room))
         waiting = pending_of(enc, c.id)
         if waiting is not None:
             out.append(Detail("Pending", pending_text(waiting)))
         h = harm_of(enc, c.id)
         if h is not None:
-            out.append(Detail("Pending", f"{h.wounds} {h.hazard} wounds: ablate or suffer"))
+            out.append(
+                Detail("Pending", f"{counted(h.wounds, h.hazard + ' wound')}: ablate or suffer")
+            )
         return out
 
     def panes(self, enc: Encounter, c: Combatant) -> list[Pane]:
@@ -451,7 +456,8 @@ def _choice_rows(enc: Encounter, c: Combatant) -> list[Row]:
         rows.append(
             Detail(
                 "Harm",
-                f"{h.wounds} {h.hazard} wound(s): ablate {c.id} ({pieces}) or suffer {c.id}",
+                f"{counted(h.wounds, f'{h.hazard} wound')}: ablate {c.id} ({pieces}) "
+                f"or suffer {c.id}",
                 Tone.WARN,
             )
         )

@@ -26,6 +26,7 @@ from facility_tui.systems.facility.core import (
     technique_key,
 )
 from facility_tui.systems.facility.state import sheet_of
+from facility_tui.text import counted
 
 
 @rule(
@@ -44,7 +45,7 @@ def tech(call: Call) -> Encounter:
         raise CommandError(f"{c.name} is not a Maintenance Technician (sheet {c.id} job=tech)")
     if x > s.parts:
         raise CommandError(
-            f"{c.name} has {s.parts} slot(s) of Spare Parts: roll at most {s.parts}d6"
+            f"{c.name} has {counted(s.parts, 'slot')} of Spare Parts: roll at most {s.parts}d6"
         )
     if technique == "blast" and not targets:
         raise CommandError("Blast needs targets: tech WHO blast X TARGET [TARGET ...]")
@@ -60,7 +61,8 @@ def tech(call: Call) -> Encounter:
     spent = parts_spent(technique, faces(roll), s.clearance)
     s = evolve(s, parts=s.parts - spent)
     call.enc = call.enc.update(c.id, sheet=s)
-    call.log(f"[sum] = {total}; {spent} slot(s) of Spare Parts spent, {s.parts} left", Kind.EFFECT)
+    spent_text = f"{counted(spent, 'slot')} of Spare Parts spent, {s.parts} left"
+    call.log(f"[sum] = {total}; {spent_text}", Kind.EFFECT)
     if technique == "workorder":
         call.log(f"Work Order: +{total} to the roll to repair or work Facility systems")
     elif technique == "dismantle":
@@ -69,7 +71,10 @@ def tech(call: Call) -> Encounter:
     elif technique == "tap":
         call.log(f"Tap: the new access point controls the conduit's flow for {total}")
     elif technique == "reroute":
-        call.log(f"Reroute: the conduit extends across {x} room(s), {x} hour(s) of work")
+        call.log(
+            f"Reroute: the conduit extends across {counted(x, 'room')}, "
+            f"{counted(x, 'hour')} of work"
+        )
     elif technique == "barricade":
         from facility_tui.call import unique_id
 
