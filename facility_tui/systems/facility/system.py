@@ -259,19 +259,13 @@ class FacilityRules(RuleSystem):
         out = cond in (Condition.DEAD, Condition.INCAPACITATED)
         return Public("out" if out else cond.value, fallen=True)
 
+    def state_word(self, enc: Encounter, c: Combatant) -> str:
+        return status_word(sheet_of(c))
+
     def summary(self, enc: Encounter, c: Combatant) -> dict[str, Any]:
         s = sheet_of(c)
-        cond = condition(s)
-        if cond is Condition.IMPAIRED:
-            status = f"Impaired {impaired_count(s)}"
-        elif cond in OUT_OF_FIGHT:  # a word for who is out, and why: never a colour alone
-            status = "out" if cond is Condition.OUT else f"out: {cond.value}"
-        elif cond is Condition.DEAD:
-            status = "dead"
-        else:
-            status = cond.value.capitalize() if cond is not Condition.OK else "ok"
         return {
-            "Status": status,
+            "Status": status_word(s),
             "Marks": marks_text(enc, c),
             "Wounds": wounds_short(s),
             "Impaired": impaired_count(s) if not simple(s) else 0,
@@ -356,6 +350,19 @@ class FacilityRules(RuleSystem):
         if rest:
             out.append(Pane("Sheet", tuple(rest)))
         return out
+
+
+def status_word(s: FacilitySheet) -> str:
+    """The list's Status cell (F4, F10): ok, Impaired N, Standing, or a word for who is out,
+    and why (never a colour alone)."""
+    cond = condition(s)
+    if cond is Condition.IMPAIRED:
+        return f"Impaired {impaired_count(s)}"
+    if cond in OUT_OF_FIGHT:
+        return "out" if cond is Condition.OUT else f"out: {cond.value}"
+    if cond is Condition.DEAD:
+        return "dead"
+    return cond.value.capitalize() if cond is not Condition.OK else "ok"
 
 
 def _status_text(s: FacilitySheet) -> tuple[str, Tone]:

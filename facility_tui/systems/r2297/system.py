@@ -320,6 +320,11 @@ class Rules2297(RuleSystem):
             return Public(PUBLIC_OUT.get(state, state), tuple(s.conditions()), fallen=True)
         return Public(s.level.word if s.level.rank else "unhurt", tuple(s.conditions()))
 
+    def state_word(self, enc: Encounter, c: Combatant) -> str:
+        """Why it is out as its Actions cell says it (A8, A9), else its injury level (A7)."""
+        s = sheet_of(c)
+        return out_word(status(s)) or (s.level.word if s.level.rank else "unhurt")
+
     def summary(self, enc: Encounter, c: Combatant) -> dict[str, Any]:
         s = sheet_of(c)
         init = shown_initiative(enc, c)
@@ -338,7 +343,7 @@ class Rules2297(RuleSystem):
             "Damage": f"{meter(s.total, s.hlt)} {dmg}",
             "Fatigue": f"{meter(s.fatigue, s.sta)} {s.fatigue}/{s.sta}",
             "Band": f"{band(init).name} {init}",
-            "Effects": clipped(", ".join(shown_effects) or "-", EFFECTS_WIDTH),
+            "Effects": ", ".join(shown_effects) or "-",  # (whole: the list cuts it to its room)
             "Ma/Mo/Mi R": eco.compact,
             "Dmg": dmg,
             "initiative": init,
@@ -474,7 +479,6 @@ class Rules2297(RuleSystem):
 # colour alone, as narrow as the cell's other values (the list keeps it at 80 columns).
 OUT_WORDS = {"dead": "dead", "dying": "dying", "unconscious": "uncons."}
 METER = 6  # cells of the list's Damage and Fatigue bars
-EFFECTS_WIDTH = 100  # (the list cuts the Effects cell to the room it has)
 
 
 def meter(value: int, top: int) -> str:
@@ -483,8 +487,9 @@ def meter(value: int, top: int) -> str:
     return "█" * max(0, filled) + "░" * (METER - max(0, filled))
 
 
-def clipped(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
+def out_word(state: str) -> str:
+    """The list's word for one who is out (``status``), or ``""``."""
+    return OUT_WORDS.get(state, "")
 
 
 def actions_cell(enc: Encounter, c: Combatant, eco: Economy, state: str) -> str:
@@ -493,8 +498,8 @@ def actions_cell(enc: Encounter, c: Combatant, eco: Economy, state: str) -> str:
     this round; then ``R`` if its Reaction is there, ``-`` if not. Before its turn: what the
     turn will grant as things stand. One who is out says why instead: dying, dead, uncons."""
     r = "R" if eco.reaction else "-"
-    if state in OUT_WORDS:
-        return OUT_WORDS[state]
+    if out := out_word(state):
+        return out
     acting = enc.current == c.id
     if not acting and enc.phase is Phase.ACTIVE:
         if c.id not in enc.order:
