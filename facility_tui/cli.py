@@ -60,7 +60,11 @@ def _parser() -> argparse.ArgumentParser:
     ap = sub.add_parser("apply", help="apply commands to a save file, headless")
     ap.add_argument("save", type=Path, help="save file (created if missing)")
     ap.add_argument("commands", nargs="+", help="command lines, one per argument")
-    ap.add_argument("--seed", type=int, help="seed for the dice of a newly created save")
+    ap.add_argument(
+        "--seed",
+        type=int,
+        help="seed for the dice of a newly created save and of a 'new' line without seed=",
+    )
     ap.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
 
     sh = sub.add_parser("show", help="print the state of a save file")
@@ -241,6 +245,7 @@ def _apply_locked(save: Path, lines: Sequence[str], *, seed: int | None, quiet: 
         _err(str(err))
         return 2
     for line in lines:
+        line = _seeded(line, seed)
         try:
             outcome = session.execute(line)
         except CommandError as err:
@@ -265,6 +270,22 @@ def _apply_locked(save: Path, lines: Sequence[str], *, seed: int | None, quiet: 
         _err(str(err))
         return 2
     return 0
+
+
+def _seeded(line: str, seed: int | None) -> str:
+    """A ``new`` line without a seed= of its own, given the seed of ``--seed`` (the seed then
+    logged, used, and kept in the history's line); any other line as it is."""
+    from facility_tui.grammar import CommandError, parse
+
+    if seed is None:
+        return line
+    try:
+        parsed = parse(line)
+    except CommandError:
+        return line  # (running it says what is wrong)
+    if parsed.verb != "new" or any(key == "seed" for key, _ in parsed.options):
+        return line
+    return f"{line.strip()} seed={seed}"
 
 
 def _random_seed() -> int:

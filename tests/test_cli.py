@@ -77,6 +77,24 @@ def test_seeded_runs_are_reproducible(tmp_path: Path, capsys: pytest.CaptureFixt
     assert results[0] == results[1]
 
 
+def test_apply_seed_is_the_seed_logged_and_used(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--seed 7``: a ``new`` line without its own seed= makes an encounter of seed 7, logged
+    so; a line's own seed= is kept."""
+    save = tmp_path / "f.toml"
+    assert main(["apply", str(save), "--seed", "7", "new 2297 T", "roll 4d10"]) == 0
+    state = show_json(save, capsys)
+    assert state["seed"] == 7
+    assert state["log"][0]["text"] == "New 2297 encounter 'T' (seed 7)"
+    again = tmp_path / "g.toml"
+    assert main(["apply", str(again), "new 2297 T seed=7", "roll 4d10"]) == 0
+    assert show_json(again, capsys)["log"] == state["log"]  # the same dice as seed=7's
+    own = tmp_path / "h.toml"
+    assert main(["apply", str(own), "--seed", "7", "new 2297 T seed=3"]) == 0
+    assert show_json(own, capsys)["seed"] == 3
+
+
 def test_show_text(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     save = tmp_path / "f.toml"
     main(["apply", str(save), "--seed", "1", "new 2297 Deck", "add Blanc side=pc init=9", "start"])
