@@ -127,6 +127,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     off for the imports: the app and the player view turn it back on before they run)."""
     args = list(sys.argv[1:] if argv is None else argv)
     if not args or args[0] not in {*COMMANDS, "-h", "--help", "--version"}:
+        if args and _typo(args[0]):
+            from facility_tui.text import did_you_mean
+
+            _err(
+                f"unknown command '{args[0]}'{did_you_mean(args[0], COMMANDS)}: the commands "
+                f"are {', '.join(COMMANDS)}; a save to open is a .toml file"
+            )
+            return 2
         args.insert(0, "run")
     try:
         code = _dispatch(_parser().parse_args(args))
@@ -142,6 +150,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 COMMANDS = ("run", "apply", "show", "export", "watch", "validate", "commands")
+
+
+def _typo(word: str) -> bool:
+    """A first word that is neither an option nor a save (there, or a path to a .toml file to
+    create): a command mistyped, not a file to make."""
+    path = Path(word)
+    return not word.startswith("-") and path.suffix != ".toml" and not path.exists()
+
+
 EXIT_BROKEN_PIPE = 128 + 13  # what a shell reports for a command ended by SIGPIPE
 
 
@@ -225,7 +242,7 @@ def _apply_locked(save: Path, lines: Sequence[str], *, seed: int | None, quiet: 
     from attrs import evolve
 
     from facility_tui import store
-    from facility_tui.grammar import CommandError
+    from facility_tui.grammar import CommandError, UnknownCommand
     from facility_tui.session import Session
 
     try:
@@ -248,6 +265,9 @@ def _apply_locked(save: Path, lines: Sequence[str], *, seed: int | None, quiet: 
         line = _seeded(line, seed)
         try:
             outcome = session.execute(line)
+        except UnknownCommand as err:
+            _err(f"'{line}': {err} ('facility-tui commands' lists them); nothing was saved")
+            return 1
         except CommandError as err:
             _err(f"'{line}': {err}; nothing was saved")
             return 1

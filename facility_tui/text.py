@@ -34,6 +34,14 @@ def printable(text: str) -> str:
     return CONTROL.sub(_escape, text)
 
 
+def did_you_mean(name: str, known: Iterable[str]) -> str:
+    """`` (did you mean NEAREST?)`` for a typo of one of ``known``; ``""`` if none is near."""
+    import difflib
+
+    close = difflib.get_close_matches(name.lower(), sorted(known), n=1)
+    return f" (did you mean {close[0]}?)" if close else ""
+
+
 def control_in(text: str) -> str | None:
     """The first control character of ``text``, escaped for a message, or None."""
     m = CONTROL.search(text)

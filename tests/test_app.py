@@ -98,6 +98,22 @@ async def test_command_bar_refuses_bad_input_and_keeps_the_line(tmp_path: Path) 
         assert "Roll: 2d6" in app.workspace.encounter.log[-1].text
 
 
+async def test_command_bar_names_the_nearest_command_of_a_typo(tmp_path: Path) -> None:
+    """``hti boarder-1 3`` on the command line: refused, the toast says ``hit`` is meant, and
+    the line stays to be fixed."""
+    from textual.widgets._toast import Toast
+
+    app = FacilityApp(save_dir=tmp_path, seed=1)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot)
+        before = app.workspace.encounter
+        await pilot.press("colon", *"hti boarder-1 3", "enter")
+        await pilot.pause()
+        assert app.workspace.encounter == before
+        shown = " ".join(str(t.render()) for t in app.screen.query(Toast))
+        assert "unknown command 'hti' (did you mean hit?)" in shown
+
+
 def _burst(app: FacilityApp, keys: str) -> None:
     """Queue keys as a fast typist (or a paste) does: all before the first has been handled."""
     names = {

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -93,6 +94,30 @@ def test_apply_seed_is_the_seed_logged_and_used(
     own = tmp_path / "h.toml"
     assert main(["apply", str(own), "--seed", "7", "new 2297 T seed=3"]) == 0
     assert show_json(own, capsys)["seed"] == 3
+
+
+def test_a_typo_of_a_command_is_refused_with_the_nearest_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``facility-tui shwo`` and ``hti`` (no such command, no such save) are refused in one line
+    naming the nearest command, and create nothing; a typo'd line in ``apply`` is told the
+    nearest command of the rules. Headless, no message speaks of keys."""
+    monkeypatch.chdir(tmp_path)
+    save = tmp_path / "f.toml"
+    assert main(["apply", str(save), "new 2297 T seed=1", "add A init=3", "add B init=2"]) == 0
+    capsys.readouterr()
+    there = sorted(tmp_path.iterdir())
+    assert main(["shwo", str(save)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "unknown command 'shwo' (did you mean show?)" in err
+    assert main(["hti"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "unknown command 'hti'" in err and ".toml" in err
+    assert sorted(tmp_path.iterdir()) == there  # nothing created
+    assert main(["apply", str(save), "hti b 3"]) == 1
+    err = capsys.readouterr().err
+    assert "unknown command 'hti' (did you mean hit?)" in err and "facility-tui commands" in err
+    assert not re.search(r"\bpress\b|\bkeys?\b", err), err
 
 
 def test_show_text(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
