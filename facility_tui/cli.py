@@ -128,11 +128,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if not args or args[0] not in {*COMMANDS, "-h", "--help", "--version"}:
         if args and _typo(args[0]):
-            from facility_tui.text import did_you_mean
-
             _err(
-                f"unknown command '{args[0]}'{did_you_mean(args[0], COMMANDS)}: the commands "
-                f"are {', '.join(COMMANDS)}; a save to open is a .toml file"
+                f"unknown command '{args[0]}'{_nearest_command(args[0])}: the commands are "
+                f"{', '.join(COMMANDS)}; a save to open is a .toml file"
             )
             return 2
         args.insert(0, "run")
@@ -150,6 +148,19 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 COMMANDS = ("run", "apply", "show", "export", "watch", "validate", "commands")
+
+
+def _nearest_command(word: str) -> str:
+    """`` (did you mean show?)``; for a command of the fight (``hti``), how to run it headless."""
+    from facility_tui.dispatch import common
+    from facility_tui.systems import ids, rules_for
+    from facility_tui.text import did_you_mean, nearest
+
+    if hint := did_you_mean(word, COMMANDS):
+        return hint
+    verbs = {spec.verb for spec in (*common(), *(x for s in ids() for x in rules_for(s).commands))}
+    verb = nearest(word, verbs)
+    return f" (did you mean facility-tui apply SAVE '{verb} …'?)" if verb else ""
 
 
 def _typo(word: str) -> bool:
@@ -266,7 +277,7 @@ def _apply_locked(save: Path, lines: Sequence[str], *, seed: int | None, quiet: 
         try:
             outcome = session.execute(line)
         except UnknownCommand as err:
-            _err(f"'{line}': {err} ('facility-tui commands' lists them); nothing was saved")
+            _err(f"'{line}': {err}; 'facility-tui commands' lists them; nothing was saved")
             return 1
         except CommandError as err:
             _err(f"'{line}': {err}; nothing was saved")

@@ -34,12 +34,18 @@ def printable(text: str) -> str:
     return CONTROL.sub(_escape, text)
 
 
-def did_you_mean(name: str, known: Iterable[str]) -> str:
-    """`` (did you mean NEAREST?)`` for a typo of one of ``known``; ``""`` if none is near."""
+def nearest(name: str, known: Iterable[str]) -> str | None:
+    """The one of ``known`` that ``name`` is most likely a typo of; ``None`` if none is near."""
     import difflib
 
     close = difflib.get_close_matches(name.lower(), sorted(known), n=1)
-    return f" (did you mean {close[0]}?)" if close else ""
+    return close[0] if close else None
+
+
+def did_you_mean(name: str, known: Iterable[str]) -> str:
+    """`` (did you mean NEAREST?)`` for a typo of one of ``known``; ``""`` if none is near."""
+    close = nearest(name, known)
+    return f" (did you mean {close}?)" if close else ""
 
 
 def control_in(text: str) -> str | None:

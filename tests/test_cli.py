@@ -113,6 +113,7 @@ def test_a_typo_of_a_command_is_refused_with_the_nearest_one(
     assert main(["hti"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "unknown command 'hti'" in err and ".toml" in err
+    assert "(did you mean facility-tui apply SAVE 'hit …'?)" in err  # a command of the fight
     assert sorted(tmp_path.iterdir()) == there  # nothing created
     assert main(["apply", str(save), "hti b 3"]) == 1
     err = capsys.readouterr().err
