@@ -60,7 +60,11 @@ def _parser() -> argparse.ArgumentParser:
     ap = sub.add_parser("apply", help="apply commands to a save file, headless")
     ap.add_argument("save", type=Path, help="save file (created if missing)")
     ap.add_argument("commands", nargs="+", help="command lines, one per argument")
-    ap.add_argument("--seed", type=int, help="seed for the dice of a newly created save")
+    ap.add_argument(
+        "--seed",
+        type=int,
+        help="seed for the dice of a newly created save and of a 'new' line without seed=",
+    )
     ap.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
     _from_backup_arg(ap)
 
@@ -138,6 +142,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     off for the imports: the app and the player view turn it back on before they run)."""
     args = list(sys.argv[1:] if argv is None else argv)
     if not args or args[0] not in {*COMMANDS, "-h", "--help", "--version"}:
+        if args and _typo(args[0]):
+            _err(
+                f"unknown command '{args[0]}'{_nearest_command(args[0])}: the commands are "
+                f"{', '.join(COMMANDS)}; a save to open is a .toml file"
+            )
+            return 2
         args.insert(0, "run")
     try:
         code = _dispatch(_parser().parse_args(args))
@@ -153,6 +163,28 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 COMMANDS = ("run", "apply", "show", "export", "watch", "validate", "commands")
+
+
+def _nearest_command(word: str) -> str:
+    """`` (did you mean show?)``; for a command of the fight (``hti``), how to run it headless."""
+    from facility_tui.dispatch import common
+    from facility_tui.systems import ids, rules_for
+    from facility_tui.text import did_you_mean, nearest
+
+    if hint := did_you_mean(word, COMMANDS):
+        return hint
+    verbs = {spec.verb for spec in (*common(), *(x for s in ids() for x in rules_for(s).commands))}
+    verb = nearest(word, verbs)
+    return f" (did you mean facility-tui apply SAVE '{verb} …'?)" if verb else ""
+
+
+def _typo(word: str) -> bool:
+    """A first word that is neither an option nor a save (there, or a path to a .toml file to
+    create): a command mistyped, not a file to make."""
+    path = Path(word)
+    return not word.startswith("-") and path.suffix != ".toml" and not path.exists()
+
+
 EXIT_BROKEN_PIPE = 128 + 13  # what a shell reports for a command ended by SIGPIPE
 
 
@@ -246,7 +278,7 @@ def _apply_locked(
     from attrs import evolve
 
     from facility_tui import store
-    from facility_tui.grammar import CommandError
+    from facility_tui.grammar import CommandError, UnknownCommand
     from facility_tui.session import Session
 
     before_edit = accepted = None
@@ -264,8 +296,12 @@ def _apply_locked(
         start = evolve(start, seed=seed if seed is not None else _random_seed())
         session = Session(start)
     for line in lines:
+        line = _seeded(line, seed)
         try:
             outcome = session.execute(line)
+        except UnknownCommand as err:
+            _err(f"'{line}': {err}; 'facility-tui commands' lists them; nothing was saved")
+            return 1
         except CommandError as err:
             _err(f"'{line}': {err}; nothing was saved")
             return 1
@@ -289,6 +325,22 @@ def _apply_locked(
         _err(str(err))
         return 2
     return 0
+
+
+def _seeded(line: str, seed: int | None) -> str:
+    """A ``new`` line without a seed= of its own, given the seed of ``--seed`` (the seed then
+    logged, used, and kept in the history's line); any other line as it is."""
+    from facility_tui.grammar import CommandError, parse
+
+    if seed is None:
+        return line
+    try:
+        parsed = parse(line)
+    except CommandError:
+        return line  # (running it says what is wrong)
+    if parsed.verb != "new" or any(key == "seed" for key, _ in parsed.options):
+        return line
+    return f"{line.strip()} seed={seed}"
 
 
 def _random_seed() -> int:

@@ -20,6 +20,8 @@ from pathlib import Path
 
 from attrs import field, frozen
 
+from facility_tui.text import did_you_mean
+
 KEY_NAME_MAX = 40  # a key name longer than this is a typo ("ctrl+shift+pagedown" is 19)
 
 
@@ -43,13 +45,6 @@ def _keys_problem(value: object) -> str | None:
     return None
 
 
-def _nearest(name: str, known: Collection[str]) -> str:
-    import difflib
-
-    close = difflib.get_close_matches(name, sorted(known), n=1)
-    return f" (did you mean {close[0]}?)" if close else ""
-
-
 def load(path: Path, binding_ids: Collection[str], themes: Collection[str]) -> Config:
     """The config in ``path``, checked against the binding ids and themes the app has."""
     where = str(path)
@@ -71,7 +66,8 @@ def load(path: Path, binding_ids: Collection[str], themes: Collection[str]) -> C
                 problems.append(f'{where}: theme must be a string, as in theme = "nord"')
             elif value not in themes:
                 problems.append(
-                    f"{where}: theme {value!r} is not one of the themes{_nearest(value, themes)}; "
+                    f"{where}: theme {value!r} is not one of the themes"
+                    f"{did_you_mean(value, themes)}; "
                     f"there are {', '.join(sorted(themes))}"
                 )
             else:
@@ -83,7 +79,7 @@ def load(path: Path, binding_ids: Collection[str], themes: Collection[str]) -> C
             for bid, keys in value.items():
                 if bid not in binding_ids:
                     problems.append(
-                        f"{where}: [keys] {bid}: no key has this id{_nearest(bid, binding_ids)}"
+                        f"{where}: [keys] {bid}: no key has this id{did_you_mean(bid, binding_ids)}"
                     )
                 elif (bad := _keys_problem(keys)) is not None:
                     problems.append(f"{where}: [keys] {bid}: {bad}")

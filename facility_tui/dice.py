@@ -26,6 +26,8 @@ from typing import Any
 
 from attrs import field, frozen
 
+from facility_tui.text import counted
+
 MAX_DICE = 1000  # dice rolled by one expression
 MAX_SIDES = 10_000
 MAX_EXPR = 80  # characters of one expression: 2d6+3 is 5; d20's parser recurses per term
@@ -151,11 +153,11 @@ class NeedRoll(Exception):
                 raise DiceError(f"{total} is not a sum of {self.count} dice here ({low} to {high})")
             return split_sum(total, self.sides)
         if len(words) != self.count:
-            raise DiceError(
-                f"{self.expr}: type {self.count} face{'s' if self.count != 1 else ''}"
-                + (" or their sum" if self.sums else "")
-                + f", not {len(words)}"
-            )
+            if self.count == 1:
+                asked = f"one face (1 to {self.sides[0]})"
+            else:
+                asked = f"{self.count} faces" + (" or their sum" if self.sums else "")
+            raise DiceError(f"{self.expr}: type {asked}, not {counted(len(words), 'number')}")
         faces: list[Face] = []
         for word, sides in zip(words, self.sides, strict=True):
             if word == "?":

@@ -16,9 +16,10 @@ from attrs import evolve, frozen
 from facility_tui import verbs
 from facility_tui.call import Call, Spec, commands_in
 from facility_tui.dice import Dice, DiceError, Face, NeedRoll, Roll, parse_faces
-from facility_tui.grammar import CommandError, Parsed, parse, split_dice, with_dice
+from facility_tui.grammar import CommandError, Parsed, UnknownCommand, parse, split_dice, with_dice
 from facility_tui.model import PCS, Combatant, Encounter, Kind, TableDice
 from facility_tui.systems import RuleSystem, ids, rules_for
+from facility_tui.text import did_you_mean
 
 
 @cache
@@ -47,7 +48,7 @@ def find_spec(verb: str, system: str) -> Spec:
     elsewhere = [other for other in ids() if other != system and name in _index(other)]
     if elsewhere:
         raise CommandError(f"'{verb}' is a rule of {' and '.join(elsewhere)}, not of {system}")
-    raise CommandError(f"unknown command '{verb}'; type 'help' or press ? for the list")
+    raise UnknownCommand(f"unknown command '{verb}'{did_you_mean(name, _index(system))}")
 
 
 def listed(enc: Encounter) -> list[Combatant]:

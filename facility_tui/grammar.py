@@ -24,6 +24,11 @@ class CommandError(ValueError):
     """A command that cannot be applied; the message is one line, fit for the GM."""
 
 
+class UnknownCommand(CommandError):
+    """A line whose verb no command has (where to find the list depends on where it was typed:
+    the tracker's help, ``facility-tui commands``)."""
+
+
 _OPTION = re.compile(r"^([a-z][a-z0-9_-]*)=", re.IGNORECASE)
 # One word as the shell reads it: runs of plain characters, escaped characters and quoted parts.
 _WORD = re.compile(r"""(?:\\.|[^\s'"\\]+|'[^']*'|"(?:[^"\\]|\\.)*")+""", re.DOTALL)

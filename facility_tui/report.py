@@ -190,16 +190,22 @@ def render_markdown(session: Session, *, public: bool = False) -> str:
         out += ["", f"(The kept history starts in round {since}: falls before it are in the log.)"]
 
     out += ["", "## Final state", ""]
-    columns = [] if public else [k for k in rules.columns if k not in TURN_COLUMNS]
+    # The GM's table: the list's columns but those of the turn, its state in the list's words
+    # (conditions are in its columns); the players': their words for the state, and conditions.
+    columns = [] if public else [k for k in rules.columns if k not in (*TURN_COLUMNS, *STATE)]
     rows = []
     for c in people:
-        p = public_state(enc, c)
+        if public:
+            p = public_state(enc, c)
+            state = ", ".join([p.state, *p.conditions])
+        else:
+            state = rules.state_word(enc, c)
         summary = rules.summary(enc, c) if columns else {}
         rows.append(
             [
-                md(c.name),
+                md(c.name) + ("" if public or not marks(c) else f" {marks(c)}"),
                 c.side,
-                md(", ".join([p.state, *p.conditions])),
+                md(state),
                 *(md(BAR.sub("", str(summary.get(k, "")))) for k in columns),
             ]
         )
@@ -210,6 +216,7 @@ def render_markdown(session: Session, *, public: bool = False) -> str:
 # The list's columns of the turn in play (what is left to spend) mean nothing once the fight is
 # over; its small bars are drawing, not figures (the totals beside them stay).
 TURN_COLUMNS = ("Init", "Actions", "Marks")
+STATE = ("Status",)  # a list column of the state in words: the State column says it
 BAR = re.compile(r"^[█▓░]+ ")
 
 

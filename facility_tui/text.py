@@ -34,10 +34,29 @@ def printable(text: str) -> str:
     return CONTROL.sub(_escape, text)
 
 
+def nearest(name: str, known: Iterable[str]) -> str | None:
+    """The one of ``known`` that ``name`` is most likely a typo of; ``None`` if none is near."""
+    import difflib
+
+    close = difflib.get_close_matches(name.lower(), sorted(known), n=1)
+    return close[0] if close else None
+
+
+def did_you_mean(name: str, known: Iterable[str]) -> str:
+    """`` (did you mean NEAREST?)`` for a typo of one of ``known``; ``""`` if none is near."""
+    close = nearest(name, known)
+    return f" (did you mean {close}?)" if close else ""
+
+
 def control_in(text: str) -> str | None:
     """The first control character of ``text``, escaped for a message, or None."""
     m = CONTROL.search(text)
     return None if m is None else _escape(m)
+
+
+def counted(n: int, one: str, many: str | None = None) -> str:
+    """``n`` and its noun, singular for one: ``1 round``, ``3 rounds``, ``1 die``, ``2 dice``."""
+    return f"{n} {one if n == 1 else (many or one + 's')}"
 
 
 class Tone(enum.StrEnum):

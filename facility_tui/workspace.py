@@ -34,6 +34,7 @@ from facility_tui.grammar import CommandError
 from facility_tui.model import Encounter
 from facility_tui.session import Outcome, Session
 from facility_tui.systems import DEFAULT
+from facility_tui.text import counted
 
 ROLE = "facility-tui app"
 
@@ -272,7 +273,9 @@ class Workspace:
             messages.append(f"Demo fight ({demo}) in {self.path.name}; press s to start it")
             return messages
         if swept:
-            messages.append(f"Removed {swept} unfinished temporary file(s) from {self.folder}")
+            messages.append(
+                f"Removed {counted(swept, 'unfinished temporary file')} from {self.folder}"
+            )
         candidates = [file] if file is not None else store.list_saves(self.folder)
         for path in candidates:
             try:
@@ -344,6 +347,14 @@ class Workspace:
         session, note = store.load_or_recover(path, keep_aside=False, from_backup=True)
         self._use(session, path, seen=seen)
         return note
+
+    def written_at(self) -> float | None:
+        """When the shown save was last written (its file's time); ``None`` if it is not on
+        disk yet."""
+        try:
+            return os.stat(self.path).st_mtime
+        except OSError:
+            return None
 
     def reload_if_changed(self) -> bool:
         """For a read-only view: read the save again if it was written since it was last read

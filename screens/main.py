@@ -49,7 +49,7 @@ from .initiative import InitiativeList
 from .key_bar import KeyBar
 from .log_pane import LogPane
 from .order_list import OrderList
-from .status_pane import StatusPane
+from .status_pane import StatusPane, written
 
 LOG_SHOWN = 200  # lines the log pane keeps while it grows
 LINE_EDITORS = {"vi", "vim", "nvim", "view", "nano", "emacs", "micro", "kak", "joe", "mg"}
@@ -232,6 +232,7 @@ class MainScreen(Screen[None]):
 
         self.ws.autosave(saved=saved, failed=failed, changed=changed, delay=SAVE_DELAY)
         messages = self.ws.open_initial(self._open_file)
+        self._show_written()
         self.refresh_all()
         for message in messages:
             self.notify(message, timeout=10)
@@ -324,6 +325,11 @@ class MainScreen(Screen[None]):
             self.save_state = f"saved {self.app.clock()}"  # type: ignore[attr-defined]
         self.path = self.ws.path
         self.collector.quiet_moment()  # the change is drawn and written: a quiet moment
+
+    def _show_written(self) -> None:
+        """A save just opened: when it was last written (not yet: the header says so)."""
+        when = self.ws.written_at()
+        self.save_state = "" if when is None else f"saved {written(when)}"
 
     # -- running commands ---------------------------------------------------------------------
 
@@ -491,7 +497,7 @@ class MainScreen(Screen[None]):
             self._opened(note)
 
     def _opened(self, note: str | None) -> None:
-        self.save_state = "opened"
+        self._show_written()
         self.refresh_all()
         if note:
             self.notify(note, severity="warning", timeout=15)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import ClassVar
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -29,6 +30,24 @@ from facility_tui.workspace import Workspace
 from .detail_pane import side_label
 
 FOLLOW_EVERY = 0.5  # seconds between looks at the save (a stat each when it was not written)
+NAME_CELLS = 26  # the Name column's width: a longer name is shortened
+SIDE_CELLS = 6  # the Side column's: PC, Enemy
+
+
+def in_cells(text: str, width: int) -> str:
+    """``text`` in exactly ``width`` terminal cells (a wide character takes two): padded, or
+    cut in the middle, its end kept (the number that tells "Drone 12" from "Drone 13")."""
+    if cell_len(text) > width:
+        tail, used = len(text), 0
+        while tail > 0 and used + cell_len(text[tail - 1]) <= width // 3:
+            tail -= 1
+            used += cell_len(text[tail])
+        head = 0
+        while used + 1 + cell_len(text[head]) <= width:  # (1: the ellipsis)
+            used += cell_len(text[head])
+            head += 1
+        text = f"{text[:head]}…{text[tail:]}"
+    return text + " " * (width - cell_len(text))
 
 
 def turn_text(enc: Encounter) -> Text:
@@ -57,8 +76,8 @@ def rows_text(enc: Encounter, height: int = 0) -> Text:
         p = public_state(enc, c)
         now = acting is not None and acting in (c.id, c.side)
         out.append("▶ " if now else "  ", style="bold")
-        out.append(f"{printable(c.name):<26} ", style="bold" if now else "")
-        out.append(f"{side_label(c.side):<6} ", style="dim")
+        out.append(in_cells(printable(c.name), NAME_CELLS) + " ", style="bold" if now else "")
+        out.append(in_cells(side_label(c.side), SIDE_CELLS) + " ", style="dim")
         out.append(printable(p.state), style="bold red" if p.fallen else "bold")
         if p.conditions:
             out.append(" · " + printable(", ".join(p.conditions)), style="yellow")

@@ -8,6 +8,7 @@ changed.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from rich.text import Text
@@ -31,6 +32,14 @@ def shown_path(path: Path) -> str:
         return "~/" + str(path.resolve().relative_to(Path.home()))
     except ValueError:
         return str(path)
+
+
+def written(when: float) -> str:
+    """A save's time as the header says it: the time if it is today's, else the date too."""
+    at = time.localtime(when)
+    if at[:3] == time.localtime()[:3]:
+        return time.strftime("%H:%M:%S", at)
+    return time.strftime("%Y-%m-%d %H:%M", at)
 
 
 class StatusPane(TextPane):

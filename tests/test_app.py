@@ -98,6 +98,22 @@ async def test_command_bar_refuses_bad_input_and_keeps_the_line(tmp_path: Path) 
         assert "Roll: 2d6" in app.workspace.encounter.log[-1].text
 
 
+async def test_command_bar_names_the_nearest_command_of_a_typo(tmp_path: Path) -> None:
+    """``hti boarder-1 3`` on the command line: refused, the toast says ``hit`` is meant, and
+    the line stays to be fixed."""
+    from textual.widgets._toast import Toast
+
+    app = FacilityApp(save_dir=tmp_path, seed=1)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot)
+        before = app.workspace.encounter
+        await pilot.press("colon", *"hti boarder-1 3", "enter")
+        await pilot.pause()
+        assert app.workspace.encounter == before
+        shown = " ".join(str(t.render()) for t in app.screen.query(Toast))
+        assert "unknown command 'hti' (did you mean hit?)" in shown
+
+
 def _burst(app: FacilityApp, keys: str) -> None:
     """Queue keys as a fast typist (or a paste) does: all before the first has been handled."""
     names = {
@@ -283,6 +299,56 @@ async def test_status_line_says_when_saved_and_when_saving_fails(
         await settle(pilot)
         assert "saved 12:34:56" in status(app)
         assert load(app.workspace.path).encounter == app.workspace.encounter
+
+
+def _written_at(path: Path, when: str) -> None:
+    """Give a save the time it was last written (local time, ``YYYY-MM-DD HH:MM:SS``)."""
+    import os
+    import time
+
+    stamp = time.mktime(time.strptime(when, "%Y-%m-%d %H:%M:%S"))
+    os.utime(path, (stamp, stamp))
+
+
+@pytest.mark.parametrize("how", ["by name", "absolute", "newest", "o", "read-only"])
+async def test_status_line_says_when_the_opened_save_was_written(
+    tmp_path: Path, monkeypatch, how: str
+) -> None:  # type: ignore[no-untyped-def]
+    """Whatever way a save is opened, the header says when it was last written (today: the
+    time; another day: the date too), never "not saved yet"."""
+    import time
+
+    from facility_tui import store
+    from facility_tui.session import Session
+
+    folder = tmp_path / "saves"
+    folder.mkdir()
+    path = folder / "deck.toml"
+    store.save(Session(store.blank()), path)
+    store.save(Session(store.blank()), folder / "older.toml")
+    today = time.strftime("%Y-%m-%d")
+    _written_at(folder / "older.toml", "2026-01-02 03:04:05")
+    _written_at(path, f"{today} 09:08:07")
+    monkeypatch.chdir(folder)
+    lock = store.lock_save(path, "another window") if how == "read-only" else None
+    opened = {"by name": Path("deck.toml"), "absolute": path, "read-only": path}.get(how)
+    app = FacilityApp(save_dir=None if opened else tmp_path / "mine", open_file=opened)
+    if how == "newest":
+        app = FacilityApp(save_dir=folder)
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            if how == "o":
+                screen(app).open_path(folder / "older.toml")
+                await pilot.pause()
+                assert "saved 2026-01-02 03:04" in status(app)
+                screen(app).open_path(path)
+                await pilot.pause()
+            assert app.workspace.path.resolve() == path
+            assert "saved 09:08:07" in status(app)
+    finally:
+        if lock is not None:
+            lock.release()
 
 
 async def test_damaged_save_opens_its_backup_when_the_gm_chooses_it(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -77,6 +78,49 @@ def test_seeded_runs_are_reproducible(tmp_path: Path, capsys: pytest.CaptureFixt
     assert results[0] == results[1]
 
 
+def test_apply_seed_is_the_seed_logged_and_used(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--seed 7``: a ``new`` line without its own seed= makes an encounter of seed 7, logged
+    so; a line's own seed= is kept."""
+    save = tmp_path / "f.toml"
+    assert main(["apply", str(save), "--seed", "7", "new 2297 T", "roll 4d10"]) == 0
+    state = show_json(save, capsys)
+    assert state["seed"] == 7
+    assert state["log"][0]["text"] == "New 2297 encounter 'T' (seed 7)"
+    again = tmp_path / "g.toml"
+    assert main(["apply", str(again), "new 2297 T seed=7", "roll 4d10"]) == 0
+    assert show_json(again, capsys)["log"] == state["log"]  # the same dice as seed=7's
+    own = tmp_path / "h.toml"
+    assert main(["apply", str(own), "--seed", "7", "new 2297 T seed=3"]) == 0
+    assert show_json(own, capsys)["seed"] == 3
+
+
+def test_a_typo_of_a_command_is_refused_with_the_nearest_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``facility-tui shwo`` and ``hti`` (no such command, no such save) are refused in one line
+    naming the nearest command, and create nothing; a typo'd line in ``apply`` is told the
+    nearest command of the rules. Headless, no message speaks of keys."""
+    monkeypatch.chdir(tmp_path)
+    save = tmp_path / "f.toml"
+    assert main(["apply", str(save), "new 2297 T seed=1", "add A init=3", "add B init=2"]) == 0
+    capsys.readouterr()
+    there = sorted(tmp_path.iterdir())
+    assert main(["shwo", str(save)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "unknown command 'shwo' (did you mean show?)" in err
+    assert main(["hti"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "unknown command 'hti'" in err and ".toml" in err
+    assert "(did you mean facility-tui apply SAVE 'hit …'?)" in err  # a command of the fight
+    assert sorted(tmp_path.iterdir()) == there  # nothing created
+    assert main(["apply", str(save), "hti b 3"]) == 1
+    err = capsys.readouterr().err
+    assert "unknown command 'hti' (did you mean hit?)" in err and "facility-tui commands" in err
+    assert not re.search(r"\bpress\b|\bkeys?\b", err), err
+
+
 def test_show_text(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     save = tmp_path / "f.toml"
     main(["apply", str(save), "--seed", "1", "new 2297 Deck", "add Blanc side=pc init=9", "start"])
@@ -149,6 +193,25 @@ def test_docs_commands_md_is_current(capsys: pytest.CaptureFixture[str]) -> None
     generated = capsys.readouterr().out
     doc = Path(__file__).resolve().parent.parent / "docs" / "commands.md"
     assert doc.read_text(encoding="utf-8") == generated
+
+
+def test_the_docs_name_the_key_a_palette_entry_has() -> None:
+    """Where the README or a doc says "`K` in the tracker (or "ENTRY" in the palette)", K is the
+    key of that entry's binding (the export is E: e filters the log)."""
+    import re
+
+    from facility_tui.screens.main import MainScreen
+    from textual.binding import Binding
+
+    keys = {b.description: b.key for b in MainScreen.BINDINGS if isinstance(b, Binding)}
+    root = Path(__file__).resolve().parent.parent
+    said = re.compile(r'`([^`]+)` in the tracker \(or "([^"]+)" in the palette\)')
+    found = []
+    for doc in [root / "README.md", *sorted((root / "docs").glob("*.md"))]:
+        for key, entry in said.findall(doc.read_text(encoding="utf-8").replace("\n  ", " ")):
+            found.append((doc.name, entry, key))
+            assert key in keys[entry].split(","), (doc.name, entry, key)
+    assert ("README.md", "Export a report", "E") in found
 
 
 def test_readme_keys_table_is_current(capsys: pytest.CaptureFixture[str]) -> None:

@@ -105,3 +105,72 @@ def test_names_resolve_by_the_starts_of_consecutive_words(session: Session) -> N
     assert session.encounter.get("containment-drone-1").notes == "y"
     with pytest.raises(CommandError, match="could be"):
         session.execute("note dr z")  # Drone 1, Drone 2 and Dr. Okafor
+
+
+def test_counts_of_one_are_said_in_the_singular() -> None:
+    """A count of one in the log, a refusal, a pane or a reminder reads "1 round", "1 turn",
+    "1 wound" (never "1 rounds", nor "wound(s)")."""
+    import re
+
+    from attrs import evolve
+
+    from facility_tui.store import blank
+    from facility_tui.systems import rules_for
+
+    plural_one = re.compile(
+        r"(?<![\d./])1 (?:\w+ )?"
+        r"(rounds|dice|wounds|turns|faces|numbers|slots|pockets|rooms|hours|files)\b(?!=)|\(s\)"
+    )
+    said: list[str] = []
+
+    def play(*lines: str) -> Session:
+        s = Session(evolve(blank(), seed=3))
+        for line in lines:
+            try:
+                said.append(s.execute(line).message)
+            except CommandError as err:
+                said.append(str(err))
+            enc = s.encounter
+            rules = rules_for(enc.system)
+            said.extend(d.text for d in rules.reminders(enc))
+            for c in enc.combatants:
+                said.extend(
+                    r.text for p in rules.panes(enc, c) for r in p.rows if hasattr(r, "text")
+                )
+        said.extend(e.text for e in s.encounter.log)
+        return s
+
+    play(
+        "new 2297 Range seed=7",
+        'add A side=pc init=20 skill=100 weapon="Gun 2d6 SS/BF 1"',
+        "add B init=10 hlt=500 sta=500",
+        "start",
+        "attack a b mode=BF free",  # refused: the gun has 1 round
+        "attack a b mode=SS free",  # uses 1 round
+        "reload a",  # 1 round
+    )
+    play(
+        "new facility Lab seed=5",
+        'add Ana side=pc phy=1 sci=0 ins=0 adm=0 nor=0 ppe="Respirator"',
+        "add Drone track=3",
+        "start first=pc",
+        "harm ana 1 contaminants save=no",
+        "harm ana 1 contaminants d20=1",  # pending: 1 contaminants wound, ablate or suffer
+        "wound drone 4",  # 1 beyond the track
+        "add Dale side=pc job=tech parts=1 clearance=1",
+        "tech dale workorder 2",  # refused: 1 slot of Spare Parts
+        "tech dale reroute 1 dice=3",  # 1 room, 1 hour
+    )
+    wrong = [text for text in said if plural_one.search(text)]
+    assert not wrong
+    for meant in (
+        "Gun has 1 round, BF needs 5",
+        "uses 1 round (0 left)",
+        "reloads Gun (1 round)",
+        "no save against 1 contaminants wound",
+        "Ana: 1 contaminants wound, ablate or suffer",
+        "1 wound beyond Drone's track capacity 3",
+        "Dale has 1 slot of Spare Parts",
+        "across 1 room, 1 hour of work",
+    ):
+        assert any(meant in text for text in said), meant

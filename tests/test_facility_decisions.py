@@ -155,7 +155,7 @@ def test_F10_wounds_beyond_a_simple_tracks_capacity_are_not_kept() -> None:
     run(s, "wound grunt 15")
     g = sheet(s, "grunt")
     assert (g.track_wounds, g.track) == (12, 12)
-    assert "3 wound(s) beyond Grunt's track capacity 12: not kept" in texts(s)
+    assert "3 wounds beyond Grunt's track capacity 12: not kept" in texts(s)
     run(s, "shift grunt")  # one wound off: 11, not 14
     assert sheet(s, "grunt").track_wounds == 11
     refused(s, "sheet grunt track_wounds=13", "at most the track's capacity 12")

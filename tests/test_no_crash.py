@@ -214,7 +214,7 @@ async def test_n_asks_before_a_turn_ends_with_a_choice_open(tmp_path: Path) -> N
         await pilot.press("n")
         await pilot.pause()
         question = " ".join(str(label.render()) for label in app.screen.query(Label))
-        assert "Still open: Anne O'Malley: 1 contaminants wound(s), ablate or suffer" in question
+        assert "Still open: Anne O'Malley: 1 contaminants wound, ablate or suffer" in question
         await pilot.press("n")  # no: the turn stays
         await pilot.pause()
         assert app.workspace.encounter.turn == turn and app.screen is screen

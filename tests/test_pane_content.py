@@ -141,7 +141,7 @@ def test_C2_reminders_of_a_bleeding_combatant_at_its_turn_start() -> None:
     s.execute("next")
     assert s.encounter.current == "a"
     (bleed,) = rules.reminders(s.encounter)
-    assert bleed.text == "bleeds 1 (Serious injury, 4 more rounds) at the start of this turn"
+    assert bleed.text == "A bleeds 1 (Serious injury, 4 more rounds) at the start of this turn"
     assert bleed.tone is Tone.BAD
     s.execute("hit b 40 through dice=3")  # twice B's Health: dying, 1d6+1 = 4 rounds
     assert s.encounter.current == "a"
@@ -154,7 +154,7 @@ def test_C2_disadvantage_ending_this_turn_is_a_reminder() -> None:
     s = play(*DUEL, "start", "next", "hit a 4 through dice=1", "next")
     assert s.encounter.current == "a"
     texts = [d.text for d in rules_for("2297").reminders(s.encounter)]
-    assert "ends at the end of this turn" in texts
+    assert "A's ends at the end of this turn" in texts
 
 
 # -- Facility -------------------------------------------------------------------------------------
@@ -193,7 +193,7 @@ def test_F5_a_pending_ablate_or_suffer_shows_until_settled() -> None:
     pending = panes(s, "ana")["Pending"]
     assert "ablate ana (Respirator) or suffer ana" in said(pending, "Harm")
     reminders = rules_for("facility").reminders(s.encounter)
-    assert any(d.text == "Ana: 1 contaminants wound(s), ablate or suffer" for d in reminders)
+    assert any(d.text == "Ana: 1 contaminants wound, ablate or suffer" for d in reminders)
     s.execute("suffer ana")
     assert "Pending" not in panes(s, "ana")
     assert not any("ablate" in d.text for d in rules_for("facility").reminders(s.encounter))
@@ -240,7 +240,7 @@ async def test_2297_panes_on_the_screen(tmp_path: Path) -> None:
         assert app.workspace.encounter.current == "a"
         text = shown(app)
         assert "▶ A's turn" in text
-        assert "Bleeding: bleeds 1 (Serious\n    injury" in text  # (wrapped under itself)
+        assert "Bleeding: A bleeds 1 (Serious\n    injury" in text  # (wrapped under itself)
 
 
 async def test_facility_panes_on_the_screen(tmp_path: Path) -> None:
@@ -260,7 +260,7 @@ async def test_facility_panes_on_the_screen(tmp_path: Path) -> None:
         await pilot.pause()
         text = shown(app)
         assert "Nor +0 ■■ 2/2 Impaired scar 1" in text and "Phy +1 ■□□□ 1/4" in text  # (spilled)
-        assert "Harm: 1 contaminants wound(s):\n  ablate ana" in text  # (wrapped under itself)
+        assert "Harm: 1 contaminants wound: ablate\n  ana" in text  # (wrapped under itself)
         assert "Respirator □□ 0/2 marks" in text
         await run_lines(app, "ablate ana")
         await pilot.pause()
@@ -297,6 +297,9 @@ def _drawn(s: Session) -> None:
 
     enc = s.encounter
     rules = rules_for(enc.system)
+    names = tuple(c.name for c in enc.combatants)
+    for reminder in rules.reminders(enc):  # under the acting one's turn: each says whose it is
+        assert reminder.text.startswith(names), reminder
     for width in (20, 36, 57):
         drawn = reminder_lines("turn", rules.reminders(enc), width)
         assert all(len(line.plain) <= width for line in drawn[1:])

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 from attrs import evolve
+from hypothesis import given
+from hypothesis import strategies as st
 
 from facility_tui import store
 from facility_tui.app import FacilityApp, WatchApp
@@ -198,3 +200,48 @@ async def test_opening_a_held_save_offers_read_only_here_or_the_player_view(
                 assert app.workspace.path == before
     finally:
         lock.release()
+
+
+def test_watch_columns_stay_aligned_whatever_the_names() -> None:
+    """A long name is shortened (keeping its end, the number that tells two apart) and a wide
+    one counted by its cells: the Side and state columns start at the same column on every
+    row, whatever the names and sides."""
+    from facility_tui.screens.player_view import rows_text
+    from rich.cells import cell_len
+
+    s = Session(evolve(blank(), seed=1))
+    for line in (
+        "new 2297 Deck seed=7",
+        "add Ana side=pc init=12",
+        f'add "{"Aspirant-Commander Delacroix-Bessart"} 12" init=9',
+        f'add "{"Aspirant-Commander Delacroix-Bessart"} 13" init=8',
+        'add "東京の巨大なロボット兵器の操縦者" init=7',  # 16 wide characters: 32 cells
+        'add "Ωmega Kid" init=6',
+        "start",
+    ):
+        s.execute(line)
+    lines = [line for line in rows_text(s.encounter).plain.splitlines() if line.strip()]
+    assert len(lines) == 5
+    starts = set()
+    for line in lines:
+        side = next(w for w in ("PC", "Enemy") if f" {w} " in line)
+        cut = line.index(f" {side} ") + 1
+        state = line[cut + len(side) :].lstrip(" ")
+        starts.add((cell_len(line[:cut]), cell_len(line[: len(line) - len(state)])))
+    assert len(starts) == 1, lines  # the same columns on every row
+    shown = " ".join(lines)
+    assert "…ssart 12" in shown and "…ssart 13" in shown  # two long names still told apart
+    assert "Ana" in shown and "Ωmega Kid" in shown
+
+
+@given(st.text(st.characters(categories=["L", "N", "P", "Zs", "So"]), max_size=40))
+def test_a_name_in_the_player_view_takes_exactly_its_column(name: str) -> None:
+    """Whatever its characters (wide ones count two cells), a name fills its column exactly;
+    a name that fits is shown whole."""
+    from facility_tui.screens.player_view import NAME_CELLS, in_cells
+    from rich.cells import cell_len
+
+    shown = in_cells(name, NAME_CELLS)
+    assert cell_len(shown) == NAME_CELLS
+    if cell_len(name) <= NAME_CELLS:
+        assert shown.rstrip(" ") == name.rstrip(" ")

@@ -182,7 +182,7 @@ def test_report_of_a_2297_fight_follows_its_log() -> None:
     assert fell == ["- Round 1: Boarder 1 — dying", "- Round 2: Boarder 2 — dying"]
     final = report.split("## Final state\n\n", 1)[1]
     assert "| Lurker (hidden) |" in report  # the GM's journal keeps it, marked
-    assert "| Boarder 1 | enemies | dying, unconscious, prone | Lethal | 20/20 |" in final
+    assert "| Boarder 1 | enemies | dying | Lethal | 20/20 |" in final  # (the list's words)
 
 
 def test_report_of_a_facility_fight_follows_its_log() -> None:
@@ -192,7 +192,7 @@ def test_report_of_a_facility_fight_follows_its_log() -> None:
     assert "- Bo takes 3 on Physique (GM): ■■■ 3/3" in report
     assert "- Round 2: Grunt — out" in report
     final = report.split("## Final state\n\n", 1)[1]
-    assert "| Ana | pcs | hurt |" in final and "| Bo | pcs | impaired |" in final
+    assert "| Ana | pcs | ok | S1/3 |" in final and "| Bo | pcs | Impaired 1 |" in final
 
 
 @pytest.mark.parametrize("lines", [FIGHT_2297, FIGHT_FACILITY], ids=["2297", "facility"])
@@ -494,3 +494,39 @@ def test_a_hidden_name_in_another_case_stays_out_of_the_public_log() -> None:
     s.execute("log Blanc waits")
     texts = [e.text for e in public_log(s.encounter)]
     assert "Blanc waits" in texts and not any("boarder" in t.lower() for t in texts)
+
+
+@pytest.mark.parametrize("lines", [FIGHT_2297, FIGHT_FACILITY], ids=["2297", "facility"])
+def test_the_reports_final_table_says_what_the_list_says(lines: tuple[str, ...]) -> None:
+    """The GM's final table keeps the (hidden) mark, writes every cell whole (a file has no
+    width: long effects are not cut) and says each state in the list's own words (``uncons.``
+    where the players' words would say ``down``)."""
+    from facility_tui.report import marks
+    from facility_tui.systems import rules_for
+
+    s = fight(
+        (
+            *lines,
+            *(
+                ("fatigue sgt-blanc 45", "add Raider init=2", "hit raider 11 through dice=3,4,4")
+                if lines is FIGHT_2297
+                else ()
+            ),
+        )
+    )
+    enc = s.encounter
+    rules = rules_for(enc.system)
+    final = render_markdown(s).split("## Final state\n\n", 1)[1].splitlines()[2:]
+    cells = {row.split(" | ")[0].removeprefix("| "): row.split(" | ") for row in final}
+    hidden = [c for c in enc.combatants if c.hidden]
+    assert hidden and all(f"{c.name} (hidden)" in cells for c in hidden)
+    for c in enc.combatants:
+        row = cells[" ".join(filter(None, [c.name, marks(c)]))]
+        assert row[2] == rules.state_word(enc, c)  # the State cell: the list's word
+        listed_cells = [str(v) for k, v in rules.summary(enc, c).items() if k in rules.columns]
+        assert rules.public_state(enc, c).fallen <= (row[2] in listed_cells)  # ...as the list
+        assert "…" not in " ".join(row)
+    if lines is FIGHT_2297:
+        assert cells["Sgt. Blanc (note hidden)"][2] == "uncons."
+        effects = rules.summary(enc, enc.get("raider"))["Effects"]
+        assert len(effects) > 100 and cells["Raider"][-1] == md(effects) + " |"

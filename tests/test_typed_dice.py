@@ -458,3 +458,18 @@ def test_F4_set_a_stats_wounds_and_capacity(
     s = Session(build(("new facility Lab", "add Ana side=pc phy=1")))
     with pytest.raises(CommandError, match="at most 3 \\+ bonus"):
         s.execute("set ana phy_cap 5")
+
+
+@pytest.mark.parametrize("sums", [True, False])
+def test_a_one_die_prompt_speaks_of_one_face(sums: bool) -> None:
+    """One d10 is asked for: two numbers typed are refused in words for one die (no "their
+    sum", no "1 face"); for two dice, faces and their sum in the plural."""
+    one = NeedRoll("Blanc initiative", "1d10", 0, (10,), sums=sums)
+    with pytest.raises(DiceError) as refused:
+        one.answer("3 5")
+    assert str(refused.value) == "1d10: type one face (1 to 10), not 2 numbers"
+    assert one.hint.startswith("Type the d10's face.")
+    two = NeedRoll("Cy", "2d6", 0, (6, 6), sums=True)
+    with pytest.raises(DiceError) as refused:
+        two.answer("3 5 1")
+    assert str(refused.value) == "2d6: type 2 faces or their sum, not 3 numbers"

@@ -179,6 +179,11 @@ class RuleSystem:
         state in words from the rules' own figures."""
         return Public("in the fight")
 
+    def state_word(self, enc: Encounter, c: Combatant) -> str:
+        """A combatant's state in the words of the GM's list (``uncons.``, ``Impaired 1``),
+        for the GM's report; by default the players' word."""
+        return self.public_state(enc, c).state
+
     def details(self, enc: Encounter, c: Combatant) -> list[Detail]:
         """Labelled lines for the selected combatant's detail pane (action economy, injuries,
         fatigue, wound tracks...): plain text with a tone; the screens choose the look."""

@@ -67,7 +67,7 @@ from facility_tui.systems.facility.state import (
     state_of,
     with_state,
 )
-from facility_tui.text import Detail, Tone
+from facility_tui.text import Detail, Tone, counted
 from facility_tui.view import Bar, Boxes, Pane, Public, Row
 
 MAX_BOXES = 20  # a longer simple track is drawn as a bar
@@ -122,7 +122,8 @@ class FacilityRules(RuleSystem):
         return [
             *(f"{name.get(p.who, p.who)}: {pending_text(p)}" for p in st.pending),
             *(
-                f"{name.get(h.who, h.who)}: {h.wounds} {h.hazard} wound(s), ablate or suffer"
+                f"{name.get(h.who, h.who)}: {counted(h.wounds, f'{h.hazard} wound')}, "
+                "ablate or suffer"
                 for h in st.harms
             ),
         ]
@@ -268,19 +269,13 @@ class FacilityRules(RuleSystem):
         out = cond in (Condition.DEAD, Condition.INCAPACITATED)
         return Public("out" if out else cond.value, fallen=True)
 
+    def state_word(self, enc: Encounter, c: Combatant) -> str:
+        return status_word(sheet_of(c))
+
     def summary(self, enc: Encounter, c: Combatant) -> dict[str, Any]:
         s = sheet_of(c)
-        cond = condition(s)
-        if cond is Condition.IMPAIRED:
-            status = f"Impaired {impaired_count(s)}"
-        elif cond in OUT_OF_FIGHT:  # a word for who is out, and why: never a colour alone
-            status = "out" if cond is Condition.OUT else f"out: {cond.value}"
-        elif cond is Condition.DEAD:
-            status = "dead"
-        else:
-            status = cond.value.capitalize() if cond is not Condition.OK else "ok"
         return {
-            "Status": status,
+            "Status": status_word(s),
             "Marks": marks_text(enc, c),
             "Wounds": wounds_short(s),
             "Impaired": impaired_count(s) if not simple(s) else 0,
@@ -329,16 +324,20 @@ class FacilityRules(RuleSystem):
             tone = Tone.BAD if w in s.empty else Tone.PLAIN
             out.append(Detail("Weapon", f"{wpn.name if wpn else w} {dmg}{empty}", tone))
         if s.parts or s.job == "Maintenance Technician":
-            out.append(Detail("Spare Parts", f"{s.parts} slots, Clearance L{s.clearance}"))
+            out.append(
+                Detail("Spare Parts", f"{counted(s.parts, 'slot')}, Clearance L{s.clearance}")
+            )
         if s.items:
-            room = f" ({s.pockets} pockets, {s.slots} slots)"
+            room = f" ({counted(s.pockets, 'pocket')}, {counted(s.slots, 'slot')})"
             out.append(Detail("Carries", ", ".join(s.items) + room))
         waiting = pending_of(enc, c.id)
         if waiting is not None:
             out.append(Detail("Pending", pending_text(waiting)))
         h = harm_of(enc, c.id)
         if h is not None:
-            out.append(Detail("Pending", f"{h.wounds} {h.hazard} wounds: ablate or suffer"))
+            out.append(
+                Detail("Pending", f"{counted(h.wounds, h.hazard + ' wound')}: ablate or suffer")
+            )
         return out
 
     def panes(self, enc: Encounter, c: Combatant) -> list[Pane]:
@@ -361,6 +360,19 @@ class FacilityRules(RuleSystem):
         if rest:
             out.append(Pane("Sheet", tuple(rest)))
         return out
+
+
+def status_word(s: FacilitySheet) -> str:
+    """The list's Status cell (F4, F10): ok, Impaired N, Standing, or a word for who is out,
+    and why (never a colour alone)."""
+    cond = condition(s)
+    if cond is Condition.IMPAIRED:
+        return f"Impaired {impaired_count(s)}"
+    if cond in OUT_OF_FIGHT:
+        return "out" if cond is Condition.OUT else f"out: {cond.value}"
+    if cond is Condition.DEAD:
+        return "dead"
+    return cond.value.capitalize() if cond is not Condition.OK else "ok"
 
 
 def _status_text(s: FacilitySheet) -> tuple[str, Tone]:
@@ -461,7 +473,8 @@ def _choice_rows(enc: Encounter, c: Combatant) -> list[Row]:
         rows.append(
             Detail(
                 "Harm",
-                f"{h.wounds} {h.hazard} wound(s): ablate {c.id} ({pieces}) or suffer {c.id}",
+                f"{counted(h.wounds, f'{h.hazard} wound')}: ablate {c.id} ({pieces}) "
+                f"or suffer {c.id}",
                 Tone.WARN,
             )
         )

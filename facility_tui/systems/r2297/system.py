@@ -327,6 +327,11 @@ class Rules2297(RuleSystem):
             return Public(PUBLIC_OUT.get(state, state), tuple(s.conditions()), fallen=True)
         return Public(s.level.word if s.level.rank else "unhurt", tuple(s.conditions()))
 
+    def state_word(self, enc: Encounter, c: Combatant) -> str:
+        """Why it is out as its Actions cell says it (A8, A9), else its injury level (A7)."""
+        s = sheet_of(c)
+        return out_word(status(s)) or (s.level.word if s.level.rank else "unhurt")
+
     def summary(self, enc: Encounter, c: Combatant) -> dict[str, Any]:
         s = sheet_of(c)
         init = shown_initiative(enc, c)
@@ -345,7 +350,7 @@ class Rules2297(RuleSystem):
             "Damage": f"{meter(s.total, s.hlt)} {dmg}",
             "Fatigue": f"{meter(s.fatigue, s.sta)} {s.fatigue}/{s.sta}",
             "Band": f"{band(init).name} {init}",
-            "Effects": clipped(", ".join(shown_effects) or "-", EFFECTS_WIDTH),
+            "Effects": ", ".join(shown_effects) or "-",  # (whole: the list cuts it to its room)
             "Ma/Mo/Mi R": eco.compact,
             "Dmg": dmg,
             "initiative": init,
@@ -444,34 +449,36 @@ class Rules2297(RuleSystem):
         """C2/A7/A9: what the acting combatant's turn started with, in words: the bleeding
         applied, a death countdown, Disadvantage ending this turn, a Grit check due, rest due
         (its action limits are on its Actions pane and in the list). The dying are named at every
-        turn: they cannot act, so their own turns pass by themselves."""
+        turn: they cannot act, so their own turns pass by themselves. Each reminder starts with
+        the name of whose it is (the acting one's or another's: they sit under one title)."""
         cid = enc.current
         if cid is None or not enc.has(cid):
             return []
         c = enc.get(cid)
         s = sheet_of(c)
         out = [
-            Detail("Bleeding", f"{text} at the start of this turn", Tone.BAD)
+            Detail("Bleeding", f"{c.name} {text} at the start of this turn", Tone.BAD)
             for text in _bled(enc, c)
         ]
         for other in enc.combatants:
             countdown = death_countdown(sheet_of(other))
             if countdown is not None and not sheet_of(other).dead:
                 left = f"{countdown.rounds} round{'s' if countdown.rounds != 1 else ''}"
-                who = "" if other.id == cid else f"{other.name} "
-                out.append(Detail("Dying", f"{who}dies in {left} unless stabilized", Tone.BAD))
+                out.append(
+                    Detail("Dying", f"{other.name} dies in {left} unless stabilized", Tone.BAD)
+                )
         for e in s.effects:
             if e.kind is EKind.DISADV and active_on(e, s.turns) and _ends_this_turn(e, s.turns):
-                out.append(Detail("Disadvantage", "ends at the end of this turn", Tone.WARN))
+                out.append(
+                    Detail("Disadvantage", f"{c.name}'s ends at the end of this turn", Tone.WARN)
+                )
         for p in s.pending_patches:
             if p.due_round <= enc.round:
-                out.append(
-                    Detail(
-                        "Grit check", f"due: grit {c.id} TOTAL patch={p.id} (TN {p.tn})", Tone.WARN
-                    )
-                )
+                due = f"{c.name}'s is due: grit {c.id} TOTAL patch={p.id} (TN {p.tn})"
+                out.append(Detail("Grit check", due, Tone.WARN))
         if s.recover_due:
-            out.append(Detail("Rest", f"fatigue −{s.recover_due} due: recover {c.id}", Tone.WARN))
+            due = f"{c.name}'s fatigue −{s.recover_due} due: recover {c.id}"
+            out.append(Detail("Rest", due, Tone.WARN))
         return out
 
 
@@ -479,7 +486,6 @@ class Rules2297(RuleSystem):
 # colour alone, as narrow as the cell's other values (the list keeps it at 80 columns).
 OUT_WORDS = {"dead": "dead", "dying": "dying", "unconscious": "uncons."}
 METER = 6  # cells of the list's Damage and Fatigue bars
-EFFECTS_WIDTH = 100  # (the list cuts the Effects cell to the room it has)
 
 
 def meter(value: int, top: int) -> str:
@@ -488,8 +494,9 @@ def meter(value: int, top: int) -> str:
     return "█" * max(0, filled) + "░" * (METER - max(0, filled))
 
 
-def clipped(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
+def out_word(state: str) -> str:
+    """The list's word for one who is out (``status``), or ``""``."""
+    return OUT_WORDS.get(state, "")
 
 
 def actions_cell(enc: Encounter, c: Combatant, eco: Economy, state: str) -> str:
@@ -498,8 +505,8 @@ def actions_cell(enc: Encounter, c: Combatant, eco: Economy, state: str) -> str:
     this round; then ``R`` if its Reaction is there, ``-`` if not. Before its turn: what the
     turn will grant as things stand. One who is out says why instead: dying, dead, uncons."""
     r = "R" if eco.reaction else "-"
-    if state in OUT_WORDS:
-        return OUT_WORDS[state]
+    if out := out_word(state):
+        return out
     acting = enc.current == c.id
     if not acting and enc.phase is Phase.ACTIVE:
         if c.id not in enc.order:

@@ -49,6 +49,7 @@ from facility_tui.systems.facility.state import (
     set_pending,
     sheet_of,
 )
+from facility_tui.text import counted
 
 
 def _weapon_of(call: Call, c: Combatant, text: str | None) -> str:
@@ -247,7 +248,7 @@ def _partial(call: Call, c: Combatant, p: Pending) -> None:
         n = call.number(back, "damage suffered", minimum=1)
         hazard = save_key(call.option("backvs") or "weapons")
         h = PendingHarm(c.id, n, hazard, "", suggest_stat(hazard)[0])
-        call.log(f"Partial: {c.name} suffers {n} {hazard} wound(s) with no save")
+        call.log(f"Partial: {c.name} suffers {counted(n, hazard + ' wound')} with no save")
         cover = covering(sheet_of(call.enc.get(c.id)), hazard)
         if cover:
             call.enc = set_harm(call.enc, h)

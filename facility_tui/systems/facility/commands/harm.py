@@ -35,6 +35,7 @@ from facility_tui.systems.facility.core import (
     tag_key,
 )
 from facility_tui.systems.facility.state import PendingHarm, clear_harm, harm_of, set_harm, sheet_of
+from facility_tui.text import counted
 
 
 @frozen
@@ -136,7 +137,7 @@ def harm(call: Call) -> Encounter:
     save_text = h.save
     if save_text in _NO_SAVE:
         ok = False
-        call.log(f"{c.name} gets no save against {count} {hazard} wounds")
+        call.log(f"{c.name} gets no save against {counted(count, hazard + ' wound')}")
     elif save_text in _FAILED:
         ok = False
         call.log(f"{c.name} fails the {hazard} save (GM)", Kind.OVERRIDE)

@@ -37,6 +37,7 @@ from facility_tui.systems.facility.core import (
 )
 from facility_tui.systems.facility.info import INFO
 from facility_tui.systems.facility.state import acting_now, harm_of, members, sheet_of, state_of
+from facility_tui.text import counted
 
 Runner = Callable[[Call], Encounter]
 
@@ -274,11 +275,16 @@ def inflict(
             )
     if landing.lost and simple(s):
         call.log(
-            f"{landing.lost} wound(s) beyond {c.name}'s track capacity {s.track}: not kept",
+            f"{counted(landing.lost, 'wound')} beyond {c.name}'s track capacity {s.track}: "
+            "not kept",
             Kind.EFFECT,
         )
     elif landing.lost:
-        call.log(f"{landing.lost} wound(s) have nowhere left to go", Kind.EFFECT)
+        call.log(
+            f"{counted(landing.lost, 'wound')} "
+            f"{'has' if landing.lost == 1 else 'have'} nowhere left to go",
+            Kind.EFFECT,
+        )
     put_sheet(call, c, new)
 
 

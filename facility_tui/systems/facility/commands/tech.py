@@ -33,6 +33,7 @@ from facility_tui.systems.facility.state import (
     set_pending,
     sheet_of,
 )
+from facility_tui.text import counted
 
 
 @rule(
@@ -51,7 +52,7 @@ def tech(call: Call) -> Encounter:
         raise CommandError(f"{c.name} is not a Maintenance Technician (sheet {c.id} job=tech)")
     if x > s.parts:
         raise CommandError(
-            f"{c.name} has {s.parts} slot(s) of Spare Parts: roll at most {s.parts}d6"
+            f"{c.name} has {counted(s.parts, 'slot')} of Spare Parts: roll at most {s.parts}d6"
         )
     if technique == "blast" and not targets:
         raise CommandError("Blast needs targets: tech WHO blast X TARGET [TARGET ...]")
@@ -67,7 +68,8 @@ def tech(call: Call) -> Encounter:
     spent = parts_spent(technique, faces(roll), s.clearance)
     s = evolve(s, parts=s.parts - spent)
     call.enc = call.enc.update(c.id, sheet=s)
-    call.log(f"[sum] = {total}; {spent} slot(s) of Spare Parts spent, {s.parts} left", Kind.EFFECT)
+    spent_text = f"{counted(spent, 'slot')} of Spare Parts spent, {s.parts} left"
+    call.log(f"[sum] = {total}; {spent_text}", Kind.EFFECT)
     if technique == "workorder":
         _work_order(call, c, total)
     elif technique == "dismantle":
@@ -76,7 +78,10 @@ def tech(call: Call) -> Encounter:
     elif technique == "tap":
         call.log(f"Tap: the new access point controls the conduit's flow for {total}")
     elif technique == "reroute":
-        call.log(f"Reroute: the conduit extends across {x} room(s), {x} hour(s) of work")
+        call.log(
+            f"Reroute: the conduit extends across {counted(x, 'room')}, "
+            f"{counted(x, 'hour')} of work"
+        )
     elif technique == "barricade":
         from facility_tui.call import unique_id
 

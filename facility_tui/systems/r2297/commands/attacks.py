@@ -32,6 +32,7 @@ from facility_tui.systems.r2297.rules import (
 )
 from facility_tui.systems.r2297.sheet import Sheet2297, Weapon
 from facility_tui.systems.r2297.weapons import ammo_needed, find_weapon
+from facility_tui.text import counted
 
 _FLAGS = ("aimed", "smash", "flurry", "evade", "undefended", "melee", "free")
 
@@ -137,7 +138,7 @@ def read_attack(call: Call) -> AttackPlan:
     need = ammo_needed(mode, targets) if weapon and weapon.capacity and "melee" not in flags else 0
     if weapon and need and weapon.ammo < need:
         raise CommandError(
-            f"{weapon.name} has {weapon.ammo} rounds, {mode} needs {need}: reload {c.id}"
+            f"{weapon.name} has {counted(weapon.ammo, 'round')}, {mode} needs {need}: reload {c.id}"
         )
     bonus = mode_d6 + extra + ("aimed" in flags) + ("smash" in flags) - ("flurry" in flags)
     net = max(-10, min(10, adv + mode_adv))
@@ -234,7 +235,10 @@ def attack(call: Call) -> Encounter:
         used = evolve(weapon, ammo=weapon.ammo - plan.ammo)
         ctx.put(c.id, weapons=tuple(used if w is weapon else w for w in s.weapons))
         per = f", 10 per target × {targets}" if mode == "AF" and targets > 1 else ""
-        ctx.log(f"{c.name}: {weapon.name} {mode} uses {plan.ammo} rounds{per} ({used.ammo} left)")
+        ctx.log(
+            f"{c.name}: {weapon.name} {mode} uses {counted(plan.ammo, 'round')}{per} "
+            f"({used.ammo} left)"
+        )
     if plan.mode_adv > 0:
         ctx.log(
             f"{c.name}: {mode} takes Advantage (net {adv} → {adv + plan.mode_adv}) instead of dice"
@@ -321,7 +325,7 @@ def reload(call: Call) -> Encounter:
     call.enc = call.enc.update_sheet(
         c.id, weapons=tuple(full if w is weapon else w for w in s.weapons)
     )
-    call.log(f"{c.name} reloads {weapon.name} ({weapon.capacity} rounds)")
+    call.log(f"{c.name} reloads {weapon.name} ({counted(weapon.capacity, 'round')})")
     return call.enc
 
 

@@ -42,7 +42,7 @@ def turn_actor(call: Call) -> tuple[Combatant, list[str]]:
     call.need_phase(Phase.ACTIVE)
     current = call.enc.current
     if current is None or not call.enc.has(current):
-        raise CommandError("no one's turn is running; press s to start combat")
+        raise CommandError("no one's turn is running; start combat first (start)")
     args = list(call.args)
     if args and args[0].lower() not in (*KINDS, "stop"):
         try:
