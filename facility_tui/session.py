@@ -80,6 +80,11 @@ class Session:
         return [s for s, _ in self._undo]
 
     @property
+    def undo_states(self) -> list[tuple[Step, Encounter]]:
+        """Each step with the state it was made from, the oldest first."""
+        return list(self._undo)
+
+    @property
     def redo_steps(self) -> list[Step]:
         """Steps that redo would apply, the next one last."""
         return list(self._redo)

@@ -1216,9 +1216,34 @@ def _rebuilt(log: tuple[LogEntry, ...], history: Any) -> Session | None:
             base_log = log[:n]
         _check_encounter(history.get("base"), "history.base")
         base = encounter_from(history["base"], log=base_log)
-        return _replay(base, undo, redo)
+        return _in_saved_words(_replay(base, undo, redo), log)
     except Exception:  # a history that does not replay is dropped, whatever the reason
         return None
+
+
+def _in_saved_words(session: Session, log: tuple[LogEntry, ...]) -> Session:
+    """The replayed history with the saved log's words, where only the words differ.
+
+    A later version may word a log line differently ('1 rounds' became '1 round'); the replay
+    then writes the new words while the save holds the old. Same length, rounds and kinds: the
+    saved lines are taken, in the last state and in each earlier one whose log leads to it
+    (its last line the very entry the last state has there), so undo shows the log as it was
+    written and an old save keeps its history. Anything more is a real difference, left for
+    the caller's comparison to refuse."""
+    from attrs import evolve
+
+    last = session.encounter.log
+    if last == log or len(last) != len(log):
+        return session
+    if any(a.round != b.round or a.kind != b.kind for a, b in zip(last, log, strict=True)):
+        return session
+    undo = []
+    for step, state in session.undo_states:
+        n = len(state.log)
+        if n and n <= len(last) and state.log[n - 1] is last[n - 1]:
+            state = evolve(state, log=log[:n])
+        undo.append((step, state))
+    return Session(evolve(session.encounter, log=log), undo, session.redo_steps, session.limit)
 
 
 def _with_history(enc: Encounter, history: Any) -> Session:

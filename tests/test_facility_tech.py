@@ -150,4 +150,7 @@ def test_F12_a_save_from_before_numbered_barricades_loads_and_replays_as_typed(
     assert not s.can_undo()
     for _ in range(7):
         run(s, "redo")
-    assert s.encounter == now
+    # Redone steps log in today's words ('1 slot', where the fixture says 'slot(s)'): the
+    # fight and the log's lines are the same, the words of the redone lines may differ.
+    assert evolve(s.encounter, log=()) == evolve(now, log=())
+    assert [(e.round, e.kind) for e in s.encounter.log] == [(e.round, e.kind) for e in now.log]

@@ -129,3 +129,42 @@ def test_the_base_log_stays_in_front_when_no_new_replaces_it() -> None:
     loaded = store.loads(store.dumps(s))
     assert loaded.encounter.log[:3] == base.log
     assert_same(loaded, s)
+
+
+def test_a_log_line_reworded_by_a_later_version_keeps_the_history(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A save written before a log line's words changed ('uses 1 rounds' became 'uses 1
+    round') replays to other words: the history is kept, in the words the save holds."""
+    s = play(base_encounter("2297", 2, 3), ["add Alpha init=4", "roll 1d6", "add Beta"], undos=1)
+    saved = store.dumps(s)
+    plain = Encounter.logged
+
+    def reworded(self: Encounter, text: str, kind: Kind = Kind.INFO) -> Encounter:
+        return plain(self, text.replace("Added", "Joined"), kind)
+
+    monkeypatch.setattr(Encounter, "logged", reworded)
+    loaded = store.loads(saved)
+    assert loaded.encounter == s.encounter  # the saved words, no note of a lost history
+    assert loaded.undo_steps == s.undo_steps and loaded.redo_steps == s.redo_steps
+    while s.can_undo():  # every state undo reaches is in the saved words too
+        s.undo()
+        loaded.undo()
+        assert loaded.encounter == s.encounter
+    assert not loaded.can_undo()
+    loaded.redo()  # redone now, the line is logged in this version's words
+    assert loaded.encounter.log[-1].text == "Joined Alpha (enemies)"
+
+
+def test_a_log_that_differs_in_more_than_words_still_drops_the_history(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Only the words may differ: a replay that logs another kind of line is a history that
+    no longer leads to the saved fight, dropped with its note (the fight itself is kept)."""
+    s = play(base_encounter("2297", 0, 3), ["add Alpha init=4", "roll 1d6"], undos=0)
+    saved = store.dumps(s)
+    plain = Encounter.logged
+
+    def rekinded(self: Encounter, text: str, kind: Kind = Kind.INFO) -> Encounter:
+        return plain(self, text, Kind.OVERRIDE if text.startswith("Added") else kind)
+
+    monkeypatch.setattr(Encounter, "logged", rekinded)
+    loaded = store.loads(saved)
+    assert any("could not be rebuilt" in e.text for e in loaded.encounter.log)
+    assert not loaded.can_undo()
