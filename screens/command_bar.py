@@ -94,6 +94,8 @@ class CommandBar(OrderedInput):
 
     def _fit_height(self) -> None:
         """The bar grows (or shrinks) by the preview's lines below the typed one."""
+        if not self.is_attached:
+            return
         below = len(self._said(self.scrollable_content_region.width)[2])
         if below != self._below:
             self._below = below

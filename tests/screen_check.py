@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import re
 
+from facility_tui.screens.initiative import InitiativeList
 from rich.cells import cell_len
 from textual.app import App
 from textual.drivers.headless_driver import HeadlessDriver
 from textual.geometry import Region
+from textual.widgets import Input
+from textual.widgets._toast import Toast
 
 # C0 (tab and newline too), DEL and C1: none may reach the terminal inside a line.
 CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
@@ -142,15 +145,24 @@ def record(app: App[object]) -> Terminal:
 def toasts_cut(app: App[object]) -> list[str]:
     """The toasts on the top screen whose message the screen does not show whole (read off the
     composed screen, in the toast's region)."""
-    from textual.widgets._toast import Toast
-
     rows = screen_lines(app)
     cut: list[str] = []
     for toast in app.screen.query(Toast):
         x, y, width, height = toast.region
-        shown = " ".join(row[x : x + width] for row in rows[y : y + height])
-        shown = " ".join(shown.replace("▌", " ").split())
-        message = " ".join(toast._notification.message.split())
+        # (white space aside: a word longer than the toast, a path, is folded across rows)
+        shown = "".join(row[x : x + width] for row in rows[y : y + height])
+        shown = "".join(shown.replace("▌", " ").split())
+        message = "".join(toast._notification.message.split())
         if message not in shown:
             cut.append(f"{message!r} shows as {shown!r}")
     return cut
+
+
+def toasts_over_fields(app: App[object]) -> list[str]:
+    """The toasts on the top screen that cover a field (a line the GM types in) or the list."""
+    covered: list[str] = []
+    for toast in app.screen.query(Toast):
+        for field in [*app.screen.query(Input), *app.screen.query(InitiativeList)]:
+            if field.display and toast.region.overlaps(field.region):
+                covered.append(f"{toast._notification.message!r} over {field}")
+    return covered

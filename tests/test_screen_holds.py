@@ -24,7 +24,15 @@ from textual.strip import Strip
 from facility_tui import dispatch
 from facility_tui.app import FacilityApp
 from facility_tui.systems import rules_for
-from tests.screen_check import CONTROL, Terminal, record, screen_lines, strip_faults
+from tests.screen_check import (
+    CONTROL,
+    Terminal,
+    record,
+    screen_lines,
+    strip_faults,
+    toasts_cut,
+    toasts_over_fields,
+)
 
 SIZES = [(80, 24), (120, 40), (200, 50)]
 CONSOLE = Console(width=80)
@@ -50,7 +58,8 @@ def test_fit_gives_exactly_the_width_and_drops_line_ends(plain: str, width: int)
     line = fit(rendered, width)
     assert line.cell_length == width
     assert not any(seg.control or CONTROL.search(seg.text) for seg in line), list(line)
-    assert "\\x0a" not in line.text  # a line end is dropped, not shown
+    if "\n" not in plain:  # (one inside the text is shown escaped, as any control character)
+        assert "\\x0a" not in line.text  # Rich's line end is dropped, not shown
 
 
 def test_a_line_without_controls_is_kept_as_it_is() -> None:
@@ -82,6 +91,8 @@ class Screen:
         assert not faults, (step, faults[:4])
         shown = screen_lines(self.app)
         assert self.terminal.rows() == shown, (step, self.terminal.rows(), shown)
+        assert not toasts_cut(self.app), (step, toasts_cut(self.app))
+        assert not toasts_over_fields(self.app), (step, toasts_over_fields(self.app))
 
     async def keys(self, step: str, *keys: str) -> None:
         await self.pilot.press(*keys)
@@ -193,3 +204,34 @@ async def test_the_attack_preview_wraps_rather_than_being_cut(
         assert s.bar.preview.startswith("attack WHO TARGET [TARGET ...]")
         assert f"attack {s.bar.preview}" in shown_in(app, s.bar)
         assert s.bar.region.height > 1
+
+
+async def test_each_error_of_a_config_file_is_shown_whole(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text('[keys]\njump = "space"\nnext = "d"\n', encoding="utf-8")
+    app = FacilityApp(save_dir=tmp_path / "saves", seed=1, config=path)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await pilot.pause()
+        said = [n.message for n in app._notifications if str(path) in n.message]
+        assert len(said) == 2 and "[keys] jump" in said[0] and "[keys] next" in said[1]
+        assert not toasts_cut(app)
+        assert not toasts_over_fields(app)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_a_refusal_in_a_dialog_is_read_whole_and_leaves_its_fields_clear(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    app = FacilityApp(save_dir=tmp_path, seed=1, demo="2297")
+    async with app.run_test(size=size, notifications=True) as pilot:
+        await pilot.press("a", *"Thug", "tab", "tab", *"99999", "enter")
+        await pilot.pause()
+        assert [n.message for n in app._notifications] == [
+            "Thug initiative must be at most 9999, got 99999"
+        ]
+        assert not toasts_cut(app) and not toasts_over_fields(app)
+        await pilot.press("escape", "colon", *"tabledice all", "enter", "colon", *"roll 1d10")
+        await pilot.press("enter", "3", "space", "4", "enter")  # two faces for one die
+        await pilot.pause()
+        assert any(n.message.endswith("not 2") for n in app._notifications)
+        assert not toasts_cut(app) and not toasts_over_fields(app)
