@@ -14,7 +14,7 @@ from textual.strip import Strip
 from textual.widgets import Input
 from textual.widgets.input import Selection
 
-from .lines import clean, fit, text_lines
+from .lines import fit, text_lines
 from .ordered_input import OrderedInput
 
 HISTORY = 100
@@ -111,10 +111,10 @@ class CommandBar(OrderedInput):
                 line = below[y - 1] if y <= len(below) else Strip([])
                 return fit(line.apply_style(self.rich_style), width, self.rich_style)
             line = super().render_line(y)
-            return clean(self._with_preview(line) if self.preview else line)
+            return self._with_preview(line) if self.preview else line
         key = (self.scrollable_content_region.width, self.placeholder)
         if self._idle_line is None or self._idle_line[0] != key:
-            self._idle_line = (key, clean(super().render_line(0)))
+            self._idle_line = (key, super().render_line(0))
         return self._idle_line[1]
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:

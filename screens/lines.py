@@ -6,7 +6,8 @@ does whatever the terminal makes of it, and a line wider than its region runs in
 Rich's ``Console.render`` of a ``Text`` ends it with a newline segment (a command line's usage
 text broke the screen so), and any text may hold a control character (an old save's name, a
 usage string, a message). Every widget that builds its own lines makes them here: ``text_lines``
-for Rich text, ``fit`` for a line built otherwise.
+for Rich text, ``fit`` for a line built otherwise. ``Controls``, a line filter of the app, is the
+last guard for every line of every widget, Textual's own too (a field the GM pastes into).
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
+from textual.color import Color
+from textual.filter import LineFilter
 from textual.strip import Strip
 
 from facility_tui.text import CONTROL, printable
@@ -58,3 +61,16 @@ def text_lines(console: Console, text: Text, width: int) -> list[Strip]:
             line = line.crop(0, width)
         lines.append(line.simplify())
     return lines
+
+
+class Controls(LineFilter):
+    """A line with a control character (pasted into a field, from an old save) shows it escaped,
+    cut to the line's width. A line without one, nearly every line, is handed on as it is; a
+    line is filtered once (``Strip.apply_filter`` keeps what it made)."""
+
+    def apply(self, segments: list[Segment], background: Color) -> list[Segment]:
+        if not CONTROL.search("".join([segment.text for segment in segments])):
+            return segments
+        width = Segment.get_line_length(segments)
+        pad = segments[-1].style if segments else None
+        return list(clean(Strip(segments)).crop_extend(0, width, pad))

@@ -22,7 +22,7 @@ from textual.strip import Strip
 from textual.style import Style
 from textual.widget import Widget
 
-from .lines import clean, fit
+from .lines import fit
 
 FINISHED = 1024  # finished lines kept per pane
 
@@ -53,7 +53,7 @@ class OwnLines(Widget):
         raise NotImplementedError
 
     def render_line(self, y: int) -> Strip:
-        return clean(self.strips(range(y, y + 1))[0])
+        return self.strips(range(y, y + 1))[0]
 
     def styled(self, lines: Sequence[Strip], rows: range, width: int) -> list[Strip]:
         """``lines[i]`` for each ``i`` in ``rows``, in the pane's style and ``width`` wide (blank
@@ -112,8 +112,7 @@ class OwnLines(Widget):
         for line in self.strips(crop.line_range):
             kept = finished.get(id(line))
             if kept is None or kept[0] is not line:
-                # What the styles cache does to a content line of a pane styled as these are
-                # (with ``render_line``'s check that nothing in it drives the terminal).
+                # What the styles cache does to a content line of a pane styled as these are.
                 out = fit(line, content_width, pad_style)
                 if left or right:
                     segments = list(out)

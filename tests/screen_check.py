@@ -112,8 +112,8 @@ class Terminal:
             row, _, col = params.partition(";")
             self.y = min(self.height - 1, max(0, int(row or 1) - 1))
             self.x = min(self.width - 1, max(0, int(col or 1) - 1))
-        elif final in "ABCDEFGJKST" and final not in "JK":
-            self.faults.append(f"cursor sequence {csi.group()!r}, not modelled")
+        elif final not in "mhl":  # (colours, and modes: the cursor shown, a synchronised frame)
+            self.faults.append(f"sequence {csi.group()!r} in a frame (a frame moves and writes)")
         return csi.end()
 
 

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from rich.console import Console
 from rich.segment import Segment
 from rich.text import Text
+from textual import events
 from textual.pilot import Pilot
 from textual.strip import Strip
 
@@ -112,6 +113,16 @@ class Screen:
         await self.line(text)
         await self.keys(f"ran {text!r}", "enter")
 
+    async def paste(self, step: str, *opener: str) -> None:
+        """Open a field (``opener``) and paste text with control characters into it: an
+        escape sequence, a tab, a bell (keys cannot type them; a paste can)."""
+        await self.pilot.press(*opener)
+        focused = self.app.screen.focused
+        assert focused is not None
+        focused.post_message(events.Paste("a\x1b[2J\tb\x07c\x9b1m"))
+        await self.check(step)
+        await self.keys(f"{step}: closed", "escape")
+
     async def every_usage(self, system: str, who: str) -> None:
         """Each verb typed and a space: its usage (or what it would do), then with a name."""
         for verb in verbs(system):
@@ -151,6 +162,9 @@ async def test_the_2297_fight_holds(tmp_path: Path, size: tuple[int, int]) -> No
         await s.keys("the log back", "l")
         await s.keys("help", "question_mark")
         await s.keys("help closed", "escape")
+        await s.paste("a paste on the command line", "colon")
+        await s.paste("a paste in the add dialog", "a")
+        await s.paste("a paste in the palette", "ctrl+p")
         assert s.steps > 2 * len(verbs("2297"))
 
 
