@@ -39,8 +39,8 @@ def strip_faults(app: App[object]) -> list[str]:
                 if segment.control or CONTROL.search(segment.text):
                     faults.append(f"{name} line {y}: control character in {segment.text!r}")
     for y, strip in enumerate(compositor.render_strips()):
-        if strip.cell_length != screen.size.width:
-            faults.append(f"screen line {y}: {strip.cell_length} cells in {screen.size.width}")
+        if strip.cell_length != app.size.width:
+            faults.append(f"screen line {y}: {strip.cell_length} cells in {app.size.width}")
         for segment in strip:
             if segment.control or CONTROL.search(segment.text):
                 faults.append(f"screen line {y}: control character in {segment.text!r}")

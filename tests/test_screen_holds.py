@@ -249,3 +249,43 @@ async def test_a_refusal_in_a_dialog_is_read_whole_and_leaves_its_fields_clear(
         await pilot.pause()
         assert any(n.message.endswith("not 2") for n in app._notifications)
         assert not toasts_cut(app) and not toasts_over_fields(app)
+
+
+def old_save(folder: Path) -> Path:
+    """A save written before input refused control characters, with the longest names and
+    notes the bounds allow."""
+    from facility_tui import store
+    from tests.test_output_safety import hostile_save
+
+    path = folder / "old.toml"
+    s = hostile_save(path)
+    s.apply("add " + "W" * 40 + " side=pc init=7")  # a name with no room to break
+    s.apply("note " + "w" * 40 + " " + "long, " * 49)
+    s.apply("start")
+    store.save(s, path)
+    return path
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_an_old_save_with_control_characters_holds_in_the_tracker_and_the_player_view(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    from facility_tui.app import WatchApp
+    from facility_tui.workspace import Workspace
+
+    path = old_save(tmp_path)
+    app = FacilityApp(save_dir=tmp_path, seed=1, open_file=path)
+    async with app.run_test(size=size, notifications=True) as pilot:
+        s = Screen(app, pilot, record(app))
+        await s.check("opened")
+        for key in ("j", "j", "l", "l", "n", "i", "i"):
+            await s.keys(key, key)
+    ws = Workspace(path.parent, role="facility-tui watch")
+    ws.open_read_only(path)
+    watch = WatchApp(ws, clock=lambda: "12:00:00")
+    async with watch.run_test(size=size) as pilot:
+        terminal = record(watch)
+        await pilot.pause()
+        assert not strip_faults(watch) + terminal.faults
+        assert terminal.rows() == screen_lines(watch)
+        assert any("Evil\\x1b[31m" in row for row in screen_lines(watch))  # shown escaped
