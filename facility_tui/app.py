@@ -9,9 +9,11 @@ from typing import ClassVar
 
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.filter import LineFilter
 from textual.notifications import SeverityLevel
 
 from facility_tui.paths import default_saves
+from facility_tui.screens.lines import Controls
 from facility_tui.screens.main import MainScreen
 from facility_tui.screens.palette import FacilityCommands, Palette
 from facility_tui.text import printable
@@ -24,6 +26,9 @@ def _stylesheet() -> Path:
     import facility_tui.styles
 
     return Path(facility_tui.styles.__file__).with_name("app.tcss")
+
+
+CONTROLS = Controls()  # no control character reaches the terminal, whatever a widget draws
 
 
 class FacilityApp(App[None]):
@@ -123,6 +128,9 @@ class FacilityApp(App[None]):
             markup=False,
         )
 
+    def get_line_filters(self) -> list[LineFilter]:
+        return [*super().get_line_filters(), CONTROLS]
+
     def clear_toasts(self) -> None:
         """Take the toasts down (none shown: nothing to do, off the key path).
 
@@ -165,6 +173,9 @@ class WatchApp(App[None]):
         super().__init__()
         self.workspace = workspace
         self.clock = clock or (lambda: time.strftime("%H:%M:%S"))
+
+    def get_line_filters(self) -> list[LineFilter]:
+        return [*super().get_line_filters(), CONTROLS]
 
     def on_mount(self) -> None:
         from facility_tui.screens.player_view import PlayerView

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import events
 from textual.binding import Binding
@@ -13,10 +14,13 @@ from textual.strip import Strip
 from textual.widgets import Input
 from textual.widgets.input import Selection
 
+from .lines import fit, text_lines
 from .ordered_input import OrderedInput
 
 HISTORY = 100
 GAP = 3  # cells between the typed line and its preview
+MIN_BESIDE = 8  # cells the preview needs after the typed line to start there, not below it
+PREVIEW_LINES = 3  # lines the preview may take below the typed line
 
 
 class CommandBar(OrderedInput):
@@ -57,6 +61,8 @@ class CommandBar(OrderedInput):
         self._say = preview  # what the typed line would do (the core's, never raising)
         self.preview = ""  # shown after the line, dimmed, as the GM types
         self._idle_line: tuple[tuple[int, str], Strip] | None = None
+        self._preview_lines: tuple[object, tuple[int, Strip | None, list[Strip]]] | None = None
+        self._below = 0  # the preview's lines below the typed one, as last laid out
         # A steady cursor: a blink redraws the screen twice a second, and a key pressed just
         # after one waits for the next frame slot (up to 1/60 s) to show what it did.
         self.set_reactive(Input.cursor_blink, False)
@@ -84,30 +90,69 @@ class CommandBar(OrderedInput):
             except Exception:  # a preview is a courtesy: a bug in one shows nothing
                 said = []
         self.preview = " │ ".join(said)
+        self._fit_height()
+
+    def _fit_height(self) -> None:
+        """The bar grows (or shrinks) by the preview's lines below the typed one."""
+        if not self.is_attached:
+            return
+        below = len(self._said(self.scrollable_content_region.width)[2])
+        if below != self._below:
+            self._below = below
+            self.refresh(layout=True)
 
     def render_line(self, y: int) -> Strip:
         # The idle line (no focus, nothing typed: the placeholder) is drawn once; Input would
         # lay it out again every time the bar is repainted, as it is at every confirm.
         if y or self.value or self.has_focus:
+            if y:  # the preview's lines below the typed one (Input draws one line)
+                width = self.scrollable_content_region.width
+                below = self._said(width)[2]
+                line = below[y - 1] if y <= len(below) else Strip([])
+                return fit(line.apply_style(self.rich_style), width, self.rich_style)
             line = super().render_line(y)
-            return self._with_preview(line) if not y and self.preview else line
+            return self._with_preview(line) if self.preview else line
         key = (self.scrollable_content_region.width, self.placeholder)
         if self._idle_line is None or self._idle_line[0] != key:
             self._idle_line = (key, super().render_line(0))
         return self._idle_line[1]
 
-    def _with_preview(self, line: Strip) -> Strip:
-        """The preview after the typed line and the cursor, cut to the room left (as text: a
-        name in it is never markup)."""
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return 1 + len(self._said(width)[2])
+
+    def _said(self, width: int) -> tuple[int, Strip | None, list[Strip]]:
+        """The preview laid out at ``width`` (as text: a name in it is never markup): the column
+        it starts at on the typed line, its part there (None: it all goes below), and its lines
+        below the typed one. It wraps there rather than being cut (at most ``PREVIEW_LINES``)."""
         end = self._value.cell_len + 1 - round(self.scroll_x) + GAP
-        room = self.scrollable_content_region.width - end
-        if room < 8:
+        style = self.get_component_rich_style("input--suggestion")
+        key = (self.preview, end, width, style)
+        if self._preview_lines is not None and self._preview_lines[0] == key:
+            return self._preview_lines[1]
+        said: tuple[int, Strip | None, list[Strip]] = (end, None, [])
+        if self.preview and width > 0:
+            console = self.app.console
+            first_word = self.preview.split(" ", 1)[0]  # (not folded in two)
+            beside = width - end >= max(MIN_BESIDE, cell_len(first_word))
+            text = Text(" " * end if beside else "", style=style, end="")
+            text.append(self.preview)
+            lines = text_lines(console, text, width)
+            if len(lines) > PREVIEW_LINES + beside:
+                lines = lines[: PREVIEW_LINES + beside]
+                more = Text(lines[-1].text.rstrip() + " …", style=style, no_wrap=True)
+                more.overflow = "ellipsis"
+                lines[-1] = text_lines(console, more, width)[0]  # (said: there is more)
+            said = (end, lines[0].crop(end), lines[1:]) if beside else (end, None, lines)
+        self._preview_lines = (key, said)
+        return said
+
+    def _with_preview(self, line: Strip) -> Strip:
+        """The preview's first line after the typed line and the cursor."""
+        end, first, _below = self._said(self.scrollable_content_region.width)
+        if first is None:
             return line
-        text = Text(self.preview, style=self.get_component_rich_style("input--suggestion"))
-        text.truncate(room, overflow="ellipsis")
-        said = Strip(self.app.console.render(text, self.app.console_options.update_width(room)))
-        said = said.crop(0, room).apply_style(self.rich_style)
-        return Strip.join([line.crop(0, end), said, line.crop(end + said.cell_length)])
+        first = first.apply_style(self.rich_style)
+        return Strip.join([line.crop(0, end), first, line.crop(end + first.cell_length)])
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
@@ -138,6 +183,7 @@ class CommandBar(OrderedInput):
         # a line that is losing focus. This leaves what they would.
         self.set_reactive(Input.value, "")
         self.preview = ""
+        self._fit_height()
         self.set_reactive(Input.selection, Selection.cursor(0))
         self.virtual_size = Size(self.content_width, 1)
         if self.scroll_x:

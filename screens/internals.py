@@ -9,6 +9,7 @@ upgrade of Textual shows at once what to measure again. Figures: ``docs/benchmar
 
 from __future__ import annotations
 
+from textual.app import App
 from textual.screen import Screen
 from textual.strip import Strip
 from textual.widget import Widget
@@ -40,6 +41,13 @@ INTERNALS: tuple[tuple[type, str, str, str], ...] = (
         "apply_filter",
         "own_lines.OwnLines",
         "a finished line filtered as the styles cache would",
+    ),
+    (
+        App,
+        "get_line_filters",
+        "app.FacilityApp, app.WatchApp (lines.Controls)",
+        "a line filter of the app is the last guard against a control character in any "
+        "widget's line (Textual calls its filters internal); a line is filtered once",
     ),
     (
         Widget,

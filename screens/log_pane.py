@@ -28,8 +28,8 @@ from textual.strip import Strip
 from facility_tui.model import Encounter, Kind, LogEntry
 from facility_tui.text import naming_any, printable
 
+from .lines import text_lines
 from .own_lines import OwnLines
-from .text_pane import text_strips
 
 KIND_STYLE = {
     Kind.INFO: "",
@@ -201,7 +201,7 @@ class LogPane(OwnLines, ScrollView):
         kept = self._cache.get(id(entry))
         if kept is not None and kept[0] is entry:
             return kept[1]
-        strips = text_strips(self.app.console, entry_text(entry), width) or [Strip.blank(width)]
+        strips = text_lines(self.app.console, entry_text(entry), width) or [Strip.blank(width)]
         self._cache[id(entry)] = (entry, strips)
         return strips
 

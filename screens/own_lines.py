@@ -22,6 +22,8 @@ from textual.strip import Strip
 from textual.style import Style
 from textual.widget import Widget
 
+from .lines import fit
+
 FINISHED = 1024  # finished lines kept per pane
 
 
@@ -111,7 +113,7 @@ class OwnLines(Widget):
             kept = finished.get(id(line))
             if kept is None or kept[0] is not line:
                 # What the styles cache does to a content line of a pane styled as these are.
-                out = line.adjust_cell_length(content_width, pad_style)
+                out = fit(line, content_width, pad_style)
                 if left or right:
                     segments = list(out)
                     if left:

@@ -9,26 +9,15 @@ its height changes.
 
 from __future__ import annotations
 
-from rich.console import Console
 from rich.text import Text
 from textual.geometry import Region, Size
 from textual.reactive import Reactive
 from textual.strip import Strip
 
+from .lines import text_lines
 from .own_lines import OwnLines
 
 MADE = 512  # lines kept rendered for reuse
-
-
-def text_strips(console: Console, text: Text, width: int) -> list[Strip]:
-    """Rich text as strips at this width: wrapped by Rich, or, when it fits on one line (most
-    lines do), made straight from its segments (Rich's wrapping costs ~0.3 ms a line)."""
-    if text.cell_len <= width and text.plain.isprintable():
-        strip = Strip(text.render(console), text.cell_len)  # (render leaves out the text's style)
-        base = console.get_style(text.style) if isinstance(text.style, str) else text.style
-        return [strip.apply_style(base).simplify() if base else strip.simplify()]
-    options = console.options.update_width(width).update(height=None)
-    return [Strip(line).simplify() for line in console.render_lines(text, options, pad=False)]
 
 
 class TextPane(OwnLines):
@@ -96,7 +85,7 @@ class TextPane(OwnLines):
         key = (line.plain, tuple(line.spans), line.style, line.overflow, line.no_wrap, width)
         made = self._made.get(key)
         if made is None:
-            made = self._made[key] = text_strips(self.app.console, line, width)
+            made = self._made[key] = text_lines(self.app.console, line, width)
         return made
 
     def render(self) -> Text:

@@ -691,14 +691,14 @@ async def test_collection_waits_for_quiet_moments_and_comes_back_on_exit(tmp_pat
     assert gc.isenabled()
 
 
-def test_text_strips_keep_the_text_style() -> None:
+def test_text_lines_keep_the_text_style() -> None:
     """A line that fits is made from its segments; its own style (not a span) stays on it."""
-    from facility_tui.screens.text_pane import text_strips
+    from facility_tui.screens.lines import text_lines
     from rich.console import Console
 
     console = Console()
     for text in (Text("No combatants yet", style="dim"), Text("wrapped " * 10, style="dim")):
-        strips = text_strips(console, text, 40)
+        strips = text_lines(console, text, 40)
         assert strips and all(
             seg.style is not None and seg.style.dim for strip in strips for seg in strip if seg.text
         )
