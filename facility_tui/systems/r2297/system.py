@@ -311,6 +311,16 @@ class Rules2297(RuleSystem):
     # (The band is in the detail pane and ``Band``: Init and Actions tell it here.)
     columns = ("Init", "Actions", "Injury", "Damage", "Fatigue", "Effects")
     show_initiative = False  # the Init column shows it
+    # Narrow, the list abbreviates whole columns, in this order (the words stay whole).
+    short_forms = {
+        "Init": ("In", {}),
+        "Injury": (
+            "Inj",
+            {"Light": "Lt", "Moderate": "Mod", "Serious": "Ser", "Critical": "Crit", "Lethal": "Leth"},
+        ),
+        "Actions": ("Act", {"minor": "min", "next": "nx"}),
+    }
+    cut_columns = ("Effects",)
 
     def public_state(self, enc: Encounter, c: Combatant) -> Public:
         """The injury level in a word (A7), or why it is out of the fight (A8, A9)."""
