@@ -34,8 +34,9 @@ from .own_lines import OwnLines, blank_line
 
 Cell = Text | str
 Row = tuple[str, list[Cell]]
-# A row's measures: its cells (as given), each cell's width, its abbreviated cells and theirs.
-Measure = tuple[list[Cell], tuple[int, ...], tuple[Cell, ...], tuple[int, ...]]
+# A row's measures: its cells (as given), each cell's width, its abbreviated cells and theirs,
+# its name as (mark, name).
+Measure = tuple[list[Cell], tuple[int, ...], tuple[Cell, ...], tuple[int, ...], tuple[str, str]]
 
 SELECTED = "▌"  # the selected row's mark, before its first column: a sign besides its colour
 
@@ -66,10 +67,15 @@ def _same(old: Sequence[Cell], new: Sequence[Cell]) -> bool:
     return True
 
 
-def _widest(titles: list[int], rows: list[tuple[int, ...]]) -> list[int]:
-    """Each column's widest cell, its title's width at least."""
-    columns = list(zip(*rows, strict=False))
-    return [max(t, max(columns[j])) if j < len(columns) else t for j, t in enumerate(titles)]
+def _count(counts: list[dict[int, int]], widths: tuple[int, ...], step: int) -> None:
+    """Count a row's cell widths in (``step`` 1) or out (-1) of each column's tally of widths
+    (how many cells are how wide: a column's widest is its largest key)."""
+    for tally, width in zip(counts, widths, strict=False):
+        n = tally.get(width, 0) + step
+        if n:
+            tally[width] = n
+        else:
+            del tally[width]
 
 
 @lru_cache(maxsize=16)
@@ -166,6 +172,9 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
         self._short: list[int] = []  # the same, abbreviated
         self._flex = -1  # the names' column
         self._names: tuple[tuple[str, str], ...] = ()  # each row's (mark, name)
+        # Each column's tally of cell widths (full, abbreviated): width -> how many cells.
+        self._counts: tuple[list[dict[int, int]], list[dict[int, int]]] = ([], [])
+        self._titles: tuple[list[int], list[int]] = ([], [])  # their widths, full and short
         self._shown_names: list[str] | None = None  # each row's name as shown, when shortened
         self._layout_now = Layout((), frozenset(), 2)
         self.abbreviated: tuple[int, ...] = ()  # the columns with short forms, in order of use
@@ -266,38 +275,76 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
             return
         self.rows[i] = (key, cells)
         self._strips.pop(key, None)
-        if self._remeasure():
+        if self._remeasure_row(i, key, cells):
             self._relayout()
             return
         self._refresh_row(i)
 
     def _measure(self, cells: list[Cell]) -> Measure:
         full = tuple(_length(c) for c in cells)
+        name = self._name_of(cells)
         if not self.abbreviated:
-            return cells, full, tuple(cells), full
-        short = list(cells)
+            return cells, full, tuple(cells), full, name
+        short, widths = list(cells), list(full)
         for j in self.abbreviated:
             if j < len(short):
                 short[j] = self.abbreviate(j, cells[j])
-        return cells, full, tuple(short), tuple(_length(c) for c in short)
+                widths[j] = _length(short[j])
+        return cells, full, tuple(short), tuple(widths), name
 
     def _remeasure(self) -> bool:
         """Each column's width from every row now (rows measured once per new cells), and the
         names; True when the layout changes."""
         measures = self._measures
-        rows: list[Measure] = []
         for key, cells in self.rows:
             m = measures.get(key)
             if m is None or m[0] is not cells:
-                m = measures[key] = self._measure(cells)
-            rows.append(m)
-        titles = [cell_len(c.title) for c in self.columns]
-        short_titles = [cell_len(c.short or c.title) for c in self.columns]
-        full = _widest(titles, [m[1] for m in rows])
-        short = _widest(short_titles, [m[3] for m in rows])
+                measures[key] = self._measure(cells)
+        rows = [measures[key] for key, _ in self.rows]
+        n = len(self.columns)
+        self._counts = ([{} for _ in range(n)], [{} for _ in range(n)])
+        self._titles = (
+            [cell_len(c.title) for c in self.columns],
+            [cell_len(c.short or c.title) for c in self.columns],
+        )
+        for m in rows:
+            _count(self._counts[0], m[1], 1)
+            _count(self._counts[1], m[3], 1)
+        full, short = self._widest()
         names = self._names
         if self._flex >= 0:
-            names = tuple(self._name_of(m[0]) for m in rows)
+            names = tuple(measures[key][4] for key, _ in self.rows)
+        return self._adopt(full, short, names)
+
+    def _widest(self) -> tuple[list[int], list[int]]:
+        """Each column's widest cell (its title's width at least), in full and abbreviated."""
+        full, short = self._counts
+        titles, short_titles = self._titles
+        return (
+            [max(t, max(n, default=0)) for t, n in zip(titles, full, strict=True)],
+            [max(t, max(n, default=0)) for t, n in zip(short_titles, short, strict=True)],
+        )
+
+    def _remeasure_row(self, i: int, key: str, cells: list[Cell]) -> bool:
+        """``_remeasure`` after row ``i`` alone changed: its widths against the columns' (all
+        rows again only when its cell was a column's widest and narrows)."""
+        old = self._measures.get(key)
+        new = self._measures[key] = self._measure(cells)
+        if old is None:
+            return self._remeasure()
+        full_counts, short_counts = self._counts
+        _count(full_counts, old[1], -1)
+        _count(full_counts, new[1], 1)
+        _count(short_counts, old[3], -1)
+        _count(short_counts, new[3], 1)
+        full, short = self._widest()
+        names = self._names
+        if self._flex >= 0 and i < len(names) and new[4] != names[i]:
+            names = (*names[:i], new[4], *names[i + 1 :])
+        return self._adopt(full, short, names)
+
+    def _adopt(self, full: list[int], short: list[int], names: tuple[tuple[str, str], ...]) -> bool:
+        """Take these column widths and names; True when the layout changes."""
         if (full, short, names) == (self._full, self._short, self._names):
             return False
         self._full, self._short, self._names = full, short, names

@@ -158,11 +158,8 @@ def name_forms(name: str) -> tuple[str, ...]:
         rest = name
     for cut in range(1, len(rest)):
         forms.append("…" + rest[cut:])
-    out: list[str] = []
-    for form in forms:  # each strictly shorter than the one before
-        if cell_len(form) < cell_len(out[-1] if out else name):
-            out.append(form)
-    return tuple(out)
+    shorter = {form: cell_len(form) for form in forms if cell_len(form) < cell_len(name)}
+    return tuple(sorted(shorter, key=lambda form: -shorter[form]))  # (stable: ties in order)
 
 
 def shorten_names(names: Sequence[tuple[str, str]], width: int) -> list[str] | None:
