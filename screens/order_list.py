@@ -70,6 +70,19 @@ def row_cells(rules: RuleSystem, enc: Encounter, c: Combatant, i: int, mark: str
     return cells
 
 
+def short_forms_help(rules: RuleSystem) -> list[str]:
+    """The help's lines on a narrow list: what gives way first, and each short form."""
+    lines = [
+        "Narrow, the list leaves out its last columns, then shortens names from the front "
+        "(Cont. Drone 1), then abbreviates whole columns, in this order:",
+        "  Sd Side",
+    ]
+    for title, (short, words) in rules.short_forms.items():
+        said = rules.short_help.get(title) or ", ".join(f"{s} {w}" for w, s in words.items())
+        lines.append(f"  {short} {title}" + (f": {said}" if said else ""))
+    return lines
+
+
 def turn_marks(enc: Encounter, listing: list[Combatant]) -> list[str]:
     """Each row's turn mark. A slot is a combatant's id, or a side (Facility) when no combatant
     has that id."""

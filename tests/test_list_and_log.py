@@ -48,7 +48,8 @@ def row_of(app: FacilityApp, name: str) -> list[str]:
             line = list_lines(app)[i + 1]
             shown = [p for p, width in zip(plain, table._widths, strict=False) if width]
             widths = [w for w in table._widths if w]  # (a cuttable last column shows its start)
-            assert all(p[: w - 1].strip() in line for p, w in zip(shown, widths)), (shown, line)
+            cut = [p[: w - 1].strip() for p, w in zip(shown, widths, strict=True)]
+            assert all(p in line for p in cut), (shown, line)
             return shown
     raise AssertionError(f"{name} not in the list: {list_lines(app)}")
 

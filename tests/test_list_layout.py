@@ -8,12 +8,6 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from hypothesis import given
-from hypothesis import strategies as st
-from rich.cells import cell_len
-
-from facility_tui.app import FacilityApp
-from facility_tui.cli import main
 from facility_tui.screens.initiative import SELECTED
 from facility_tui.screens.list_layout import (
     MIN_NAME,
@@ -29,6 +23,12 @@ from facility_tui.screens.list_layout import (
 )
 from facility_tui.screens.main import MainScreen
 from facility_tui.screens.order_list import ACTING, ESSENTIAL, NEXT
+from hypothesis import given
+from hypothesis import strategies as st
+from rich.cells import cell_len
+
+from facility_tui.app import FacilityApp
+from facility_tui.cli import main
 from facility_tui.systems import rules_for
 
 SIZES = ((80, 24), (120, 40), (200, 50))
@@ -279,3 +279,21 @@ async def test_state_words_whole_through_a_fight_taken_to_the_end(tmp_path: Path
                     assert screen.run_line(line), line
                     await settle(pilot)
                     state_words_whole(app)
+
+
+async def test_help_names_the_selection_mark_and_every_short_form(tmp_path: Path) -> None:
+    from facility_tui.screens.help import HelpScreen
+
+    for system, words in (
+        ("2297", ["Crit Critical", "Ser Serious", "In Init", "min minor", "Inj Injury"]),
+        ("facility", ["Imp Impaired", "P2! S1", "a atk", "Mk Marks", "Stat Status"]),
+    ):
+        app = FacilityApp(save_dir=tmp_path / system, seed=1, demo=system)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await pilot.press("question_mark")
+            await pilot.pause()
+            assert isinstance(app.screen, HelpScreen)
+            text = "\n".join(what for _, what in app.screen.keys)
+            assert f"{SELECTED} the selected row" in text and "Sd Side" in text
+            assert all(word in text for word in words), text

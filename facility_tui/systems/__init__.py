@@ -161,6 +161,8 @@ class RuleSystem:
     #: The list's short forms for a narrow screen, in the order the list turns to them:
     #: column -> (its short title, {word: short word}). The ``?`` help lists them.
     short_forms: dict[str, tuple[str, dict[str, str]]] = {}
+    #: What a short form is, for a column whose words are not replaced one by one (the help).
+    short_help: dict[str, str] = {}
     #: Extra columns of free text, shown cut to the room left rather than left out.
     cut_columns: tuple[str, ...] = ()
 

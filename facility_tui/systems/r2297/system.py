@@ -316,7 +316,13 @@ class Rules2297(RuleSystem):
         "Init": ("In", {}),
         "Injury": (
             "Inj",
-            {"Light": "Lt", "Moderate": "Mod", "Serious": "Ser", "Critical": "Crit", "Lethal": "Leth"},
+            {
+                "Light": "Lt",
+                "Moderate": "Mod",
+                "Serious": "Ser",
+                "Critical": "Crit",
+                "Lethal": "Leth",
+            },
         ),
         "Actions": ("Act", {"minor": "min", "next": "nx"}),
     }
