@@ -4,6 +4,8 @@
 update counter), which costs 40–150 ms a key press at 200 rows. This widget keeps one rendered
 ``Strip`` per row, keyed on what the row looks like (its cells, cursor, zebra stripe, focus, column
 widths), and ``set_rows`` diffs the new rows by key so that only changed lines are repainted.
+Column widths come from every row now (``list_layout.fit``), never from rows shown before: each
+column keeps a tally of its cells' widths, so a changed row is measured alone, not the other 199.
 
 Colours come from component classes (``initiative-list--header``, ``--cursor``,
 ``--cursor-blurred``, ``--even-row``); ``styles/app.tcss`` sets them. Focus changes only the cursor
