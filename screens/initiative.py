@@ -69,6 +69,9 @@ def _same(old: Sequence[Cell], new: Sequence[Cell]) -> bool:
     return True
 
 
+FEW = 8  # rows changed at once that are re-measured one by one (more: all rows again)
+
+
 def _count(counts: list[dict[int, int]], widths: tuple[int, ...], step: int) -> None:
     """Count a row's cell widths in (``step`` 1) or out (-1) of each column's tally of widths
     (how many cells are how wide: a column's widest is its largest key)."""
@@ -173,12 +176,14 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
         self._full: list[int] = []  # each column's widest cell (its title too)
         self._short: list[int] = []  # the same, abbreviated
         self._flex = -1  # the names' column
-        self._names: tuple[tuple[str, str], ...] = ()  # each row's (mark, name)
+        self._names: tuple[tuple[str, str], ...] = ()  # each row's (mark, name), as laid out
+        self._names_now: tuple[tuple[str, str], ...] = ()  # and as the rows have them now
         # Each column's tally of cell widths (full, abbreviated): width -> how many cells.
         self._counts: tuple[list[dict[int, int]], list[dict[int, int]]] = ([], [])
         self._titles: tuple[list[int], list[int]] = ([], [])  # their widths, full and short
         self._shown_names: list[str] | None = None  # each row's name as shown, when shortened
         self._layout_now = Layout((), frozenset(), 2)
+        self._room = 0  # the width the layout was made for
         self.abbreviated: tuple[int, ...] = ()  # the columns with short forms, in order of use
         self.name_marks: tuple[str, ...] = ()  # leads of a name kept whole when it shortens
         self._cursor = 0
@@ -255,7 +260,13 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
         if old_key is not None and old_key in self._index:
             self._cursor = self._index[old_key]
         self._cursor = max(0, min(self._cursor, len(new_rows) - 1))
-        if self._remeasure() or reshaped:
+        if moved or reshaped or len(changed) > FEW:
+            relayout = self._remeasure()
+        else:
+            for i in changed:
+                self._count_row(i, *new_rows[i])
+            relayout = self._adopt(*self._widest(), self._names_now)
+        if relayout or reshaped:
             self._relayout()
             return
         if len(new_rows) != old_count:
@@ -277,7 +288,8 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
             return
         self.rows[i] = (key, cells)
         self._strips.pop(key, None)
-        if self._remeasure_row(i, key, cells):
+        self._count_row(i, key, cells)
+        if self._adopt(*self._widest(), self._names_now):
             self._relayout()
             return
         self._refresh_row(i)
@@ -312,11 +324,9 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
         for m in rows:
             _count(self._counts[0], m[1], 1)
             _count(self._counts[1], m[3], 1)
-        full, short = self._widest()
-        names = self._names
         if self._flex >= 0:
-            names = tuple(measures[key][4] for key, _ in self.rows)
-        return self._adopt(full, short, names)
+            self._names_now = tuple(measures[key][4] for key, _ in self.rows)
+        return self._adopt(*self._widest(), self._names_now)
 
     def _widest(self) -> tuple[list[int], list[int]]:
         """Each column's widest cell (its title's width at least), in full and abbreviated."""
@@ -327,23 +337,19 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
             [max(t, max(n, default=0)) for t, n in zip(short_titles, short, strict=True)],
         )
 
-    def _remeasure_row(self, i: int, key: str, cells: list[Cell]) -> bool:
-        """``_remeasure`` after row ``i`` alone changed: its widths against the columns' (all
-        rows again only when its cell was a column's widest and narrows)."""
-        old = self._measures.get(key)
+    def _count_row(self, i: int, key: str, cells: list[Cell]) -> None:
+        """Row ``i`` (measured before, in its place) has new cells: its widths and name take
+        the place of its old ones in the columns' tallies and the names."""
+        old = self._measures[key]
         new = self._measures[key] = self._measure(cells)
-        if old is None:
-            return self._remeasure()
         full_counts, short_counts = self._counts
         _count(full_counts, old[1], -1)
         _count(full_counts, new[1], 1)
         _count(short_counts, old[3], -1)
         _count(short_counts, new[3], 1)
-        full, short = self._widest()
-        names = self._names
-        if self._flex >= 0 and i < len(names) and new[4] != names[i]:
-            names = (*names[:i], new[4], *names[i + 1 :])
-        return self._adopt(full, short, names)
+        names = self._names_now
+        if self._flex >= 0 and new[4] != names[i]:
+            self._names_now = (*names[:i], new[4], *names[i + 1 :])
 
     def _adopt(self, full: list[int], short: list[int], names: tuple[tuple[str, str], ...]) -> bool:
         """Take these column widths and names; True when the layout changes."""
@@ -452,6 +458,7 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
     # -- layout -------------------------------------------------------------------------------
 
     def _relayout(self) -> None:
+        self._room = self.scrollable_content_region.width
         self._layout_now = self._fit()
         self._shown_names = self._names_shown()
         self._strips.clear()
@@ -470,6 +477,7 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
         if self._fit() != self._layout_now:
             self._relayout()
         else:
+            self._room = self.scrollable_content_region.width
             self._set_virtual_size()
             self._strips.clear()  # rows fill the width: a new width is a new strip
             self._header = None
@@ -578,8 +586,10 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
         return Strip(segments).extend_cell_length(line_width, style)
 
     def strips(self, ys: range) -> list[Strip]:
-        scroll_x, scroll_y = self.scroll_offset
         width = self.scrollable_content_region.width
+        if width != self._room:  # a scroll bar came or went: the room changed, not the size
+            self._relayout()
+        scroll_x, scroll_y = self.scroll_offset
         line_width = max(self.virtual_size.width, width)
         base, header, even_row, cursor_style = self._styles()
         rows, drawn = self.rows, self._strips

@@ -5,10 +5,11 @@ the same state reached by different paths draws the same list, at 80×24, 120×4
 
 from __future__ import annotations
 
+import random
 import shutil
 from pathlib import Path
 
-from facility_tui.screens.initiative import SELECTED
+from facility_tui.screens.initiative import SELECTED, InitiativeList, Row
 from facility_tui.screens.list_layout import (
     MIN_NAME,
     NAME_COMFORT,
@@ -26,6 +27,8 @@ from facility_tui.screens.order_list import ACTING, ESSENTIAL, NEXT
 from hypothesis import given
 from hypothesis import strategies as st
 from rich.cells import cell_len
+from rich.text import Text
+from textual.app import App, ComposeResult
 
 from facility_tui.app import FacilityApp
 from facility_tui.cli import main
@@ -297,3 +300,75 @@ async def test_help_names_the_selection_mark_and_every_short_form(tmp_path: Path
             text = "\n".join(what for _, what in app.screen.keys)
             assert f"{SELECTED} the selected row" in text and "Sd Side" in text
             assert all(word in text for word in words), text
+
+
+class OneList(App[None]):
+    def compose(self) -> ComposeResult:
+        yield InitiativeList(id="stepped")
+
+
+def halved(_column: int, cell: object) -> object:
+    return cell[: len(cell) // 2 + 1] if isinstance(cell, str) else cell
+
+
+async def test_rows_changed_one_by_one_lay_out_as_the_same_rows_given_whole() -> None:
+    """The list's partial updates (one row, a few rows) leave the widths a list given all the
+    rows at once would have: no stale width from a row as it was."""
+    rng = random.Random(21)
+    columns = [
+        Column(" "),
+        Column("Name", Role.NAME),
+        Column("HP", short="H"),
+        Column("Fx", Role.CUT),
+    ]
+
+    def row(i: int) -> Row:
+        name = rng.choice(["Containment Drone", "Boarder", "Officer Reyes", "X"])
+        hp = "9" * rng.randint(1, 12)
+        fx = "bleeding " * rng.randint(0, 4)
+        return (f"c{i}", [" ", Text(f"{name} {i}", style="cyan"), hp, fx])
+
+    app = OneList()
+    async with app.run_test(size=(60, 12)) as pilot:
+        stepped = app.query_one(InitiativeList)
+        stepped.abbreviated = (2,)
+        stepped.abbreviate = halved  # type: ignore[method-assign,assignment]
+        rows = [row(i) for i in range(7)]
+        stepped.set_rows(columns, rows)
+        for step in range(300):
+            i = rng.randrange(len(rows))
+            if step % 50 == 49:  # a few rows at once, through set_rows
+                rows = list(rows)
+                for j in rng.sample(range(len(rows)), 2):
+                    rows[j] = row(j)
+                stepped.set_rows(columns, rows)
+            else:
+                rows[i] = row(i)
+                stepped.set_cells(i, rows[i][1])
+            if step % 10:
+                continue
+            await pilot.pause()
+            plain = [[c if isinstance(c, str) else c.plain for c in cells] for _, cells in rows]
+            full = [
+                max(len(col.title), *(len(r[j]) for r in plain)) for j, col in enumerate(columns)
+            ]
+            short = list(full)
+            short[2] = max(1, *(len(str(halved(2, r[2]))) for r in plain))
+            names = tuple(("", r[1]) for r in plain)
+            room = stepped.scrollable_content_region.width
+            assert (stepped._full, stepped._short) == (full, short), step
+            expected = fit(columns, full, short, room, name_floor(names), (2,))
+            assert stepped._layout_now.short == expected.short, step
+            assert stepped._layout_now.widths[2:] == expected.widths[2:], step
+            assert stepped._layout_now.widths[1] >= expected.widths[1], step
+            lines = [stepped.render_line(y).text for y in range(1, len(rows) + 1)]
+            shown = shorten_names(names, stepped._layout_now.widths[1])
+            assert shown is not None
+            for y, line in enumerate(lines):
+                assert line[PAD + 2 :].startswith(shown[y + round(stepped.scroll_y)]), line
+        # More rows than lines: a scroll bar takes its room, and the layout follows it
+        wide = stepped.scrollable_content_region.width
+        stepped.set_rows(columns, [row(i) for i in range(60)])
+        await pilot.pause()
+        room = stepped.scrollable_content_region.width
+        assert room < wide and stepped._layout_now.width <= room
