@@ -318,8 +318,8 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
         n = len(self.columns)
         self._counts = ([{} for _ in range(n)], [{} for _ in range(n)])
         self._titles = (
-            [cell_len(c.title) for c in self.columns],
-            [cell_len(c.short or c.title) for c in self.columns],
+            [max(cell_len(c.title), c.least[0]) for c in self.columns],
+            [max(cell_len(c.short or c.title), c.least[1]) for c in self.columns],
         )
         for m in rows:
             _count(self._counts[0], m[1], 1)

@@ -45,6 +45,7 @@ class Column:
     title: str
     role: Role = Role.KEEP
     short: str = ""  # its title when abbreviated ("": the column has no short form)
+    least: tuple[int, int] = (0, 0)  # its width at least, in full and abbreviated
 
 
 @frozen

@@ -13,6 +13,7 @@ The cursor is the selection: it stays on its combatant, and follows the turn whe
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.reactive import Reactive
 
@@ -139,7 +140,13 @@ class OrderList(InitiativeList):
             role = Role.KEEP if k < ESSENTIAL else Role.EXTRA
             if title in rules.cut_columns:
                 role = Role.CUT
-            columns.append(Column(title, role, rules.short_forms.get(title, ("", {}))[0]))
+            words = rules.column_words.get(title, ())
+            least = (
+                max((cell_len(w) for w in words), default=0),
+                max((cell_len(rules.abbreviate(title, w)) for w in words), default=0),
+            )
+            short = rules.short_forms.get(title, ("", {}))[0]
+            columns.append(Column(title, role, short, least))
         titles = [c.title for c in columns]
         self._rules = rules
         self.abbreviated = (

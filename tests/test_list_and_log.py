@@ -146,7 +146,8 @@ async def test_the_essentials_fit_at_80_beside_the_detail_column(tmp_path: Path)
         table = main_of(app).table
         assert table.size.width <= 46
         header = list_lines(app)[0].split()
-        assert header[:6] == ["#", "Name", "Sd", "Init", "Actions", "Injury"]  # (Side short)
+        # (short titles and injury words: the room for "1 minor -" and "Critical" is kept)
+        assert header[:6] == ["#", "Name", "Sd", "In", "Actions", "Inj"]
         assert all(len(line) <= table.size.width for line in list_lines(app))
         drone = next(line for line in list_lines(app) if "Number 12" in line)
         assert "EN" in drone  # the name's start gives way: "Number 12" stays

@@ -372,3 +372,23 @@ async def test_rows_changed_one_by_one_lay_out_as_the_same_rows_given_whole() ->
         await pilot.pause()
         room = stepped.scrollable_content_region.width
         assert room < wide and stepped._layout_now.width <= room
+
+
+async def test_the_first_injury_does_not_move_the_columns(tmp_path: Path) -> None:
+    """Room is kept for the widest injury and allowance words: a hit, then its undo, leave
+    every column where it was."""
+    app = FacilityApp(save_dir=tmp_path, seed=1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, MainScreen)
+        assert screen.run_line("start")
+        await settle(pilot)
+        before = screen.table._layout_now
+        assert screen.run_line("hit #5 16 through")  # Critical: "1 minor -" in its Actions
+        await settle(pilot)
+        assert any("1 minor - Crit" in line for line in list_text(app))
+        assert screen.table._layout_now == before
+        assert screen.run_line("undo")
+        await settle(pilot)
+        assert screen.table._layout_now == before

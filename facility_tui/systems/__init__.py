@@ -161,6 +161,9 @@ class RuleSystem:
     #: The list's short forms for a narrow screen, in the order the list turns to them:
     #: column -> (its short title, {word: short word}). The ``?`` help lists them.
     short_forms: dict[str, tuple[str, dict[str, str]]] = {}
+    #: The widest words a column may hold: the list keeps room for them (and their short forms),
+    #: so that it does not jump when one first shows (a hit, an undo).
+    column_words: dict[str, tuple[str, ...]] = {}
     #: What a short form is, for a column whose words are not replaced one by one (the help).
     short_help: dict[str, str] = {}
     #: Extra columns of free text, shown cut to the room left rather than left out.

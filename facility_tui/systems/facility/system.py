@@ -104,6 +104,7 @@ class FacilityRules(RuleSystem):
         "Wounds": ("Wnd", {}),  # P2/4! S1/3 -> P2! S1: the wounds, not the capacities
         "Marks": ("Mk", {"atk": "a", "oth": "o", "spent": "sp"}),
     }
+    column_words = {"Status": ("Impaired 5",), "Marks": ("atk oth",)}
     short_help = {"Wounds": "P2/4! S1/3 as P2! S1, the wounds without the capacities"}
 
     def abbreviate(self, column: str, text: str) -> str:

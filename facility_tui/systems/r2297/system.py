@@ -47,6 +47,7 @@ from facility_tui.systems.r2297.engine import (
 from facility_tui.systems.r2297.info import INFO
 from facility_tui.systems.r2297.rules import (
     AID_TN,
+    LEVELS,
     Level,
     Tired,
     band,
@@ -327,6 +328,10 @@ class Rules2297(RuleSystem):
         "Actions": ("Act", {"minor": "min", "next": "nx"}),
     }
     cut_columns = ("Effects",)
+    column_words = {
+        "Injury": tuple(level.word for level in LEVELS if level.rank),
+        "Actions": ("1 minor -", "next rd R", "uncons."),
+    }
 
     def public_state(self, enc: Encounter, c: Combatant) -> Public:
         """The injury level in a word (A7), or why it is out of the fight (A8, A9)."""
