@@ -116,7 +116,7 @@ async def _facility(combatants: int, presses: int, folder: Path) -> tuple[Times,
             await pilot.press("u")  # take the damage back, so every round starts alike
             await _settle(pilot)
         table = app.screen.query_one("#order")  # the InitiativeList: columns, rows (key, cells)
-        columns = [str(c) for c in table.columns]
+        columns = [c.title for c in table.columns]
         rows = [[str(x) for x in cells] for _key, cells in table.rows]
     return times, (columns, rows)
 

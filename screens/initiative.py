@@ -4,6 +4,8 @@
 update counter), which costs 40–150 ms a key press at 200 rows. This widget keeps one rendered
 ``Strip`` per row, keyed on what the row looks like (its cells, cursor, zebra stripe, focus, column
 widths), and ``set_rows`` diffs the new rows by key so that only changed lines are repainted.
+Column widths come from every row now (``list_layout.fit``), never from rows shown before: each
+column keeps a tally of its cells' widths, so a changed row is measured alone, not the other 199.
 
 Colours come from component classes (``initiative-list--header``, ``--cursor``,
 ``--cursor-blurred``, ``--even-row``); ``styles/app.tcss`` sets them. Focus changes only the cursor
@@ -17,10 +19,11 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import ClassVar, Self
 
+from attrs import evolve
 from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
-from rich.text import Text
+from rich.text import Span, Text
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.geometry import Region, Size
@@ -28,24 +31,23 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from .list_layout import PAD, Column, Layout, Role, fit, name_floor, shorten_names
 from .own_lines import OwnLines, blank_line
 
 Cell = Text | str
 Row = tuple[str, list[Cell]]
+# A row's measures: its cells (as given), each cell's width, its abbreviated cells and theirs,
+# its name as (mark, name).
+Measure = tuple[list[Cell], tuple[int, ...], tuple[Cell, ...], tuple[int, ...], tuple[str, str]]
 
-PAD = 1  # blank cells before the first column
-GAPS = (2, 1)  # blank cells after each column: 2 when every column fits so, else 1
-MIN_FLEX = 10  # the flexible column never shrinks below this (names stay readable)
-NAME_GIVE = 3  # characters the longest name may lose so that one column more fits
-MIN_TAIL = 8  # the last column is shown cut to the room left, when at least this much is
+SELECTED = "▌"  # the selected row's mark, before its first column: a sign besides its colour
 
 
-def middle_cut(text: str, width: int) -> str:
-    """A name cut in the middle, so the number that tells "Drone 1" from "Drone 2" stays."""
-    if cell_len(text) <= width or width < 4:
-        return text[:width]
-    tail = width // 3
-    return f"{text[: width - tail - 1]}…{text[-tail:]}"
+def _cut(cell: Cell, width: int) -> Cell:
+    """A cell cut to ``width`` with an ellipsis (only a cuttable column's, or a name's lead)."""
+    text = cell.copy() if isinstance(cell, Text) else Text(cell)
+    text.truncate(width, overflow="ellipsis")
+    return text if isinstance(cell, Text) else text.plain
 
 
 def _length(cell: Cell) -> int:
@@ -67,12 +69,23 @@ def _same(old: Sequence[Cell], new: Sequence[Cell]) -> bool:
     return True
 
 
-def _widen(natural: list[int], cells: Sequence[Cell]) -> None:
-    """Widen the column widths in ``natural`` to fit these cells."""
-    for j, cell in enumerate(cells[: len(natural)]):
-        n = _length(cell)
-        if n > natural[j]:
-            natural[j] = n
+FEW = 8  # rows changed at once that are re-measured one by one (more: all rows again)
+
+
+def _count(counts: list[dict[int, int]], widths: tuple[int, ...], step: int) -> None:
+    """Count a row's cell widths in (``step`` 1) or out (-1) of each column's tally of widths
+    (how many cells are how wide: a column's widest is its largest key)."""
+    for tally, width in zip(counts, widths, strict=False):
+        n = tally.get(width, 0) + step
+        if n:
+            tally[width] = n
+        else:
+            del tally[width]
+
+
+@lru_cache(maxsize=16)
+def _shown(names: tuple[tuple[str, str], ...], width: int) -> list[str] | None:
+    return shorten_names(names, width)
 
 
 @lru_cache(maxsize=64)
@@ -83,10 +96,11 @@ def _column_meta(column: int) -> Style:
 class InitiativeList(OwnLines, ScrollView, can_focus=True):
     """Rows of cells under a fixed header line, with a row cursor.
 
-    One column (``flex``, by header text) shrinks when the widget is too narrow for every column's
-    content (its cells cut in the middle); the others are as wide as their widest cell. Before
-    it shrinks, the last columns are left out, down to the first ``keep`` (so list the columns
-    in the order they matter); the last one is shown cut short where its whole would not fit.
+    Each column is as wide as its widest cell now (``list_layout.fit``: the same rows at the same
+    width look the same, whatever came before). When the list is too narrow, the extra columns
+    are left out, the names (the ``Role.NAME`` column, or the one titled ``flex``) shorten, and
+    the columns in ``abbreviated`` show their short forms (``abbreviate``), whole columns at a
+    time. The selected row is marked ``SELECTED`` as well as coloured.
     """
 
     # Priority bindings: run as the app reads the key, in order with the screen's keys (which
@@ -155,13 +169,23 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
         super().__init__(name=name, id=id, classes=classes)
         self.flex = flex
         self.zebra_stripes = zebra_stripes
-        self.columns: list[str] = []
+        self.columns: list[Column] = []
         self.rows: list[Row] = []
         self._index: dict[str, int] = {}  # row key -> row index
-        self._natural: list[int] = []  # each column's content width
-        self._widths: tuple[int, ...] = ()  # each column's shown width (the flex one may shrink)
-        self._gap = GAPS[0]
-        self.keep = 1  # columns never left out however narrow the list
+        self._measures: dict[str, Measure] = {}  # row key -> its cells' widths, and short forms
+        self._full: list[int] = []  # each column's widest cell (its title too)
+        self._short: list[int] = []  # the same, abbreviated
+        self._flex = -1  # the names' column
+        self._names: tuple[tuple[str, str], ...] = ()  # each row's (mark, name), as laid out
+        self._names_now: tuple[tuple[str, str], ...] = ()  # and as the rows have them now
+        # Each column's tally of cell widths (full, abbreviated): width -> how many cells.
+        self._counts: tuple[list[dict[int, int]], list[dict[int, int]]] = ([], [])
+        self._titles: tuple[list[int], list[int]] = ([], [])  # their widths, full and short
+        self._shown_names: list[str] | None = None  # each row's name as shown, when shortened
+        self._layout_now = Layout((), frozenset(), 2)
+        self._room = 0  # the width the layout was made for
+        self.abbreviated: tuple[int, ...] = ()  # the columns with short forms, in order of use
+        self.name_marks: tuple[str, ...] = ()  # leads of a name kept whole when it shortens
         self._cursor = 0
         # One strip per row key, with the state it was drawn in (cursor, stripe, widths, styles).
         self._strips: dict[str, tuple[tuple[object, ...], Strip]] = {}
@@ -184,46 +208,65 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
     def cursor_key(self) -> str | None:
         return self.rows[self._cursor][0] if self.rows else None
 
-    def set_rows(self, columns: Sequence[str], rows: Sequence[Row]) -> None:
+    @property
+    def _widths(self) -> tuple[int, ...]:
+        """Each column's width as shown (0: left out)."""
+        return self._layout_now.widths
+
+    def abbreviate(self, column: int, cell: Cell) -> Cell:
+        """A cell's short form (for the columns in ``abbreviated``): the cell by default."""
+        return cell
+
+    def set_rows(self, columns: Sequence[str | Column], rows: Sequence[Row]) -> None:
         """Show these rows; repaint only those whose key, position or cells changed.
 
         The cursor stays on the row with the same key (or the same index if that row is gone).
         """
         old_key = self.cursor_key
         old_rows, old_count = self.rows, len(self.rows)
-        columns = list(columns)
+        shaped = [
+            c if isinstance(c, Column) else Column(c, Role.NAME if c == self.flex else Role.KEEP)
+            for c in columns
+        ]
         new_rows = list(rows)  # cells are kept as given: pass new lists, do not mutate shown ones
-        reshaped = columns != self.columns
+        reshaped = shaped != self.columns
         if reshaped:
-            self.columns = columns
+            self.columns = shaped
+            self._flex = next((j for j, c in enumerate(shaped) if c.role is Role.NAME), -1)
+            self._measures = {}
             old_rows = []
-        # Columns widen but do not narrow again while they stay the same: the table does not
-        # jump as values come and go (an injury healed, an undo), a value as wide as one seen
-        # before costs a row's repaint, not every row's, and only changed rows are measured.
-        natural = [cell_len(c) for c in columns] if reshaped else list(self._natural)
         changed: list[int] = []
         moved = len(new_rows) != old_count  # rows added, removed or reordered: a new index
         for i, (key, cells) in enumerate(new_rows):
             if i < len(old_rows):
                 was_key, kept = old_rows[i]
                 if was_key == key:
-                    if kept is cells or _same(kept, cells):
+                    if kept is cells:
+                        continue
+                    if _same(kept, cells):
+                        m = self._measures.get(key)
+                        if m is not None and m[0] is kept:  # measured already
+                            self._measures[key] = (cells, *m[1:])
                         continue
                 else:
                     moved = True
             changed.append(i)
             self._strips.pop(key, None)
-            _widen(natural, cells)
         self.rows = new_rows
         if moved or reshaped:
             self._index = {key: i for i, (key, _) in enumerate(new_rows)}
-        if natural != self._natural:
-            self._natural = natural
-            reshaped = True
+            keys = self._index.keys()
+            self._measures = {k: m for k, m in self._measures.items() if k in keys}
         if old_key is not None and old_key in self._index:
             self._cursor = self._index[old_key]
         self._cursor = max(0, min(self._cursor, len(new_rows) - 1))
-        if reshaped or self._layout() != (self._widths, self._gap):
+        if moved or reshaped or len(changed) > FEW:
+            relayout = self._remeasure()
+        else:
+            for i in changed:
+                self._count_row(i, *new_rows[i])
+            relayout = self._adopt(*self._widest(), self._names_now)
+        if relayout or reshaped:
             self._relayout()
             return
         if len(new_rows) != old_count:
@@ -239,20 +282,116 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
 
     def set_cells(self, i: int, cells: list[Cell]) -> None:
         """Give row ``i`` new cells (its key and place unchanged); repaint that row only, unless
-        a column widens. ``set_rows`` without looking at every other row."""
+        the layout changes. ``set_rows`` without looking at every other row."""
         key, kept = self.rows[i]
         if kept is cells or _same(kept, cells):
             return
         self.rows[i] = (key, cells)
         self._strips.pop(key, None)
-        natural = list(self._natural)
-        _widen(natural, cells)
-        if natural != self._natural:
-            self._natural = natural
-            if self._layout() != (self._widths, self._gap):
-                self._relayout()
-                return
+        self._count_row(i, key, cells)
+        if self._adopt(*self._widest(), self._names_now):
+            self._relayout()
+            return
         self._refresh_row(i)
+
+    def _measure(self, cells: list[Cell]) -> Measure:
+        full = tuple(_length(c) for c in cells)
+        name = self._name_of(cells)
+        if not self.abbreviated:
+            return cells, full, tuple(cells), full, name
+        short, widths = list(cells), list(full)
+        for j in self.abbreviated:
+            if j < len(short):
+                short[j] = self.abbreviate(j, cells[j])
+                widths[j] = _length(short[j])
+        return cells, full, tuple(short), tuple(widths), name
+
+    def _remeasure(self) -> bool:
+        """Each column's width from every row now (rows measured once per new cells), and the
+        names; True when the layout changes."""
+        measures = self._measures
+        for key, cells in self.rows:
+            m = measures.get(key)
+            if m is None or m[0] is not cells:
+                measures[key] = self._measure(cells)
+        rows = [measures[key] for key, _ in self.rows]
+        n = len(self.columns)
+        self._counts = ([{} for _ in range(n)], [{} for _ in range(n)])
+        self._titles = (
+            [max(cell_len(c.title), c.least[0]) for c in self.columns],
+            [max(cell_len(c.short or c.title), c.least[1]) for c in self.columns],
+        )
+        for m in rows:
+            _count(self._counts[0], m[1], 1)
+            _count(self._counts[1], m[3], 1)
+        if self._flex >= 0:
+            self._names_now = tuple(measures[key][4] for key, _ in self.rows)
+        return self._adopt(*self._widest(), self._names_now)
+
+    def _widest(self) -> tuple[list[int], list[int]]:
+        """Each column's widest cell (its title's width at least), in full and abbreviated."""
+        full, short = self._counts
+        titles, short_titles = self._titles
+        return (
+            [max(t, max(n, default=0)) for t, n in zip(titles, full, strict=True)],
+            [max(t, max(n, default=0)) for t, n in zip(short_titles, short, strict=True)],
+        )
+
+    def _count_row(self, i: int, key: str, cells: list[Cell]) -> None:
+        """Row ``i`` (measured before, in its place) has new cells: its widths and name take
+        the place of its old ones in the columns' tallies and the names."""
+        old = self._measures[key]
+        new = self._measures[key] = self._measure(cells)
+        full_counts, short_counts = self._counts
+        _count(full_counts, old[1], -1)
+        _count(full_counts, new[1], 1)
+        _count(short_counts, old[3], -1)
+        _count(short_counts, new[3], 1)
+        names = self._names_now
+        if self._flex >= 0 and new[4] != names[i]:
+            self._names_now = (*names[:i], new[4], *names[i + 1 :])
+
+    def _adopt(self, full: list[int], short: list[int], names: tuple[tuple[str, str], ...]) -> bool:
+        """Take these column widths and names; True when the layout changes."""
+        if (full, short, names) == (self._full, self._short, self._names):
+            return False
+        self._full, self._short, self._names = full, short, names
+        return self._fit() != self._layout_now or self._names_shown() != self._shown_names
+
+    def _name_of(self, cells: list[Cell]) -> tuple[str, str]:
+        """A row's name cell as (its mark kept whole, the name)."""
+        if self._flex >= len(cells):
+            return "", ""
+        cell = cells[self._flex]
+        plain = cell.plain if isinstance(cell, Text) else cell
+        for mark in self.name_marks:
+            if plain.startswith(mark):
+                return mark, plain[len(mark) :]
+        return "", plain
+
+    def _fit(self) -> Layout:
+        """The layout at the list's width now (names a little wider where they could not all be
+        told apart at the width ``fit`` gave them)."""
+        room = self.scrollable_content_region.width
+        flex, names = self._flex, self._names
+        floor = name_floor(names) if flex >= 0 and names else 0
+        layout = fit(self.columns, self._full, self._short, room, floor, self.abbreviated)
+        if floor:
+            widths = list(layout.widths)
+            while 0 < widths[flex] < self._full[flex] and _shown(names, widths[flex]) is None:
+                widths[flex] += 1
+            layout = evolve(layout, widths=tuple(widths))
+        return layout
+
+    def _names_shown(self) -> list[str] | None:
+        """Each row's name as shown in the layout now (None: every name whole)."""
+        flex = self._flex
+        if flex < 0 or not self._names:
+            return None
+        width = self._layout_now.widths[flex] if flex < len(self._layout_now.widths) else 0
+        if not width or width >= self._full[flex]:
+            return None
+        return _shown(self._names, width)
 
     def move_to(self, key: str) -> bool:
         """Put the cursor on the row with this key; False if there is none."""
@@ -318,43 +457,10 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
 
     # -- layout -------------------------------------------------------------------------------
 
-    def _layout(self) -> tuple[tuple[int, ...], int]:
-        """Each column's width (0: left out) at the list's width, and the gap after each."""
-        natural = self._natural
-        room = self.scrollable_content_region.width
-        j = self.columns.index(self.flex) if self.flex in self.columns else -1
-        if not natural or not room:
-            return tuple(natural), GAPS[0]
-        smallest = min(MIN_FLEX, natural[j]) if j >= 0 else 0
-
-        def need(shown: int, gap: int) -> int:
-            return PAD + sum(natural[:shown]) + gap * shown
-
-        # Whole names before more columns: the columns past ``keep`` go first, from the last;
-        # only then does the flex column shrink (to ``MIN_FLEX`` at least).
-        shown, gap = len(natural), GAPS[0]
-        if need(shown, gap) > room:
-            gap = GAPS[1]
-            while shown > self.keep and need(shown, gap) > room:
-                shown -= 1
-        # One column more is worth a few characters of the longest name (cut in its middle)
-        while j >= 0 and shown < len(natural):
-            short = need(shown + 1, gap) - room
-            if not 0 < short <= NAME_GIVE or natural[j] - short < MIN_FLEX:
-                break
-            shown += 1
-        widths = [*natural[:shown], *[0] * (len(natural) - shown)]
-        spare = room - need(shown, gap) - gap
-        if shown < len(natural) and shown == len(natural) - 1 and spare >= MIN_TAIL:
-            widths[-1] = spare  # the last column takes the room left, cut (effects, notes...)
-            shown += 1
-        over = PAD + sum(widths) + gap * shown - room
-        if j >= 0 and over > 0:
-            widths[j] = max(smallest, widths[j] - over)
-        return tuple(widths), gap
-
     def _relayout(self) -> None:
-        self._widths, self._gap = self._layout()
+        self._room = self.scrollable_content_region.width
+        self._layout_now = self._fit()
+        self._shown_names = self._names_shown()
         self._strips.clear()
         self._header = None
         self._set_virtual_size()
@@ -364,15 +470,14 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
     def _set_virtual_size(self) -> None:
         # Rows narrower than the list are padded to its width anyway; counting them as that wide
         # keeps a column growing inside it (a longer status) from costing a layout pass.
-        shown = sum(1 for w in self._widths if w)
-        width = PAD + sum(self._widths) + self._gap * shown
-        width = max(width, self.scrollable_content_region.width)
+        width = max(self._layout_now.width, self.scrollable_content_region.width)
         self.virtual_size = Size(width, len(self.rows) + 1)
 
     def on_resize(self) -> None:
-        if self._layout() != (self._widths, self._gap):
+        if self._fit() != self._layout_now:
             self._relayout()
         else:
+            self._room = self.scrollable_content_region.width
             self._set_virtual_size()
             self._strips.clear()  # rows fill the width: a new width is a new strip
             self._header = None
@@ -429,81 +534,126 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
             )
         return memo[0], memo[1], memo[2], memo[4 if self.has_focus else 3]
 
+    def _shown_cells(self, i: int) -> list[Cell]:
+        """Row ``i``'s cells as the layout shows them: abbreviated columns in their short form,
+        the name shortened."""
+        key, cells = self.rows[i]
+        layout = self._layout_now
+        if layout.short:
+            m = self._measures.get(key)
+            short = m[2] if m is not None and m[0] is cells else self._measure(cells)[2]
+            cells = [short[j] if j in layout.short else c for j, c in enumerate(cells)]
+        names, flex = self._shown_names, self._flex
+        if names is not None and 0 <= flex < len(cells):
+            cells = list(cells)
+            cells[flex] = _renamed(cells[flex], names[i])
+        return cells
+
     def _cells(
-        self, cells: Sequence[Cell], style: Style, post: Style | None, line_width: int
+        self,
+        cells: Sequence[Cell],
+        style: Style,
+        post: Style | None,
+        line_width: int,
+        mark: str = " " * PAD,
+        mark_style: Style | None = None,
     ) -> Strip:
-        """One line: each cell cut to its column, padded; the cells' own styles over ``style``.
+        """One line: ``mark``, then each cell padded to its column (a cuttable column's cut);
+        the cells' own styles over ``style``.
 
         Every cell's segments carry ``{"column": j}`` meta, which keeps one cell's padding from
         merging into the next cell's text: SVG screenshots (snapshots) draw a run that starts
         with spaces out of place. (One meta style per column: ``Style.__add__`` caches the sums.)
         """
-        segments: list[Segment] = [Segment(" " * PAD, style)]
+        segments: list[Segment] = [Segment(mark, mark_style or style)]
         console = self.app.console
         get_style = console.get_style
-        gap = self._gap
-        flex = self.columns.index(self.flex) if self.flex in self.columns else -1
+        gap = self._layout_now.gap
         for j, (cell, width) in enumerate(zip(cells, self._widths, strict=False)):
             if not width:
                 continue  # a column left out at this width
             cell_style = style + _column_meta(j)
+            if _length(cell) > width:  # (only a cuttable column's cells: the others fit)
+                cell = _cut(cell, width)
             if isinstance(cell, Text):
-                text = cell
-                if cell.cell_len > width:
-                    if j == flex:
-                        text = Text(middle_cut(cell.plain, width), style=cell.style)
-                    else:
-                        text = cell.copy()
-                        text.truncate(width, overflow="ellipsis")
-                base = cell_style + get_style(text.style) if text.style else cell_style
-                segments.extend(Segment.apply_style(text.render(console), base, post))
-                used = text.cell_len
+                base = cell_style + get_style(cell.style) if cell.style else cell_style
+                segments.extend(Segment.apply_style(cell.render(console), base, post))
+                used = cell.cell_len
             else:
-                if cell_len(cell) > width:
-                    if j == flex:
-                        cell = middle_cut(cell, width)
-                    else:
-                        cut = Text(cell)
-                        cut.truncate(width, overflow="ellipsis")
-                        cell = cut.plain
                 segments.append(Segment(cell, cell_style + post if post else cell_style))
                 used = cell_len(cell)
             segments.append(Segment(" " * (width - used + gap), cell_style))
         return Strip(segments).extend_cell_length(line_width, style)
 
     def strips(self, ys: range) -> list[Strip]:
-        scroll_x, scroll_y = self.scroll_offset
         width = self.scrollable_content_region.width
+        if width != self._room:  # a scroll bar came or went: the room changed, not the size
+            self._relayout()
+        scroll_x, scroll_y = self.scroll_offset
         line_width = max(self.virtual_size.width, width)
         base, header, even_row, cursor_style = self._styles()
         rows, drawn = self.rows, self._strips
+        layout, names = self._layout_now, self._shown_names
         lines: list[Strip] = []
         for y in ys:
             i = y - 1 + scroll_y  # (line 0 is the header, which does not scroll)
             if y == 0:
-                key = (self._widths, self._gap, line_width, header)
+                key = (layout, line_width, header)
                 if self._header is None or self._header[0] != key:
-                    titles = [Text(c) for c in self.columns]
+                    titles: list[Cell] = [
+                        Text(c.short if j in layout.short and c.short else c.title)
+                        for j, c in enumerate(self.columns)
+                    ]
                     self._header = (key, self._cells(titles, header, None, line_width))
                 strip = self._header[1]
             elif i >= len(rows):
                 lines.append(blank_line(width, base))
                 continue
             else:
-                row_key, cells = rows[i]
+                row_key = rows[i][0]
                 cursor = i == self._cursor
                 even = self.zebra_stripes and i % 2 == 0
                 style = even_row if even else base
                 post = cursor_style if cursor else None
-                state = (cursor, even, self._widths, self._gap, line_width, style, post)
+                name = names[i] if names is not None else None
+                state = (cursor, even, layout, line_width, style, post, name)
                 cached = drawn.get(row_key)
                 if cached is not None and cached[0] == state:
                     strip = cached[1]
                 else:
                     self.rendered_rows += 1
-                    strip = self._cells(cells, style + post if post else style, post, line_width)
+                    strip = self._cells(
+                        self._shown_cells(i),
+                        style + post if post else style,
+                        post,
+                        line_width,
+                        SELECTED if cursor else " " * PAD,
+                        style,
+                    )
                     drawn[row_key] = (state, strip)
             if scroll_x or strip.cell_length != width:
                 strip = strip.crop_extend(scroll_x, scroll_x + width, base)
             lines.append(strip)
         return lines
+
+
+def _renamed(cell: Cell, shown: str) -> Cell:
+    """A name cell showing ``shown`` (its shortened form) in the cell's styles: a style over the
+    part both share (the ``(h)`` mark) stays there, one over the name covers the name shown."""
+    if not isinstance(cell, Text):
+        return shown
+    if cell.plain == shown:
+        return cell
+    plain = cell.plain
+    same = 0  # the length of the start both share
+    for a, b in zip(plain, shown, strict=False):
+        if a != b:
+            break
+        same += 1
+    out = Text(shown, style=cell.style)
+    for span in cell.spans:
+        if span.end <= same:
+            out.spans.append(span)
+        else:
+            out.spans.append(Span(min(span.start, same), len(shown), span.style))
+    return out

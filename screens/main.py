@@ -45,10 +45,10 @@ from .collector import EVERY as COLLECT_EVERY
 from .collector import IdleCollector
 from .command_bar import CommandBar
 from .detail_pane import DetailPane
-from .initiative import InitiativeList
+from .initiative import SELECTED, InitiativeList
 from .key_bar import KeyBar
 from .log_pane import LogPane
-from .order_list import OrderList
+from .order_list import OrderList, short_forms_help
 from .status_pane import StatusPane, written
 
 LOG_SHOWN = 200  # lines the log pane keeps while it grows
@@ -776,5 +776,7 @@ class MainScreen(Screen[None]):
         ]
         rows.append(("", "Side PC: PCs and allies (names in cyan), EN: enemies (in red)"))
         rows.append(("", "▶ whose turn it is, › who acts next; # the number to type (#3)"))
+        rows.append(("", f"{SELECTED} the selected row (the one the keys act on)"))
         rows.append(("", "(h) before a name: hidden from the player view (hide / unhide)"))
+        rows += [("", line) for line in short_forms_help(rules_for(self.ws.encounter.system))]
         return rows

@@ -13,6 +13,7 @@ The cursor is the selection: it stays on its combatant, and follows the turn whe
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.reactive import Reactive
 
@@ -22,11 +23,20 @@ from facility_tui.systems import RuleSystem, rules_for
 from facility_tui.text import printable
 
 from .initiative import Cell, InitiativeList
+from .list_layout import Column, Role
 
 SIDE_STYLE = {PCS: "cyan", ENEMIES: "red"}  # names are coloured by side, and marked in words:
 SIDE_WORD = {PCS: "PC", ENEMIES: "EN"}  # a colour is never the only sign (the legend is in help)
 ACTING, NEXT = "▶", "›"  # the turn column: whose turn it is, who acts after
-BASE_COLUMNS = [" ", "#", "Name", "Side"]  # before the rules' columns; never left out
+HIDDEN = "(h) "  # before a name kept from the player view
+# Before the rules' columns; never left out. Narrow, Side is the first to take its short title.
+BASE_COLUMNS = [
+    Column(" "),
+    Column("#"),
+    Column("Name", Role.NAME),
+    Column("Side", short="Sd"),
+]
+ESSENTIAL = 3  # the rules' first columns are never left out (list them in the order they matter)
 
 # What a row's cells were computed from, and the cells: by combatant id.
 RowCells = dict[str, tuple[tuple[object, ...], list[Cell]]]
@@ -50,7 +60,7 @@ def row_cells(rules: RuleSystem, enc: Encounter, c: Combatant, i: int, mark: str
     summary = rules.summary(enc, c)
     name = Text(printable(c.name), style=SIDE_STYLE.get(c.side, ""))
     if c.hidden:  # kept from the player view (``hide``): said in words, before the name
-        name = Text.assemble(("(h) ", "dim"), name)
+        name = Text.assemble((HIDDEN, "dim"), name)
     if acting:
         name.stylize("bold")
     side = SIDE_WORD.get(c.side) or printable(c.side[:2].upper())
@@ -59,6 +69,19 @@ def row_cells(rules: RuleSystem, enc: Encounter, c: Combatant, i: int, mark: str
         cells.append(str(c.initiative))
     cells += [printable(str(summary.get(col, ""))) for col in rules.columns]
     return cells
+
+
+def short_forms_help(rules: RuleSystem) -> list[str]:
+    """The help's lines on a narrow list: what gives way first, and each short form."""
+    lines = [
+        "Narrow, the list leaves out its last columns, then shortens names from the front "
+        "(Cont. Drone 1), then abbreviates whole columns, in this order:",
+        "  Sd Side",
+    ]
+    for title, (short, words) in rules.short_forms.items():
+        said = rules.short_help.get(title) or ", ".join(f"{s} {w}" for w, s in words.items())
+        lines.append(f"  {short} {title}" + (f": {said}" if said else ""))
+    return lines
 
 
 def turn_marks(enc: Encounter, listing: list[Combatant]) -> list[str]:
@@ -82,9 +105,19 @@ class OrderList(InitiativeList):
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
+        self.name_marks = (HIDDEN,)
+        self._rules: RuleSystem | None = None
         self.row_cache: RowCells = {}
         self.listing: Listing | None = None
         self._shown: Encounter | None = None  # the encounter the rows were last made from
+
+    def abbreviate(self, column: int, cell: Cell) -> Cell:
+        """A rules' column in its short form (``RuleSystem.short_forms``)."""
+        title = self.columns[column].title
+        rules = self._rules
+        if rules is None or not isinstance(cell, str) or title not in rules.short_forms:
+            return cell
+        return rules.abbreviate(title, cell)
 
     def reset(self) -> None:
         """The next encounter is another fight (opened, new, reloaded), not a step of this one:
@@ -102,9 +135,24 @@ class OrderList(InitiativeList):
         selected = self.cursor_key
         columns = list(BASE_COLUMNS)
         if rules.show_initiative:
-            columns.append("Init")
-        self.keep = len(columns) + min(3, len(rules.columns))  # (the essentials: see columns)
-        columns += rules.columns
+            columns.append(Column("Init"))
+        for k, title in enumerate(rules.columns):
+            role = Role.KEEP if k < ESSENTIAL else Role.EXTRA
+            if title in rules.cut_columns:
+                role = Role.CUT
+            words = rules.column_words.get(title, ())
+            least = (
+                max((cell_len(w) for w in words), default=0),
+                max((cell_len(rules.abbreviate(title, w)) for w in words), default=0),
+            )
+            short = rules.short_forms.get(title, ("", {}))[0]
+            columns.append(Column(title, role, short, least))
+        titles = [c.title for c in columns]
+        self._rules = rules
+        self.abbreviated = (
+            titles.index("Side"),
+            *(titles.index(t) for t in rules.short_forms if t in titles),
+        )
         listing = listed(enc)
         # What a row's cells are made of besides the combatant itself: ``summary(enc, c)`` reads
         # the combatant, whether its slot is acting, and these encounter-wide fields (not the

@@ -168,6 +168,23 @@ class RuleSystem:
     columns: tuple[str, ...] = ()
     #: Whether the table shows the plain initiative number (off where a column already does).
     show_initiative: bool = True
+    #: The list's short forms for a narrow screen, in the order the list turns to them:
+    #: column -> (its short title, {word: short word}). The ``?`` help lists them.
+    short_forms: dict[str, tuple[str, dict[str, str]]] = {}
+    #: The widest words a column may hold: the list keeps room for them (and their short forms),
+    #: so that it does not jump when one first shows (a hit, an undo).
+    column_words: dict[str, tuple[str, ...]] = {}
+    #: What a short form is, for a column whose words are not replaced one by one (the help).
+    short_help: dict[str, str] = {}
+    #: Extra columns of free text, shown cut to the room left rather than left out.
+    cut_columns: tuple[str, ...] = ()
+
+    def abbreviate(self, column: str, text: str) -> str:
+        """A list cell's short form: each word as ``short_forms`` says."""
+        words = self.short_forms.get(column, ("", {}))[1]
+        if not words:
+            return text
+        return " ".join(words.get(w, w) for w in text.split(" "))
 
     def summary(self, enc: Encounter, c: Combatant) -> dict[str, Any]:
         """Rule-derived figures of a combatant: short values keyed by ``columns`` (and more for

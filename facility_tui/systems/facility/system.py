@@ -9,6 +9,7 @@ lines the screens show.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from attrs import evolve
@@ -70,6 +71,7 @@ from facility_tui.systems.facility.state import (
 from facility_tui.text import Detail, Tone, counted
 from facility_tui.view import Bar, Boxes, Pane, Public, Row
 
+STAT_CAPACITY = re.compile(r"\b([A-Z]\d+)/\d+")  # a stat's wounds and capacity: P2/4
 MAX_BOXES = 20  # a longer simple track is drawn as a bar
 
 OUT_OF_FIGHT = (
@@ -97,6 +99,19 @@ class FacilityRules(RuleSystem):
     # In the order the list drops them when narrow: the last go first.
     columns = ("Status", "Marks", "Wounds", "Saves")
     show_initiative = False  # Facility turns go by side, not by number (F7)
+    # Narrow, the list abbreviates whole columns, in this order (the words stay whole).
+    short_forms = {
+        "Status": ("Stat", {"Impaired": "Imp", "incapacitated": "inc.", "surrendered": "sur."}),
+        "Wounds": ("Wnd", {}),  # P2/4! S1/3 -> P2! S1: the wounds, not the capacities
+        "Marks": ("Mk", {"atk": "a", "oth": "o", "spent": "sp"}),
+    }
+    column_words = {"Status": ("Impaired 5",), "Marks": ("atk oth",)}
+    short_help = {"Wounds": "P2/4! S1/3 as P2! S1, the wounds without the capacities"}
+
+    def abbreviate(self, column: str, text: str) -> str:
+        if column == "Wounds":
+            return STAT_CAPACITY.sub(r"\1", text)
+        return super().abbreviate(column, text)
 
     def new_sheet(self, call: Call) -> Any:
         return sheet_from_options(call)

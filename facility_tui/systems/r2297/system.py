@@ -48,6 +48,7 @@ from facility_tui.systems.r2297.engine import (
 from facility_tui.systems.r2297.info import INFO
 from facility_tui.systems.r2297.rules import (
     AID_TN,
+    LEVELS,
     Level,
     Tired,
     band,
@@ -318,6 +319,26 @@ class Rules2297(RuleSystem):
     # (The band is in the detail pane and ``Band``: Init and Actions tell it here.)
     columns = ("Init", "Actions", "Injury", "Damage", "Fatigue", "Effects")
     show_initiative = False  # the Init column shows it
+    # Narrow, the list abbreviates whole columns, in this order (the words stay whole).
+    short_forms = {
+        "Init": ("In", {}),
+        "Injury": (
+            "Inj",
+            {
+                "Light": "Lt",
+                "Moderate": "Mod",
+                "Serious": "Ser",
+                "Critical": "Crit",
+                "Lethal": "Leth",
+            },
+        ),
+        "Actions": ("Act", {"minor": "min", "next": "nx"}),
+    }
+    cut_columns = ("Effects",)
+    column_words = {
+        "Injury": tuple(level.word for level in LEVELS if level.rank),
+        "Actions": ("1 minor -", "next rd R", "uncons."),
+    }
 
     def public_state(self, enc: Encounter, c: Combatant) -> Public:
         """The injury level in a word (A7), or why it is out of the fight (A8, A9)."""
