@@ -11,7 +11,9 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from rich.cells import cell_len
 from rich.text import Text
+from textual import events
 from textual.reactive import Reactive
 
 from facility_tui.model import Encounter, Phase
@@ -32,6 +34,22 @@ def shown_path(path: Path) -> str:
         return "~/" + str(path.resolve().relative_to(Path.home()))
     except ValueError:
         return str(path)
+
+
+def path_within(shown: str, room: int) -> str:
+    """``shown`` in at most ``room`` cells: whole if it fits, else its last folders given up
+    from the front (``…/saves/deck.toml``), the file's own name kept as long as it can be."""
+    if cell_len(shown) <= room:
+        return shown
+    parts = shown.split("/")
+    for first in range(1, len(parts)):
+        tail = "…/" + "/".join(parts[first:])
+        if cell_len(tail) <= room:
+            return tail
+    name = parts[-1]
+    while name and cell_len("…" + name) > room:
+        name = name[1:]
+    return "…" + name if room > 0 else ""
 
 
 def written(when: float) -> str:
@@ -93,11 +111,20 @@ class StatusPane(TextPane):
             ("READ-ONLY " if self.read_only else "", "bold reverse"),
             (printable(enc.name), "bold"),
             f" [{rules.title}]  ",
-            (printable(f"{self._shown_path(path)} · {saved}"), "dim"),
         )
+        # When the line is short of room, the path gives way, never when the fight was saved.
+        room = self.size.width - where.cell_len - cell_len(f" · {saved}")
+        shown = printable(self._shown_path(path))
+        if self.size.width:
+            shown = path_within(shown, max(room, 12))
+        where.append(f"{shown} · {saved}", "dim")
         lines = Text("\n").join([turn, where])
         lines.no_wrap, lines.overflow = True, "ellipsis"  # two lines, each cut to the width
         self.update(lines)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._rendered = None  # the path's room changed
+        self._show_status()
 
     def _shown_path(self, path: Path) -> str:
         if self._path_shown is None or self._path_shown[0] != path:
