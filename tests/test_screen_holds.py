@@ -247,7 +247,7 @@ async def test_a_refusal_in_a_dialog_is_read_whole_and_leaves_its_fields_clear(
         await pilot.press("escape", "colon", *"tabledice all", "enter", "colon", *"roll 1d10")
         await pilot.press("enter", "3", "space", "4", "enter")  # two faces for one die
         await pilot.pause()
-        assert any(n.message.endswith("not 2") for n in app._notifications)
+        assert any(n.message.endswith("not 2 numbers") for n in app._notifications)
         assert not toasts_cut(app) and not toasts_over_fields(app)
 
 
