@@ -18,7 +18,7 @@ from attrs import frozen
 from facility_tui.grammar import quote
 from facility_tui.model import Combatant, Encounter, Phase, Sheet
 from facility_tui.text import Detail, Tone
-from facility_tui.view import Pane, Public
+from facility_tui.view import Choice, Pane, Public
 
 if TYPE_CHECKING:
     from facility_tui.call import Call, Spec
@@ -123,10 +123,16 @@ class RuleSystem:
         """How a turn's owner is shown: a combatant's name, or a side's."""
         return enc.get(slot).name if enc.has(slot) else slot
 
+    def choices(self, enc: Encounter) -> tuple[Choice, ...]:
+        """Every choice the rules leave open for the GM now, with its options as command lines
+        (one of them the default): the panes, the pending menu and ``n``'s question read this
+        one list."""
+        return ()
+
     def open_choices(self, enc: Encounter) -> list[str]:
         """Choices the rules wait for the GM to make (one line each): the app asks before a
         turn ends with any still open."""
-        return []
+        return [choice.title for choice in self.choices(enc)]
 
     def removed(self, enc: Encounter, cid: str) -> Encounter:
         """Forget a removed combatant in system state."""
