@@ -271,3 +271,16 @@ def test_A4_no_downgrade_offered_when_none_can_help() -> None:
     s.execute("minor")
     assert downgrade_choice(s.encounter, "minor") is None  # once per turn
     assert downgrade_choice(s.encounter, "sideways") is None
+
+
+def test_A4_a_refused_action_names_the_downgrade_and_the_rules_give_its_choice() -> None:
+    s = play(11, "new 2297 Duel seed=11", "add A side=pc init=5", "add B init=2", "start")
+    with pytest.raises(CommandError, match=r"; a downgrade gives one: down move minor$"):
+        s.execute("minor")
+    rules = rules_for("2297")
+    for line in ("minor", "mi", "minor a reloads"):
+        assert rules.unblock(s.encounter, line) == downgrade_choice(s.encounter, "minor")
+    assert rules.unblock(s.encounter, "major") is None  # a Major is left
+    assert rules.unblock(s.encounter, "hit a 3") is None
+    assert rules.unblock(s.encounter, "'unclosed") is None
+    assert rules_for("facility").unblock(s.encounter, "minor") is None

@@ -129,6 +129,11 @@ class RuleSystem:
         one list."""
         return ()
 
+    def unblock(self, enc: Encounter, line: str) -> Choice | None:
+        """A choice that would let ``line``, just refused, run (2297: the turn's downgrade
+        when the action asked for is gone, A4); ``None`` when the rules know none."""
+        return None
+
     def open_choices(self, enc: Encounter) -> list[str]:
         """Choices the rules wait for the GM to make (one line each): the app asks before a
         turn ends with any still open."""

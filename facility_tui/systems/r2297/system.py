@@ -13,11 +13,12 @@ from typing import TYPE_CHECKING, Any
 from attrs import evolve
 
 from facility_tui.dice import Dice
-from facility_tui.grammar import CommandError
+from facility_tui.grammar import CommandError, parse
 from facility_tui.model import Combatant, Encounter, Kind, Phase
 from facility_tui.systems import RuleSystem
 from facility_tui.systems.r2297.checks import sheet_problem
 from facility_tui.systems.r2297.choices import choices as choices_of
+from facility_tui.systems.r2297.choices import downgrade_choice
 from facility_tui.systems.r2297.commands.corrections import set_value
 from facility_tui.systems.r2297.demo import DEMO_2297
 from facility_tui.systems.r2297.engine import (
@@ -280,6 +281,15 @@ class Rules2297(RuleSystem):
         """A7: Edge offered for an injury just taken (open until spent, declined, or the turn
         ends). A4's downgrade is asked when an action is refused: ``choices.downgrade_choice``."""
         return choices_of(enc)
+
+    def unblock(self, enc: Encounter, line: str) -> Choice | None:
+        """A4: a Major, Move or Minor refused for want of one: the downgrades that give it."""
+        try:
+            verb = parse(line).verb.lower()
+        except CommandError:
+            return None
+        spec = next((s for s in self.commands if verb in (s.verb, *s.aliases)), None)
+        return downgrade_choice(enc, spec.verb) if spec is not None else None
 
     def set_value(self, call: Call) -> Encounter:
         return set_value(call)
