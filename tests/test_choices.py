@@ -284,3 +284,10 @@ def test_A4_a_refused_action_names_the_downgrade_and_the_rules_give_its_choice()
     assert rules.unblock(s.encounter, "hit a 3") is None
     assert rules.unblock(s.encounter, "'unclosed") is None
     assert rules_for("facility").unblock(s.encounter, "minor") is None
+
+
+def test_F8_the_backlash_stays_owed_when_the_enemy_is_removed() -> None:
+    s = play(5, *LAB, "strike ana drone d20=20", "crit ana d20=1", "remove drone")
+    (choice,) = choices(s)
+    assert choice.who == "ana"
+    settles(s, choice, {str(n): f"harm ana {n} weapons save=no" for n in (1, 2, 3)})

@@ -241,7 +241,11 @@ class FacilityRules(RuleSystem):
         st = state_of(enc)
         return with_state(
             enc,
-            pending=tuple(p for p in st.pending if cid not in (p.who, p.target)),
+            pending=tuple(
+                evolve(p, target="") if p.step is Step.BACKLASH and p.target == cid else p
+                for p in st.pending
+                if p.who != cid and (p.target != cid or p.step is Step.BACKLASH)
+            ),
             harms=tuple(h for h in st.harms if h.who != cid),
             vanguard="" if st.vanguard == cid else st.vanguard,
         )
