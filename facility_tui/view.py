@@ -82,6 +82,7 @@ class Choice:
     who: str | None  # the combatant it concerns (its id), if one
     title: str
     options: tuple[Option, ...]
+    lapses: bool = False  # the turn's end settles it with its default (so 'n' need not ask)
 
     @property
     def default(self) -> Option:

@@ -124,7 +124,7 @@ def test_F5_a_failed_save_offers_each_covering_piece_or_suffer_by_default() -> N
     )
     # the panes' reminder and n's question read the same list
     rules = rules_for("facility")
-    assert rules.open_choices(s.encounter) == [choice.title]
+    assert rules.open_choices(s.encounter) == [choice.title] and not choice.lapses
     assert [d.text for d in rules.reminders(s.encounter)] == [choice.title]
 
 
@@ -208,7 +208,7 @@ def test_A7_edge_is_offered_for_an_injury_just_taken_not_spending_it_the_default
     settles(s, choice, {"e": "soak a 1", "t": "soak a 1 no"})
     rules = rules_for("2297")
     assert choice.title in [d.text for d in rules.reminders(s.encounter)]
-    assert rules.open_choices(s.encounter) == [choice.title]
+    assert choice.lapses and rules.open_choices(s.encounter) == []  # n ends the turn: declined
 
 
 def test_A7_declining_keeps_edge_and_the_injury_and_soak_still_works_after() -> None:

@@ -136,8 +136,8 @@ class RuleSystem:
 
     def open_choices(self, enc: Encounter) -> list[str]:
         """Choices the rules wait for the GM to make (one line each): the app asks before a
-        turn ends with any still open."""
-        return [choice.title for choice in self.choices(enc)]
+        turn ends with any still open (not those the turn's end settles by their default)."""
+        return [choice.title for choice in self.choices(enc) if not choice.lapses]
 
     def removed(self, enc: Encounter, cid: str) -> Encounter:
         """Forget a removed combatant in system state."""

@@ -41,6 +41,7 @@ def choices(enc: Encounter) -> tuple[Choice, ...]:
                             default=True,
                         ),
                     ),
+                    lapses=True,  # A7: offered when it happens; the turn's end declines it
                 )
             )
     return tuple(out)
