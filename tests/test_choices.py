@@ -203,7 +203,7 @@ def test_A7_edge_is_offered_for_an_injury_just_taken_not_spending_it_the_default
     s = play(11, *DUEL, "start", "next", "hit a 10")
     (choice,) = choices(s)
     assert choice.who == "a"
-    assert choice.title == "A: Serious injury, spend 1 Edge (has 2) to lower it?"
+    assert choice.title == "A may lower the Serious injury with 1 Edge (has 2)"
     assert choice.default.line == "soak a 1 no"
     settles(s, choice, {"e": "soak a 1", "t": "soak a 1 no"})
     rules = rules_for("2297")

@@ -31,7 +31,7 @@ def choices(enc: Encounter) -> tuple[Choice, ...]:
             out.append(
                 Choice(
                     c.id,
-                    f"{c.name}: {i.level.word} injury, spend 1 Edge (has {s.edge}) to lower it?",
+                    f"{c.name} may lower the {i.level.word} injury with 1 Edge (has {s.edge})",
                     (
                         Option("e", f"spend 1 Edge: {i.level.word} → {to}", f"soak {who} {i.id}"),
                         Option(
