@@ -210,7 +210,7 @@ class RuleSystem:
     def reminders(self, enc: Encounter) -> list[Detail]:
         """What the GM must not miss now, in words (bleeding applied, a death countdown, a
         check that is due, a choice still open): shown at the top of the column."""
-        return [Detail("Open", line, Tone.WARN) for line in self.open_choices(enc)]
+        return [Detail("Open", choice.title, Tone.WARN) for choice in self.choices(enc)]
 
 
 _PACKAGES = {  # the one table of the built-in rule systems: id -> its package (INFO, load())
