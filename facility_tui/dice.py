@@ -448,6 +448,36 @@ class Dice:
     ) -> Roll:
         return self.roll(f"{count}d{sides}", what, side=side, who=who)
 
+    def each(
+        self,
+        count: int,
+        sides: int,
+        what: str,
+        expr: str = "",
+        *,
+        side: str | None = None,
+        who: str = "",
+    ) -> list[Roll]:
+        """``count`` dice of ``sides`` for one roll whose every face counts (2297's attack
+        d10s: the two kept, a double), each recorded as a roll of its own (``1dN``); in prompt
+        mode the GM is asked for all the faces still missing at once (``expr`` names the roll
+        to the GM: ``3d10kh2``)."""
+        if not self._replay and self.ask is not None and self.ask(side):
+            have = max(len(self.typed) - self.used, 0)
+            if have < count:
+                raise NeedRoll(
+                    what or "Roll",
+                    expr or f"{count}d{sides}",
+                    self.used + have,
+                    (sides,) * (count - have),
+                    who=who,
+                    more=have > 0,
+                )
+        return [
+            self.roll(f"1d{sides}", f"{what} ({i} of {count})", side=side, who=who)
+            for i in range(1, count + 1)
+        ]
+
     @property
     def surplus(self) -> int:
         """Typed faces no roll took."""

@@ -61,3 +61,33 @@ class Public:
     state: str  # 2297 "Serious", "unhurt", "down", "dying", "dead"; Facility "ok", "hurt", "out"...
     conditions: tuple[str, ...] = ()
     fallen: bool = False  # out of the fight (down, dying, dead, out, fled...)
+
+
+@frozen
+class Option:
+    """One way to settle an open choice: the command line that makes it, run as if typed (so it
+    is logged, saved and undoable like any other line)."""
+
+    key: str  # one character, unique within its choice ('1', '2'... or an initial)
+    label: str  # what it does, in a few words
+    line: str  # the exact command line
+    default: bool = False  # the rules' default (exactly one per choice)
+
+
+@frozen
+class Choice:
+    """A choice the rules leave open for the GM (deal or crit, ablate or suffer, Edge...): whose
+    it is, a one-line title that names them, and its options."""
+
+    who: str | None  # the combatant it concerns (its id), if one
+    title: str
+    options: tuple[Option, ...]
+    lapses: bool = False  # the turn's end settles it with its default (so 'n' need not ask)
+
+    @property
+    def default(self) -> Option:
+        return next(o for o in self.options if o.default)
+
+    def option(self, key: str) -> Option | None:
+        """The option on ``key``, or ``None``."""
+        return next((o for o in self.options if o.key == key), None)

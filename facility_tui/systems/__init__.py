@@ -18,7 +18,7 @@ from attrs import frozen
 from facility_tui.grammar import quote
 from facility_tui.model import Combatant, Encounter, Phase, Sheet
 from facility_tui.text import Detail, Tone
-from facility_tui.view import Pane, Public
+from facility_tui.view import Choice, Pane, Public
 
 if TYPE_CHECKING:
     from facility_tui.call import Call, Spec
@@ -123,10 +123,21 @@ class RuleSystem:
         """How a turn's owner is shown: a combatant's name, or a side's."""
         return enc.get(slot).name if enc.has(slot) else slot
 
+    def choices(self, enc: Encounter) -> tuple[Choice, ...]:
+        """Every choice the rules leave open for the GM now, with its options as command lines
+        (one of them the default): the panes, the pending menu and ``n``'s question read this
+        one list."""
+        return ()
+
+    def unblock(self, enc: Encounter, line: str) -> Choice | None:
+        """A choice that would let ``line``, just refused, run (2297: the turn's downgrade
+        when the action asked for is gone, A4); ``None`` when the rules know none."""
+        return None
+
     def open_choices(self, enc: Encounter) -> list[str]:
         """Choices the rules wait for the GM to make (one line each): the app asks before a
-        turn ends with any still open."""
-        return []
+        turn ends with any still open (not those the turn's end settles by their default)."""
+        return [choice.title for choice in self.choices(enc) if not choice.lapses]
 
     def removed(self, enc: Encounter, cid: str) -> Encounter:
         """Forget a removed combatant in system state."""
@@ -216,7 +227,7 @@ class RuleSystem:
     def reminders(self, enc: Encounter) -> list[Detail]:
         """What the GM must not miss now, in words (bleeding applied, a death countdown, a
         check that is due, a choice still open): shown at the top of the column."""
-        return [Detail("Open", line, Tone.WARN) for line in self.open_choices(enc)]
+        return [Detail("Open", choice.title, Tone.WARN) for choice in self.choices(enc)]
 
 
 _PACKAGES = {  # the one table of the built-in rule systems: id -> its package (INFO, load())

@@ -10,7 +10,7 @@ from attrs import evolve, frozen
 
 from facility_tui import rounds
 from facility_tui.call import Call
-from facility_tui.grammar import CommandError
+from facility_tui.grammar import CommandError, quote
 from facility_tui.model import ENEMIES, PCS, Combatant, Encounter, Phase
 from facility_tui.systems.facility.core import (
     FacilitySheet,
@@ -33,6 +33,7 @@ class Step(enum.StrEnum):
     MISS = "miss"  # an attack that missed: miss or salvage
     BREAK = "break"  # a failed Break roll: salvage
     TEND = "tend"  # a failed heal-another roll: salvage
+    BACKLASH = "backlash"  # F8 a Partial: the attacker suffers the enemy's damage, no save
 
 
 @frozen
@@ -223,7 +224,13 @@ def pending_text(p: Pending) -> str:
         Step.MISS: "missed: miss or salvage",
         Step.BREAK: "failed Break roll: salvage?",
         Step.TEND: "failed heal roll: salvage?",
+        Step.BACKLASH: "a Partial: suffers the enemy's damage, no save",
     }[p.step]
+
+
+def backlash_line(who: str, n: int | str = "N") -> str:
+    """F8: the line that gives a Partial's backlash (the enemy's damage, no save)."""
+    return f"harm {quote(who)} {n} weapons save=no"
 
 
 def restart_round_one(call: Call) -> Encounter:

@@ -20,6 +20,7 @@ from facility_tui.grammar import CommandError
 from facility_tui.model import ENEMIES, PCS, Combatant, Encounter, Kind
 from facility_tui.systems import RuleSystem
 from facility_tui.systems.facility.checks import sheet_problem, state_problem
+from facility_tui.systems.facility.choices import choices as choices_of
 from facility_tui.systems.facility.commands.helpers import helpers_from, roll_check
 from facility_tui.systems.facility.commands.sheets import set_field, sheet_from_options
 from facility_tui.systems.facility.core import (
@@ -69,7 +70,7 @@ from facility_tui.systems.facility.state import (
     with_state,
 )
 from facility_tui.text import Detail, Tone, counted
-from facility_tui.view import Bar, Boxes, Pane, Public, Row
+from facility_tui.view import Bar, Boxes, Choice, Pane, Public, Row
 
 STAT_CAPACITY = re.compile(r"\b([A-Z]\d+)/\d+")  # a stat's wounds and capacity: P2/4
 MAX_BOXES = 20  # a longer simple track is drawn as a bar
@@ -129,19 +130,10 @@ class FacilityRules(RuleSystem):
     def check_state(self, enc: Encounter) -> tuple[str, str] | None:
         return state_problem(enc)
 
-    def open_choices(self, enc: Encounter) -> list[str]:
-        """F5 and F2/F8: a failed save waiting for ablate or suffer, a roll waiting for its
-        Salvage or its outcome."""
-        st = state_of(enc)
-        name = {c.id: c.name for c in enc.combatants}
-        return [
-            *(f"{name.get(p.who, p.who)}: {pending_text(p)}" for p in st.pending),
-            *(
-                f"{name.get(h.who, h.who)}: {counted(h.wounds, f'{h.hazard} wound')}, "
-                "ablate or suffer"
-                for h in st.harms
-            ),
-        ]
+    def choices(self, enc: Encounter) -> tuple[Choice, ...]:
+        """F2/F8 a roll waiting for its Salvage or its outcome (deal or crit, a Partial's
+        backlash), F5 a failed save waiting for ablate or suffer."""
+        return choices_of(enc)
 
     def begin_combat(self, call: Call) -> Encounter:
         """F7: the PC with the highest unimpaired Insight rolls Insight (others may Help).
@@ -264,7 +256,11 @@ class FacilityRules(RuleSystem):
         st = state_of(enc)
         return with_state(
             enc,
-            pending=tuple(p for p in st.pending if cid not in (p.who, p.target)),
+            pending=tuple(
+                evolve(p, target="") if p.step is Step.BACKLASH and p.target == cid else p
+                for p in st.pending
+                if p.who != cid and (p.target != cid or p.step is Step.BACKLASH)
+            ),
             harms=tuple(h for h in st.harms if h.who != cid),
             vanguard="" if st.vanguard == cid else st.vanguard,
         )

@@ -648,8 +648,19 @@ def apply_hit(
         s = ctx.sheet(cid)
         ctx.log(f"{name}: damage {s.damage} + stun {s.stun} = {s.total}/{s.hlt}", Kind.EFFECT)
     if injury is not None and s.edge > 0:
+        injury = evolve(injury, offered=True)
+        replace_injury(ctx, cid, injury)
         ctx.log(f"{name} may spend 1 Edge (has {s.edge}) to lower it: soak {cid}")
     return HitResult(m, level, injury)
+
+
+def lapse_offers(ctx: Ctx) -> None:
+    """A7: Edge is offered when the injury happens: an offer left open lapses with the turn
+    (soak still lowers the injury later, by hand)."""
+    for c in ctx.enc.combatants:
+        s = ctx.sheet(c.id)
+        if any(i.offered for i in s.injuries):
+            ctx.put(c.id, injuries=tuple(evolve(i, offered=False) for i in s.injuries))
 
 
 def lower_injury(ctx: Ctx, cid: str, injury: Injury) -> Injury:
@@ -660,7 +671,7 @@ def lower_injury(ctx: Ctx, cid: str, injury: Injury) -> Injury:
         f"{new_level.word if new_level.rank else 'no injury'} with Edge",
         Kind.EFFECT,
     )
-    return relevel(ctx, cid, evolve(injury, soaked=True), new_level, "lowered")
+    return relevel(ctx, cid, evolve(injury, soaked=True, offered=False), new_level, "lowered")
 
 
 def relevel(ctx: Ctx, cid: str, injury: Injury, new_level: Level, why: str) -> Injury:

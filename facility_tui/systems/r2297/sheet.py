@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import enum
 
-from attrs import frozen
+from attrs import field, frozen
 
 from facility_tui.systems.r2297.rules import Armor, DamageType, Level
 
@@ -73,6 +73,8 @@ class Injury:
     soaked: bool = False  # Edge spent on it (A7)
     aided: bool = False  # first aid succeeded on it (A10)
     manual: bool = False  # set by the GM (C4)
+    # A7: Edge is offered for it (when it happens), until spent or declined, or its turn ends
+    offered: bool = field(default=False, metadata={"omit_default": True})
 
 
 @frozen

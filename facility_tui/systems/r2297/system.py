@@ -13,10 +13,12 @@ from typing import TYPE_CHECKING, Any
 from attrs import evolve
 
 from facility_tui.dice import Dice
-from facility_tui.grammar import CommandError
+from facility_tui.grammar import CommandError, parse
 from facility_tui.model import Combatant, Encounter, Kind, Phase
 from facility_tui.systems import RuleSystem
 from facility_tui.systems.r2297.checks import sheet_problem
+from facility_tui.systems.r2297.choices import choices as choices_of
+from facility_tui.systems.r2297.choices import downgrade_choice
 from facility_tui.systems.r2297.commands.corrections import set_value
 from facility_tui.systems.r2297.demo import DEMO_2297
 from facility_tui.systems.r2297.engine import (
@@ -34,6 +36,7 @@ from facility_tui.systems.r2297.engine import (
     expire_pins_of_the_dead,
     incapacitated,
     init_locked,
+    lapse_offers,
     limit_of,
     parse_awareness,
     pool,
@@ -60,7 +63,7 @@ from facility_tui.systems.r2297.rules import (
 from facility_tui.systems.r2297.sheet import LEAST, Awareness, Effect, EKind, Sheet2297
 from facility_tui.systems.r2297.weapons import parse_weapons
 from facility_tui.text import Detail, Tone
-from facility_tui.view import Bar, Boxes, Pane, Public, Row
+from facility_tui.view import Bar, Boxes, Choice, Pane, Public, Row
 
 if TYPE_CHECKING:
     from facility_tui.call import Call
@@ -272,7 +275,22 @@ class Rules2297(RuleSystem):
             return enc
         ctx = Ctx(enc, dice)
         end_turn(ctx, slot)
+        lapse_offers(ctx)
         return ctx.enc
+
+    def choices(self, enc: Encounter) -> tuple[Choice, ...]:
+        """A7: Edge offered for an injury just taken (open until spent, declined, or the turn
+        ends). A4's downgrade is asked when an action is refused: ``choices.downgrade_choice``."""
+        return choices_of(enc)
+
+    def unblock(self, enc: Encounter, line: str) -> Choice | None:
+        """A4: a Major, Move or Minor refused for want of one: the downgrades that give it."""
+        try:
+            verb = parse(line).verb.lower()
+        except CommandError:
+            return None
+        spec = next((s for s in self.commands if verb in (s.verb, *s.aliases)), None)
+        return downgrade_choice(enc, spec.verb) if spec is not None else None
 
     def set_value(self, call: Call) -> Encounter:
         return set_value(call)
@@ -500,6 +518,7 @@ class Rules2297(RuleSystem):
         if s.recover_due:
             due = f"{c.name}'s fatigue −{s.recover_due} due: recover {c.id}"
             out.append(Detail("Rest", due, Tone.WARN))
+        out += [Detail("Edge", choice.title, Tone.WARN) for choice in self.choices(enc)]
         return out
 
 

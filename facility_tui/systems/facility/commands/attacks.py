@@ -43,6 +43,7 @@ from facility_tui.systems.facility.state import (
     Pending,
     PendingHarm,
     Step,
+    backlash_line,
     clear_pending,
     pending_of,
     set_harm,
@@ -242,7 +243,8 @@ def _partial(call: Call, c: Combatant, p: Pending) -> None:
     _hurt_target(call, p, _damage(call, c, p, "Partial"))
     back = call.option("back")
     if back is None:
-        call.log(f"Partial: {c.name} also suffers damage, no save: 'harm {c.id} N weapons save=no'")
+        call.enc = set_pending(call.enc, Pending(c.id, Step.BACKLASH, target=p.target))
+        call.log(f"Partial: {c.name} also suffers damage, no save: '{backlash_line(c.id)}'")
     else:
         no_pending_harm(call, c)
         n = call.number(back, "damage suffered", minimum=1)

@@ -31,6 +31,7 @@ from facility_tui.systems.facility.state import (
     Pending,
     Step,
     apply_partial,
+    backlash_line,
     check_vanguard,
     clear_pending,
     pending_of,
@@ -85,7 +86,7 @@ def salvage(call: Call) -> Encounter:
         c = call.combatant(call.arg(0, "whose roll"))
         p = pending_of(call.enc, c.id)
     else:
-        candidates = [x for x in st.pending if x.step is not Step.HIT]
+        candidates = [x for x in st.pending if x.step not in (Step.HIT, Step.BACKLASH)]
         if len(candidates) != 1:
             raise CommandError("name whose failed roll to salvage: salvage WHO")
         p = candidates[0]
@@ -97,6 +98,11 @@ def salvage(call: Call) -> Encounter:
         )
     if p.step is Step.HIT:
         raise CommandError(f"{c.name}'s attack hit: 'deal {c.id}' or 'crit {c.id}'")
+    if p.step is Step.BACKLASH:
+        raise CommandError(
+            f"{c.name} has no failed roll to salvage (a Salvage cannot be Salvaged); it owes "
+            f"a Partial's backlash: {backlash_line(c.id)}"
+        )
     call.enc = clear_pending(call.enc, c.id)
     if p.step is Step.INITIATIVE:
         return _salvage_initiative(call, c, p)
@@ -116,6 +122,35 @@ def salvage(call: Call) -> Encounter:
             move_wound(call, target, p.heal, call.option("to"))
         else:
             call.log(f"{c.name} cannot help {target.name}'s wound")
+    return call.enc
+
+
+# the failed rolls a Salvage may follow (a miss has its own 'miss')
+ACCEPTABLE = (Step.CHECK, Step.INITIATIVE, Step.BREAK, Step.TEND)
+
+
+@rule(
+    "accept",
+    "accept WHO",
+    "F2 live with a failed roll (a check, initiative, a Break or heal roll) instead of a Salvage",
+)
+def accept(call: Call) -> Encounter:
+    c = call.combatant(call.arg(0, "whose roll"))
+    call.expect_args(1)
+    p = pending_of(call.enc, c.id)
+    if p is None or p.step not in ACCEPTABLE:
+        hint = (
+            {
+                Step.HIT: f": its attack hit ('deal {c.id}' or 'crit {c.id}')",
+                Step.MISS: f": its attack missed ('miss {c.id}' or 'salvage {c.id}')",
+                Step.BACKLASH: f": it owes a Partial's backlash ({backlash_line(c.id)})",
+            }.get(p.step, "")
+            if p is not None
+            else ""
+        )
+        raise CommandError(f"{c.name} has no failed roll waiting for a Salvage{hint}")
+    call.enc = clear_pending(call.enc, c.id)
+    call.log(f"{c.name}'s failed roll stands (no Salvage)")
     return call.enc
 
 

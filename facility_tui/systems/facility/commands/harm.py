@@ -34,7 +34,16 @@ from facility_tui.systems.facility.core import (
     stat_key,
     tag_key,
 )
-from facility_tui.systems.facility.state import PendingHarm, clear_harm, harm_of, set_harm, sheet_of
+from facility_tui.systems.facility.state import (
+    PendingHarm,
+    Step,
+    clear_harm,
+    clear_pending,
+    harm_of,
+    pending_of,
+    set_harm,
+    sheet_of,
+)
 from facility_tui.text import counted
 
 
@@ -137,6 +146,9 @@ def harm(call: Call) -> Encounter:
     save_text = h.save
     if save_text in _NO_SAVE:
         ok = False
+        waiting = pending_of(call.enc, c.id)
+        if waiting is not None and waiting.step is Step.BACKLASH:  # F8: the Partial's backlash
+            call.enc = clear_pending(call.enc, c.id)
         call.log(f"{c.name} gets no save against {counted(count, hazard + ' wound')}")
     elif save_text in _FAILED:
         ok = False

@@ -281,12 +281,11 @@ def one_attack(call: Call, ctx: Ctx, plan: AttackPlan, target: Combatant) -> Non
     """A5: one attack roll against one target, and its hit applied."""
     c, net, skill = plan.c, plan.net, plan.skill
     tn, how = target_tn(ctx.sheet(target.id), plan)
-    # A5: roll the d10s one by one (recorded for replay) to see the two kept ones.
+    # A5: each d10 is recorded on its own (to see the two kept ones); the GM types them at once.
     count = 2 + abs(net)
-    rolls = [
-        call.dice.d(1, 10, f"{c.name} attack d10 ({i} of {count})", side=c.side, who=c.name)
-        for i in range(1, count + 1)
-    ]
+    rolls = call.dice.each(
+        count, 10, f"{c.name} attack d10", attack_pool(net), side=c.side, who=c.name
+    )
     dice = [r.total for r in rolls]
     kept = sorted(dice, reverse=net >= 0)[:2]
     double = 5 if kept[0] == kept[1] else 0
@@ -334,7 +333,7 @@ _INFLICT = "then what the injury's level rolls (as hit)"
 
 ROLLS: dict[str, tuple[str, ...]] = {  # the rolls each command can make, in order
     "attack": (
-        "for each target: the attack d10s one by one, 2 + |net Advantage| of them",
+        "for each target: the attack d10s, 2 + |net Advantage| of them (typed at one prompt)",
         "on a hit with damage known: the damage dice (weapon or dmg=, + success, mode and "
         "extra d6)",
         _INFLICT,

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from facility_tui.call import Call, declarer
 from facility_tui.grammar import CommandError
 from facility_tui.model import Combatant, Encounter, Phase
+from facility_tui.systems.r2297.choices import downgrade_choice
 from facility_tui.systems.r2297.engine import Economy, economy, limit_of, sheet_of
 from facility_tui.systems.r2297.info import INFO
 from facility_tui.systems.r2297.sheet import Sheet2297
@@ -97,9 +98,11 @@ def charge(
         have = getattr(eco, k)
         if need > have:
             why = f" ({eco.limit})" if eco.limit else ""
+            down = downgrade_choice(call.enc, k) if len(kinds) == 1 else None
+            hint = f"; a downgrade gives one: {down.default.line}" if down else ""
             raise CommandError(
                 f"{c.name} has no {k.capitalize()} action left this turn "
-                f"({eco.major} Major, {eco.move} Move, {eco.minor} Minor left){why}"
+                f"({eco.major} Major, {eco.move} Move, {eco.minor} Minor left){why}{hint}"
             )
     s = sheet(c)
     call.enc = call.enc.update_sheet(

@@ -103,12 +103,22 @@ def pick_injury(c: Combatant, ref: str | None, ok: Callable[[Injury], bool], wha
     return max(candidates, key=lambda i: (i.level.rank, i.id))
 
 
-@rule("soak", "soak WHO [INJURY]", "A7: spend 1 Edge to lower an injury one step (once each)")
+@rule(
+    "soak",
+    "soak WHO [INJURY] [no]",
+    "A7: spend 1 Edge to lower an injury one step (once each); 'no' declines the offer",
+)
 def soak(call: Call) -> Encounter:
     c = who(call)
     s = sheet(c)
-    ref = call.args[1] if len(call.args) > 1 else None
-    call.expect_args(2)
+    rest = list(call.args[1:])
+    decline = bool(rest) and rest[-1].lower() == "no"
+    if decline:
+        rest.pop()
+    ref = rest[0] if rest else None
+    call.expect_args(3 if decline else 2)
+    if decline:
+        return _decline(call, c, ref)
     if ref is None:
         fresh = [i for i in s.injuries if i.level.rank and not i.soaked and not i.aided]
         if not fresh:
@@ -128,6 +138,26 @@ def soak(call: Call) -> Encounter:
     ctx.put(c.id, edge=s.edge - 1)
     ctx.log(f"{c.name} spends 1 Edge ({s.edge - 1} left)")
     lower_injury(ctx, c.id, injury)
+    return ctx.enc
+
+
+def _decline(call: Call, c: Combatant, ref: str | None) -> Encounter:
+    """A7: the Edge offered for an injury is not spent: the injury stands as it is."""
+    offered = [i for i in sheet(c).injuries if i.offered]
+    if ref is not None:
+        offered = [i for i in offered if str(i.id) == ref]
+    if not offered:
+        raise CommandError(f"{c.name} has no Edge offer open to decline")
+    ctx = Ctx.of(call)
+    ids = {i.id for i in offered}
+    ctx.edit(
+        c.id,
+        lambda s: evolve(
+            s, injuries=tuple(evolve(i, offered=False) if i.id in ids else i for i in s.injuries)
+        ),
+    )
+    words = ", ".join(f"{i.level.word} injury {i.id}" for i in offered)
+    ctx.log(f"{c.name} keeps Edge: {words} stands")
     return ctx.enc
 
 

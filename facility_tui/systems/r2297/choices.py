@@ -1,0 +1,84 @@
+"""2297's open choices, each with its options as command lines: Edge offered for an injury just
+taken (A7), and the downgrade that makes an action the turn has run out of possible (A4)."""
+
+from __future__ import annotations
+
+from facility_tui.grammar import quote
+from facility_tui.model import Encounter, Phase
+from facility_tui.systems.r2297.engine import economy, limit_of, sheet_of
+from facility_tui.systems.r2297.rules import Level
+from facility_tui.view import Choice, Option
+
+KINDS = ("major", "move", "minor")
+# A4: what each action may be downgraded from, the cheaper first (a Move before a Major)
+SOURCES = {"minor": ("move", "major"), "move": ("major",)}
+
+
+def choices(enc: Encounter) -> tuple[Choice, ...]:
+    """A7: each injury whose Edge offer is open: spend 1 Edge to lower it one step, or take it
+    as it is (the default: Edge is only spent when the player says so)."""
+    out = []
+    for c in enc.combatants:
+        s = sheet_of(c)
+        if s.edge < 1:
+            continue
+        for i in s.injuries:
+            if not i.offered or i.soaked or i.aided or not i.level.rank:
+                continue
+            who = quote(c.id)
+            lower = i.level.lowered()
+            to = lower.word if lower is not Level.NONE else "no injury"
+            out.append(
+                Choice(
+                    c.id,
+                    f"{c.name} may lower the {i.level.word} injury with 1 Edge (has {s.edge})",
+                    (
+                        Option("e", f"spend 1 Edge: {i.level.word} → {to}", f"soak {who} {i.id}"),
+                        Option(
+                            "t",
+                            f"take the {i.level.word} injury",
+                            f"soak {who} {i.id} no",
+                            default=True,
+                        ),
+                    ),
+                    lapses=True,  # A7: offered when it happens; the turn's end declines it
+                )
+            )
+    return tuple(out)
+
+
+def downgrade_choice(enc: Encounter, action: str) -> Choice | None:
+    """A4: when the acting combatant is refused ``action`` (``major``, ``move`` or ``minor``)
+    because none is left, the turn's one downgrade that would give it one (Major → Move or
+    Minor, Move → Minor), an option per action it could come from (the cheaper first, the
+    default); ``None`` when no downgrade can help (one already made, a limit forbids it, or
+    the action is there after all)."""
+    action = action.lower()
+    cid = enc.current
+    if enc.phase is not Phase.ACTIVE or cid is None or not enc.has(cid) or action not in KINDS:
+        return None
+    c = enc.get(cid)
+    s = sheet_of(c)
+    eco = economy(enc, c)
+    one = limit_of(enc, s)[0] == "one"
+    if s.downgrade or getattr(eco, action) > 0:
+        return None
+    if (eco.cap == 0 and one) or (eco.cap >= 0 and not one):
+        return None  # the same limits the 'down' command refuses under
+    froms = [k for k in SOURCES.get(action, ()) if getattr(eco, k) > 0]
+    if not froms:
+        return None
+    want = action.capitalize()
+    return Choice(
+        c.id,
+        f"{c.name} has no {want} action left: downgrade one (A4, once per turn)?",
+        tuple(
+            Option(
+                str(n),
+                f"downgrade {frm.capitalize()} to {want}",
+                f"down {frm} {action}",
+                default=n == 1,
+            )
+            for n, frm in enumerate(froms, 1)
+        ),
+    )
