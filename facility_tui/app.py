@@ -1,21 +1,124 @@
-"""The Textual application: opens the workspace and shows the main screen."""
+"""The Textual application: opens the workspace and shows the main screen.
+
+Its keys act in the order typed, however fast they come: the app takes one key at a time.
+
+Textual reads keys in order, but hands them on two ways. A priority binding (every key of the
+main screen) acts at once, as the app reads the key; any other key is posted to the focused
+widget's queue (a character typed in the command line or a dialog, enter, escape...) and acts
+when that widget's turn comes, then bubbles up to the app, where the bindings of the widget's
+screen act. In a burst the two overtake each other: in ``d 1 ⏎ u ctrl+y`` the digits, enter and
+u go to the command line, while ctrl+y (not a character: the line does not take it) redoes at once,
+before the hit is typed and run; and a dialog's enter posts its Submitted, which a key typed after
+it could overtake.
+
+So once a key has been handed to a widget, the app holds the keys that follow, and takes the next
+one only when that key has been handled all the way: a relay follows it up from the widget, through
+each ancestor to the app, leaving each one only once it has nothing queued (the key, and whatever
+the key posted there: a Submitted, a Selected). The priority keys in between wait their turn too,
+and so do the keys typed after one that opens a dialog, until the dialog has its fields (its first
+field takes focus once they are made: a key handed on before then went to the dialog itself).
+"""
 
 from __future__ import annotations
 
 import time
+from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 from typing import ClassVar
 
+from textual import events
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.dom import DOMNode
 from textual.notifications import SeverityLevel
+from textual.timer import Timer
 
 from facility_tui.paths import default_saves
 from facility_tui.screens.main import MainScreen
 from facility_tui.screens.palette import FacilityCommands
 from facility_tui.text import printable
 from facility_tui.workspace import Workspace
+
+RELAY_WAITS = 4  # times the relay lets a widget's queue drain before it moves up regardless
+CHECK_EVERY = 0.25  # s: how often a key still away is looked at (its widget may have gone)
+GIVE_UP = 2.0  # s: a relay that never came back (a bug) frees the keys after this long
+
+
+class OrderedKeys(App[None]):
+    """An app whose keys act in the order typed (see the module's docstring)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._held: deque[events.Key] = deque()  # keys read, not taken yet
+        self._away: DOMNode | None = None  # where the key being handled was handed
+        self._away_since = 0.0
+        self._relay = 0  # number of the key away (a late relay of an earlier one is ignored)
+        self._check: Timer | None = None
+
+    @property
+    def keys_waiting(self) -> bool:
+        """Whether a key is still being handled, or held behind one that is."""
+        return self._away is not None or bool(self._held)
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            self._held.append(event)
+            await self._take_keys()
+        else:
+            await super().on_event(event)
+
+    async def _take_keys(self) -> None:
+        while self._away is None and self._held:
+            if not self.screen.is_mounted:  # a dialog just opened: its fields come first
+                self._hand_off(self.screen)
+                return
+            event = self._held.popleft()
+            await super().on_event(event)  # a priority binding acts, or the key is handed on
+            if event.is_forwarded:  # (handed to the focused widget, or to the screen)
+                self._hand_off(self.focused or self.screen)
+
+    def _hand_off(self, node: DOMNode) -> None:
+        self._relay += 1
+        self._away, self._away_since = node, time.monotonic()
+        if self._check is None:
+            self._check = self.set_interval(CHECK_EVERY, self._look_away, name="key order")
+        else:
+            self._check.resume()
+        self._pass(node, self._relay, 0)
+
+    def _pass(self, node: DOMNode, relay: int, waits: int) -> None:
+        """The relay goes into ``node``'s queue, behind the key (the app's: the key is done)."""
+        if not node.call_later(self._follow, node, relay, waits):  # (closing: it is done there)
+            self.call_later(self._done, relay)
+
+    async def _follow(self, node: DOMNode, relay: int, waits: int) -> None:
+        """In ``node``'s turn: the key has been handled here; up to the parent once nothing the
+        key posted here is still queued."""
+        if node is self:
+            await self._done(relay)
+        elif node.message_queue_size and waits < RELAY_WAITS:
+            self._pass(node, relay, waits + 1)
+        else:
+            self._pass(node.parent or self, relay, 0)
+
+    async def _done(self, relay: int) -> None:
+        if relay == self._relay and self._away is not None:
+            self._away = None
+            if self._check is not None:
+                self._check.pause()
+            await self._take_keys()
+
+    async def _look_away(self) -> None:
+        """A relay is lost with the widget it was in (a dialog closed under it): the keys go on."""
+        node = self._away
+        if node is None:
+            return
+        gone = not node.is_attached or not all(
+            each.is_parent_active for each in node.ancestors_with_self if each is not self
+        )
+        if gone or time.monotonic() - self._away_since > GIVE_UP:
+            await self._done(self._relay)
 
 
 def _stylesheet() -> Path:
@@ -26,8 +129,8 @@ def _stylesheet() -> Path:
     return Path(facility_tui.styles.__file__).with_name("app.tcss")
 
 
-class FacilityApp(App[None]):
-    """facility-tui: the GM's combat tracker."""
+class FacilityApp(OrderedKeys):
+    """facility-tui: the GM's combat tracker (its keys act in the order typed: ``OrderedKeys``)."""
 
     CSS_PATH = _stylesheet()
     TITLE = "facility-tui"
