@@ -8,15 +8,14 @@ widget's queue (a character typed in the command line or a dialog, enter, escape
 when that widget's turn comes, then bubbles up to the app, where the bindings of the widget's
 screen act. In a burst the two overtake each other: in ``d 1 ⏎ u ctrl+y`` the digits, enter and
 u go to the command line, while ctrl+y (not a character: the line does not take it) redoes at once,
-before the hit is typed and run; and a dialog's enter posts its Submitted, which a key typed after
-it could overtake.
+before the hit is typed and run. What a key sets off is posted too: a dialog's enter posts its
+Submitted, a new dialog makes its fields (and focuses the first) in its own turn, a field left by
+tab posts its Blur; a key typed after could overtake those.
 
-So once a key has been handed to a widget, the app holds the keys that follow, and takes the next
-one only when that key has been handled all the way: a relay follows it up from the widget, through
-each ancestor to the app, leaving each one only once it has nothing queued (the key, and whatever
-the key posted there: a Submitted, a Selected). The priority keys in between wait their turn too,
-and so do the keys typed after one that opens a dialog, until the dialog has its fields (its first
-field takes focus once they are made: a key handed on before then went to the dialog itself).
+So the app takes a key only once the one before has been handled, and all it set off: no widget
+of the open screens has anything queued, nor the app. Until then it holds the keys it reads, and
+looks again behind what is queued at the first widget still busy, then behind the app's queue. A
+key with nothing before it is taken at once.
 """
 
 from __future__ import annotations
@@ -40,9 +39,9 @@ from facility_tui.screens.palette import FacilityCommands
 from facility_tui.text import printable
 from facility_tui.workspace import Workspace
 
-RELAY_WAITS = 4  # times the relay lets a widget's queue drain before it moves up regardless
-CHECK_EVERY = 0.25  # s: how often a key still away is looked at (its widget may have gone)
-GIVE_UP = 2.0  # s: a relay that never came back (a bug) frees the keys after this long
+SETTLE_ROUNDS = 32  # looks before a key is taken anyway (a widget that never stops posting)
+CHECK_EVERY = 0.25  # s: how often a wait for the keys' turn is looked at
+GIVE_UP = 2.0  # s: a look that never came back (a bug) lets the keys go on after this long
 
 
 class OrderedKeys(App[None]):
@@ -51,74 +50,71 @@ class OrderedKeys(App[None]):
     def __init__(self) -> None:
         super().__init__()
         self._held: deque[events.Key] = deque()  # keys read, not taken yet
-        self._away: DOMNode | None = None  # where the key being handled was handed
-        self._away_since = 0.0
-        self._relay = 0  # number of the key away (a late relay of an earlier one is ignored)
-        self._check: Timer | None = None
+        self._wait = 0  # the number of the wait in progress for the next key's turn (0: none)
+        self._waits = 0
+        self._looked_at = 0.0  # when the wait last moved
+        self._watch: Timer | None = None
 
     @property
     def keys_waiting(self) -> bool:
-        """Whether a key is still being handled, or held behind one that is."""
-        return self._away is not None or bool(self._held)
+        """Whether keys are held behind the work of the ones before them."""
+        return bool(self._held)
+
+    def busy(self) -> DOMNode | None:
+        """The first widget (or screen) with something queued, if any (the app: its own)."""
+        for screen in self.screen_stack:
+            for node in screen.walk_children(with_self=True):
+                if _queued(node):
+                    return node
+        return self if _queued(self) else None
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key) and not event.is_forwarded:
             self._held.append(event)
-            await self._take_keys()
+            if not self._wait:
+                await self._take_keys(0, 0)
         else:
             await super().on_event(event)
 
-    async def _take_keys(self) -> None:
-        while self._away is None and self._held:
-            if not self.screen.is_mounted:  # a dialog just opened: its fields come first
-                self._hand_off(self.screen)
+    async def _take_keys(self, wait: int, rounds: int) -> None:
+        """In the app's turn: take the next key held once the work of the one before is done (a
+        key with nothing before it is taken at once), and look for the next in a later turn."""
+        if wait != self._wait:
+            return  # (given up on: see ``_look``)
+        self._wait = 0
+        if self._held:
+            busy = self.busy()
+            if busy is not None and rounds < SETTLE_ROUNDS:
+                self._wait_behind(busy, rounds + 1)
                 return
-            event = self._held.popleft()
-            await super().on_event(event)  # a priority binding acts, or the key is handed on
-            if event.is_forwarded:  # (handed to the focused widget, or to the screen)
-                self._hand_off(self.focused or self.screen)
+            await super().on_event(self._held.popleft())  # a binding acts, or it is handed on
+        if self._held:  # (what the key set off may not be queued yet: ``call_next``)
+            self._wait_behind(self, 0)
+        elif self._watch is not None:
+            self._watch.pause()
 
-    def _hand_off(self, node: DOMNode) -> None:
-        self._relay += 1
-        self._away, self._away_since = node, time.monotonic()
-        if self._check is None:
-            self._check = self.set_interval(CHECK_EVERY, self._look_away, name="key order")
+    def _wait_behind(self, busy: DOMNode, rounds: int) -> None:
+        """Look again behind what is queued at ``busy``, then behind what is queued at the app."""
+        self._waits += 1
+        self._wait, self._looked_at = self._waits, time.monotonic()
+        if self._watch is None:
+            self._watch = self.set_interval(CHECK_EVERY, self._look, name="key order")
         else:
-            self._check.resume()
-        self._pass(node, self._relay, 0)
+            self._watch.resume()
+        again = (self._take_keys, self._wait, rounds)
+        if busy is self or not busy.call_later(self.call_later, *again):
+            self.call_later(*again)
 
-    def _pass(self, node: DOMNode, relay: int, waits: int) -> None:
-        """The relay goes into ``node``'s queue, behind the key (the app's: the key is done)."""
-        if not node.call_later(self._follow, node, relay, waits):  # (closing: it is done there)
-            self.call_later(self._done, relay)
+    async def _look(self) -> None:
+        """A look lost (a widget closed under it, a bug): the keys go on after a while."""
+        if self._wait and time.monotonic() - self._looked_at > GIVE_UP:
+            await self._take_keys(self._wait, SETTLE_ROUNDS)
 
-    async def _follow(self, node: DOMNode, relay: int, waits: int) -> None:
-        """In ``node``'s turn: the key has been handled here; up to the parent once nothing the
-        key posted here is still queued."""
-        if node is self:
-            await self._done(relay)
-        elif node.message_queue_size and waits < RELAY_WAITS:
-            self._pass(node, relay, waits + 1)
-        else:
-            self._pass(node.parent or self, relay, 0)
 
-    async def _done(self, relay: int) -> None:
-        if relay == self._relay and self._away is not None:
-            self._away = None
-            if self._check is not None:
-                self._check.pause()
-            await self._take_keys()
-
-    async def _look_away(self) -> None:
-        """A relay is lost with the widget it was in (a dialog closed under it): the keys go on."""
-        node = self._away
-        if node is None:
-            return
-        gone = not node.is_attached or not all(
-            each.is_parent_active for each in node.ancestors_with_self if each is not self
-        )
-        if gone or time.monotonic() - self._away_since > GIVE_UP:
-            await self._done(self._relay)
+def _queued(node: DOMNode) -> bool:
+    # (a pump takes the message after the one it runs off its queue, to see whether the two
+    # combine: that one is still to run)
+    return bool(node.message_queue_size or node._pending_message is not None)
 
 
 def _stylesheet() -> Path:

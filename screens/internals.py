@@ -83,13 +83,20 @@ INTERNALS: tuple[tuple[type, str, str, str], ...] = (
         events.Key,
         "is_forwarded",
         "app.OrderedKeys",
-        "tells a key handed to a widget (to be followed up) from one a priority binding took",
+        "tells a key read from the terminal (held in turn) from one bubbling back up",
     ),
     (
         Widget,
         "message_queue_size",
         "app.OrderedKeys",
-        "the relay leaves a widget once what the key posted there (a Submitted) is handled",
+        "a key is done once no widget has anything queued (what it set off: a Submitted, a Blur)",
+    ),
+    (
+        Widget,
+        "_pending_message",
+        "app.OrderedKeys",
+        "the message a widget has taken off its queue ahead of time (to combine it with the one "
+        "it runs): still queued for the check (tab then 1 typed 1 in the line it left)",
     ),
     (
         Screen,

@@ -132,8 +132,7 @@ async def settled(pilot: Pilot[None]) -> None:
     assert isinstance(app, FacilityApp)
     for _ in range(300):
         await pilot.pause()
-        nodes = [app, *(n for s in app.screen_stack for n in (s, *s.walk_children()))]
-        if not app.keys_waiting and not any(n.message_queue_size for n in nodes):
+        if not (app.keys_waiting or app.busy()):
             return
     raise AssertionError("the app never settled")
 
