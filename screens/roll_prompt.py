@@ -7,8 +7,8 @@ gathered so far (``dice=``), and either the next question comes back (the label 
 is cleared) or the command is done and the prompt closes. The history records the finished line.
 
 Keys typed fast land where they were meant. The prompt has no focusable widget: the app hands
-every key to the screen itself, one at a time (``app.OrderedKeys``), also the keys that
-arrive before the prompt is drawn (they wait in its queue). The screen edits its one line itself;
+every key to the screen itself, one at a time (``app.OrderedKeys``), also the keys typed before
+the prompt was made (the app holds them until it is). The screen edits its one line itself;
 enter answers, so the digits typed after it go to the next question, and keys typed after the
 prompt closed go to the list.
 """
