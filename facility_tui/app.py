@@ -1,16 +1,38 @@
-"""The Textual application: opens the workspace and shows the main screen."""
+"""The Textual application: opens the workspace and shows the main screen.
+
+Its keys act in the order typed, however fast they come: the app takes one key at a time.
+
+Textual reads keys in order, but hands them on two ways. A priority binding (every key of the
+main screen) acts at once, as the app reads the key; any other key is posted to the focused
+widget's queue (a character typed in the command line or a dialog, enter, escape...) and acts
+when that widget's turn comes, then bubbles up to the app, where the bindings of the widget's
+screen act. In a burst the two overtake each other: in ``d 1 ⏎ u ctrl+y`` the digits, enter and
+u go to the command line, while ctrl+y (not a character: the line does not take it) redoes at once,
+before the hit is typed and run. What a key sets off is posted too: a dialog's enter posts its
+Submitted, a new dialog makes its fields (and focuses the first) in its own turn, a field left by
+tab posts its Blur; a key typed after could overtake those.
+
+So the app takes a key only once the one before has been handled, and all it set off: no widget
+of the open screens has anything queued, nor the app. Until then it holds the keys it reads, and
+looks again behind what is queued at the first widget still busy, then behind the app's queue. A
+key with nothing before it is taken at once.
+"""
 
 from __future__ import annotations
 
 import time
+from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 from typing import ClassVar
 
+from textual import events
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.dom import DOMNode
 from textual.filter import LineFilter
 from textual.notifications import SeverityLevel
+from textual.timer import Timer
 
 from facility_tui.paths import default_saves
 from facility_tui.screens.lines import Controls
@@ -18,6 +40,83 @@ from facility_tui.screens.main import MainScreen
 from facility_tui.screens.palette import FacilityCommands, Palette
 from facility_tui.text import printable
 from facility_tui.workspace import Workspace
+
+SETTLE_ROUNDS = 32  # looks before a key is taken anyway (a widget that never stops posting)
+CHECK_EVERY = 0.25  # s: how often a wait for the keys' turn is looked at
+GIVE_UP = 2.0  # s: a look that never came back (a bug) lets the keys go on after this long
+
+
+class OrderedKeys(App[None]):
+    """An app whose keys act in the order typed (see the module's docstring)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._held: deque[events.Key] = deque()  # keys read, not taken yet
+        self._wait = 0  # the number of the wait in progress for the next key's turn (0: none)
+        self._waits = 0
+        self._looked_at = 0.0  # when the wait last moved
+        self._watch: Timer | None = None
+
+    @property
+    def keys_waiting(self) -> bool:
+        """Whether keys are held behind the work of the ones before them."""
+        return bool(self._held)
+
+    def busy(self) -> DOMNode | None:
+        """The first widget (or screen) with something queued, if any (the app: its own)."""
+        for screen in self.screen_stack:
+            for node in screen.walk_children(with_self=True):
+                if _queued(node):
+                    return node
+        return self if _queued(self) else None
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            self._held.append(event)
+            if not self._wait:
+                await self._take_keys(0, 0)
+        else:
+            await super().on_event(event)
+
+    async def _take_keys(self, wait: int, rounds: int) -> None:
+        """In the app's turn: take the next key held once the work of the one before is done (a
+        key with nothing before it is taken at once), and look for the next in a later turn."""
+        if wait != self._wait:
+            return  # (given up on: see ``_look``)
+        self._wait = 0
+        if self._held:
+            busy = self.busy()
+            if busy is not None and rounds < SETTLE_ROUNDS:
+                self._wait_behind(busy, rounds + 1)
+                return
+            await super().on_event(self._held.popleft())  # a binding acts, or it is handed on
+        if self._held:  # (what the key set off may not be queued yet: ``call_next``)
+            self._wait_behind(self, 0)
+        elif self._watch is not None:
+            self._watch.pause()
+
+    def _wait_behind(self, busy: DOMNode, rounds: int) -> None:
+        """Look again behind what is queued at ``busy``, then behind what is queued at the app."""
+        self._waits += 1
+        self._wait, self._looked_at = self._waits, time.monotonic()
+        if self._watch is None:
+            self._watch = self.set_interval(CHECK_EVERY, self._look, name="key order")
+        else:
+            self._watch.resume()
+        again = (self._take_keys, self._wait, rounds)
+        if busy is self or not busy.call_later(self.call_later, *again):
+            self.call_later(*again)
+
+    async def _look(self) -> None:
+        """A look lost (a widget closed under it, a bug): the keys go on after a while."""
+        if self._wait and time.monotonic() - self._looked_at > GIVE_UP:
+            await self._take_keys(self._wait, SETTLE_ROUNDS)
+
+
+def _queued(node: DOMNode) -> bool:
+    # (a pump takes the message after the one it runs off its queue, to see whether the two
+    # combine: that one is still to run)
+    return bool(node.message_queue_size or node._pending_message is not None)
 
 
 def _stylesheet() -> Path:
@@ -31,8 +130,8 @@ def _stylesheet() -> Path:
 CONTROLS = Controls()  # no control character reaches the terminal, whatever a widget draws
 
 
-class FacilityApp(App[None]):
-    """facility-tui: the GM's combat tracker."""
+class FacilityApp(OrderedKeys):
+    """facility-tui: the GM's combat tracker (its keys act in the order typed: ``OrderedKeys``)."""
 
     CSS_PATH = _stylesheet()
     TITLE = "facility-tui"

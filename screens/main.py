@@ -190,6 +190,8 @@ class MainScreen(Screen[None]):
     def action_details(self) -> None:
         """Hide the panes' column (the list takes the width), or show it again."""
         self.toggle_class("-no-details")
+        if self.has_class("-no-details") and self.focused is self.query_one("#detail-box"):
+            self.table.focus(scroll_visible=False)  # (see ``action_log_size``)
 
     def action_panes(self, pages: int) -> None:
         """Scroll the panes' column a page (at 80×24 the effects and the sheet run below it)."""
@@ -203,6 +205,14 @@ class MainScreen(Screen[None]):
 
     def action_log_size(self) -> None:
         self.toggle_class("-log-full")
+        # Focus leaves the hidden list and panes now, and comes back to the list with them.
+        # (Textual moves it off a hidden widget only when a frame is drawn, to the next one
+        # along, hidden or not: the keys typed before that frame went to the hidden one.)
+        if self.has_class("-log-full"):
+            if not isinstance(self.focused, CommandBar):
+                self.set_focus(None)
+        elif self.focused is None:
+            self.table.focus(scroll_visible=False)
 
     def action_log_kind(self) -> None:
         self._log_title(self._log.cycle_kind())

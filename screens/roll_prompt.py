@@ -7,11 +7,10 @@ gathered so far (``dice=``), and either the next question comes back (the label 
 is cleared) or the command is done and the prompt closes. The history records the finished line.
 
 Keys typed fast land where they were meant. The prompt has no focusable widget: the app hands
-every key to the screen itself, in its queue, in the order typed, also the keys that arrive before
-the prompt is drawn (a burst typed after the enter that ran the line: the command bar sends them
-back to the app, ``OrderedInput``). The screen edits its one line itself; enter answers in its
-turn, so the digits typed after it go to the next question, and keys that come after the prompt
-closed go back to the app, to the list.
+every key to the screen itself, one at a time (``app.OrderedKeys``), also the keys typed before
+the prompt was made (the app holds them until it is). The screen edits its one line itself;
+enter answers, so the digits typed after it go to the next question, and keys typed after the
+prompt closed go to the list.
 """
 
 from __future__ import annotations
@@ -74,9 +73,6 @@ class RollPrompt(ModalScreen[None]):
     async def _on_key(self, event: events.Key) -> None:
         event.stop()
         event.prevent_default()
-        if not self.is_current:  # typed after the last answer, in the same burst: the app's
-            self.app.post_message(events.Key(event.key, event.character))
-            return
         if event.key == "enter":
             self._answer()
         elif event.key == "escape":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import random
 import signal
@@ -85,3 +86,47 @@ def test_kill_9_the_headless_apply(tmp_path: Path) -> None:
         else:  # all or nothing
             assert loaded == done or len(loaded.log) > len(done.log), i
         done = loaded
+
+
+def test_kill_9_the_app_in_a_burst_of_undo_and_redo(tmp_path: Path) -> None:
+    """Issue 28: SIGKILL while the app is typed at in bursts (a line, then u ctrl+y n u ctrl+y,
+    no pause between keys): what the screen showed as saved is in the file, and the history is
+    the keys' in the order typed (each line kept, then its next), with no gap."""
+    path = tmp_path / "fight.toml"
+    setup = ["new 2297 K", "add Alpha side=pc init=12", "add Beta init=5", "start"]
+    subprocess.run(
+        [sys.executable, "-m", "facility_tui", "apply", str(path), "-q", "--seed", "3", *setup],
+        check=True,
+        timeout=30,
+    )
+    rng = random.Random(28)
+    reported = 0
+    for _ in range(4):
+        proc = subprocess.Popen(
+            [sys.executable, str(WRITER.with_name("app_burst.py")), str(path)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        assert proc.stdout is not None
+        assert proc.stdout.readline() == "ready\n"  # killed while typing, not while starting
+        timer = threading.Timer(rng.uniform(0.2, 1.2), proc.send_signal, (signal.SIGKILL,))
+        timer.start()
+        out, err = proc.communicate(timeout=60)
+        timer.cancel()
+        assert proc.returncode == -signal.SIGKILL, err
+        assert "wrong" not in out, out
+        for line in out.splitlines():
+            if line.startswith("saved "):
+                reported = max(reported, int(line.split()[1]))
+        loaded = store.load(path)  # never needs a backup
+        assert gen_of(loaded.encounter) >= reported
+        # Any state a burst passes through may be the last written; each is the keys' in
+        # order: every gen line once, in turn, each next after a line (a restart may leave a
+        # line without its next), at most one step to redo.
+        lines = [s.line for s in loaded.undo_steps][len(setup) :]
+        gens = [int(x.split()[2]) for x in lines if x.startswith("log gen ")]
+        assert gens == list(range(1, len(gens) + 1)), lines
+        assert lines[:1] != ["next"] and ("next", "next") not in itertools.pairwise(lines), lines
+        assert len(loaded.redo_steps) <= 1
+    assert reported > 0, "the app never got to save"
