@@ -63,10 +63,11 @@ def encounter_from(
     return decode_attrs(Encounter, data, where="encounter", **given)  # type: ignore[no-any-return]
 
 
-def numbered(enc: Encounter) -> Encounter:
+def numbered(enc: Encounter, unnumbered: frozenset[str] = frozenset()) -> Encounter:
     """A combatant added by hand has no number (handle 0), or a copied block has another's: it
     gets the next one, as ``add`` would give it, so ``#N`` names one combatant only (a save from
-    before numbers keeps its places)."""
+    before numbers keeps its places). ``unnumbered``: the ids facility-tui itself wrote without
+    a number (a barricade of a save from before made combatants were numbered), kept so."""
     handles = [c.handle for c in enc.combatants]
     if not enc.numbered or (all(handles) and len(set(handles)) == len(handles)):
         return enc
@@ -76,7 +77,7 @@ def numbered(enc: Encounter) -> Encounter:
     seen: set[int] = set()
     given = []
     for c in enc.combatants:
-        if not c.handle or c.handle in seen:
+        if (not c.handle and c.id not in unnumbered) or (c.handle and c.handle in seen):
             top += 1
             c = evolve(c, handle=top)
         seen.add(c.handle)

@@ -953,8 +953,10 @@ def _edited(enc: Encounter, history: Any, parts: _Parts, source: str, offset: in
     then the edit as one step. If that state cannot be rebuilt, the edited fight opens alone."""
     from facility_tui import handedit
 
-    enc = handedit.numbered(_sided(enc, parts.state, source, offset))
+    enc = _sided(enc, parts.state, source, offset)
     before = _rebuilt(enc.log, history)
+    kept = () if before is None else before.encounter.combatants
+    enc = handedit.numbered(enc, frozenset(c.id for c in kept if not c.handle))
     if before is not None and before.encounter == enc:
         before.encounter = enc
         return Loaded(before)  # only comments or layout changed (or the checksum line)

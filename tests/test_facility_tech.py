@@ -122,6 +122,36 @@ def test_F12_a_barricade_save_with_a_comment_added_by_hand_opens_unchanged(
     assert opened.session.undo_steps == s.undo_steps
 
 
+def test_F12_an_old_barricade_save_with_a_comment_added_by_hand_opens_unchanged(
+    tmp_path: Path,
+) -> None:
+    """A save from before numbered barricades, touched by hand (a comment): its barricade
+    keeps no number, as facility-tui wrote it, so nothing is recorded as an edit."""
+    path = tmp_path / "old.toml"
+    text = (FIXTURES / "v3-facility-barricade-unnumbered.toml").read_text()
+    path.write_text(text.replace("\n[encounter]\n", "\n# the GM's note\n[encounter]\n", 1))
+    untouched = store.open_save(FIXTURES / "v3-facility-barricade-unnumbered.toml").session
+    opened = store.open_save(path)
+    assert opened.message is None
+    assert opened.session.encounter == untouched.encounter
+    assert opened.session.encounter.get("filing-cabinets").handle == 0
+    assert opened.session.redo_steps == untouched.redo_steps
+
+
+def test_F12_a_combatant_added_by_hand_to_an_old_barricade_save_gets_a_number(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "old.toml"
+    text = (FIXTURES / "v3-facility-barricade-unnumbered.toml").read_text()
+    block = '[[combatants]]\nid = "extra"\nname = "Extra"\nside = "enemies"\n\n'
+    i = text.index("[[combatants]]")
+    path.write_text(text[:i] + block + text[i:])
+    opened = store.open_save(path)
+    assert opened.message is not None and "Extra" in opened.message
+    enc = opened.session.encounter
+    assert enc.get("extra").handle == enc.handles and enc.get("filing-cabinets").handle == 0
+
+
 def test_F12_a_save_from_before_numbered_barricades_loads_and_replays_as_typed(
     tmp_path: Path,
 ) -> None:
