@@ -370,7 +370,7 @@ class MainScreen(Screen[None]):
         except CommandError as err:
             self._clear_toasts()  # only the newest refusal matters
             self.notify(str(err), severity="error", timeout=6)
-            unblock = rules.unblock(enc, line)
+            unblock = None if self.ws.read_only else rules.unblock(enc, line)
             if unblock is not None:  # (2297: a downgrade gives the action asked for)
                 self.offer(unblock, then=line)
             return False
