@@ -134,8 +134,15 @@ class MainScreen(Screen[None]):
             priority=True,
             id="log_who",
         ),
-        # Shown while a choice is open: its menu again (the selected one's, else the acting one's)
-        Binding("m", "choice", "Choose", priority=True, id="choice"),
+        # On the key bar while a choice is open (``check_action``); its tooltip is said in help
+        Binding(
+            "m",
+            "choice",
+            "Choose",
+            priority=True,
+            id="choice",
+            tooltip="the open choice's menu again (the selected one's, else the acting one's)",
+        ),
         *QUICK_BINDINGS.values(),
     ]
 
@@ -834,7 +841,7 @@ class MainScreen(Screen[None]):
             return listed.replace("question_mark", "?").replace("colon", ":").replace(",", " / ")
 
         rows = [
-            (shown(b), b.description)
+            (shown(b), f"{b.description}: {b.tooltip}" if b.tooltip else b.description)
             for b in self.BINDINGS
             if isinstance(b, Binding)
             and b.action not in ("cursor(1)", "cursor(-1)")

@@ -237,7 +237,9 @@ async def test_escape_twice_leaves_the_choice_open_and_m_offers_it_again(
         burst(app, "escape escape")
         await settled(pilot)
         assert menu_of(app) is None and choice in open_choices(app)
-        assert ("m", "Choose") in main._key_rows()  # in ? help
+        assert any(
+            k == "m" and w.startswith("Choose: the open choice's menu") for k, w in main._key_rows()
+        )  # in ? help
         burst(app, "m")
         await settled(pilot)
         assert menu_of(app) == choice
@@ -304,3 +306,23 @@ async def test_the_palette_fills_in_whose_choice_waits(tmp_path: Path) -> None:
             await pilot.press("enter")
             await pilot.pause()
         assert main_of(app).query_one(CommandBar).value == "suffer ana "
+
+
+async def test_a_refused_action_says_why_and_offers_the_downgrade(tmp_path: Path) -> None:
+    """A4: 3 on a Slow combatant is refused (the toast says why and names the downgrade), and
+    the downgrade's menu opens; escape leaves everything as it was, enter downgrades the Move
+    and spends the Minor asked for."""
+    app = app_for(save_of(tmp_path, SLOW))
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        before = app.workspace.encounter
+        choice = await opened(pilot, "3")
+        toasts = [n.message for n in app._notifications]
+        assert any("no Minor action left" in t and "down move minor" in t for t in toasts)
+        assert choice.default.line == "down move minor"
+        burst(app, "escape")
+        await settled(pilot)
+        assert app.workspace.encounter is before and isinstance(app.screen, MainScreen)
+        burst(app, "3 enter")
+        await settled(pilot)
+        assert undo_lines(app)[-2:] == ["down move minor", "minor"]
+        assert not list(app._notifications)  # the refusal, corrected, is gone
