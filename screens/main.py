@@ -30,7 +30,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.reactive import Reactive
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
 
 from facility_tui import store
@@ -39,6 +39,7 @@ from facility_tui.errors import internal_error
 from facility_tui.grammar import CommandError, quote
 from facility_tui.model import Encounter, Phase
 from facility_tui.systems import QuickKey, info, infos, rules_for
+from facility_tui.view import Choice
 from facility_tui.workspace import Workspace
 
 from .collector import EVERY as COLLECT_EVERY
@@ -133,6 +134,15 @@ class MainScreen(Screen[None]):
             priority=True,
             id="log_who",
         ),
+        # On the key bar while a choice is open (``check_action``); its tooltip is said in help
+        Binding(
+            "m",
+            "choice",
+            "Choose",
+            priority=True,
+            id="choice",
+            tooltip="the open choice's menu again (the selected one's, else the acting one's)",
+        ),
         *QUICK_BINDINGS.values(),
     ]
 
@@ -162,6 +172,7 @@ class MainScreen(Screen[None]):
         self._detail = DetailPane(id="detail")
         self._log = LogPane(keep=LOG_SHOWN, id="log")
         self.collector = IdleCollector()
+        self._choices: tuple[Choice, ...] = ()  # the open choices of the fight shown
 
     # -- layout -------------------------------------------------------------------------------
 
@@ -280,9 +291,14 @@ class MainScreen(Screen[None]):
     def _after_change(self) -> None:
         before = self.encounter
         enc = self.ws.encounter
-        if before is None or (before.phase, before.system) != (enc.phase, enc.system):
-            self.refresh_bindings()  # check_action depends on these only (the footer recomposes)
+        open_before = bool(self._choices)
         self._publish()
+        if (
+            before is None
+            or (before.phase, before.system) != (enc.phase, enc.system)
+            or open_before != bool(self._choices)
+        ):
+            self.refresh_bindings()  # check_action depends on these only (the footer recomposes)
 
     # Each value goes to the panes that show it. ``data_bind`` does the same through a setter
     # of its own (context managers, and every reactive of the pane initialised again at each
@@ -311,6 +327,7 @@ class MainScreen(Screen[None]):
         """Give the panes the workspace's state; each renders what changed for it."""
         self.path = self.ws.path  # (compared by value: no render unless another file is shown)
         self.read_only = self.ws.read_only
+        self._choices = rules_for(self.ws.encounter.system).choices(self.ws.encounter)
         self.encounter = self.ws.encounter  # the list (rows, cursor), the log, the status line
         # Then the selection, which the list's cursor may have moved to the acting combatant:
         # the detail pane renders once, for the combatant selected now.
@@ -347,6 +364,9 @@ class MainScreen(Screen[None]):
         """Run a command line; a refusal is shown as one line and changes nothing."""
         if not self.alive:
             return False
+        enc = self.ws.encounter
+        rules = rules_for(enc.system)
+        before = rules.choices(enc)
         try:
             outcome = self.ws.execute(line, prompt=True)
         except NeedRoll as need:  # table dice: the GM types this roll, then the line runs again
@@ -357,6 +377,9 @@ class MainScreen(Screen[None]):
         except CommandError as err:
             self._clear_toasts()  # only the newest refusal matters
             self.notify(str(err), severity="error", timeout=6)
+            unblock = None if self.ws.read_only else rules.unblock(enc, line)
+            if unblock is not None:  # (2297: a downgrade gives the action asked for)
+                self.offer(unblock, then=line)
             return False
         except Exception as err:  # a bug: commands are pure, so the fight is as it was
             self.notify(internal_error(self.ws.folder, line, err), severity="error", timeout=15)
@@ -365,7 +388,61 @@ class MainScreen(Screen[None]):
         self._after_change()
         if not outcome.events:
             self.notify(outcome.message, timeout=3)
+        # A choice the command has just left open is offered at once (not one that undo or
+        # redo brings back: the next u would go to its menu).
+        if (line.split() or [""])[0].lower() not in ("undo", "u", "redo"):
+            new = [c for c in self._choices if c not in before]
+            if new:
+                self.offer(new[0])
         return True
+
+    def offer(self, choice: Choice, then: str | None = None) -> None:
+        """Show ``choice`` as a menu; the option chosen runs as a typed line, then ``then`` (the
+        line the choice unblocks). Over a dialog (the roll prompt that ran the line) it waits
+        for the dialog to close."""
+        from .choice_menu import ChoiceMenu
+
+        def chosen(line: str | None) -> None:
+            if line is None or not self.alive:
+                return  # left open: the panes show it, n asks
+            if self.run_line(line) and then is not None and self.run_line(then):
+                bar = self.query_one(CommandBar)
+                if bar.has_focus and bar.value.strip() == then.strip():
+                    bar.close()  # the line the GM typed has run
+                    self.table.focus(scroll_visible=False)
+
+        menu = ChoiceMenu(choice)
+        app = self.app
+        if isinstance(app.screen, ModalScreen):
+            app.call_later(app.push_screen, menu, chosen)
+        else:
+            app.push_screen(menu, chosen)
+
+    def pending_choice(self) -> Choice | None:
+        """The open choice the GM is most likely at: the selected combatant's, else the acting
+        one's, else the first."""
+        cid, enc = self._selected_id(), self.ws.encounter
+        for who in (cid, enc.current):
+            if who is not None:
+                for choice in self._choices:
+                    if choice.who == who:
+                        return choice
+        return self._choices[0] if self._choices else None
+
+    def pending_for(self, verb: str) -> str | None:
+        """Whose open choice a command ``verb`` would settle (``suffer``: the one whose failed
+        save waits), if any: the palette fills it in."""
+        first = self.pending_choice()
+        ordered = ((first,) if first else ()) + self._choices
+        for choice in ordered:
+            if choice.who and any(o.line.split()[0] == verb for o in choice.options):
+                return choice.who
+        return None
+
+    def action_choice(self) -> None:
+        choice = self.pending_choice()
+        if choice is not None:
+            self.offer(choice)
 
     def _clear_toasts(self) -> None:
         if self.save_state != "NOT SAVED":  # (a failing save keeps saying so)
@@ -732,6 +809,8 @@ class MainScreen(Screen[None]):
             return self._quick(str(parameters[0])) is not None
         if action == "start":
             return phase is Phase.SETUP
+        if action == "choice":
+            return bool(self._choices)
         if action == "prev":
             return phase is Phase.ACTIVE
         return True
@@ -762,7 +841,7 @@ class MainScreen(Screen[None]):
             return listed.replace("question_mark", "?").replace("colon", ":").replace(",", " / ")
 
         rows = [
-            (shown(b), b.description)
+            (shown(b), f"{b.description}: {b.tooltip}" if b.tooltip else b.description)
             for b in self.BINDINGS
             if isinstance(b, Binding)
             and b.action not in ("cursor(1)", "cursor(-1)")

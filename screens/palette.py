@@ -22,6 +22,7 @@ from textual.fuzzy import Matcher
 from textual.markup import escape
 
 from facility_tui.dispatch import help_lines, listed
+from facility_tui.grammar import quote
 from facility_tui.text import printable
 
 from .detail_pane import side_label
@@ -57,10 +58,11 @@ class FacilityCommands(Provider):
             yield (text, f"{side} · select it", partial(main.table.move_to, c.id))
         for usage, summary in help_lines(enc.system):
             verb = usage.split()[0]
+            who = main.pending_for(verb)  # (``suffer``: whose failed save waits)
             yield (
                 printable(usage),
                 f"{summary} (opens the command line)",
-                partial(main.action_command, f"{verb} "),
+                partial(main.action_command, f"{verb} {quote(who)} " if who else f"{verb} "),
             )
         if main.ws.read_only:
             yield ("Player view", "what the table may see, large (q quits)", main.player_view)

@@ -136,12 +136,15 @@ async def test_keys_typed_in_one_burst_go_where_they_were_meant(tmp_path: Path) 
         await settle(pilot)
         await pilot.press("s")
         log = app.workspace.encounter.log
-        _burst(app, "d45⏎n")  # 4 and 5 type the amount (1, 2, 3 would spend actions)
+        # 4 and 5 type the amount (1, 2, 3 would spend actions); the second enter takes the
+        # injury (the Edge menu's default: Sgt. Blanc has Edge)
+        _burst(app, "d45⏎⏎n")
         await settle(pilot)
         new = [e.text for e in app.workspace.encounter.log[len(log) :]]
         assert new[0].startswith("Hit on Sgt. Blanc: 45 physical")
         assert not any("spent" in line for line in new)
-        assert "Aspirant Cassart's turn" in "\n".join(new)  # n, after enter, went to the list
+        assert "Sgt. Blanc keeps Edge: Serious injury 1 stands" in new
+        assert "Aspirant Cassart's turn" in "\n".join(new)  # n, after the menu, went to the list
         bar = screen(app).query_one("#command", Input)
         assert screen(app).table.has_focus and bar.value == ""
         log = app.workspace.encounter.log

@@ -9,6 +9,7 @@ import random
 import shutil
 from pathlib import Path
 
+from facility_tui.screens.choice_menu import ChoiceMenu
 from facility_tui.screens.initiative import SELECTED, InitiativeList, Row
 from facility_tui.screens.list_layout import (
     MIN_NAME,
@@ -42,6 +43,14 @@ words = st.text(alphabet="abcdefghijklmnopqrstuvwxyzABCDEFGHIJ0123456789.'()-Ã©Ï
 names_st = st.lists(
     st.lists(words, min_size=1, max_size=5).map(" ".join), min_size=1, max_size=12, unique=True
 )
+
+
+def run_left_open(screen: MainScreen, line: str) -> bool:
+    """Run ``line``; the menu of a choice it leaves open is left open (escape)."""
+    ok = screen.run_line(line)
+    if isinstance(screen.app.screen, ChoiceMenu):
+        screen.app.screen.dismiss(None)
+    return ok
 
 
 @given(names_st, st.integers(min_value=1, max_value=50), st.booleans())
@@ -211,10 +220,13 @@ async def reach(app: FacilityApp, pilot, system: str) -> None:  # type: ignore[n
     for group in keys:
         await pilot.press(*group)
         await settle(pilot)
+        if isinstance(app.screen, ChoiceMenu):  # (an attack left a choice open)
+            await pilot.press("escape")
+            await settle(pilot)
     screen = app.screen
     assert isinstance(screen, MainScreen)
     for line in lines:
-        assert screen.run_line(line), line
+        assert run_left_open(screen, line), line
     await settle(pilot)
 
 
@@ -233,10 +245,12 @@ async def test_the_same_state_draws_the_same_list_however_it_was_reached(
             screen = app.screen
             assert isinstance(screen, MainScreen)
             # a wider name and status come and go: the list is as it was before them
-            assert screen.run_line("add Reinforcement With A Long Name 7")
-            assert screen.run_line("wound #7 9" if system == "facility" else "hit #9 90 through")
+            assert run_left_open(screen, "add Reinforcement With A Long Name 7")
+            assert run_left_open(
+                screen, "wound #7 9" if system == "facility" else "hit #9 90 through"
+            )
             await settle(pilot)
-            assert screen.run_line("undo") and screen.run_line("undo")
+            assert run_left_open(screen, "undo") and run_left_open(screen, "undo")
             save = app.workspace.path
             for size in SIZES:  # live: key presses, then resizes
                 await pilot.resize_terminal(*size)
@@ -275,11 +289,14 @@ async def test_state_words_whole_through_a_fight_taken_to_the_end(tmp_path: Path
                 for group in keys:
                     await pilot.press(*group)
                     await settle(pilot)
+                    if isinstance(app.screen, ChoiceMenu):  # (an attack left a choice open)
+                        await pilot.press("escape")
+                        await settle(pilot)
                     state_words_whole(app)
                 screen = app.screen
                 assert isinstance(screen, MainScreen)
                 for line in lines:
-                    assert screen.run_line(line), line
+                    assert run_left_open(screen, line), line
                     await settle(pilot)
                     state_words_whole(app)
 
@@ -382,13 +399,13 @@ async def test_the_first_injury_does_not_move_the_columns(tmp_path: Path) -> Non
         await settle(pilot)
         screen = app.screen
         assert isinstance(screen, MainScreen)
-        assert screen.run_line("start")
+        assert run_left_open(screen, "start")
         await settle(pilot)
         before = screen.table._layout_now
-        assert screen.run_line("hit #5 16 through")  # Critical: "1 minor -" in its Actions
+        assert run_left_open(screen, "hit #5 16 through")  # Critical: "1 minor -" in its Actions
         await settle(pilot)
         assert any("1 minor - Crit" in line for line in list_text(app))
         assert screen.table._layout_now == before
-        assert screen.run_line("undo")
+        assert run_left_open(screen, "undo")
         await settle(pilot)
         assert screen.table._layout_now == before

@@ -211,6 +211,7 @@ async def test_n_asks_before_a_turn_ends_with_a_choice_open(tmp_path: Path) -> N
         assert screen.run_line("start first=pc")
         assert screen.run_line("harm anne 1 contaminants d20=1")  # the Lab Coat could ablate
         turn = app.workspace.encounter.turn
+        await pilot.press("escape")  # its menu: left open
         await pilot.press("n")
         await pilot.pause()
         question = " ".join(str(label.render()) for label in app.screen.query(Label))

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from attrs import evolve
+from facility_tui.screens.choice_menu import ChoiceMenu
 from facility_tui.screens.main import MainScreen
 
 from facility_tui.app import FacilityApp
@@ -14,6 +15,14 @@ from facility_tui.store import blank
 from facility_tui.systems import rules_for
 from facility_tui.text import Detail, Tone
 from facility_tui.view import Bar, Boxes, Pane, Row
+
+
+def run_left_open(screen: MainScreen, line: str) -> bool:
+    """Run ``line``; the menu of a choice it leaves open is left open (escape)."""
+    ok = screen.run_line(line)
+    if isinstance(screen.app.screen, ChoiceMenu):
+        screen.app.screen.dismiss(None)
+    return ok
 
 
 def play(*lines: str) -> Session:
@@ -218,7 +227,7 @@ async def run_lines(app: FacilityApp, *lines: str) -> None:
     main = app.screen
     assert isinstance(main, MainScreen)
     for line in lines:
-        assert main.run_line(line), line
+        assert run_left_open(main, line), line
 
 
 async def test_2297_panes_on_the_screen(tmp_path: Path) -> None:

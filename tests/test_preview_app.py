@@ -75,6 +75,7 @@ async def test_t_names_the_acting_attacker_and_the_selected_target_2297(tmp_path
         await pilot.pause()
         s = app.workspace.encounter.get("sgt-blanc").sheet
         assert isinstance(s, Sheet2297) and s.spent_major == 1
+        await pilot.press("escape")  # the menu of Cassart's Edge: left open
         before = app.workspace.encounter
         await pilot.press("t", "enter")  # no Major left: refused, one line, nothing changed
         await pilot.pause()

@@ -179,6 +179,10 @@ async def test_the_facility_fight_holds(tmp_path: Path, size: tuple[int, int]) -
         await s.line("strike anne-o-malley containment-drone-1 ")
         await s.keys("escape", "escape")
         await s.run("harm anne-o-malley 2 contaminants save=fail")  # ablate or suffer, open
+        await s.keys("its menu left open", "escape")
+        await s.keys("its menu again", "m")
+        await s.keys("its menu: a junk key", "z")
+        await s.keys("its menu left open again", "escape")
         await s.keys("palette", "ctrl+p")
         await s.keys("palette: suff", *"suff")
         await s.keys("palette: suffer started", "enter")

@@ -79,10 +79,12 @@ def test_player_view(snap_compare, tmp_path: Path, size: tuple[int, int]) -> Non
 SIZES = [(80, 24), (120, 40), (200, 50)]
 
 
-def lines_run(*lines: str):  # type: ignore[no-untyped-def]
-    """A ``run_before`` that runs command lines on the main screen (faster than typing them)."""
+def lines_run(*lines: str, menu: bool = False):  # type: ignore[no-untyped-def]
+    """A ``run_before`` that runs command lines on the main screen (faster than typing them);
+    the menu of a choice a line leaves open is left open (escape) unless ``menu`` (the last)."""
 
     async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
+        from facility_tui.screens.choice_menu import ChoiceMenu
         from facility_tui.screens.main import MainScreen
 
         await pilot.pause()
@@ -90,6 +92,8 @@ def lines_run(*lines: str):  # type: ignore[no-untyped-def]
         assert isinstance(main, MainScreen)
         for line in lines:
             assert main.run_line(line), line
+            if isinstance(pilot.app.screen, ChoiceMenu) and not menu:
+                pilot.app.screen.dismiss(None)
         pilot.app.clear_toasts()
         await pilot.pause()
 
@@ -120,3 +124,13 @@ def test_facility_panes_pending(
         "harm anne 1 anomalies d20=1",
     )
     assert snap_compare(app, terminal_size=size, run_before=run)
+
+
+def test_facility_choice_menu(
+    snap_compare, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 23: a failed save's ablate-or-suffer menu above the log, the default marked ⏎."""
+    monkeypatch.chdir(tmp_path)
+    app = FacilityApp(save_dir=Path("saves"), seed=1, clock=lambda: "12:00:00", demo="facility")
+    run = lines_run("start first=pc", "harm anne 2 contaminants d20=1", menu=True)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run)

@@ -1,0 +1,84 @@
+"""A choice the rules leave open, as a small menu at the foot of the screen (issue 23).
+
+The rules give the choice (``RuleSystem.choices``, ``unblock``): a title, and options that are
+command lines. The menu shows one line per option (its key, its label, the line it runs), takes
+an option's key, or enter for the rules' default; escape leaves the choice open (the panes still
+show it, ``n`` still asks). It answers with the chosen line, which the main screen runs as if
+typed: logged, saved, undoable.
+
+Keys typed fast land where they were meant: like the roll prompt, the menu has no focusable
+widget, the app hands it every key in turn (``app.OrderedKeys``), also the keys typed before it
+was made; a key it does not know is ignored, and the menu stays.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import events
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Label
+
+from facility_tui.text import printable
+from facility_tui.view import Choice, Option
+
+DEFAULT_MARK = "⏎"
+
+
+def option_line(option: Option) -> Text:
+    """``d ⏎ deal Pistol's 1d6 damage  (deal ana)``: one line, plain text, cut at the width."""
+    line = Text(no_wrap=True, overflow="ellipsis", end="")
+    line.append(printable(option.key), "bold")
+    line.append(f" {DEFAULT_MARK} " if option.default else "   ", "bold")
+    line.append(printable(option.label))
+    line.append(f"  ({printable(option.line)})", "dim")
+    return line
+
+
+def by_place(choice: Choice, key: str) -> Option | None:
+    """The option on ``key``: its own key, or (when no option's key is a digit) its place, so
+    ``1`` is the first option of any menu."""
+    chosen = choice.option(key)
+    if chosen is None and key.isdigit() and not any(o.key.isdigit() for o in choice.options):
+        place = int(key)
+        chosen = choice.options[place - 1] if 1 <= place <= len(choice.options) else None
+    return chosen
+
+
+class ChoiceMenu(ModalScreen[str | None]):
+    """The options of one open choice; dismisses with the chosen option's line (None: left
+    open)."""
+
+    def __init__(self, choice: Choice) -> None:
+        super().__init__()
+        self.choice = choice
+        self._chosen = False  # (a second enter typed before the menu is gone: not chosen twice)
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            # Names and lines come from the GM and the rules: plain text, never markup.
+            yield Label(Text(printable(self.choice.title), style="bold"), classes="question")
+            for option in self.choice.options:
+                yield Label(option_line(option), classes="option")
+            yield Label(
+                Text(f"its key chooses · {DEFAULT_MARK} the default · esc leaves it open"),
+                classes="hint",
+            )
+
+    async def _on_key(self, event: events.Key) -> None:
+        event.stop()
+        event.prevent_default()
+        if event.key == "enter":
+            self._answer(self.choice.default.line)
+        elif event.key == "escape":
+            self._answer(None)
+        elif event.character is not None and event.character.isprintable():
+            chosen = by_place(self.choice, event.character)
+            if chosen is not None:
+                self._answer(chosen.line)
+
+    def _answer(self, line: str | None) -> None:
+        if not self._chosen:
+            self._chosen = True
+            self.dismiss(line)
