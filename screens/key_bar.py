@@ -8,6 +8,7 @@ text: a change repaints that line, and nothing else on the screen moves.
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import events
 from textual.binding import Binding
@@ -38,6 +39,7 @@ class KeyBar(TextPane):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._spans: list[tuple[int, int, str]] = []  # (from x, to x, key) for mouse clicks
+        self._keys: list[tuple[str, str, str]] = []  # the keys last listed, to fit again
         self._stale = False  # keys to list again after the next frame
 
     def on_mount(self) -> None:
@@ -85,17 +87,29 @@ class KeyBar(TextPane):
         self._show([keys[i] for i in order])
 
     def _show(self, keys: list[tuple[str, str, str]]) -> None:
+        """The keys that fit whole, in their order: the gaps narrow first, then the last keys
+        are left out (``?`` lists them all), never one cut in the middle."""
+        self._keys = keys
         key_style = self.get_component_rich_style("key-bar--key", partial=True)
+        items = [(shown, f" {d}" if len(shown) > 1 else d, key) for key, shown, d in keys]
+        room = self.size.width or 10**6
+        widths = [cell_len(shown + text) for shown, text, _ in items]
+        gap = GAP if sum(widths) + len(GAP) * (len(items) - 1) <= room else " "
         line = Text(no_wrap=True, overflow="ellipsis")
         self._spans = []
-        for key, shown, description in keys:
+        for (shown, text, key), width in zip(items, widths, strict=True):
+            if line.cell_len + (len(gap) if line else 0) + width > room:
+                break
             if line:
-                line.append(GAP)
+                line.append(gap)
             start = len(line)
             line.append(shown, key_style)  # "nNext", "esc Close"
-            line.append(f" {description}" if len(shown) > 1 else description)
+            line.append(text)
             self._spans.append((start, len(line), key))
         self.update(line)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._show(self._keys)  # another width: other keys may fit
 
     def notify_style_update(self) -> None:
         super().notify_style_update()

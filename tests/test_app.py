@@ -735,3 +735,26 @@ async def test_the_key_bar_follows_a_new_fight_of_other_rules(tmp_path: Path) ->
         assert app.workspace.encounter.system == "facility"
         await settle(pilot)
         assert "wWound" in bar.text.plain and "1Maj" not in bar.text.plain
+
+
+@pytest.mark.parametrize("width", [80, 64, 50, 40])
+async def test_the_key_bar_shows_keys_whole_or_not_at_all(tmp_path: Path, width: int) -> None:
+    """Issue 21: with a choice open (m Choose) the 2297 bar ran past 80 columns and cut t Attack
+    to 't…'. The gaps narrow first, then the last keys are left out; none is cut."""
+    app = FacilityApp(save_dir=tmp_path, seed=1)
+    async with app.run_test(size=(width, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("s", "colon", *"hit sgt-blanc 18 through", "enter")
+        await settle(pilot)
+        await pilot.press("escape")  # the Edge menu left open: m is listed
+        await settle(pilot)
+        bar = screen(app).query_one(KeyBar)
+        shown = bar.render_line(0).text.strip()
+        assert "…" not in shown and len(shown) <= width - 2
+        entries = [e for e in shown.split(" ") if e]
+        assert entries[0] == "nNext" and ("mChoose" in entries or width < 64), " ".join(entries)
+        if width == 80:
+            assert entries[-1] == "tAttack"
+        words = {"nNext", "uUndo", "aAdd", ":Cmd", "?Help", "qQuit", "mChoose", "dDamage"}
+        words |= {"1Maj", "2Mov", "3Min", "tAttack"}
+        assert set(entries) <= words  # every entry whole
