@@ -144,6 +144,15 @@ def name_forms(name: str) -> tuple[str, ...]:
     themselves lose their front (``…rone 1``)."""
     words = name.split()
     forms: list[str] = []
+    last = words[-1] if words else ""
+    if len(words) > 1 and len(last) > 3 and last[0] == "(" and last[-1] == ")":
+        # A last word in brackets qualifies the name (``Dale (Maintenance)``): it gives way
+        # first, so the name itself stays (``Dale (Main.)``, ``Dale (M.)``, ``Dale``).
+        head = " ".join(words[:-1])
+        forms = [f"{head} ({_abbreviated(last[1:-1])})", f"{head} ({last[1]}.)", head]
+        forms += name_forms(head)
+        shorter = {f: cell_len(f) for f in dict.fromkeys(forms) if cell_len(f) < cell_len(name)}
+        return tuple(sorted(shorter, key=lambda form: -shorter[form]))
     if len(words) > 1:
         tail = _kept_tail(words)
         lead, kept = words[:-tail], words[-tail:]

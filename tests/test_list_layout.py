@@ -86,8 +86,17 @@ def test_a_name_shortens_from_its_front_and_keeps_its_end(name: str) -> None:
     assert lengths == sorted(lengths, reverse=True) and len(set(forms)) == len(forms)
     assert all(cell_len(f) < cell_len(name) for f in forms)
     last = name.split()[-1]
+    if len(name.split()) > 1 and len(last) > 3 and last[0] + last[-1] == "()":
+        return  # a qualifier gives way first (below)
     for form in forms:
         assert form.endswith(last) or last.endswith(form.lstrip("…"))
+
+
+def test_a_bracketed_qualifier_gives_way_before_the_name() -> None:
+    """Issue 21: 'Dale (Maintenance)' lost its name ('(Maintenance)') while its qualifier stayed."""
+    assert name_forms("Dale (Maintenance)")[:3] == ("Dale (Main.)", "Dale (M.)", "Dale")
+    items = [("", "Dale (Maintenance)"), ("", "Officer Reyes")]
+    assert shorten_names(items, 13) == ["Dale (Main.)", "Officer Reyes"]
 
 
 def test_drones_keep_their_numbers() -> None:
