@@ -98,8 +98,10 @@ class CommandBar(OrderedInput):
             return
         below = len(self._said(self.scrollable_content_region.width)[2])
         if below != self._below:
+            # A height set here, not ``auto``: with an auto height Input lays the whole screen
+            # out again at every key typed (about 4 ms of each digit at 80×24).
             self._below = below
-            self.refresh(layout=True)
+            self.styles.height = 1 + below
 
     def render_line(self, y: int) -> Strip:
         # The idle line (no focus, nothing typed: the placeholder) is drawn once; Input would
@@ -117,8 +119,8 @@ class CommandBar(OrderedInput):
             self._idle_line = (key, super().render_line(0))
         return self._idle_line[1]
 
-    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        return 1 + len(self._said(width)[2])
+    def on_resize(self, event: events.Resize) -> None:
+        self._fit_height()  # another width: the preview may wrap to more or fewer lines
 
     def _said(self, width: int) -> tuple[int, Strip | None, list[Strip]]:
         """The preview laid out at ``width`` (as text: a name in it is never markup): the column
