@@ -18,6 +18,7 @@ from facility_tui.dice import DiceError, Face, NeedRoll, faces_text
 from facility_tui.dispatch import answered, apply
 from facility_tui.grammar import CommandError
 from facility_tui.session import Session
+from tests.test_store_history import assert_same as assert_same_walk
 
 FIGHTS = {
     "2297": (
@@ -119,23 +120,6 @@ def play(system: str, plan: list[Any]) -> Session:
         with contextlib.suppress(CommandError):  # refused (a face too big...): no change
             run(s, line, answers)
     return s
-
-
-def assert_same_walk(loaded: Session, made: Session) -> None:
-    """Equal now, and at every step undo then redo reach, in lockstep, both used up."""
-    assert loaded.encounter == made.encounter
-    assert loaded.undo_steps == made.undo_steps
-    assert loaded.redo_steps == made.redo_steps
-    while made.can_undo():
-        made.undo()
-        loaded.undo()
-        assert loaded.encounter == made.encounter
-    assert not loaded.can_undo()
-    while made.can_redo():
-        made.redo()
-        loaded.redo()
-        assert loaded.encounter == made.encounter
-    assert not loaded.can_redo()
 
 
 @settings(
