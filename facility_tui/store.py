@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from facility_tui import __version__
+from facility_tui.campaign import RESERVED_STEMS, is_encounter_file
 from facility_tui.codec import DecodeError, decode, encode, encode_sparse
 from facility_tui.handedit import encounter_from
 from facility_tui.model import Encounter, Kind, LogEntry, Phase, TableDice
@@ -2140,7 +2141,7 @@ def sweep_temp(folder: Path) -> int:
 def list_saves(folder: Path) -> list[Path]:
     """Save files in ``folder``, the most recently changed first (log files and backups aside)."""
     try:
-        files = [p for p in folder.glob(f"*{SUFFIX}") if not p.name.startswith(".") and p.is_file()]
+        files = [p for p in folder.glob(f"*{SUFFIX}") if is_encounter_file(p) and p.is_file()]
         return sorted(files, key=lambda p: p.stat().st_mtime, reverse=True)
     except OSError:
         return []
@@ -2155,6 +2156,8 @@ def path_for(folder: Path, name: str, number: int = 1) -> Path:
     from facility_tui.call import slug
 
     stem = slug(name)[:NAME_MAX].rstrip("-") or "x"
+    if stem in RESERVED_STEMS and number == 1:
+        number = 2  # party.toml is the campaign's roster
     if number > 1:
         stem = f"{stem}-{number}"
     return folder / f"{stem}{SUFFIX}"
