@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from attrs import evolve, frozen
 
+from facility_tui.campaign import Reads
 from facility_tui.dice import Dice, DiceError, Roll
 from facility_tui.grammar import CommandError, Parsed
 from facility_tui.model import ENEMIES, PCS, Combatant, Encounter, Kind, Phase
@@ -104,9 +105,17 @@ class Call:
     the encounter's system (``rules``: the list's order, the system's own hooks)."""
 
     def __init__(
-        self, spec: Spec, parsed: Parsed, encounter: Encounter, dice: Dice, rules: RuleSystem
+        self,
+        spec: Spec,
+        parsed: Parsed,
+        encounter: Encounter,
+        dice: Dice,
+        rules: RuleSystem,
+        reads: Reads | None = None,
     ) -> None:
         self.spec = spec
+        # the campaign's files (templates, catalogs, the party), read and recorded like dice
+        self.reads = reads if reads is not None else Reads(None)
         self.rules = rules
         self.verb = spec.verb
         self.args = list(parsed.args)

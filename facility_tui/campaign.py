@@ -13,7 +13,9 @@ The layout is named here once; the store lists as encounters only the other ``*.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from attrs import frozen
 
@@ -51,3 +53,73 @@ class Campaign:
 def is_encounter_file(path: Path) -> bool:
     """Whether a ``*.toml`` file directly in the campaign folder is an encounter's save."""
     return path.stem not in RESERVED_STEMS and not path.name.startswith(".")
+
+
+# -- what a command reads from the campaign, recorded like dice ---------------------------------
+
+
+@frozen
+class Read:
+    """One entry of a campaign file a command read (a template, a catalog entry, a PC of the
+    party): kept with the command's step, like its dice, so undo, redo and reloading the save
+    give back what was shown even after the file changed or on another machine."""
+
+    kind: str  # what was read: "template", "catalog", "party"...
+    name: str
+    data: Any  # the entry as plain TOML data; None: there was none of that name
+
+
+class CampaignError(ValueError):
+    """A campaign file or entry that cannot be used, said with its place: ``file:line: why``."""
+
+    def __init__(self, message: str, file: str = "", line: int = 0) -> None:
+        self.file = file
+        self.line = line
+        where = f"{file}:{line}: " if file and line else f"{file}: " if file else ""
+        super().__init__(f"{where}{message}")
+
+
+# kind -> reads the entry NAME of that kind from a campaign (None: no such entry). Each kind's
+# module registers its reader (``readers``); the core reads only through ``Reads``.
+Reader = Callable[["Campaign", str], Any]
+READERS: dict[str, Reader] = {}
+
+
+def reader(kind: str) -> Callable[[Reader], Reader]:
+    """Declare the function that reads entries of ``kind`` from a campaign folder."""
+
+    def register(read: Reader) -> Reader:
+        READERS[kind] = read
+        return read
+
+    return register
+
+
+class Reads:
+    """A command's window on its campaign. Live, each entry is read from the folder and
+    recorded; replayed (undo's redo, loading a save), the recorded entries are given back in
+    order and nothing is read."""
+
+    def __init__(self, campaign: Campaign | None, recorded: Sequence[Read] | None = None) -> None:
+        self.campaign = campaign
+        self._replay = list(recorded) if recorded is not None else None
+        self.read: list[Read] = []
+
+    def __call__(self, kind: str, name: str) -> Any:
+        if self._replay is not None:
+            i = len(self.read)
+            if i < len(self._replay):
+                got = self._replay[i]
+                if (got.kind, got.name) == (kind, name):
+                    self.read.append(got)
+                    return got.data
+            # a step recorded before its command read this entry: read it now (a save written
+            # by an older version), so the history still replays
+        if self.campaign is None:
+            raise CampaignError(f"there is no campaign folder to read the {kind} '{name}' from")
+        read = READERS.get(kind)
+        if read is None:
+            raise CampaignError(f"no {kind}s are kept in a campaign")
+        data = read(self.campaign, name)
+        self.read.append(Read(kind, name, data))
+        return data

@@ -278,6 +278,7 @@ def _apply_locked(
     from attrs import evolve
 
     from facility_tui import store
+    from facility_tui.campaign import Campaign
     from facility_tui.grammar import CommandError, UnknownCommand
     from facility_tui.session import Session
 
@@ -295,6 +296,7 @@ def _apply_locked(
         start = store.blank()
         start = evolve(start, seed=seed if seed is not None else _random_seed())
         session = Session(start)
+    session.campaign = Campaign(save.parent)  # the save's folder is its campaign
     for line in lines:
         line = _seeded(line, seed)
         try:

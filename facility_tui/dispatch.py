@@ -8,13 +8,14 @@ commands; they know nothing of it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from functools import cache
 
 from attrs import evolve, frozen
 
 from facility_tui import verbs
 from facility_tui.call import Call, Spec, commands_in
+from facility_tui.campaign import Campaign, CampaignError, Read, Reads
 from facility_tui.dice import Dice, DiceError, Face, NeedRoll, Roll, parse_faces
 from facility_tui.grammar import CommandError, Parsed, UnknownCommand, parse, split_dice, with_dice
 from facility_tui.model import PCS, Combatant, Encounter, Kind, TableDice
@@ -61,10 +62,17 @@ class Applied:
     encounter: Encounter
     line: str
     rolls: tuple[Roll, ...]
+    reads: tuple[Read, ...] = ()
 
 
 def apply(
-    enc: Encounter, line: str, replay: Iterable[Roll] = (), *, prompt: bool = False
+    enc: Encounter,
+    line: str,
+    replay: Iterable[Roll] = (),
+    *,
+    prompt: bool = False,
+    campaign: Campaign | None = None,
+    reads: Sequence[Read] | None = None,
 ) -> Applied:
     """Apply one command line; raises ``CommandError`` and leaves ``enc`` as it was on bad input.
     The line is read as the history records it: stripped (so ``a\\ `` at its end is an error
@@ -73,7 +81,10 @@ def apply(
     ``dice=F,F,...`` on any line gives the faces of the dice the command rolls, in order (``?``:
     the tracker rolls that die). ``prompt`` (the app): a roll the encounter's table dice say the
     GM types, and that the line has no face for, raises ``dice.NeedRoll``; the line that finally
-    runs is returned with a "?" for each die the tracker rolled after the typed ones."""
+    runs is returned with a "?" for each die the tracker rolled after the typed ones.
+
+    What the command reads from ``campaign`` (a template, a catalog entry) is returned to be
+    kept with the step; ``reads`` gives it back when the step replays, and nothing is read."""
     line = line.strip()
     parsed = parse(line)
     rules = rules_for(enc.system)
@@ -89,8 +100,11 @@ def apply(
         parsed = Parsed(parsed.verb, parsed.args, tuple(options.items()))
     ask = asker(enc) if prompt else None
     dice = Dice(enc.seed, enc.rolls, tuple(replay), typed, ask)
-    call = Call(spec, parsed, enc, dice, rules)
-    new = spec.run(call)
+    call = Call(spec, parsed, enc, dice, rules, Reads(campaign, reads))
+    try:
+        new = spec.run(call)
+    except CampaignError as err:
+        raise CommandError(str(err)) from None
     call.check_options()
     if dice.surplus:
         rolled = (
@@ -114,10 +128,10 @@ def apply(
     finished = line
     if ask is not None and typed and dice.used > len(typed):
         finished = with_dice(finished, [*typed, *[None] * (dice.used - len(typed))], key)
-    return Applied(new, finished, tuple(dice.rolled))
+    return Applied(new, finished, tuple(dice.rolled), tuple(call.reads.read))
 
 
-def preview(enc: Encounter, line: str) -> list[str]:
+def preview(enc: Encounter, line: str, campaign: Campaign | None = None) -> list[str]:
     """What ``line`` would do to ``enc``, said before it runs (the command line shows it as the
     GM types): the command's own preview; while the line lacks a part, its usage; when the
     line would be refused, the refusal's line (a name that could be several, a number out of
@@ -136,10 +150,10 @@ def preview(enc: Encounter, line: str) -> list[str]:
     parsed = Parsed(parsed.verb, parsed.args, tuple(options.items()))
     dice = Dice(enc.seed, enc.rolls, (), (), lambda _side: True)  # (a roll asks: NeedRoll)
     try:
-        return spec.preview(Call(spec, parsed, enc, dice, rules_for(enc.system)))
+        return spec.preview(Call(spec, parsed, enc, dice, rules_for(enc.system), Reads(campaign)))
     except NeedRoll:
         return [spec.usage]
-    except CommandError as err:
+    except (CommandError, CampaignError) as err:
         return [spec.usage if "usage:" in str(err) else str(err)]
 
 

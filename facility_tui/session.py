@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from attrs import frozen
+from attrs import field, frozen
 
+from facility_tui.campaign import Campaign, Read
 from facility_tui.dice import Roll
 from facility_tui.dispatch import apply, find_spec, preview
 from facility_tui.grammar import CommandError, parse
@@ -29,6 +30,8 @@ class Step:
     line: str
     rolls: tuple[Roll, ...] = ()
     edit: Any = None
+    # the campaign entries the command read (``campaign.Read``), given back when it replays
+    reads: tuple[Read, ...] = field(default=(), metadata={"omit_default": True})
 
     @property
     def title(self) -> str:
@@ -45,7 +48,7 @@ def run_step(enc: Encounter, step: Step) -> Encounter:
         from facility_tui.handedit import apply_edit
 
         return apply_edit(enc, step.edit)
-    return apply(enc, step.line, step.rolls).encounter
+    return apply(enc, step.line, step.rolls, reads=step.reads).encounter
 
 
 @frozen
@@ -68,10 +71,13 @@ class Session:
         self._redo: list[Step] = list(redo)
         self.limit = limit
         self.listeners: list[Callable[[Session], None]] = []
+        self.campaign: Campaign | None = None  # the folder its commands read templates... from
 
     def fork(self) -> Session:
         """A session with the same state and history, changed on its own from now on."""
-        return Session(self.encounter, self._undo, self._redo, self.limit)
+        forked = Session(self.encounter, self._undo, self._redo, self.limit)
+        forked.campaign = self.campaign
+        return forked
 
     # -- history views ------------------------------------------------------------------------
 
@@ -117,12 +123,12 @@ class Session:
 
     def preview(self, line: str) -> list[str]:
         """What ``line`` would do, before it runs (``dispatch.preview``): changes nothing."""
-        return preview(self.encounter, line)
+        return preview(self.encounter, line, self.campaign)
 
     def apply(self, line: str, *, prompt: bool = False) -> Outcome:
         before = self.encounter
-        applied = apply(before, line, prompt=prompt)
-        self._push(Step(applied.line, applied.rolls), before)
+        applied = apply(before, line, prompt=prompt, campaign=self.campaign)
+        self._push(Step(applied.line, applied.rolls, reads=applied.reads), before)
         self._redo.clear()
         return self._changed(before, applied.encounter, f"Done: {applied.line}")
 

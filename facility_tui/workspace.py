@@ -30,6 +30,7 @@ from attrs import evolve
 
 from facility_tui import store
 from facility_tui.autosave import Autosaver, Changed, Failed, Saved
+from facility_tui.campaign import Campaign
 from facility_tui.grammar import CommandError
 from facility_tui.model import Encounter
 from facility_tui.session import Outcome, Session
@@ -84,6 +85,7 @@ class Workspace:
     def _use(self, session: Session, path: Path, *, seen: tuple[int, ...] | None = None) -> None:
         """Show ``session`` of ``path``: read-only if ``seen`` (the file as it was read) is
         given."""
+        session.campaign = Campaign(self.folder)
         if self.saver is not None:
             self.saver.flush(1.0)  # the fight being left is on disk before another is shown
             session.listeners.append(self._changed)
@@ -372,6 +374,7 @@ class Workspace:
         with self._guard:
             if not self.read_only:  # opened for writing meanwhile
                 return False
+            session.campaign = Campaign(self.folder)
             self.session, self._seen = session, seen
         return True
 

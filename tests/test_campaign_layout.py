@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from facility_tui import store
-from facility_tui.campaign import Campaign
+from facility_tui.campaign import READERS, Campaign, CampaignError, Read, Reads
+from facility_tui.codec import decode, encode
+from facility_tui.session import Step
 
 
 def test_party_file_is_not_listed_as_an_encounter(tmp_path: Path) -> None:
@@ -28,3 +32,64 @@ def test_campaign_paths_sit_under_its_folder(tmp_path: Path) -> None:
         tmp_path / "catalogs",
         tmp_path / "archive",
     )
+
+
+# -- reads recorded like dice ------------------------------------------------------------------
+
+
+@pytest.fixture
+def counted_reader(tmp_path: Path):  # type: ignore[no-untyped-def]
+    calls: list[str] = []
+
+    def read(campaign: Campaign, name: str) -> object:
+        calls.append(name)
+        path = campaign.folder / f"{name}.txt"
+        return {"text": path.read_text(encoding="utf-8")} if path.exists() else None
+
+    READERS["note"] = read
+    yield calls
+    del READERS["note"]
+
+
+def test_a_live_read_is_recorded_and_a_replay_reads_nothing(tmp_path: Path, counted_reader) -> None:  # type: ignore[no-untyped-def]
+    (tmp_path / "guard.txt").write_text("v1", encoding="utf-8")
+    live = Reads(Campaign(tmp_path))
+    assert live("note", "guard") == {"text": "v1"}
+    assert live.read == [Read("note", "guard", {"text": "v1"})]
+    (tmp_path / "guard.txt").write_text("v2", encoding="utf-8")  # the file changes afterwards
+    replay = Reads(None, live.read)
+    assert replay("note", "guard") == {"text": "v1"}
+    assert counted_reader == ["guard"]
+
+
+def test_a_replay_that_asks_for_more_than_was_recorded_reads_it(
+    tmp_path: Path, counted_reader
+) -> None:  # type: ignore[no-untyped-def]
+    (tmp_path / "b.txt").write_text("b", encoding="utf-8")
+    replay = Reads(Campaign(tmp_path), [Read("note", "a", None)])
+    assert replay("note", "a") is None
+    assert replay("note", "b") == {"text": "b"}
+    assert counted_reader == ["b"]
+
+
+def test_without_a_campaign_a_read_says_so() -> None:
+    with pytest.raises(CampaignError, match="no campaign folder"):
+        Reads(None)("template", "guard")
+
+
+def test_an_unknown_kind_says_so(tmp_path: Path) -> None:
+    with pytest.raises(CampaignError, match="no widgets are kept"):
+        Reads(Campaign(tmp_path))("widget", "x")
+
+
+def test_campaign_error_names_file_and_line() -> None:
+    err = CampaignError(
+        'hlt must be a whole number or dice, got "ten"', "templates/guards.toml", 12
+    )
+    assert str(err) == 'templates/guards.toml:12: hlt must be a whole number or dice, got "ten"'
+
+
+def test_a_step_keeps_its_reads_through_the_save_format() -> None:
+    step = Step("add Guard from=guard", reads=(Read("template", "guard", {"hlt": 10, "k": [1]}),))
+    assert decode(Step, encode(step)) == step
+    assert "reads" not in encode(Step("next"))
