@@ -13,6 +13,7 @@ The layout is named here once; the store lists as encounters only the other ``*.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -123,3 +124,43 @@ class Reads:
         data = read(self.campaign, name)
         self.read.append(Read(kind, name, data))
         return data
+
+
+# -- where a key is in a campaign file -----------------------------------------------------------
+
+_HEADER = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
+_KEY = re.compile(r"""^\s*("[^"]*"|'[^']*'|[A-Za-z0-9_-]+)\s*=""")
+
+
+def line_of(text: str, path: Sequence[str | int]) -> int:
+    """The line (from 1) of the key at ``path`` in TOML ``text``, for a message that points at
+    it: ``("pc", 2, "hlt")`` is ``hlt`` in the third ``[[pc]]`` table, ``("pc", 2, "sheet",
+    "wounds")`` that table's ``[pc.sheet]`` key ``wounds``, ``("weapons", "pistol")`` the key or
+    the table ``[weapons.pistol]``. Dotted and inline keys count by their first part. When the
+    key is not written (a missing key), the line of its nearest table; else 1."""
+    want = list(path)
+    arrays: dict[tuple[str, ...], int] = {}  # [[name]] -> index of its latest table
+    here: list[str | int] = []
+    best, best_len = 1, 0
+    for no, raw in enumerate(text.splitlines(), 1):
+        header = _HEADER.match(raw)
+        if header:
+            parts = tuple(p.strip().strip("\"'") for p in header.group(1).split("."))
+            if raw.lstrip().startswith("[["):
+                arrays[parts] = arrays.get(parts, -1) + 1
+            here = []
+            for n in range(1, len(parts) + 1):
+                here.append(parts[n - 1])
+                if parts[:n] in arrays:
+                    here.append(arrays[parts[:n]])
+            found = here
+        else:
+            key = _KEY.match(raw)
+            if not key:
+                continue
+            found = [*here, key.group(1).strip("\"'")]
+        if found == want:
+            return no
+        if found == want[: len(found)] and len(found) > best_len:
+            best, best_len = no, len(found)
+    return best

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from facility_tui import store
-from facility_tui.campaign import READERS, Campaign, CampaignError, Read, Reads
+from facility_tui.campaign import READERS, Campaign, CampaignError, Read, Reads, line_of
 from facility_tui.codec import decode, encode
 from facility_tui.session import Step
 
@@ -93,3 +93,43 @@ def test_a_step_keeps_its_reads_through_the_save_format() -> None:
     step = Step("add Guard from=guard", reads=(Read("template", "guard", {"hlt": 10, "k": [1]}),))
     assert decode(Step, encode(step)) == step
     assert "reads" not in encode(Step("next"))
+
+
+ROSTER = """\
+# the party
+[[pc]]
+name = "Anne"
+hlt = 10
+
+[[pc]]
+name = "Dale"
+hlt = "ten"
+
+[pc.sheet]
+wounds = { phy = 1 }
+
+[weapons.pistol]
+damage = "1d8"
+
+[weapons]
+rifle = "2d6"
+"""
+
+
+@pytest.mark.parametrize(
+    ("path", "line"),
+    [
+        (("pc", 0, "hlt"), 4),
+        (("pc", 1, "hlt"), 8),
+        (("pc", 1, "name"), 7),
+        (("pc", 1, "sheet", "wounds"), 11),
+        (("pc", 1, "sheet", "stress"), 10),  # not written: its table
+        (("pc", 1, "init"), 6),  # not written: its [[pc]]
+        (("weapons", "pistol"), 13),
+        (("weapons", "pistol", "damage"), 14),
+        (("weapons", "rifle"), 17),
+        (("nowhere",), 1),
+    ],
+)
+def test_line_of_points_at_the_key(path: tuple[str | int, ...], line: int) -> None:
+    assert line_of(ROSTER, path) == line
