@@ -793,9 +793,13 @@ class MainScreen(Screen[None]):
         if quick is None:
             return
         template = quick.template
-        if template.endswith(" "):
+        if quick.opens_line:
             if (cid := self.selected_or_warn()) is not None:  # (the selected: the one acted on)
-                self.query_one(CommandBar).open(*quick.start(self.ws.encounter, cid))
+                enc = self.ws.encounter
+                source = (
+                    rules_for(enc.system).attack_source(enc, cid) if "{by}" in template else None
+                )
+                self.query_one(CommandBar).open(*quick.start(enc, cid, source))
         elif "{who}" not in template:
             self.run_line(template)
         elif (cid := self.selected_or_warn()) is not None:

@@ -102,11 +102,22 @@ class Palette(CommandPalette):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("pagedown", "page(1)", "Next page", show=False),
         Binding("pageup", "page(-1)", "Previous page", show=False),
+        Binding("ctrl+end, shift+end", "list_key('last')", "Go to bottom", show=False),
+        Binding("ctrl+home, shift+home", "list_key('first')", "Go to top", show=False),
+        Binding("up", "list_key('cursor_up')", "Previous command", show=False),
+        Binding("down", "list_key('down')", "Next command", show=False),
     ]
 
+    async def action_list_key(self, key: str) -> None:
+        # A key pressed in a burst with ctrl+p can reach the palette before it has composed its
+        # list, and Textual's list keys query it (NoMatches ended the app): until the list is
+        # there they do nothing.
+        if self.query(CommandList):
+            await self.run_action("cursor_down" if key == "down" else f"command_list('{key}')")
+
     def action_page(self, direction: int) -> None:
-        listed = self.query_one(CommandList)
-        if not listed.scrollable_content_region:
+        listed = self.query_one(CommandList) if self.query(CommandList) else None
+        if listed is None or not listed.scrollable_content_region:
             return  # (not laid out yet: see above)
         if direction > 0:
             listed.action_page_down()  # type: ignore[no-untyped-call]  # (unannotated in Textual)

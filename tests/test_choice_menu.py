@@ -326,3 +326,50 @@ async def test_a_refused_action_says_why_and_offers_the_downgrade(tmp_path: Path
         await settled(pilot)
         assert undo_lines(app)[-2:] == ["down move minor", "minor"]
         assert not list(app._notifications)  # the refusal, corrected, is gone
+
+
+# -- d names the harm's source (by=) ------------------------------------------------------------
+
+RAID = [
+    "new facility Raid seed=1",
+    "add Ana side=pc",
+    "add Bo side=pc",
+    "add Drone weapon=smg track=3",
+    "add Crawler weapon=smg track=3",
+    "start first=enemy",
+]
+
+
+async def test_d_on_each_pc_in_the_enemies_turn_names_each_enemy_and_spends_its_mark(
+    tmp_path: Path,
+) -> None:
+    """F7: `d` on a PC in the enemies' turn starts `harm PC ␣ by=ENEMY`, the cursor where the
+    GM types the amount; the harm spends that enemy's Attack mark, so the next `d` names the
+    next enemy, and none once every enemy has attacked. Typed by hand, a second `by=` for the
+    same enemy is refused."""
+    app = app_for(save_of(tmp_path, RAID))
+    async with app.run_test(size=(100, 30), notifications=True) as pilot:
+        await settled(pilot)
+        main = main_of(app)
+        bar = main.query_one(CommandBar)
+        for target, source in (("ana", "drone"), ("bo", "crawler")):
+            assert main.table.move_to(target)
+            await pilot.press("d")
+            await pilot.pause()
+            assert bar.value == f"harm {target}  by={source}"
+            assert bar.cursor_position == len(f"harm {target} ")
+            await pilot.press(*"1 weapons", "enter")
+            await settled(pilot)
+            enc = app.workspace.encounter
+            assert enc.get(source).sheet.attack_used
+            assert undo_lines(app)[-1].startswith(f"harm {target} 1 weapons by={source}")
+        assert main.table.move_to("ana")
+        await pilot.press("d")
+        await pilot.pause()
+        assert bar.value == "harm ana "  # every enemy has attacked: no source to name
+        await pilot.press("escape")
+        before = app.workspace.encounter
+        await pilot.press("colon", *"harm bo 1 weapons by=drone", "enter")
+        await settled(pilot)
+        assert app.workspace.encounter == before
+        assert "already attacked" in " ".join(str(n.message) for n in app._notifications)

@@ -291,3 +291,31 @@ def test_F8_the_backlash_stays_owed_when_the_enemy_is_removed() -> None:
     (choice,) = choices(s)
     assert choice.who == "ana"
     settles(s, choice, {str(n): f"harm ana {n} weapons save=no" for n in (1, 2, 3)})
+
+
+def test_attack_source_is_the_acting_combatant_or_the_acting_sides_next_attacker() -> None:
+    """A quick key's by=: 2297 names the acting combatant (not the target itself); Facility the
+    acting side's first member who can still attack (F7); nobody in setup."""
+    from facility_tui.dispatch import apply as run
+    from facility_tui.model import Encounter
+
+    def built(lines: list[str]) -> Encounter:
+        enc = blank()
+        for line in lines:
+            enc = run(enc, line).encounter
+        return enc
+
+    duel = built(["new 2297 D seed=1", "add A side=pc init=20", "add B init=10"])
+    rules = rules_for("2297")
+    assert rules.attack_source(duel, "b") is None  # setup
+    duel = run(duel, "start").encounter
+    assert (rules.attack_source(duel, "b"), rules.attack_source(duel, "a")) == ("a", None)
+
+    raid = built(["new facility R seed=1", "add Ana side=pc", "add Drone", "add Crawler"])
+    rules = rules_for("facility")
+    assert rules.attack_source(raid, "ana") is None
+    raid = run(raid, "start first=enemy").encounter
+    assert rules.attack_source(raid, "ana") == "drone"
+    raid = run(raid, "harm ana 1 weapons by=drone save=pass").encounter
+    assert rules.attack_source(raid, "ana") == "crawler"
+    assert rules.attack_source(raid, "crawler") is None  # the only one left is the target

@@ -15,6 +15,7 @@ from textual import events
 from textual.command import CommandList, CommandPalette
 
 from facility_tui.app import FacilityApp
+from tests.test_key_order import settled
 
 # The keys that move in the palette's list (and the input's home and end), and what is typed.
 MOVES = ["pageup", "pagedown", "ctrl+home", "ctrl+end", "shift+home", "shift+end", "home", "end"]
@@ -50,7 +51,7 @@ async def test_palette_list_keys_in_bursts_as_it_opens_and_refills(
             keys = ["ctrl+p", *[move] * 6, "d", move, move, "r", move, "z", "z", "z", move]
             keys += ["backspace", move, "backspace", "backspace", move, move, "escape"]
             await burst(app, keys, gap)
-            await pilot.pause()
+            await settled(pilot)  # (on a loaded machine the burst takes a while)
             assert isinstance(app.screen, MainScreen)
         assert app.workspace.encounter is before  # the palette's keys ran nothing
 
@@ -64,7 +65,7 @@ async def test_palette_every_move_key_mixed_in_bursts(tmp_path: Path, demo: str)
             for start in range(0, len(MOVES), 2):
                 moves = MOVES[start:] + MOVES[:start]
                 await burst(app, ["ctrl+p", *moves, "a", *moves, "escape"], gap)
-                await pilot.pause()
+                await settled(pilot)
                 assert not isinstance(app.screen, CommandPalette)
 
 
@@ -78,7 +79,7 @@ async def test_open_dialog_list_keys_in_bursts_as_it_opens(tmp_path: Path, move:
         await pilot.pause()
         for gap in (0, 1, 3):
             await burst(app, ["o", move, move, move, "escape"], gap)
-            await pilot.pause()
+            await settled(pilot)
             assert isinstance(app.screen, MainScreen)
 
 

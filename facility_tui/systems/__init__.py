@@ -31,7 +31,9 @@ class QuickKey:
     opens the command line with it started when it ends in a space (for the GM to finish).
 
     The selected row always means the one acted on (hit, harmed, aided, attacked). A command with
-    a second role names it ``{actor}``: the acting combatant (``start``)."""
+    a second role names it ``{actor}``: the acting combatant (``start``); a harm names its source
+    with ``{by}``: ``by=`` the attacker the rules give (``RuleSystem.attack_source``), left out
+    when there is none."""
 
     key: str
     label: str  # the key bar's word for it
@@ -40,11 +42,20 @@ class QuickKey:
     shown: bool = True  # on the key bar (the rest are in help)
     id: str = ""  # the binding's id, which a config file remaps (a key both systems use has one)
 
-    def start(self, enc: Encounter, who: str) -> tuple[str, int]:
+    @property
+    def opens_line(self) -> bool:
+        """Whether the key opens the command line for the GM to finish (else it runs)."""
+        return self.template.endswith(" ") or "{by}" in self.template
+
+    def start(self, enc: Encounter, who: str, source: str | None = None) -> tuple[str, int]:
         """The line this key starts on the selected combatant ``who`` and where the cursor
         goes in it: ``attack ACTING WHO `` (at its end); ``attack ACTING `` when the selected
         one is acting (the GM types the target); ``attack ␣ WHO `` with the cursor on the
-        attacker's place when no one is (setup, or a side's turn in Facility)."""
+        attacker's place when no one is (setup, or a side's turn in Facility). With ``{by}``:
+        ``harm WHO ␣ by=SOURCE``, the cursor where the GM types the rest."""
+        if "{by}" in self.template:
+            head = self.template[: self.template.index("{by}")].format(who=quote(who))
+            return (f"{head} by={quote(source)}" if source else head), len(head)
         if "{actor}" not in self.template:
             line = self.template.format(who=quote(who))
             return line, len(line)
@@ -128,6 +139,12 @@ class RuleSystem:
         (one of them the default): the panes, the pending menu and ``n``'s question read this
         one list."""
         return ()
+
+    def attack_source(self, enc: Encounter, target: str) -> str | None:
+        """Whose attack a harm to ``target`` would be now (a quick key's ``by=``): the acting
+        combatant, if it is not the target; ``None`` when there is none to name."""
+        current = enc.current
+        return current if current is not None and current != target and enc.has(current) else None
 
     def unblock(self, enc: Encounter, line: str) -> Choice | None:
         """A choice that would let ``line``, just refused, run (2297: the turn's downgrade
@@ -295,7 +312,7 @@ def quick_keys_markdown() -> str:
             if k is None:
                 cells.append("")
                 continue
-            line = k.template.format(who="WHO", actor="ACTING").rstrip() + (
+            line = k.template.format(who="WHO", actor="ACTING", by="… by=ATTACKER").rstrip() + (
                 " …" if k.template.endswith(" ") else ""
             )
             cells.append(f"`{line}` {k.help}".rstrip())

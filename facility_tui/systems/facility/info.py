@@ -10,7 +10,13 @@ INFO = SystemInfo(
     title="Facility",
     option_hint='phy=1 ins=2 ppe="Hard Hat" (NPC: track=4)',
     quick_keys=(
-        QuickKey("d", "Damage", "harm {who} ", "a hazard, with its save", id="damage"),
+        QuickKey(
+            "d",
+            "Damage",
+            "harm {who} {by}",
+            "a hazard with its save, by the acting side's next attacker",
+            id="damage",
+        ),
         QuickKey("w", "Wound", "wound {who} ", "wounds without a save", id="wound"),
         QuickKey(
             "t",

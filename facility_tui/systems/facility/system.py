@@ -17,7 +17,7 @@ from attrs import evolve
 from facility_tui.call import Call, side_of
 from facility_tui.dice import Dice
 from facility_tui.grammar import CommandError
-from facility_tui.model import ENEMIES, PCS, Combatant, Encounter, Kind
+from facility_tui.model import ENEMIES, PCS, Combatant, Encounter, Kind, Phase
 from facility_tui.systems import RuleSystem
 from facility_tui.systems.facility.checks import sheet_problem, state_problem
 from facility_tui.systems.facility.choices import choices as choices_of
@@ -54,6 +54,7 @@ from facility_tui.systems.facility.state import (
     FacilityState,
     Pending,
     Step,
+    acting_now,
     apply_partial,
     check_vanguard,
     harm_of,
@@ -245,6 +246,18 @@ class FacilityRules(RuleSystem):
             )
         skip = st.vanguard if (enc.round == 1 and st.partial and slot == PCS) else ""
         return any(can_act(sheet_of(c)) for c in members(enc, slot) if c.id != skip)
+
+    def attack_source(self, enc: Encounter, target: str) -> str | None:
+        """F7: the acting side's first member, in list order, who can still attack and is not
+        the target (the vanguard on its own turn): pressing ``d`` on each PC in turn names
+        each enemy in turn, and ``harm ... by=`` spends that one's Attack mark."""
+        if enc.phase is not Phase.ACTIVE or enc.current is None:
+            return None
+        for c in self.listed(enc):
+            s = sheet_of(c)
+            if c.id != target and acting_now(enc, c) and can_act(s) and not s.attack_used:
+                return c.id
+        return None
 
     def slot_name(self, enc: Encounter, slot: str) -> str:
         if slot == VANGUARD:
