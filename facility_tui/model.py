@@ -103,13 +103,13 @@ class Encounter:
     # -- lookups ------------------------------------------------------------------------------
 
     def get(self, cid: str) -> Combatant:
-        for c in self.combatants:
-            if c.id == cid:
-                return c
-        raise KeyError(cid)
+        i = _position(self.combatants, cid)
+        if i is None:
+            raise KeyError(cid)
+        return self.combatants[i]
 
     def has(self, cid: str) -> bool:
-        return any(c.id == cid for c in self.combatants)
+        return _position(self.combatants, cid) is not None
 
     @property
     def current(self) -> str | None:
@@ -147,14 +147,61 @@ class Encounter:
 
     def replace(self, combatant: Combatant) -> Encounter:
         cs = self.combatants
-        for i, c in enumerate(cs):
-            if c.id == combatant.id:  # (slices copy in C: a key press at 200 combatants)
-                return evolve(self, combatants=(*cs[:i], combatant, *cs[i + 1 :]))
-        return self
+        i = _position(cs, combatant.id)
+        if i is None:
+            return self
+        new = (*cs[:i], combatant, *cs[i + 1 :])  # (slices copy in C: a key press at 200)
+        _carry_index(cs, new)
+        return evolve(self, combatants=new)
 
     def update(self, cid: str, **changes: Any) -> Encounter:
         return self.replace(evolve(self.get(cid), **changes))
 
     def update_sheet(self, cid: str, **changes: Any) -> Encounter:
         c = self.get(cid)
+        if all(getattr(c.sheet, k) == v for k, v in changes.items()):
+            return self  # (a round's start resets every sheet's marks, most already clear)
         return self.replace(evolve(c, sheet=evolve(c.sheet, **changes)))
+
+
+# -- finding a combatant by id ------------------------------------------------------------------
+
+# Below this many combatants a scan is faster than building an index.
+_SCAN = 24
+# The index of the latest combatant tuples looked up (tuple, id -> position), newest last. A
+# round's start at 1,000 combatants looks up and replaces each one: with a scan it was O(n²)
+# (76 ms in the core alone); a replacement keeps the ids in place, so it carries the index on.
+_INDEXES: list[tuple[tuple[Combatant, ...], dict[str, int]]] = []
+_KEPT = 8
+
+
+def _position(cs: tuple[Combatant, ...], cid: str) -> int | None:
+    if len(cs) <= _SCAN:
+        for i, c in enumerate(cs):
+            if c.id == cid:
+                return i
+        return None
+    return _index(cs).get(cid)
+
+
+def _index(cs: tuple[Combatant, ...]) -> dict[str, int]:
+    if _INDEXES and _INDEXES[-1][0] is cs:  # (nearly always: the encounter being changed)
+        return _INDEXES[-1][1]
+    for kept, index in reversed(_INDEXES):
+        if kept is cs:
+            return index
+    index = {}
+    for i, c in enumerate(cs):
+        index.setdefault(c.id, i)  # (the first of a repeated id, as a scan finds it)
+    _remember(cs, index)
+    return index
+
+
+def _carry_index(old: tuple[Combatant, ...], new: tuple[Combatant, ...]) -> None:
+    if len(new) > _SCAN and _INDEXES and _INDEXES[-1][0] is old:
+        _remember(new, _INDEXES[-1][1])
+
+
+def _remember(cs: tuple[Combatant, ...], index: dict[str, int]) -> None:
+    _INDEXES.append((cs, index))
+    del _INDEXES[:-_KEPT]

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from attrs import evolve, frozen
 
 from facility_tui.dice import Dice, DiceError, Roll
-from facility_tui.model import Combatant, Encounter, Kind, Phase
+from facility_tui.model import Combatant, Encounter, Kind, LogEntry, Phase
 from facility_tui.systems.r2297.rules import (
     INJURY_FATIGUE,
     Band,
@@ -35,20 +35,46 @@ if TYPE_CHECKING:
 class Ctx:
     """An encounter under construction with the dice of what builds it: a round hook's
     ``Ctx(enc, dice)``, or a command's ``Ctx.of(call)``, which is the call's own encounter, dice
-    and log (no copy to hand back: what the command and the engine do lands in one place)."""
+    and log (no copy to hand back: what the command and the engine do lands in one place).
+
+    A round hook's changes to sheets and its log lines are gathered and made into one new
+    encounter when ``enc`` is next read: a round's start at 1,000 combatants changes every
+    sheet, and a new encounter per change copied the list each time (O(n²))."""
 
     def __init__(self, enc: Encounter, dice: Dice) -> None:
-        self.enc = enc
+        self._enc = enc
         self.dice = dice
+        self._changed: dict[str, Combatant] = {}  # id -> the combatant as changed since
+        self._lines: list[LogEntry] = []
+
+    @property
+    def enc(self) -> Encounter:
+        if self._changed or self._lines:
+            enc, changed = self._enc, self._changed
+            if changed:
+                combatants = tuple([changed.get(c.id, c) for c in enc.combatants])
+                enc = evolve(enc, combatants=combatants)
+            if self._lines:
+                enc = evolve(enc, log=enc.log + tuple(self._lines))
+            self._enc, self._changed, self._lines = enc, {}, []
+        return self._enc
+
+    @enc.setter
+    def enc(self, enc: Encounter) -> None:
+        self._enc, self._changed, self._lines = enc, {}, []
 
     @staticmethod
     def of(call: Call) -> Ctx:
         return _CallCtx(call)
 
+    def combatant(self, cid: str) -> Combatant:
+        c = self._changed.get(cid)
+        return c if c is not None else self._enc.get(cid)
+
     def roll(self, expr: str, what: str, by: str | None = None) -> Roll:
         """Roll ``expr`` for ``what`` (logged), a roll of combatant ``by`` (the GM types it when
         table dice say so)."""
-        c = self.enc.get(by) if by is not None and self.enc.has(by) else None
+        c = self.combatant(by) if by is not None and self._enc.has(by) else None
         try:
             roll = self.dice.roll(expr, what, side=c.side if c else None, who=c.name if c else "")
         except DiceError as err:
@@ -57,24 +83,30 @@ class Ctx:
         return roll
 
     def log(self, text: str, kind: Kind = Kind.INFO) -> None:
-        self.enc = self.enc.logged(text, kind)
+        self._lines.append(LogEntry(self._enc.round, text, kind))
 
     def sheet(self, cid: str) -> Sheet2297:
-        s = self.enc.get(cid).sheet
+        s = self.combatant(cid).sheet
         if not isinstance(s, Sheet2297):  # pragma: no cover - a 2297 encounter holds 2297 sheets
             raise RuleError("not a 2297 combatant")
         return s
 
     def name(self, cid: str) -> str:
-        return self.enc.get(cid).name
+        return self.combatant(cid).name
+
+    def update(self, cid: str, **changes: Any) -> None:
+        """Change the combatant's own fields (its initiative)."""
+        self._changed[cid] = evolve(self.combatant(cid), **changes)
 
     def put(self, cid: str, **changes: Any) -> Sheet2297:
-        self.enc = self.enc.update_sheet(cid, **changes)
+        c = self.combatant(cid)
+        if any(getattr(c.sheet, k) != v for k, v in changes.items()):
+            self._changed[cid] = evolve(c, sheet=evolve(c.sheet, **changes))
         return self.sheet(cid)
 
     def edit(self, cid: str, fn: Callable[[Sheet2297], Sheet2297]) -> Sheet2297:
-        c = self.enc.get(cid)
-        self.enc = self.enc.replace(evolve(c, sheet=fn(c.sheet)))
+        c = self.combatant(cid)
+        self._changed[cid] = evolve(c, sheet=fn(c.sheet))
         return self.sheet(cid)
 
 
@@ -93,12 +125,27 @@ class _CallCtx(Ctx):
     def enc(self, enc: Encounter) -> None:
         self.call.enc = enc
 
+    def combatant(self, cid: str) -> Combatant:
+        return self.call.enc.get(cid)
+
     def roll(self, expr: str, what: str, by: str | None = None) -> Roll:
         c = self.enc.get(by) if by is not None and self.enc.has(by) else None
         return self.call.roll(expr, what, c)
 
     def log(self, text: str, kind: Kind = Kind.INFO) -> None:
         self.call.log(text, kind)
+
+    def update(self, cid: str, **changes: Any) -> None:
+        self.call.enc = self.call.enc.update(cid, **changes)
+
+    def put(self, cid: str, **changes: Any) -> Sheet2297:
+        self.call.enc = self.call.enc.update_sheet(cid, **changes)
+        return self.sheet(cid)
+
+    def edit(self, cid: str, fn: Callable[[Sheet2297], Sheet2297]) -> Sheet2297:
+        c = self.call.enc.get(cid)
+        self.call.enc = self.call.enc.replace(evolve(c, sheet=fn(c.sheet)))
+        return self.sheet(cid)
 
 
 # A4: what a turn starts with: nothing spent, no downgrade, no extra actions
@@ -658,7 +705,7 @@ def lapse_offers(ctx: Ctx) -> None:
     """A7: Edge is offered when the injury happens: an offer left open lapses with the turn
     (soak still lowers the injury later, by hand)."""
     for c in ctx.enc.combatants:
-        s = ctx.sheet(c.id)
+        s = sheet_of(c)
         if any(i.offered for i in s.injuries):
             ctx.put(c.id, injuries=tuple(evolve(i, offered=False) for i in s.injuries))
 

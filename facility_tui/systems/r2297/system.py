@@ -163,14 +163,14 @@ class Rules2297(RuleSystem):
             s = sheet_of(c)
             ctx.put(c.id, reaction_used=False)
             if s.refocus >= 0:
-                ctx.enc = ctx.enc.update(c.id, initiative=s.refocus)
+                ctx.update(c.id, initiative=s.refocus)
                 ctx.put(c.id, refocus=-1, rolled=True)
                 ctx.log(f"{c.name}: new initiative {s.refocus} (Refocus) from this round")
         for c in ctx.enc.combatants:
             s = sheet_of(c)
             if not s.rolled and c.initiative == 0 and not s.dead:
                 value = roll_initiative(ctx, c.id)
-                ctx.enc = ctx.enc.update(c.id, initiative=value)
+                ctx.update(c.id, initiative=value)
                 ctx.put(c.id, rolled=True)
         for c in ctx.enc.combatants:
             s = sheet_of(c)
@@ -188,7 +188,7 @@ class Rules2297(RuleSystem):
         alive = [c for c in ctx.enc.combatants if not sheet_of(c).dead]
         eff = {c.id: self.round_initiative(ctx.enc, c) for c in alive}
         self._break_ties(ctx, alive, eff)
-        alive = [ctx.enc.get(c.id) for c in alive]
+        alive = [ctx.combatant(c.id) for c in alive]
         alive.sort(
             key=lambda c: (-eff[c.id], -sheet_of(c).ag, -sheet_of(c).cu, -sheet_of(c).tiebreak)
         )

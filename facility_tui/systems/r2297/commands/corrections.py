@@ -61,7 +61,7 @@ def set_value(call: Call) -> Encounter:
         shown = f"{old} → {n}"
     elif field == "init":
         n = call.initiative(value, f"{c.name} initiative")
-        ctx.enc = ctx.enc.update(c.id, initiative=n)
+        ctx.update(c.id, initiative=n)
         ctx.enc = call.rules.initiative_set(ctx.enc, c.id)
         shown = f"{c.initiative} → {n}"
         if ctx.enc.phase is Phase.ACTIVE:

@@ -53,7 +53,7 @@ def rollinit(call: Call) -> Encounter:
             ctx.put(c.id, refocus=value)
             ctx.log(f"{c.name}: initiative {value} counts from the next round")
         else:
-            ctx.enc = ctx.enc.update(c.id, initiative=value)
+            ctx.update(c.id, initiative=value)
             ctx.put(c.id, rolled=True)
     return ctx.enc
 
