@@ -76,7 +76,7 @@ def duplicate(path: Path) -> Done:
         raise CampaignError(f"{path.name} was not copied: {err}") from None
     finally:
         store.forget(target)
-    return Done("duplicate", target, None, f"Copied as {name} ({target.name})")
+    return Done("duplicate", target, None, f"Copied as {name}")
 
 
 def copy_name(name: str, n: int = 1) -> str:
