@@ -139,7 +139,7 @@ def rename(path: Path, name: str) -> Done:
         "rename",
         target,
         path,
-        f"Renamed {old} to {name} ({target.name})",
+        f"Renamed to {name}",
         before,
         store.file_signature(target),
     )
@@ -159,7 +159,7 @@ def archive(path: Path) -> Done:
         n += 1
         target = archived / f"{path.stem}-{n}{store.SUFFIX}"
     _relocate(path, target, "archived")
-    return Done("archive", target, path, f"Archived {path.name}; the archived view restores it")
+    return Done("archive", target, path, f"Archived {path.name}")
 
 
 def restore(path: Path) -> Done:

@@ -57,7 +57,8 @@ class BrowserScreen(ModalScreen[Path | None]):
         Binding("r", "rename", "Rename", id="browser_rename"),
         Binding("a", "archive", "Archive", id="browser_archive"),
         Binding("a", "restore", "Restore", id="browser_restore"),
-        Binding("v", "view", "Archived", id="browser_view"),
+        Binding("v", "view(True)", "Archived", id="browser_archived"),
+        Binding("v", "view(False)", "Campaign", id="browser_campaign"),
         Binding("u", "undo", "Undo", id="browser_undo"),
         Binding("escape", "close", "Close", id="browser_close"),
         Binding("j", "cursor(1)", "Down", show=False, id="browser_down"),
@@ -160,6 +161,8 @@ class BrowserScreen(ModalScreen[Path | None]):
     # -- keys ---------------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "view":  # (two bindings: the key line names the view v goes to)
+            return parameters[0] != self.archived
         if action == "archive":
             return not self.archived
         if action in ("restore",):
@@ -224,8 +227,8 @@ class BrowserScreen(ModalScreen[Path | None]):
             return
         self.dismiss(chosen.path)
 
-    def action_view(self) -> None:
-        self.archived = not self.archived
+    def action_view(self, archived: bool) -> None:
+        self.archived = archived
         self.shown = []
         self.refill()
 
