@@ -74,6 +74,7 @@ class BrowserScreen(ModalScreen[Path | None]):
         self.settle = settle
         self.archived = False  # the archived view
         self.shown: list[Summary] = []
+        self.every: list[Summary] | None = None  # the view's encounters, read once a change
         self.done: list[files.Done] = []  # this visit's operations, for u
 
     def compose(self) -> ComposeResult:
@@ -93,15 +94,18 @@ class BrowserScreen(ModalScreen[Path | None]):
 
     # -- the list -----------------------------------------------------------------------------
 
-    def refill(self, keep: Path | None = None) -> None:
-        """List the encounters again (after an operation, a filter typed, the view changed),
-        the highlight on ``keep`` if it is listed, else on the one highlighted before."""
+    def refill(self, keep: Path | None = None, *, read: bool = True) -> None:
+        """List the encounters again (after an operation, the view changed; a filter typed:
+        not ``read``, the files as last read), the highlight on ``keep`` if it is listed, else
+        on the one highlighted before."""
         listed = self.query_one(OptionList)
         if keep is None and self.shown and listed.highlighted is not None:
             keep = self.shown[min(listed.highlighted, len(self.shown) - 1)].path
         where = Campaign(self.folder).archive if self.archived else self.folder
         words = self.query_one(FilterInput).value
-        every = summaries(where)
+        if read or self.every is None:
+            self.every = summaries(where)
+        every = self.every
         self.shown = [s for s in every if s.matches(words)]
         listed.set_options(self._rows(self.shown))
         paths = [s.path for s in self.shown]
@@ -188,7 +192,7 @@ class BrowserScreen(ModalScreen[Path | None]):
 
     @on(Input.Changed, "#filter")
     def _filtered(self) -> None:
-        self.refill()
+        self.refill(read=False)
 
     @on(OptionList.OptionSelected)
     def _chosen(self) -> None:

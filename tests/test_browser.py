@@ -286,3 +286,21 @@ async def test_a_corrupt_save_is_listed_and_opens_as_a_refused_save(tmp_path: Pa
         await pilot.press("enter")
         await settled(pilot)
         assert isinstance(app.screen, ChoiceDialog)  # asked what to do, nothing opened unasked
+
+
+async def test_typing_a_filter_reads_no_file(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The folder is read when the browser opens and after each operation, not at each key."""
+    from facility_tui.screens import browser as module
+
+    campaign(tmp_path)
+    reads: list[Path] = []
+    real = module.summaries
+    monkeypatch.setattr(module, "summaries", lambda folder: reads.append(folder) or real(folder))
+    app = FacilityApp(save_dir=tmp_path, seed=1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("o")
+        await settled(pilot)
+        assert len(reads) == 1
+        await pilot.press(*"cargo bay", *["backspace"] * 9)
+        await settled(pilot)
+        assert len(reads) == 1 and len(browser(app).shown) == 3
