@@ -1771,6 +1771,12 @@ def _forget(path: Path) -> None:
         _savers.pop(os.path.abspath(path), None)
 
 
+def forget(path: Path) -> None:
+    """Forget what this process knew of the save at ``path``: its files were moved away or put
+    back (the campaign browser), so the next write there looks at them anew."""
+    _forget(path)
+
+
 def save_snapshot(snap: Snapshot, path: Path) -> None:
     """Write ``snap`` to ``path`` (thread-safe; one writer per path at a time)."""
     try:

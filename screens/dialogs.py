@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 
 from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Input, Label, OptionList, Select
-from textual.widgets.option_list import Option
+from textual.widgets import Input, Label, Select
 
 from facility_tui.grammar import quote
 from facility_tui.systems import DEFAULT, info, infos
@@ -164,41 +162,6 @@ class NewEncounterDialog(ModalScreen[None]):
         system = str(self.query_one("#system", Select).value)
         if self.create(system, name):
             self.dismiss(None)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
-
-
-class OpenDialog(ModalScreen[Path | None]):
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
-
-    def __init__(self, saves: list[Path], current: Path) -> None:
-        super().__init__()
-        self.saves = saves
-        self.current = current
-
-    def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog"):
-            yield Label("[b]Open a saved encounter[/b]")
-            if self.saves:
-                yield OptionList(
-                    *[
-                        Option(
-                            printable(p.stem) + ("  (open now)" if p == self.current else ""),
-                            id=str(i),
-                        )
-                        for i, p in enumerate(self.saves)
-                    ],
-                    id="saves",
-                    markup=False,  # file names are data
-                )
-            else:
-                yield Label("No saves yet.")
-            yield Label("enter opens · escape cancels", classes="hint")
-
-    @on(OptionList.OptionSelected)
-    def _chosen(self, event: OptionList.OptionSelected) -> None:
-        self.dismiss(self.saves[int(event.option.id or 0)])
 
     def action_cancel(self) -> None:
         self.dismiss(None)

@@ -566,9 +566,10 @@ class MainScreen(Screen[None]):
             if path is not None and self.alive:
                 self.open_path(path)
 
-        from .dialogs import OpenDialog
+        from .browser import BrowserScreen
 
-        self.app.push_screen(OpenDialog(self.ws.saves(), self.ws.path), done)
+        browser = BrowserScreen(self.ws.folder, self.ws.path, lambda: self.ws.flush(2.0))
+        self.app.push_screen(browser, done)
 
     def open_path(self, path: Path) -> None:
         """Open a saved encounter, as the ``o`` dialog's choice does (the command palette's)."""

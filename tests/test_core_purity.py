@@ -18,6 +18,8 @@ CORE = [
     "facility_tui.store",
     "facility_tui.codec",
     "facility_tui.workspace",
+    "facility_tui.summaries",
+    "facility_tui.campaign_files",
     "facility_tui.demo",
     "facility_tui.report",
     "facility_tui.text",

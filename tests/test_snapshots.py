@@ -134,3 +134,23 @@ def test_facility_choice_menu(
     app = FacilityApp(save_dir=Path("saves"), seed=1, clock=lambda: "12:00:00", demo="facility")
     run = lines_run("start first=pc", "harm anne 2 contaminants d20=1", menu=True)
     assert snap_compare(app, terminal_size=(80, 24), run_before=run)
+
+
+def test_campaign_browser(snap_compare, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """o: the campaign's encounters in words, a long name cut, a damaged file, at 80×24."""
+    import os
+    import time
+
+    from tests.test_campaign_files import campaign, make
+
+    monkeypatch.chdir(tmp_path)
+    saves = Path("saves")
+    saves.mkdir()
+    campaign(saves)
+    long = "The long and winding ambush in the cargo bay of the Jean Bart"[:60]
+    then = time.mktime((2025, 11, 12, 9, 0, 0, 0, 0, -1))
+    make(saves, "long.toml", f'new 2297 "{long}" seed=1', "add Ana side=pc", at=then)
+    (saves / "broken.toml").write_bytes(b"not a save")
+    os.utime(saves / "broken.toml", (then - 86400, then - 86400))
+    app = FacilityApp(save_dir=saves, seed=1, clock=lambda: "12:00:00")
+    assert snap_compare(app, terminal_size=(80, 24), press=["o"])
