@@ -43,7 +43,7 @@ class Done(NamedTuple):
     was: Path | None
     message: str
     before: bytes | None = None
-    signature: tuple[int, ...] | None = None  # the save as the operation left it
+    after: bytes | None = None  # for a rename, the save as it left it (undo checks it still is)
 
 
 def in_archive(path: Path) -> bool:
@@ -141,7 +141,7 @@ def rename(path: Path, name: str) -> Done:
         path,
         f"Renamed to {name}",
         before,
-        store.file_signature(target),
+        _read(target)[0],
     )
 
 
@@ -178,8 +178,13 @@ def undo(done: Done) -> Done:
     assert done.was is not None
     if done.what == "rename":
         assert done.before is not None
-        now, then = store.file_signature(done.path), done.signature
-        if now is None or then is None or now[:4] != then[:4]:  # (a move changes only ctime)
+        # its content, not its file's times: undoing a later rename of it puts back the bytes
+        # but writes a new file
+        try:
+            now: bytes | None = store.read_regular(done.path)[0]
+        except store.SaveError:
+            now = None
+        if now is None or now != done.after:
             raise CampaignError(
                 f"{done.path.name} changed since it was renamed: rename it back with r"
             )
