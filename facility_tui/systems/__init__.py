@@ -175,6 +175,9 @@ class RuleSystem:
     #: Commands whose ``dice=`` is an option of the rules (typed faces go in ``faces=`` there).
     own_dice_option: tuple[str, ...] = ()
 
+    #: Sheet fields that only a fight gives (its turns' bookkeeping): a template leaves them out.
+    per_fight: tuple[str, ...] = ()
+
     #: Headers of the extra initiative-table columns; ``summary`` returns a value for each.
     columns: tuple[str, ...] = ()
     #: Whether the table shows the plain initiative number (off where a column already does).

@@ -91,7 +91,9 @@ class FacilityRules(RuleSystem):
     sheet_type = FacilitySheet
     state_type = FacilityState
     common_rolls = {
-        "add": ("roll=yes: 3d6 for each stat, Physique, Science, Insight, Admin, Normal",),
+        "add": (
+            "roll=yes (or roll=3d6): 3d6 for each stat, Physique, Science, Insight, Admin, Normal",
+        ),
         "start": (
             "F7: the d20 of each helper (help=, in order)",
             "the initiative d20 (Insight) of the PC who rolls, unless d20= gives it",
@@ -100,6 +102,7 @@ class FacilityRules(RuleSystem):
     # In the order the list drops them when narrow: the last go first.
     columns = ("Status", "Marks", "Wounds", "Saves")
     show_initiative = False  # Facility turns go by side, not by number (F7)
+    per_fight = ("attack_used", "other_used")  # F7: the marks of this turn
     # Narrow, the list abbreviates whole columns, in this order (the words stay whole).
     short_forms = {
         "Status": ("Stat", {"Impaired": "Imp", "incapacitated": "inc.", "surrendered": "sur."}),

@@ -79,6 +79,12 @@ class Rules2297(RuleSystem):
     demo = DEMO_2297
     sheet_type = Sheet2297
     own_dice_option = ("add",)  # A1: add NAME dice=2 is the initiative dice count
+    per_fight = (
+        "rolled", "tiebreak", "boost", "boost_round", "boost_pending", "refocus", "turns",
+        "turn_init", "spent_major", "spent_move", "spent_minor", "extra_major", "extra_move",
+        "extra_minor", "downgrade", "reaction_used", "ext_name", "ext_step", "ext_total",
+        "ext_turn", "idle_turns", "acted_round", "exhausted_round", "recover_due",
+    )  # fmt: skip
     _ROUND = (
         "at a new round: initiative Xd6+AG+CU of each combatant not rolled yet (list order)",
         "Edge boost 2d6 of each who spent Edge",
