@@ -209,7 +209,7 @@ def parse(data: Mapping[str, str], system: str) -> Template:
             said = str(err)
             if "does not take" in said:
                 said = f"{key} is not a key of a {system} template: {_keys_hint(rules)}"
-            elif not said.startswith(f"{key}:"):
+            elif not re.match(rf"{re.escape(key)}\b", said):
                 said = f"{key}: {said}"
             raise fail(said, key) from None
         except DiceError as err:
