@@ -377,3 +377,47 @@ def test_F1_npcs_in_one_step_each_rolls_its_own_stats_seeded(tmp_path: Path) -> 
     assert all(c.sheet.track == 4 for c in clerks)
     again = session(tmp_path, "new facility Lab seed=21", "add from=clerk count=3")
     assert again.encounter.combatants == clerks
+
+
+# -- in the app ---------------------------------------------------------------------------------
+
+
+async def test_the_gm_types_add_from_a_template_in_the_app(tmp_path: Path) -> None:
+    from facility_tui.screens.command_bar import CommandBar
+    from facility_tui.screens.main import MainScreen
+    from textual.widgets._toast import Toast
+
+    from facility_tui.app import FacilityApp
+    from tests.test_config import choose
+
+    write(tmp_path, "guard", GUARD)
+    app = FacilityApp(save_dir=tmp_path, seed=1)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await pilot.pause()
+        before = len(app.workspace.encounter.combatants)
+        await pilot.press("colon", *"add guard from=guard count=3", "enter")
+        await pilot.pause()
+        added = app.workspace.encounter.combatants[before:]
+        assert [c.name for c in added] == ["guard 1", "guard 2", "guard 3"]
+        assert all(c.sheet.hlt == 20 for c in added)
+        await pilot.press("u")  # one step, undone at once
+        await pilot.pause()
+        assert len(app.workspace.encounter.combatants) == before
+        # a typo: one line naming the nearest, nothing changed
+        await pilot.press("colon", *"add from=gaurd", "enter")
+        await pilot.pause()
+        shown = " ".join(str(t.render()) for t in app.screen.query(Toast))
+        assert "no template 'gaurd': the nearest are guard" in shown
+        assert len(app.workspace.encounter.combatants) == before
+        await pilot.press("escape")
+        # saving one says so and is no step of the fight
+        steps = len(app.workspace.session.undo_steps)
+        await pilot.press("colon", *"template save #1 first", "enter")
+        await pilot.pause()
+        shown = " ".join(str(t.render()) for t in app.screen.query(Toast))
+        assert "templates/first.toml" in shown
+        assert len(app.workspace.session.undo_steps) == steps
+        # the palette lists the templates: choosing one starts the add line
+        await choose(pilot, "Add from template guard")
+        assert isinstance(app.screen, MainScreen)
+        assert app.screen.query_one(CommandBar).value == "add from=guard "
