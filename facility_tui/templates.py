@@ -300,29 +300,36 @@ def template_text(rules: RuleSystem, c: Combatant, stem: str) -> str:
     fresh = dict(defaults(rules.sheet_type))
     sheet = evolve(c.sheet, **{k: fresh[k] for k in rules.per_fight if k in fresh})
     sparse: dict[str, Any] = encode_sparse(sheet)
-    options: dict[str, Any] = {}
+    # field -> (option, its text on an add line): the plain values as they are, then the rules'
+    # own text forms (armor = "Vest 15/20"); each kept only if it builds that field alike
+    candidates: dict[str, list[tuple[str, Any]]] = {}
     for key, value in sparse.items():
-        candidate = value
-        if isinstance(value, dict) and set(value) == {"bonus"}:
-            candidate = value["bonus"]  # (a Facility stat with only its bonus: phy = 2)
-        typed = _option_text(candidate)
-        if typed is None or isinstance(candidate, bool):
-            continue
-        try:
-            call = _scratch_call(rules, {key: typed})
-            built = rules.new_sheet(call)
-            call.check_options()
-        except (CommandError, DiceError):
-            continue
-        if encode_sparse(built).get(key) == value:
-            options[key] = candidate
+        plain = value["bonus"] if isinstance(value, dict) and set(value) == {"bonus"} else value
+        if _option_text(plain) is not None and not isinstance(plain, bool):
+            candidates.setdefault(key, []).append((key, plain))  # (a Facility stat: phy = 2)
+    for key, said in rules.template_options(sheet).items():
+        if key in sparse:
+            candidates.setdefault(key, []).append(said)
+    options: dict[str, Any] = {}
+    for key, tries in candidates.items():
+        for option, value in tries:
+            typed = str(_option_text(value))
+            try:
+                call = _scratch_call(rules, {option: typed})
+                built = rules.new_sheet(call)
+                call.check_options()
+            except (CommandError, DiceError):
+                continue
+            if encode_sparse(built).get(key) == sparse[key]:
+                options[option] = value
+                break
     try:
         built = rules.new_sheet(_scratch_call(rules, {k: str(v) for k, v in options.items()}))
         made = encode_sparse(built)  # (a job= brings its saves, PPE, items: not said again)
         rest = {
             k: encode_sparse(getattr(sheet, k))
             for k in [*sparse, *(k for k in made if k not in sparse)]
-            if k not in options and made.get(k) != sparse.get(k)
+            if made.get(k) != sparse.get(k)
         }
         same = build_sheet(rules, built, rest) == sheet
     except (CommandError, DiceError, DecodeError):

@@ -53,14 +53,16 @@ def test_a_saved_2297_combatant_comes_back_the_same(tmp_path: Path) -> None:
         "weapon='SMG 3d6+1 SA/BF 30'",
         "note boarder keeps to the left",
         "hit boarder 30",  # what the fight did to it is kept too (edit the file to drop it)
+        "set boarder ammo 12",  # (not as add writes it: kept in [sheet])
     )
     kept = s.encounter.get("boarder")
     assert kept.sheet.damage > 0
     out = s.execute("template save boarder guard")
     assert not out.changed and "templates/guard.toml" in out.message
-    assert len(s.undo_steps) == 4  # not a step of the fight's history
+    assert len(s.undo_steps) == 5  # not a step of the fight's history
     text = (tmp_path / "templates" / "guard.toml").read_text(encoding="utf-8")
     assert 'name = "Boarder"' in text and "hlt = 24" in text and "ag = 2" in text
+    assert 'armor = "Vest 15/20"' in text and "[[sheet.weapons]]" in text
     s.execute("add from=guard")
     assert same_but_added(s.encounter.combatants[-1], kept)
 
@@ -71,6 +73,7 @@ def test_a_saved_facility_npc_comes_back_the_same(tmp_path: Path) -> None:
         "new facility Lab seed=4",
         "add Tech side=pc job=tech phy=2 ins=-1 exp=adm ppe='Hard Hat' weapon=pistol",
         "ppe tech remove Work Boots",
+        "ppe tech mark Hard Hat",
         "add Grunt track=6 saves=1,0,0,2,0",
     )
     for who in ("tech", "grunt"):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from attrs import evolve
+from attrs import astuple, evolve
 
 from facility_tui.call import Call, side_of
 from facility_tui.dice import Dice
@@ -119,6 +119,15 @@ class FacilityRules(RuleSystem):
 
     def new_sheet(self, call: Call) -> Any:
         return sheet_from_options(call)
+
+    def template_options(self, sheet: Any) -> dict[str, tuple[str, str]]:
+        """PPE (unmarked), weapons and save bases as ``add`` takes them."""
+        s: FacilitySheet = sheet
+        out = {"weapons": ("weapon", ",".join(s.weapons))}
+        if all(p.marks == 0 for p in s.ppe):
+            out["ppe"] = ("ppe", ", ".join(p.name for p in s.ppe))
+        out["base"] = ("saves", ",".join(str(v) for v in astuple(s.base)))
+        return out
 
     def set_value(self, call: Call) -> Encounter:
         """C4: ``set WHO FIELD VALUE`` is ``sheet WHO FIELD=VALUE``."""
