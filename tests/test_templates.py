@@ -424,3 +424,15 @@ async def test_the_gm_types_add_from_a_template_in_the_app(tmp_path: Path) -> No
         await choose(pilot, "Add from template guard")
         assert isinstance(app.screen, MainScreen)
         assert app.screen.query_one(CommandBar).value == "add from=guard "
+
+
+def test_the_docs_examples_are_templates_that_add(tmp_path: Path) -> None:
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "templates.md").read_text("utf-8")
+    examples = re.findall(r"```toml\n# templates/(\S+)\.toml\n(.*?)```", doc, re.S)
+    assert len(examples) == 2
+    for name, text in examples:
+        write(tmp_path, name, text)
+        system = re.search(r'system = "(\w+)"', text)
+        assert system is not None
+        s = session(tmp_path, f"new {system.group(1)} X", f"add from={name} count=2")
+        assert len(s.encounter.combatants) == 2
