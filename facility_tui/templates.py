@@ -14,15 +14,13 @@ and the key (``templates/guard.toml:12: hlt: expected a number or dice...``).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
-import tempfile
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import tomli_w
 from attrs import evolve, frozen
 
 from facility_tui.call import Call, Spec, side_of, slug
@@ -139,6 +137,8 @@ def _toml_line(message: str) -> int:
 def parse(data: Mapping[str, str], system: str) -> Template:
     """The template ``data`` (what ``read_template`` returned) checked for a ``system``
     encounter; a mistake raises ``CampaignError`` naming its file, line and key."""
+    import tomllib  # (here: a launch, or apply without templates, does not pay for it)
+
     file, text = str(data.get("file", "template")), str(data.get("text", ""))
 
     def fail(message: str, *path: str | int) -> CampaignError:
@@ -297,6 +297,8 @@ def template_text(rules: RuleSystem, c: Combatant, stem: str) -> str:
     """The template of ``c``: its name, side, notes, the add options that say its sheet and a
     ``[sheet]`` table for the rest; what only this fight gave it (its turn's bookkeeping) is
     left out. Reading it back builds the same sheet (checked here)."""
+    import tomli_w
+
     fresh = dict(defaults(rules.sheet_type))
     sheet = evolve(c.sheet, **{k: fresh[k] for k in rules.per_fight if k in fresh})
     sparse: dict[str, Any] = encode_sparse(sheet)
@@ -380,6 +382,8 @@ def save_template(
 
 def _write_atomic(path: Path, text: str) -> None:
     """As the store writes a save: a temporary file beside it, synced, moved over it."""
+    import tempfile  # (rarely: not on every launch, with shutil)
+
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
@@ -390,6 +394,12 @@ def _write_atomic(path: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    with contextlib.suppress(OSError):  # the move itself kept, where the system allows
+        folder_fd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(folder_fd)
+        finally:
+            os.close(folder_fd)
 
 
 def check_folder(campaign: Campaign) -> list[str]:
@@ -417,6 +427,8 @@ def check_folder(campaign: Campaign) -> list[str]:
 
 
 def _declared_system(text: str) -> str | None:
+    import tomllib
+
     try:
         value = tomllib.loads(text).get("system")
     except tomllib.TOMLDecodeError:
