@@ -356,28 +356,50 @@ def _side_word(side: str) -> str:
 
 
 def save_template(
-    campaign: Campaign | None, rules: RuleSystem, c: Combatant, name: str, *, force: bool
+    campaign: Campaign | None,
+    rules: RuleSystem,
+    enc: Encounter,
+    c: Combatant,
+    name: str,
+    *,
+    force: bool,
 ) -> str:
     """Write ``c`` as template ``name``; the GM's message. Refuses to write over one unless
-    ``force``; a folder that cannot be written is said in one line."""
+    ``force``; a folder that cannot be written is said in one line. One of several added by
+    ``count=`` (Boarder 2, beside Boarder 1) is kept by its common name (Boarder)."""
     if campaign is None:
         raise CommandError("there is no campaign folder to keep templates in")
     stem = slug(name)
-    path = folder(campaign) / f"{stem}.toml"
-    shown = f"{TEMPLATES}/{path.name}"
     existing = file_of(campaign, name)
+    path = existing or folder(campaign) / f"{stem}.toml"
+    stem, shown = path.stem, f"{TEMPLATES}/{path.name}"
     if existing is not None and not force:
         raise CommandError(
-            f"{TEMPLATES}/{existing.name} exists: add force to write over it "
+            f"{shown} exists: add force to write over it "
             f"(template save {quote(c.name)} {stem} force)"
         )
-    text = template_text(rules, c, stem)
+    kept = evolve(c, name=common_name(enc, c.name))
+    text = template_text(rules, kept, stem)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         _write_atomic(path, text)
     except OSError as err:
         raise CommandError(f"cannot write {shown}: {err.strerror or err}") from None
-    return f"Saved {c.name} as template {stem} ({shown}); add from={stem} adds it"
+    named = f" (named {kept.name})" if kept.name != c.name else ""
+    return f"Saved {c.name} as template {stem}{named} ({shown}); add from={stem} adds it"
+
+
+def common_name(enc: Encounter, name: str) -> str:
+    """``Boarder`` for ``Boarder 2`` when a ``Boarder N`` stands beside it (they were added
+    with ``count=``); else the name as it is (a lone "Unit 7" keeps its 7)."""
+    base, _, number = name.rpartition(" ")
+    if not base or not number.isdecimal():
+        return name
+    for other in enc.combatants:
+        b, _, n = other.name.rpartition(" ")
+        if other.name != name and b == base and n.isdecimal():
+            return base
+    return name
 
 
 def _write_atomic(path: Path, text: str) -> None:

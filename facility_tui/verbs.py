@@ -119,7 +119,9 @@ def template(call: Call) -> Encounter:
     name = call.arg(2, "the template's name")
     force = len(call.args) > 3 and call.args[3].lower() == "force"
     call.expect_args(4 if force else 3)
-    message = templates.save_template(call.reads.campaign, call.rules, c, name, force=force)
+    message = templates.save_template(
+        call.reads.campaign, call.rules, call.enc, c, name, force=force
+    )
     call.log(message)
     return call.enc
 

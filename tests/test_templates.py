@@ -127,6 +127,25 @@ def test_template_save_refuses_to_write_over_one_unless_force(tmp_path: Path) ->
     assert [p.name for p in (tmp_path / "templates").iterdir()] == ["guard.toml"]  # no leftover
 
 
+def test_one_of_a_count_is_kept_by_its_common_name(tmp_path: Path) -> None:
+    s = session(tmp_path, "new 2297 X", "add Boarder count=2 hlt=15", "add Unit 7")
+    out = s.execute("template save boarder-2 boarder")
+    assert "(named Boarder)" in out.message
+    s.execute("template save unit-7 unit")
+    s.execute("add from=boarder count=2")
+    s.execute("add from=unit")
+    names = [c.name for c in s.encounter.combatants]
+    assert names[3:] == ["Boarder 1", "Boarder 2", "Unit 7"]
+
+
+def test_force_writes_over_the_file_as_it_is_named(tmp_path: Path) -> None:
+    write(tmp_path, "Guard", 'name = "Old"\n')
+    s = session(tmp_path, "new 2297 X", "add New", "template save new guard force")
+    assert [p.name for p in (tmp_path / "templates").iterdir()] == ["Guard.toml"]
+    s.execute("add from=GUARD")
+    assert s.encounter.combatants[-1].name == "New"
+
+
 def test_a_folder_that_cannot_be_written_is_one_line(tmp_path: Path) -> None:
     s = session(tmp_path, "new 2297 X", "add A")
     (tmp_path / "templates").write_text("not a folder", encoding="utf-8")
