@@ -523,6 +523,14 @@ def validate_cmd(paths: Sequence[Path]) -> int:
             for problem in _problems_of(file):
                 _out(problem)
                 problems += 1
+        if path.is_dir():  # a campaign folder: its templates too
+            from facility_tui import templates
+            from facility_tui.campaign import Campaign
+
+            checked += len(templates.names(Campaign(path)))
+            for problem in templates.check_folder(Campaign(path)):
+                _out(f"{path}/{problem}")
+                problems += 1
     if problems:
         return 1
     _out(f"{checked} file{'s' if checked != 1 else ''} checked: no problem")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from attrs import evolve
 
-from facility_tui import rounds
+from facility_tui import rounds, templates
 from facility_tui.call import Call, command, side_of, unique_id
 from facility_tui.grammar import CommandError
 from facility_tui.model import Combatant, Encounter, Kind, Phase, TableDice
@@ -53,12 +53,27 @@ def new(call: Call) -> Encounter:
 
 @command(
     "add",
-    "add NAME [side=pc|enemy] [init=DICE] [count=N] [rule options]",
-    "Add a combatant (count=3 adds three, numbered)",
+    "add NAME [side=pc|enemy] [init=DICE] [count=N] [from=TEMPLATE] [rule options]",
+    "Add a combatant (count=3 adds three, numbered; from=guard: as the template guard says, "
+    "the line's options over its own; without NAME, the template's name)",
     aliases=("a",),
 )
 def add(call: Call) -> Encounter:
-    name = call.name(0)
+    from_text = call.option("from")
+    template = templates.template_for(call, from_text) if from_text is not None else None
+    typed = set(call.options)  # (what the line says wins over the template)
+    if template is not None:
+        call.options = {**dict(template.options), **call.options}
+        if template.side is not None:
+            call.options.setdefault("side", template.side)
+        if template.init is not None:
+            call.options.setdefault("init", template.init)
+    if call.args or template is None:
+        name = call.name(0)
+    elif template.name:
+        name = template.name
+    else:
+        raise call.usage_error(f"'{call.verb}' needs a name: {template.file} has none")
     side = side_of(call.option("side", "enemy") or "enemy")
     count = call.int_option("count", "count", 1, minimum=1)
     if count > 50:
@@ -68,15 +83,46 @@ def add(call: Call) -> Encounter:
     names = [name] if count == 1 else [f"{name} {i}" for i in range(1, count + 1)]
     for each in names:
         sheet = rules.new_sheet(call)  # each its own: rolled stats are rolled for each
+        if template is not None:
+            sheet = templates.sheet_over(call, template, sheet, typed)
         init = (
             0 if init_text is None else call.initiative(init_text, f"{each} initiative", side, each)
         )
         c = Combatant(
-            id=unique_id(call.enc, each), name=each, side=side, initiative=init, sheet=sheet
+            id=unique_id(call.enc, each),
+            name=each,
+            side=side,
+            initiative=init,
+            sheet=sheet,
+            notes=template.notes if template is not None else "",
         )
         call.enc = call.enc.joined(c)
         when = " (joins the order next round)" if call.enc.phase is Phase.ACTIVE else ""
-        call.log(f"Added {each} ({side}){when}")
+        made = f", from {template.file}" if template is not None else ""
+        call.log(f"Added {each} ({side}{made}){when}")
+    return call.enc
+
+
+@command(
+    "template",
+    "template save WHO NAME [force]",
+    "Keep a combatant (sheet, gear, side, notes) as templates/NAME.toml in the campaign folder, "
+    "to add again with add from=NAME; force writes over one of that name. Writes a file, "
+    "changes nothing in the fight (not in its history)",
+    group="campaign",
+)
+def template(call: Call) -> Encounter:
+    word = call.arg(0, "save").lower()
+    if word != "save":
+        raise call.usage_error(f"'template' takes save, not '{call.args[0]}'")
+    c = call.combatant(call.arg(1, "who to keep"))
+    name = call.arg(2, "the template's name")
+    force = len(call.args) > 3 and call.args[3].lower() == "force"
+    call.expect_args(4 if force else 3)
+    message = templates.save_template(
+        call.reads.campaign, call.rules, call.enc, c, name, force=force
+    )
+    call.log(message)
     return call.enc
 
 

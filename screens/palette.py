@@ -4,6 +4,7 @@
   typed, for the GM to finish;
 - the combatants, by number and name (``#3 Sgt. Blanc``, its side in words): choosing one
   selects it in the list;
+- the campaign's templates: choosing one opens the command line with ``add from=NAME``;
 - the saved encounters: choosing one opens it, as ``o`` does.
 
 Names and file names are data: every entry is a ``Content`` built from plain text, never markup.
@@ -21,6 +22,7 @@ from textual.content import Content
 from textual.fuzzy import Matcher
 from textual.markup import escape
 
+from facility_tui import templates
 from facility_tui.dispatch import help_lines, listed
 from facility_tui.grammar import quote
 from facility_tui.text import printable
@@ -68,6 +70,12 @@ class FacilityCommands(Provider):
             yield ("Player view", "what the table may see, large (q quits)", main.player_view)
         report = f"{printable(main.ws.path.stem)}.md beside the save (the e key)"
         yield ("Export a report", f"the fight as Markdown: {report}", main.action_export)
+        for name in templates.names(main.ws.session.campaign):
+            yield (
+                f"Add from template {printable(name)}",
+                f"templates/{printable(name)}.toml · opens the command line with add from={name}",
+                partial(main.action_command, f"add from={quote(name)} "),
+            )
         for path in main.ws.saves():
             if path != main.ws.path:
                 yield (

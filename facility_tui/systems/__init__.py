@@ -192,6 +192,14 @@ class RuleSystem:
     #: Commands whose ``dice=`` is an option of the rules (typed faces go in ``faces=`` there).
     own_dice_option: tuple[str, ...] = ()
 
+    #: Sheet fields that only a fight gives (its turns' bookkeeping): a template leaves them out.
+    per_fight: tuple[str, ...] = ()
+
+    def template_options(self, sheet: Any) -> dict[str, tuple[str, str]]:
+        """Sheet fields the ``add`` line says in words, as field -> (option, text): a template
+        writes them so (``armor = "Vest 15/20"``) where that text builds them alike."""
+        return {}
+
     #: Headers of the extra initiative-table columns; ``summary`` returns a value for each.
     columns: tuple[str, ...] = ()
     #: Whether the table shows the plain initiative number (off where a column already does).

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from attrs import evolve
+from attrs import astuple, evolve
 
 from facility_tui.call import Call, side_of
 from facility_tui.dice import Dice
@@ -92,7 +92,9 @@ class FacilityRules(RuleSystem):
     sheet_type = FacilitySheet
     state_type = FacilityState
     common_rolls = {
-        "add": ("roll=yes: 3d6 for each stat, Physique, Science, Insight, Admin, Normal",),
+        "add": (
+            "roll=yes (or roll=3d6): 3d6 for each stat, Physique, Science, Insight, Admin, Normal",
+        ),
         "start": (
             "F7: the d20 of each helper (help=, in order)",
             "the initiative d20 (Insight) of the PC who rolls, unless d20= gives it",
@@ -101,6 +103,7 @@ class FacilityRules(RuleSystem):
     # In the order the list drops them when narrow: the last go first.
     columns = ("Status", "Marks", "Wounds", "Saves")
     show_initiative = False  # Facility turns go by side, not by number (F7)
+    per_fight = ("attack_used", "other_used")  # F7: the marks of this turn
     # Narrow, the list abbreviates whole columns, in this order (the words stay whole).
     short_forms = {
         "Status": ("Stat", {"Impaired": "Imp", "incapacitated": "inc.", "surrendered": "sur."}),
@@ -117,6 +120,15 @@ class FacilityRules(RuleSystem):
 
     def new_sheet(self, call: Call) -> Any:
         return sheet_from_options(call)
+
+    def template_options(self, sheet: Any) -> dict[str, tuple[str, str]]:
+        """PPE (unmarked), weapons and save bases as ``add`` takes them."""
+        s: FacilitySheet = sheet
+        out = {"weapons": ("weapon", ",".join(s.weapons))}
+        if all(p.marks == 0 for p in s.ppe):
+            out["ppe"] = ("ppe", ", ".join(p.name for p in s.ppe))
+        out["base"] = ("saves", ",".join(str(v) for v in astuple(s.base)))
+        return out
 
     def set_value(self, call: Call) -> Encounter:
         """C4: ``set WHO FIELD VALUE`` is ``sheet WHO FIELD=VALUE``."""

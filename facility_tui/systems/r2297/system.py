@@ -52,6 +52,7 @@ from facility_tui.systems.r2297.info import INFO
 from facility_tui.systems.r2297.rules import (
     AID_TN,
     LEVELS,
+    DamageType,
     Level,
     Tired,
     band,
@@ -60,7 +61,14 @@ from facility_tui.systems.r2297.rules import (
     layered,
     parse_armor,
 )
-from facility_tui.systems.r2297.sheet import LEAST, Awareness, Effect, EKind, Sheet2297
+from facility_tui.systems.r2297.sheet import (
+    LEAST,
+    Awareness,
+    Effect,
+    EKind,
+    Sheet2297,
+    Weapon,
+)
 from facility_tui.systems.r2297.weapons import parse_weapons
 from facility_tui.text import Detail, Tone
 from facility_tui.view import Bar, Boxes, Choice, Pane, Public, Row
@@ -79,6 +87,12 @@ class Rules2297(RuleSystem):
     demo = DEMO_2297
     sheet_type = Sheet2297
     own_dice_option = ("add",)  # A1: add NAME dice=2 is the initiative dice count
+    per_fight = (
+        "rolled", "tiebreak", "boost", "boost_round", "boost_pending", "refocus", "turns",
+        "turn_init", "spent_major", "spent_move", "spent_minor", "extra_major", "extra_move",
+        "extra_minor", "downgrade", "reaction_used", "ext_name", "ext_step", "ext_total",
+        "ext_turn", "idle_turns", "acted_round", "exhausted_round", "recover_due",
+    )  # fmt: skip
     _ROUND = (
         "at a new round: initiative Xd6+AG+CU of each combatant not rolled yet (list order)",
         "Edge boost 2d6 of each who spent Edge",
@@ -125,6 +139,16 @@ class Rules2297(RuleSystem):
             awareness=parse_awareness(call.option("aware", "full") or "full"),
             rolled=call.has("init"),
         )
+
+    def template_options(self, sheet: Any) -> dict[str, tuple[str, str]]:
+        """A1: armor and weapons as ``add`` takes them (a template reads like its add line)."""
+        s: Sheet2297 = sheet
+        out = {"awareness": ("aware", s.awareness.value)}
+        if s.armor:
+            out["armor"] = ("armor", ", ".join(a.text for a in s.armor))
+        if s.weapons:
+            out["weapons"] = ("weapon", ", ".join(_weapon_words(w) for w in s.weapons))
+        return out
 
     def listed(self, enc: Encounter) -> list[Combatant]:
         """Active: this round's order, then those not in it; setup: by initiative, then AG, CU."""
@@ -850,3 +874,13 @@ def _fatigue_rows(c: Combatant) -> list[Row]:
         Detail("State", state, tone),
         *_fatigue_lines(c),
     ]
+
+
+def _weapon_words(w: Weapon) -> str:
+    """A weapon as ``add ... weapon=`` writes it: ``SMG 3d6+1 SA/BF 30``."""
+    words = [w.name, w.damage, "/".join(w.modes)]
+    if w.capacity:
+        words.append(str(w.capacity))
+    if w.kind is not DamageType.PHYSICAL:
+        words.append(w.kind.value)
+    return " ".join(words)

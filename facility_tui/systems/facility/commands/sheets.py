@@ -32,6 +32,7 @@ from facility_tui.systems.facility.core import (
     ppe_item,
     signed,
     simple,
+    stat_key,
     stat_keys,
     stat_of,
     weapon,
@@ -77,9 +78,65 @@ def _weapons(text: str) -> tuple[str, ...]:
     return tuple(weapon(t).key for t in text.split(",") if t.strip())
 
 
+def _rolls_stats(call: Call) -> bool:
+    """``roll=yes`` or ``roll=3d6``: the five stats rolled 3d6 down the line (F1)."""
+    if (call.options.get("roll") or "").lower() == "3d6":
+        call.option("roll")
+        return True
+    return flag(call, "roll")
+
+
+TRAININGS = {
+    "swap": "swap two stats",
+    "exp": "-1 to a stat, an Expertise in another",
+    "plus2": "-2 to a stat, +2 to another",
+}
+
+
+def _trained(call: Call, sheet: FacilitySheet, text: str) -> FacilitySheet:
+    """F1 On-the-Job Training, one of three: ``swap:phy,ins`` swaps two stats' bonuses;
+    ``exp:adm>phy`` takes 1 from Admin for an Expertise in Physique; ``plus2:nor>ins`` takes 2
+    from Normal for +2 to Insight. No bonus may go below -3 or above +3."""
+    usage = "train= takes swap:STAT,STAT, exp:FROM>TO or plus2:FROM>TO (e.g. plus2:nor>ins)"
+    kind, _, rest = text.partition(":")
+    kind = kind.strip().lower()
+    parts = [p for p in re.split(r"[>,]", rest) if p.strip()]
+    if kind not in TRAININGS or len(parts) != 2:
+        raise CommandError(f"{usage}, got '{text}'")
+    a, b = stat_key(parts[0]), stat_key(parts[1])
+    if a == b:
+        raise CommandError(f"train=: {kind} needs two different stats, got {STAT_NAMES[a]} twice")
+    sa, sb = stat_of(sheet, a), stat_of(sheet, b)
+    if kind == "swap":
+        sheet = with_stat(sheet, a, evolve(sa, bonus=sb.bonus))
+        sheet = with_stat(sheet, b, evolve(sb, bonus=sa.bonus))
+        said = f"{STAT_NAMES[a]} and {STAT_NAMES[b]} swapped"
+    else:
+        cost = 1 if kind == "exp" else 2
+        if sa.bonus - cost < BONUS_MIN:
+            raise CommandError(
+                f"train=: {STAT_NAMES[a]} {signed(sa.bonus)} cannot lose {cost} "
+                f"(a bonus is never below {BONUS_MIN})"
+            )
+        if kind == "plus2" and sb.bonus + 2 > BONUS_MAX:
+            raise CommandError(
+                f"train=: {STAT_NAMES[b]} {signed(sb.bonus)} cannot gain 2 "
+                f"(a bonus is never above +{BONUS_MAX})"
+            )
+        sheet = with_stat(sheet, a, evolve(sa, bonus=sa.bonus - cost))
+        gained = evolve(sb, expertise=True) if kind == "exp" else evolve(sb, bonus=sb.bonus + 2)
+        sheet = with_stat(sheet, b, gained)
+        what = "an Expertise" if kind == "exp" else "+2"
+        said = f"{STAT_NAMES[a]} -{cost} for {what} in {STAT_NAMES[b]}"
+    now = ", ".join(f"{STAT_NAMES[k]} {signed(stat_of(sheet, k).bonus)}" for k in STATS)
+    call.log(f"On-the-Job Training: {said} ({now})")
+    return sheet
+
+
 def sheet_from_options(call: Call) -> FacilitySheet:
     """F1/F3/F6/F10/F12: ``add`` options: ``phy= sci= ins= adm= nor=`` or ``roll=yes`` (3d6 down
-    the line), ``exp=phy,ins`` (``armor`` for Armor Expertise), ``job=tech``, ``track=N``,
+    the line), ``train=`` On-the-Job Training (``swap:phy,ins``, ``exp:adm>phy``,
+    ``plus2:nor>ins``), ``exp=phy,ins`` (``armor`` for Armor Expertise), ``job=tech``, ``track=N``,
     ``ppe="Hard Hat, Work Boots"``, ``weapon=pistol,light``, ``saves=W,T,E,C,A``, ``parts=N``,
     ``clearance=N``."""
     sheet = FacilitySheet()
@@ -97,7 +154,7 @@ def sheet_from_options(call: Call) -> FacilitySheet:
         )
         for key in job.expertise:
             sheet = with_stat(sheet, key, evolve(stat_of(sheet, key), expertise=True))
-    if flag(call, "roll"):
+    if _rolls_stats(call):
         for key in STATS:
             total = call.roll("3d6", f"{STAT_NAMES[key]} 3d6").total
             sheet = with_stat(sheet, key, evolve(stat_of(sheet, key), bonus=competence(total)))
@@ -109,6 +166,9 @@ def sheet_from_options(call: Call) -> FacilitySheet:
             sheet = with_stat(
                 sheet, key, evolve(stat_of(sheet, key), bonus=_bonus(call, key, text))
             )
+    train = call.option("train")
+    if train:
+        sheet = _trained(call, sheet, train)
     exp = call.option("exp")
     if exp:
         words = [w.strip().lower() for w in exp.split(",") if w.strip()]

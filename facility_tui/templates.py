@@ -1,0 +1,458 @@
+"""Templates: a combatant kept in the campaign's ``templates/`` folder, one TOML file each, added
+to any fight by name (``add Guard from=guard count=4``).
+
+A template reads like the ``add`` line that makes it: ``name``, ``side``, ``init`` (a number or
+dice, rolled for each one added), ``notes``, and the rule system's ``add`` options as keys
+(``hlt = 20``, ``armor = "Vest 15/20"``, ``phy = 2``, ``job = "tech"``). What the options cannot
+say goes in a ``[sheet]`` table, written as a save writes a sheet, and is laid over the sheet the
+options build. ``template save`` writes that form from a combatant (``docs/templates.md``).
+
+A command reads a template through ``call.reads("template", NAME)``: the file's text is kept with
+the step, so undo, redo and reloading never read it again. Every check says the file, the line
+and the key (``templates/guard.toml:12: hlt: expected a number or dice...``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from attrs import evolve, frozen
+
+from facility_tui.call import Call, Spec, side_of, slug
+from facility_tui.campaign import TEMPLATES, Campaign, CampaignError, line_of, reader
+from facility_tui.codec import DecodeError, decode, defaults, encode, encode_sparse, unknown_key
+from facility_tui.dice import Dice, DiceError
+from facility_tui.grammar import CommandError, Parsed, quote
+from facility_tui.model import Combatant, Encounter
+from facility_tui.systems import RuleSystem, ids, rules_for
+from facility_tui.text import MAX_NAME, MAX_NOTE, control_in
+
+OWN_KEYS = ("system", "name", "side", "init", "notes", "sheet")  # the rest: add's options
+MAX_TEMPLATE_BYTES = 256 * 1024  # a template is a few lines; a bigger file is not one
+
+
+@frozen
+class Template:
+    """A template as a command uses it, checked against an encounter's rule system."""
+
+    file: str  # as messages name it: templates/guard.toml
+    name: str
+    side: str | None
+    init: str | None
+    notes: str
+    options: tuple[tuple[str, str], ...]  # add's options, as typed on a line
+    sheet: Mapping[str, Any]  # laid over the sheet the options build
+
+
+def folder(campaign: Campaign) -> Path:
+    return campaign.templates
+
+
+def names(campaign: Campaign | None) -> list[str]:
+    """The campaign's template names (file stems), sorted; none without a folder."""
+    if campaign is None:
+        return []
+    try:
+        return sorted(
+            p.stem
+            for p in folder(campaign).glob("*.toml")
+            if p.is_file() and not p.name.startswith(".")
+        )
+    except OSError:
+        return []
+
+
+def file_of(campaign: Campaign, name: str) -> Path | None:
+    """The file of template ``name`` (any case, or its slug), or None."""
+    want = {name.lower(), slug(name)}
+    for stem in names(campaign):
+        if stem.lower() in want:
+            return folder(campaign) / f"{stem}.toml"
+    return None
+
+
+@reader("template")
+def read_template(campaign: Campaign, name: str) -> dict[str, str] | None:
+    """The template's file as text, to be kept with the step that read it (None: no such)."""
+    path = file_of(campaign, name)
+    if path is None:
+        return None
+    shown = f"{TEMPLATES}/{path.name}"
+    try:
+        if path.stat().st_size > MAX_TEMPLATE_BYTES:
+            raise CampaignError("is over 256 KiB: a template is a few lines", shown)
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise CampaignError("is not UTF-8 text", shown) from None
+    except OSError as err:
+        raise CampaignError(f"cannot be read: {err.strerror or err}", shown) from None
+    return {"file": shown, "text": text}
+
+
+def unknown_template(campaign: Campaign | None, name: str) -> CommandError:
+    import difflib
+
+    known = names(campaign)
+    if not known:
+        where = f"{folder(campaign)}" if campaign is not None else "the campaign folder"
+        return CommandError(
+            f"no template '{name}': there are none in {where} yet (template save WHO NAME)"
+        )
+    close = difflib.get_close_matches(name.lower(), known, n=3, cutoff=0.3) or known[:3]
+    return CommandError(f"no template '{name}': the nearest are {', '.join(close)}")
+
+
+# -- reading and checking -----------------------------------------------------------------------
+
+
+def _scratch_call(rules: RuleSystem, options: Mapping[str, str]) -> Call:
+    """A call of ``add`` with ``options`` on a throwaway encounter: what a template's options
+    would build, with no fight touched (its dice roll on a scratch seed)."""
+    spec = Spec("add", "add", "", lambda call: call.enc)
+    enc = Encounter(name="", system=rules.system, state=rules.new_state())
+    return Call(spec, Parsed("add", (), tuple(options.items())), enc, Dice(0, 0), rules)
+
+
+def _option_text(value: Any) -> str | None:
+    """A TOML value as ``add`` would read it typed on a line; None: not a value a line has."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, str):
+        return value
+    return None
+
+
+def _toml_line(message: str) -> int:
+    found = re.search(r"line (\d+)", message)
+    return int(found.group(1)) if found else 0
+
+
+def parse(data: Mapping[str, str], system: str) -> Template:
+    """The template ``data`` (what ``read_template`` returned) checked for a ``system``
+    encounter; a mistake raises ``CampaignError`` naming its file, line and key."""
+    import tomllib  # (here: a launch, or apply without templates, does not pay for it)
+
+    file, text = str(data.get("file", "template")), str(data.get("text", ""))
+
+    def fail(message: str, *path: str | int) -> CampaignError:
+        return CampaignError(message, file, line_of(text, path) if path else 1)
+
+    try:
+        table = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise CampaignError(
+            f"is not TOML: {str(err).split(' (at')[0]}", file, _toml_line(str(err))
+        ) from None
+    rules = rules_for(system)
+    wanted = table.get("system")
+    if wanted is not None:
+        if not isinstance(wanted, str) or wanted.lower() not in ids():
+            raise fail(f"system must be one of {', '.join(ids())}, got {wanted!r}", "system")
+        if wanted.lower() != system:
+            raise fail(f"is a {wanted} template; this encounter plays {system}", "system")
+
+    def text_key(key: str, limit: int) -> str | None:
+        value = table.get(key)
+        if value is None:
+            return None
+        if not isinstance(value, str):
+            raise fail(f"{key} must be text, got {value!r}", key)
+        bad = control_in(value)
+        if bad:
+            raise fail(f"{key} holds a control character ({bad})", key)
+        if len(value) > limit:
+            raise fail(f"{key} is {len(value)} characters long: at most {limit}", key)
+        return value
+
+    name = text_key("name", MAX_NAME)
+    if name is not None and not name.strip():
+        raise fail("name is blank", "name")
+    side = text_key("side", 20)
+    if side is not None:
+        try:
+            side = side_of(side)
+        except CommandError as err:
+            raise fail(f"side: {err}", "side") from None
+    init_value = table.get("init")
+    init: str | None = None
+    if init_value is not None:
+        init = _option_text(init_value)
+        if init is None or isinstance(init_value, bool) or not _is_dice(init):
+            raise fail(f"init must be a whole number or dice, got {init_value!r}", "init")
+    notes = text_key("notes", MAX_NOTE) or ""
+
+    options: dict[str, str] = {}
+    for key, value in table.items():
+        if key in OWN_KEYS:
+            continue
+        typed = _option_text(value)
+        if typed is None:
+            raise fail(
+                f"{key} must be a number, text or true/false as on an add line, got {value!r}",
+                key,
+            )
+        bad = control_in(typed)
+        if bad:
+            raise fail(f"{key} holds a control character ({bad})", key)
+        call = _scratch_call(rules, {key: typed})
+        try:
+            rules.new_sheet(call)
+            call.check_options()
+        except CommandError as err:  # (a RuleError is one)
+            said = str(err)
+            if "does not take" in said:
+                said = f"{key} is not a key of a {system} template: {_keys_hint(rules)}"
+            elif not re.match(rf"{re.escape(key)}\b", said):
+                said = f"{key}: {said}"
+            raise fail(said, key) from None
+        except DiceError as err:
+            raise fail(f"{key}: {err}", key) from None
+        options[key] = typed
+
+    sheet = table.get("sheet", {})
+    if not isinstance(sheet, dict):
+        raise fail("sheet must be a table: [sheet] and its keys below it", "sheet")
+    if sheet:
+        bad_key = unknown_key(rules.sheet_type, sheet, "sheet")
+        if bad_key:
+            parts = bad_key.split(".")
+            raise fail(f"{bad_key} is not a key of a {system} sheet", *parts)
+        try:
+            built = build_sheet(rules, rules.new_sheet(_scratch_call(rules, options)), sheet)
+        except DecodeError as err:
+            path = re.split(r"\.|\[(\d+)\]\.?", err.where or "sheet")
+            raise fail(str(err), *[p for p in path if p]) from None
+        except CommandError as err:
+            raise fail(str(err), "sheet") from None
+        problem = rules.check_combatant(enc_for(rules), Combatant("x", "x", sheet=built))
+        if problem is not None:
+            at, why = problem
+            raise fail(f"{at} {why}", *at.split("."))
+    return Template(file, name or "", side, init, notes, tuple(options.items()), sheet)
+
+
+def _keys_hint(rules: RuleSystem) -> str:
+    hint = rules.info.option_hint
+    return f"it takes {', '.join(OWN_KEYS[1:5])}, [sheet] and add's options ({hint})"
+
+
+def _is_dice(text: str) -> bool:
+    try:
+        Dice(0, 0).value(text, "init")
+    except DiceError:
+        return False
+    return True
+
+
+def enc_for(rules: RuleSystem) -> Encounter:
+    return Encounter(name="", system=rules.system, state=rules.new_state())
+
+
+def build_sheet(rules: RuleSystem, built: Any, over: Mapping[str, Any]) -> Any:
+    """The sheet ``built`` from the options with the ``[sheet]`` keys laid over it."""
+    if not over:
+        return built
+    data = encode(built)
+    data.update(over)
+    return decode(rules.sheet_type, data, where="sheet")
+
+
+# -- adding from a template (the add command) ----------------------------------------------------
+
+
+def template_for(call: Call, name: str) -> Template:
+    """The template ``name``, read through the call (kept with its step) and checked for the
+    call's encounter."""
+    data = call.reads("template", name)
+    if data is None:
+        raise unknown_template(call.reads.campaign, name)
+    return parse(data, call.enc.system)
+
+
+def sheet_over(call: Call, template: Template, built: Any, typed: set[str]) -> Any:
+    """The sheet of one combatant added from ``template``: ``built`` from the options, the
+    template's ``[sheet]`` over it, except the keys the line typed as options itself."""
+    over = {k: v for k, v in template.sheet.items() if k not in typed}
+    try:
+        sheet = build_sheet(call.rules, built, over)
+    except DecodeError as err:
+        raise CommandError(f"{template.file}: {err}") from None
+    problem = call.rules.check_combatant(call.enc, Combatant("x", "x", sheet=sheet))
+    if problem is not None:
+        raise CommandError(f"{template.file}: {problem[0]} {problem[1]}")
+    return sheet
+
+
+# -- saving a combatant as a template ------------------------------------------------------------
+
+
+def template_text(rules: RuleSystem, c: Combatant, stem: str) -> str:
+    """The template of ``c``: its name, side, notes, the add options that say its sheet and a
+    ``[sheet]`` table for the rest; what only this fight gave it (its turn's bookkeeping) is
+    left out. Reading it back builds the same sheet (checked here)."""
+    import tomli_w
+
+    fresh = dict(defaults(rules.sheet_type))
+    sheet = evolve(c.sheet, **{k: fresh[k] for k in rules.per_fight if k in fresh})
+    sparse: dict[str, Any] = encode_sparse(sheet)
+    # field -> (option, its text on an add line): the plain values as they are, then the rules'
+    # own text forms (armor = "Vest 15/20"); each kept only if it builds that field alike
+    candidates: dict[str, list[tuple[str, Any]]] = {}
+    for key, value in sparse.items():
+        plain = value["bonus"] if isinstance(value, dict) and set(value) == {"bonus"} else value
+        if _option_text(plain) is not None and not isinstance(plain, bool):
+            candidates.setdefault(key, []).append((key, plain))  # (a Facility stat: phy = 2)
+    for key, said in rules.template_options(sheet).items():
+        if key in sparse:
+            candidates.setdefault(key, []).append(said)
+    options: dict[str, Any] = {}
+    for key, tries in candidates.items():
+        for option, value in tries:
+            typed = str(_option_text(value))
+            try:
+                call = _scratch_call(rules, {option: typed})
+                built = rules.new_sheet(call)
+                call.check_options()
+            except (CommandError, DiceError):
+                continue
+            if encode_sparse(built).get(key) == sparse[key]:
+                options[option] = value
+                break
+    try:
+        built = rules.new_sheet(_scratch_call(rules, {k: str(v) for k, v in options.items()}))
+        made = encode_sparse(built)  # (a job= brings its saves, PPE, items: not said again)
+        rest = {
+            k: encode_sparse(getattr(sheet, k))
+            for k in [*sparse, *(k for k in made if k not in sparse)]
+            if made.get(k) != sparse.get(k)
+        }
+        same = build_sheet(rules, built, rest) == sheet
+    except (CommandError, DiceError, DecodeError):
+        same = False
+    if not same:  # (options that do not combine as they read alone: the sheet says it all)
+        options, rest = {}, sparse
+    out: dict[str, Any] = {"system": rules.system, "name": c.name, "side": _side_word(c.side)}
+    if c.notes:
+        out["notes"] = c.notes
+    out.update(options)
+    if rest:
+        out["sheet"] = rest
+    head = (
+        f"# {c.name}: a facility-tui template (docs/templates.md)\n"
+        f"# add it with: add from={stem} count=N\n"
+    )
+    return head + tomli_w.dumps(out)
+
+
+def _side_word(side: str) -> str:
+    return "pc" if side == "pcs" else "enemy"
+
+
+def save_template(
+    campaign: Campaign | None,
+    rules: RuleSystem,
+    enc: Encounter,
+    c: Combatant,
+    name: str,
+    *,
+    force: bool,
+) -> str:
+    """Write ``c`` as template ``name``; the GM's message. Refuses to write over one unless
+    ``force``; a folder that cannot be written is said in one line. One of several added by
+    ``count=`` (Boarder 2, beside Boarder 1) is kept by its common name (Boarder)."""
+    if campaign is None:
+        raise CommandError("there is no campaign folder to keep templates in")
+    stem = slug(name)
+    existing = file_of(campaign, name)
+    path = existing or folder(campaign) / f"{stem}.toml"
+    stem, shown = path.stem, f"{TEMPLATES}/{path.name}"
+    if existing is not None and not force:
+        raise CommandError(
+            f"{shown} exists: add force to write over it "
+            f"(template save {quote(c.name)} {stem} force)"
+        )
+    kept = evolve(c, name=common_name(enc, c.name))
+    text = template_text(rules, kept, stem)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _write_atomic(path, text)
+    except OSError as err:
+        raise CommandError(f"cannot write {shown}: {err.strerror or err}") from None
+    named = f" (named {kept.name})" if kept.name != c.name else ""
+    return f"Saved {c.name} as template {stem}{named} ({shown}); add from={stem} adds it"
+
+
+def common_name(enc: Encounter, name: str) -> str:
+    """``Boarder`` for ``Boarder 2`` when a ``Boarder N`` stands beside it (they were added
+    with ``count=``); else the name as it is (a lone "Unit 7" keeps its 7)."""
+    base, _, number = name.rpartition(" ")
+    if not base or not number.isdecimal():
+        return name
+    for other in enc.combatants:
+        b, _, n = other.name.rpartition(" ")
+        if other.name != name and b == base and n.isdecimal():
+            return base
+    return name
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    """As the store writes a save: a temporary file beside it, synced, moved over it."""
+    import tempfile  # (rarely: not on every launch, with shutil)
+
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    with contextlib.suppress(OSError):  # the move itself kept, where the system allows
+        folder_fd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(folder_fd)
+        finally:
+            os.close(folder_fd)
+
+
+def check_folder(campaign: Campaign) -> list[str]:
+    """Every template's first problem, one line each (``facility-tui validate``): a template
+    is checked against each rule system it may serve (its ``system``, else all)."""
+    problems: list[str] = []
+    for stem in names(campaign):
+        try:
+            data = read_template(campaign, stem)
+            if data is None:
+                continue
+            wanted = _declared_system(data["text"])
+            systems = [wanted] if wanted in ids() else ids()
+            errors: list[str] = []
+            for system in systems:
+                try:
+                    parse(data, system)
+                except CampaignError as err:
+                    errors.append(str(err))
+            if len(errors) == len(systems):
+                problems.append(errors[0])
+        except CampaignError as err:
+            problems.append(str(err))
+    return problems
+
+
+def _declared_system(text: str) -> str | None:
+    import tomllib
+
+    try:
+        value = tomllib.loads(text).get("system")
+    except tomllib.TOMLDecodeError:
+        return None
+    return value.lower() if isinstance(value, str) else None
