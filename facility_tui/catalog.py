@@ -266,11 +266,13 @@ def load_text(
 # -- shipped catalogs: package data, read once -------------------------------------------------
 
 KINDS: dict[str, dict[str, Kind]] = {}  # system -> kind -> Kind, filled by each rule system
+PACKAGES: dict[str, str] = {}  # system -> the package whose catalog/ it ships
 
 
-def declare(*kinds: Kind) -> None:
+def declare(package: str, *kinds: Kind) -> None:
     for k in kinds:
         KINDS.setdefault(k.system, {})[k.kind] = k
+        PACKAGES[k.system] = package
 
 
 @cache
@@ -387,3 +389,33 @@ def merged(
         else:
             out[at] = entry
     return out
+
+
+# -- an entry by name, for a command ---------------------------------------------------------
+
+Lookup = Callable[[str, str], "dict[str, Any] | None"]
+
+
+def finder(reads: Callable[[str, str], Any], system: str) -> Lookup:
+    """``lookup(kind, name)`` for a command of ``system``: the campaign's entry of that name
+    (read through ``reads``, so the step keeps it), else the shipped one, else None. The entry
+    comes checked; one kept in a step or a save that no longer checks is refused."""
+
+    def lookup(kind: str, text: str) -> dict[str, Any] | None:
+        spec = KINDS[system][kind]
+        try:
+            data = reads("catalog", read_name(system, kind, text))
+        except CampaignError:  # no campaign folder: the shipped catalogs alone
+            data = None
+        if data is not None:
+            try:
+                return check_entry(spec, data)
+            except EntryError as e:
+                raise CampaignError(f"{kind} {text.strip()}: {e}") from None
+        word = text.strip().lower()
+        for entry in shipped(PACKAGES[system], system).get(kind, []):
+            if word in spec.words_of(entry):
+                return entry
+        return None
+
+    return lookup

@@ -96,7 +96,7 @@ COMPETENCE = Kind(
     {"name": (name, REQUIRED), "upto": (whole(3, 18), REQUIRED), "bonus": (whole(-3, 3), 0)},
     title="competence scale",
 )
-declare(WEAPON, PPE, STORAGE, JOB, COMPETENCE)
+declare(PACKAGE, WEAPON, PPE, STORAGE, JOB, COMPETENCE)
 
 
 def entries(kind: str) -> list[dict[str, Any]]:

@@ -357,7 +357,7 @@ WEAPONS: dict[str, Weapon] = {w.key: w for w in map(weapon_from, catalogs.entrie
 _WEAPON_WORDS = {
     **{k: k for k in WEAPONS},
     **{w.name.lower(): k for k, w in WEAPONS.items()},
-    **{a: str(e["key"]) for e in catalogs.entries("weapon") for a in e["aka"]},  # type: ignore[attr-defined]
+    **{a: str(e["key"]) for e in catalogs.entries("weapon") for a in e["aka"]},
 }
 _CUSTOM = re.compile(r"^(?:(\d+)d(\d+))?([+-]?\d+)?$")
 

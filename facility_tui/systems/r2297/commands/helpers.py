@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from facility_tui.call import Call, declarer
+from facility_tui.catalog import Lookup, finder
 from facility_tui.grammar import CommandError
 from facility_tui.model import Combatant, Encounter, Phase
 from facility_tui.systems.r2297.choices import downgrade_choice
@@ -19,6 +20,12 @@ KINDS = ("major", "move", "minor")
 
 
 rule = declarer(INFO.id)  # declares a command of this system (listed under it in help)
+
+
+def catalog(call: Call) -> Lookup:
+    """The 2297 catalogs for this command: the campaign's entries (kept with the step), then
+    the shipped ones."""
+    return finder(call.reads, "2297")
 
 
 def who(call: Call, index: int = 0) -> Combatant:
