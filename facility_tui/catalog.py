@@ -363,6 +363,8 @@ def plain(entry: Mapping[str, Any]) -> dict[str, Any]:
     """An entry as TOML data (tuples as lists, pairs as tables), to keep in a step or a sheet."""
     out: dict[str, Any] = {}
     for k, v in entry.items():
+        if v == ():  # an empty list or table: the default
+            continue
         if isinstance(v, tuple) and v and all(isinstance(p, tuple) for p in v):
             out[k] = {a: b for a, b in v}
         elif isinstance(v, tuple):
@@ -393,6 +395,24 @@ def merged(
 
 # -- an entry by name, for a command ---------------------------------------------------------
 
+
+def campaign_entry(
+    reads: Callable[[str, str], Any], system: str, kind: str, text: str
+) -> dict[str, Any] | None:
+    """The campaign's own entry of that name (any case), checked, read through ``reads`` so the
+    step keeps it; None when the campaign has none (or there is no campaign folder)."""
+    try:
+        data = reads("catalog", read_name(system, kind, text))
+    except CampaignError:  # no campaign folder: the shipped catalogs alone
+        return None
+    if data is None:
+        return None
+    try:
+        return check_entry(KINDS[system][kind], data)
+    except EntryError as e:
+        raise CampaignError(f"{kind} {text.strip()}: {e}") from None
+
+
 Lookup = Callable[[str, str], "dict[str, Any] | None"]
 
 
@@ -403,15 +423,9 @@ def finder(reads: Callable[[str, str], Any], system: str) -> Lookup:
 
     def lookup(kind: str, text: str) -> dict[str, Any] | None:
         spec = KINDS[system][kind]
-        try:
-            data = reads("catalog", read_name(system, kind, text))
-        except CampaignError:  # no campaign folder: the shipped catalogs alone
-            data = None
-        if data is not None:
-            try:
-                return check_entry(spec, data)
-            except EntryError as e:
-                raise CampaignError(f"{kind} {text.strip()}: {e}") from None
+        mine = campaign_entry(reads, system, kind, text)
+        if mine is not None:
+            return mine
         word = text.strip().lower()
         for entry in shipped(PACKAGES[system], system).get(kind, []):
             if word in spec.words_of(entry):

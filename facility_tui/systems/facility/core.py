@@ -263,9 +263,14 @@ class Piece:
 
     name: str = ""
     marks: int = 0
+    # a campaign catalog's entry as it was read (plain TOML data): the piece keeps its figures
+    # when the catalog file changes or the save moves to another machine; None: the shipped one
+    entry: Any = None
 
     @property
     def item(self) -> PPEItem:
+        if self.entry is not None:
+            return ppe_from(self.entry)
         return _PPE_BY_NAME[self.name.lower()]
 
     @property
@@ -591,6 +596,20 @@ class FacilitySheet:
     pockets: int = 2  # F11, sheet data only
     slots: int = 6
     items: tuple[str, ...] = ()
+    # F8: the campaign catalog's weapons it carries (their entries, plain TOML data, as read):
+    # ``weapons`` names them by key, and they keep their figures whatever the file says later
+    arms: tuple[Any, ...] = ()
+
+
+def weapon_of(sheet: FacilitySheet, text: str) -> Weapon:
+    """F8: a weapon the sheet's campaign entries define (by key, name or aka), else
+    ``weapon(text)``: the shipped catalog or custom damage."""
+    t = text.strip().lower()
+    for entry in sheet.arms:
+        w = weapon_from(entry)
+        if t in (w.key, w.name.lower(), *(str(a).lower() for a in entry.get("aka", ()))):
+            return w
+    return weapon(text)
 
 
 def stat_of(sheet: FacilitySheet, key: str) -> Stat:
@@ -673,6 +692,9 @@ def covering(sheet: FacilitySheet, kind: str, tag: str = "") -> list[Piece]:
 def find_piece(sheet: FacilitySheet, text: str) -> Piece:
     """A worn piece by name, number or a part of its name (worn pieces are tried first)."""
     t = text.strip().lower()
+    exact = [p for p in sheet.ppe if p.name.lower() == t]
+    if exact:
+        return exact[0]
     worn = [p for p in sheet.ppe if t and t in p.name.lower()]
     if len(worn) == 1:
         return worn[0]
