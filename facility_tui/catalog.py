@@ -47,7 +47,8 @@ def shown(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, dict):
-        return "a table"
+        inner = ", ".join(f"{k} = {shown(v)}" for k, v in list(value.items())[:4])
+        return "{ " + inner + " }"
     if isinstance(value, list):
         return "a list"
     return str(value)
@@ -191,7 +192,7 @@ def check_entry(kind: Kind, raw: Any) -> dict[str, Any]:
     for key, (check, default) in kind.fields.items():
         if key not in raw:
             if default is REQUIRED:
-                raise EntryError("", f"a {kind.kind} needs {key}")
+                raise EntryError("", f"{kind.kind} needs {key}")
             out[key] = default
             continue
         try:
@@ -240,7 +241,7 @@ def load_text(
                 CampaignError(
                     f"{sys_name} catalogs hold {', '.join(f'[[{k}]]' for k in its)}, not {key}",
                     file,
-                    line_of(source, (key,)),
+                    line_of(source, (key, 0) if isinstance(value, list) else (key,)),
                 )
             )
             continue
@@ -294,7 +295,7 @@ def shipped(package: str, system: str) -> dict[str, list[dict[str, Any]]]:
 
 # -- a campaign's own catalogs --------------------------------------------------------------------
 
-_CACHE: dict[Path, tuple[tuple[tuple[str, int, int], ...], Loaded]] = {}
+_CACHE: dict[Path, tuple[tuple[Any, ...], Loaded]] = {}
 
 
 def campaign_catalogs(campaign: Campaign) -> Loaded:
@@ -309,7 +310,7 @@ def campaign_catalogs(campaign: Campaign) -> Loaded:
         except OSError:
             continue
         stamp.append((f.name, st.st_mtime_ns, st.st_size))
-    key = tuple(stamp)
+    key = (*stamp, tuple(KINDS))  # (a rule system loaded since: its files read again)
     cached = _CACHE.get(folder)
     if cached and cached[0] == key:
         return cached[1]

@@ -59,3 +59,161 @@ def test_F6_F8_F12_F1_shipped_figures_are_the_former_constants() -> None:
     """The fixture was written from the Python constants before they moved to TOML: the numbers
     the rules use did not change in the move."""
     assert _figures() == json.loads(FIXTURE.read_text(encoding="utf-8"))
+
+
+# -- the shipped catalogs' other figures ----------------------------------------------------------
+
+from facility_tui.campaign import Campaign  # noqa: E402
+from facility_tui.catalog import campaign_catalogs, finder, load_text, shipped  # noqa: E402
+from facility_tui.systems.facility import catalogs as facility_catalogs  # noqa: E402
+from facility_tui.systems.r2297 import catalogs as r2297_catalogs  # noqa: E402
+from facility_tui.systems.r2297.rules import parse_armor  # noqa: E402
+from facility_tui.systems.r2297.weapons import parse_weapons  # noqa: E402
+
+
+def _by_name(system: str, package: str, kind: str) -> dict[str, dict[str, Any]]:
+    return {e["name"]: e for e in shipped(package, system)[kind]}
+
+
+def test_F11_storage_items_give_their_pockets_slots_and_bulk() -> None:
+    items = _by_name("facility", facility_catalogs.PACKAGE, "storage")
+    assert (items["Fanny Pack"]["pockets"], items["Fanny Pack"]["slots"]) == (2, 0)
+    assert (items["Messenger Bag"]["slots"], items["Messenger Bag"]["pockets"]) == (2, 1)
+    assert (items["Toolbox"]["slots"], items["Toolbox"]["bulky"]) == (3, True)
+    assert (items["Briefcase"]["slots"], items["Briefcase"]["bulky"]) == (2, True)
+    assert items["Coveralls"]["pockets"] == 6 and items["Sling"]["carries_bulky"]
+
+
+def test_F8_the_rifle_is_bulky_the_pistol_is_not() -> None:
+    assert core.WEAPONS["rifle"].bulky and not core.WEAPONS["pistol"].bulky
+
+
+def test_A1_chapter_7_weapons_armor_and_chapter_6_cover_by_name() -> None:
+    lookup = finder(lambda kind, name: None, "2297")
+    (pam, fam) = parse_weapons("PAM9, fam-90", lookup)
+    assert (pam.name, pam.damage, pam.modes, pam.ammo, pam.capacity) == (
+        "PAM9",
+        "3d6+2",
+        ("SA",),
+        17,
+        17,
+    )
+    assert (fam.damage, fam.modes, fam.capacity) == ("5d6+1", ("SA", "BF", "AF"), 60)
+    coat, typed = parse_armor("light armor coat, Helmet 10/20", lookup)
+    assert (coat.name, coat.pt, coat.dr) == ("Light armor coat", 15, 20)
+    assert (typed.name, typed.pt, typed.dr) == ("Helmet", 10, 20)
+    cover = _by_name("2297", r2297_catalogs.PACKAGE, "cover")
+    assert (cover["Partial"]["tn"], cover["Full"]["tn"]) == (5, 10)
+    sample = {n: (e["pt"], e["dr"]) for n, e in cover.items() if not e["tn"]}
+    assert sample == {
+        "Flimsy": (5, 20),
+        "Light": (10, 20),
+        "Medium": (20, 40),
+        "Tough": (30, 60),
+        "Reinforced": (40, 80),
+        "Impenetrable": (60, 100),
+    }
+
+
+# -- a campaign's own catalogs: mistakes, each with its line --------------------------------------
+
+import pytest  # noqa: E402
+
+GUNS = """\
+system = "facility"
+
+[[weapon]]
+name = "Heavy Pistol"
+damage = "1d6+1"
+gun = true
+
+[[weapon]]
+name = "Flare gun"
+damage = "lots"
+gun = true
+"""
+
+
+def _write(folder: Path, name: str, text: str) -> None:
+    (folder / "catalogs").mkdir(exist_ok=True)
+    (folder / "catalogs" / name).write_text(text, encoding="utf-8")
+
+
+def test_a_bad_entry_is_reported_with_its_line_and_the_rest_still_loads(tmp_path: Path) -> None:
+    _write(tmp_path, "guns.toml", GUNS)
+    got = campaign_catalogs(Campaign(tmp_path))
+    assert [str(e) for e in got.errors] == [
+        'catalogs/guns.toml:10: damage must be dice like 1d8 or a number like 3, got "lots"'
+    ]
+    assert [e["name"] for e in got.entries["facility/weapon"]] == ["Heavy Pistol"]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            'system = "facility"\n[[ppe]]\nname = "Visor"\nrating = "two"\ncovers = ["explosions"]\n',
+            'x.toml:4: rating must be a whole number from 1 to 99, got "two"',
+        ),
+        (
+            'system = "facility"\n[[ppe]]\nname = "Visor"\nrating = 2\n',
+            "x.toml:2: ppe needs covers",
+        ),
+        (
+            'system = "facility"\n[[ppe]]\nname = "Visor"\nrating = 1\ncovers = ["weapons"]\n'
+            "bonuses = { weapon = 1 }\n",
+            "x.toml:6: bonuses may name only weapons, trauma, explosions, contaminants, anomalies, "
+            "got { weapon = 1 }",
+        ),
+        (
+            'system = "facility"\n[[ppe]]\nname = "Visor"\nrating = 1\ncovers = ["weapons"]\n'
+            'impairs = "strength"\n',
+            'x.toml:6: impairs must be one of , phy, sci, ins, adm, nor, got "strength"',
+        ),
+        (
+            'system = "facility"\n\n[[weapon]]\nname = "Bat"\ndmg = "1d4"\n',
+            "x.toml:5: weapon has no dmg (it has name, key, damage, crit, gun, bulky, consumable, "
+            "aka, notes)",
+        ),
+        (
+            'system = "facility"\n[[weapon]]\nname = "Bat"\ndamage = "1d4"\ngun = "yes"\n',
+            'x.toml:5: gun must be true or false, got "yes"',
+        ),
+        (
+            'system = "facility"\n[[weapon]]\nname = "Bat"\ndamage = "1d4"\ncrit = "3"\n',
+            'x.toml:5: crit must be dice like 1d8, got "3"',
+        ),
+        (
+            'system = "facility"\n[[storage]]\nname = "Crate"\nslots = -1\n',
+            "x.toml:4: slots must be a whole number from 0 to 99, got -1",
+        ),
+        (
+            'system = "facility"\n[[gadget]]\nname = "Crate"\n',
+            "x.toml:2: facility catalogs hold [[weapon]], [[ppe]], [[storage]], [[job]], "
+            "[[competence]], not gadget",
+        ),
+        ('system = "d&d"\n', 'x.toml:1: system must be "facility", "2297", got "d&d"'),
+        ('[[weapon]]\nname = "Bat"\n', 'x.toml:1: system must be "facility", "2297", got None'),
+        ('system = "facility"\n[[weapon\n', "x.toml:2: not TOML"),
+        (
+            'system = "2297"\n[[weapon]]\nname = "Rail"\ndamage = "4d6"\nmodes = "FULL"\n',
+            'x.toml:5: modes must be fire modes like SA or SA/BF/AF, got "FULL"',
+        ),
+        (
+            'system = "2297"\n[[armor]]\nname = "Shell"\npt = 10\ndr = 120\n',
+            "x.toml:5: dr must be a whole number from 0 to 100, got 120",
+        ),
+        ('system = "2297"\n[[armor]]\nname = "Shell"\npt = 10\n', "x.toml:2: armor needs dr"),
+        (
+            'system = "2297"\n[[weapon]]\nname = "A"\ndamage = "1d6"\n[[weapon]]\nname = "a"\n'
+            'damage = "1d8"\n',
+            "x.toml:6: weapon a twice",
+        ),
+    ],
+)
+def test_hand_written_mistakes_are_each_refused_with_their_line(text: str, message: str) -> None:
+    from facility_tui.catalog import KINDS
+
+    got = load_text(text, "x.toml", KINDS)
+    assert len(got.errors) == 1
+    assert str(got.errors[0]).startswith(message)

@@ -10,6 +10,7 @@ from facility_tui.call import Call, declarer
 from facility_tui.catalog import Lookup, finder
 from facility_tui.grammar import CommandError
 from facility_tui.model import Combatant, Encounter, Phase
+from facility_tui.systems.r2297 import catalogs as _kinds  # noqa: F401  (declares them)
 from facility_tui.systems.r2297.choices import downgrade_choice
 from facility_tui.systems.r2297.engine import Economy, economy, limit_of, sheet_of
 from facility_tui.systems.r2297.info import INFO
