@@ -68,6 +68,11 @@ def name(value: Any) -> str:
     return value.strip()
 
 
+def key(value: Any) -> str:
+    """A short name of its own, or none ("")."""
+    return "" if value == "" else name(value)
+
+
 def whole(low: int = -NUMBER_MAX, high: int = NUMBER_MAX) -> Check:
     def check(value: Any) -> int:
         if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:

@@ -217,3 +217,121 @@ def test_hand_written_mistakes_are_each_refused_with_their_line(text: str, messa
     got = load_text(text, "x.toml", KINDS)
     assert len(got.errors) == 1
     assert str(got.errors[0]).startswith(message)
+
+
+# -- a campaign's entries in commands, and their replay -------------------------------------------
+
+from facility_tui.systems.facility.core import save_value, weapon_of  # noqa: E402
+from facility_tui.systems.facility.state import sheet_of  # noqa: E402
+from facility_tui.workspace import Workspace  # noqa: E402
+
+GEAR = """\
+system = "facility"
+
+[[ppe]]
+name = "Riot Shield"
+rating = 2
+covers = ["weapons"]
+bonuses = { weapons = 1 }
+
+[[ppe]]
+name = "respirator"
+rating = 3
+covers = ["contaminants"]
+bonuses = { contaminants = 2 }
+
+[[weapon]]
+name = "Heavy Pistol"
+damage = "1d6+1"
+crit = "1d8"
+gun = true
+"""
+
+RAILS = """\
+system = "2297"
+
+[[weapon]]
+name = "Rail carbine"
+damage = "4d6+2"
+modes = "SA/BF"
+ammo = 20
+type = "energy"
+
+[[armor]]
+name = "Medium combat armor"
+pt = 30
+dr = 45
+"""
+
+
+def _fresh(folder: Path, system: str) -> Workspace:
+    ws = Workspace(folder, seed=1)
+    ws.new_encounter(system, "Cellar")
+    return ws
+
+
+def test_F6_F8_a_campaign_entry_overrides_a_shipped_one_and_adds_new_ones(tmp_path: Path) -> None:
+    _write(tmp_path, "gear.toml", GEAR)
+    ws = _fresh(tmp_path, "facility")
+    ws.execute('add Ana side=pc ppe="Riot Shield, Respirator, Hard Hat" weapon="Heavy Pistol"')
+    s = sheet_of(ws.encounter.get("ana"))
+    shield, respirator, hat = (p.item for p in s.ppe)
+    assert (shield.name, shield.rating, respirator.rating, hat.rating) == ("Riot Shield", 2, 3, 1)
+    assert respirator.name == "respirator"  # the campaign's spelling: its entry stands
+    assert save_value(s, "weapons") == 1 and save_value(s, "contaminants") == 2
+    w = weapon_of(s, s.weapons[0])
+    assert (w.name, w.damage, w.crit_dice, w.gun) == ("Heavy Pistol", "1d6+1", "1d8", True)
+    ws.close()
+
+
+def test_A1_a_campaign_weapon_and_armor_override_by_name_in_add(tmp_path: Path) -> None:
+    _write(tmp_path, "rails.toml", RAILS)
+    ws = _fresh(tmp_path, "2297")
+    ws.execute('add Vex weapon="rail carbine, PAM9" armor="medium combat armor"')
+    s = ws.encounter.get("vex").sheet
+    rail, pam = s.weapons
+    assert (rail.name, rail.damage, rail.modes, rail.capacity, rail.kind.value) == (
+        "Rail carbine",
+        "4d6+2",
+        ("SA", "BF"),
+        20,
+        "energy",
+    )
+    assert pam.damage == "3d6+2"  # the shipped one
+    assert [(a.name, a.pt, a.dr) for a in s.armor] == [("Medium combat armor", 30, 45)]
+    ws.close()
+
+
+@pytest.mark.parametrize("system", ["facility", "2297"])
+def test_a_used_entry_stays_as_read_when_the_catalog_changes(tmp_path: Path, system: str) -> None:
+    """Replay-safety: the step keeps what it read, the sheet what it holds; the catalog file
+    changed (or gone) afterwards changes nothing on reload, undo or redo."""
+    if system == "facility":
+        _write(tmp_path, "gear.toml", GEAR)
+        line = 'add Ana side=pc ppe="Riot Shield" weapon="Heavy Pistol"'
+    else:
+        _write(tmp_path, "rails.toml", RAILS)
+        line = 'add Vex weapon="Rail carbine" armor="Medium combat armor"'
+    ws = _fresh(tmp_path, system)
+    ws.execute(line)
+    ws.execute("add Extra")
+    before, path = ws.encounter, ws.path
+    ws.save()
+    ws.close()
+    changed = (GEAR if system == "facility" else RAILS).replace("2", "7")
+    _write(tmp_path, "gear.toml" if system == "facility" else "rails.toml", changed)
+    again = Workspace(tmp_path, seed=1)
+    again.open(path)
+    assert again.encounter == before
+    again.session.undo()
+    again.session.undo()
+    again.session.redo()
+    again.session.redo()
+    assert again.encounter == before
+    (tmp_path / "catalogs" / ("gear.toml" if system == "facility" else "rails.toml")).unlink()
+    again.session.undo()
+    again.session.undo()
+    again.session.redo()
+    again.session.redo()
+    assert again.encounter == before
+    again.close()

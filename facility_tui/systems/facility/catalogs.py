@@ -13,6 +13,7 @@ from facility_tui.catalog import (
     declare,
     dice,
     flag,
+    key,
     name,
     numbers,
     one_of,
@@ -32,7 +33,7 @@ WEAPON = Kind(
     "weapon",
     {
         "name": (name, REQUIRED),
-        "key": (name, ""),
+        "key": (key, ""),
         "damage": (damage, REQUIRED),
         "crit": (dice, "1d6"),
         "gun": (flag, False),
@@ -78,7 +79,7 @@ JOB = Kind(
     "job",
     {
         "name": (name, REQUIRED),
-        "key": (name, ""),
+        "key": (key, ""),
         "saves": (numbers(_SAVES), ()),
         "expertise": (words(one_of(*_STATS)), ()),
         "ppe": (words(), ()),
