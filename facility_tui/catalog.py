@@ -163,6 +163,10 @@ class Kind:
     title: str = ""  # the palette's "Catalog: weapons"
     # the other words an entry answers to besides its name (a weapon's key, its aka list)
     also: tuple[str, ...] = ()
+    # where a command line takes one, for completion: options (``weapon=``) and the start of
+    # a command whose rest is one (a regular expression, ``ppe \S+ wear ``)
+    options: tuple[str, ...] = ()
+    verbs: tuple[str, ...] = ()
 
     def words_of(self, entry: Mapping[str, Any]) -> list[str]:
         out = [str(entry["name"]).lower()]
@@ -439,3 +443,92 @@ def finder(reads: Callable[[str, str], Any], system: str) -> Lookup:
         return None
 
     return lookup
+
+
+# -- browsing and completing names ----------------------------------------------------------
+
+
+def describe(kind: Kind, entry: Mapping[str, Any]) -> str:
+    """An entry's figures in one line: ``damage 1d6+1 · crit 1d8 · gun · a note``."""
+    parts: list[str] = []
+    for key, (_check, default) in kind.fields.items():
+        value = entry.get(key, default)
+        if (
+            key in ("name", "key", "aka", "notes", "number")
+            or value == default
+            or value in ((), [], {})
+        ):
+            continue
+        if value is True:
+            parts.append(key.replace("_", " "))
+        elif isinstance(value, dict | tuple) and all(isinstance(p, tuple) for p in value):
+            pairs = value.items() if isinstance(value, dict) else value
+            parts.append(f"{key} " + ", ".join(f"{k} {v:+d}" for k, v in pairs))
+        elif isinstance(value, list | tuple):
+            parts.append(f"{key} " + ", ".join(str(v) for v in value))
+        else:
+            parts.append(f"{key} {value}")
+    if entry.get("notes"):
+        parts.append(str(entry["notes"]))
+    return " · ".join(parts)
+
+
+def listing(system: str, kind: str, campaign: Campaign | None) -> list[tuple[str, str, bool]]:
+    """A kind's entries for the GM to browse: (name, figures, from the campaign), shipped ones
+    first with the campaign's in their place, then the campaign's new ones."""
+    spec = KINDS[system][kind]
+    base = shipped(PACKAGES[system], system).get(kind, [])
+    ours = campaign_catalogs(campaign).entries.get(f"{system}/{kind}", []) if campaign else []
+    mine = {id(e) for e in ours}
+    return [
+        (str(e["name"]), describe(spec, e), id(e) in mine)
+        for e in merged(system, kind, base, campaign)
+    ]
+
+
+_OPTION = re.compile(r"""(\w+)=("?)([^"=]*)$""")
+
+
+def complete(line: str, system: str, campaign: Campaign | None) -> str | None:
+    """The line with the catalog name being typed at its end completed (as far as the names
+    that fit agree: ``weapon=sub`` → ``weapon="Submachine gun"``), or None."""
+    kinds = KINDS.get(system, {})
+    m = _OPTION.search(line)
+    kind = next((k for k in kinds.values() if m and m.group(1).lower() in k.options), None)
+    if m and kind is not None:
+        quote, value, at = m.group(2), m.group(3), m.start(3)
+        if not quote and " " in value:
+            return None  # an unquoted value ended at its space
+    else:
+        kind, quote = None, "-"
+        for k in kinds.values():
+            for verb in k.verbs:
+                v = re.match(verb, line, re.IGNORECASE)
+                if v:
+                    kind, value, at = k, line[v.end() :], v.end()
+        if kind is None:
+            return None
+    head, comma, part = value.rpartition(",")
+    typed = part.lstrip()
+    names = [n for n, _f, _c in listing(system, kind.kind, campaign)]
+    fits = [n for n in names if n.lower().startswith(typed.lower())]
+    if not fits:
+        return None
+    common = fits[0][: len(_common([n.lower() for n in fits]))]
+    if len(common) <= len(typed):
+        return None
+    start = head + comma + part[: len(part) - len(typed)]
+    done = line[:at] + start + common
+    if quote == "" and " " in common:  # a name with a space needs quotes on the line
+        done = line[:at] + '"' + start + common + ('"' if len(fits) == 1 else "")
+    elif quote == '"' and len(fits) == 1:
+        done += '"'
+    return done
+
+
+def _common(words: list[str]) -> str:
+    first, last = min(words), max(words)
+    n = 0
+    while n < min(len(first), len(last)) and first[n] == last[n]:
+        n += 1
+    return first[:n]

@@ -44,6 +44,8 @@ WEAPON = Kind(
     },
     title="weapons",
     also=("key", "aka"),
+    options=("weapon", "empty"),
+    verbs=(r"rearm\s+\S+\s+",),
 )
 PPE = Kind(
     "facility",
@@ -60,6 +62,8 @@ PPE = Kind(
         "notes": (text, ""),
     },
     title="PPE",
+    options=("ppe",),
+    verbs=(r"ppe\s+\S+\s+(wear|remove|off|mark|unmark|repair)\s+",),
 )
 STORAGE = Kind(
     "facility",
@@ -90,6 +94,7 @@ JOB = Kind(
     },
     title="jobs",
     also=("key", "aka"),
+    options=("job",),
 )
 COMPETENCE = Kind(
     "facility",

@@ -30,6 +30,7 @@ WEAPON = Kind(
         "notes": (text, ""),
     },
     title="weapons",
+    options=("weapon",),
 )
 ARMOR = Kind(
     "2297",
@@ -41,6 +42,7 @@ ARMOR = Kind(
         "notes": (text, ""),
     },
     title="armor",
+    options=("armor",),
 )
 COVER = Kind(
     "2297",
@@ -53,6 +55,7 @@ COVER = Kind(
         "notes": (text, ""),
     },
     title="cover",
+    options=("cover",),
 )
 declare(PACKAGE, WEAPON, ARMOR, COVER)
 
