@@ -152,7 +152,8 @@ def test_a_bad_entry_is_reported_with_its_line_and_the_rest_still_loads(tmp_path
     ("text", "message"),
     [
         (
-            'system = "facility"\n[[ppe]]\nname = "Visor"\nrating = "two"\ncovers = ["explosions"]\n',
+            'system = "facility"\n[[ppe]]\nname = "Visor"\nrating = "two"\n'
+            'covers = ["explosions"]\n',
             'x.toml:4: rating must be a whole number from 1 to 99, got "two"',
         ),
         (
@@ -335,3 +336,70 @@ def test_a_used_entry_stays_as_read_when_the_catalog_changes(tmp_path: Path, sys
     again.session.redo()
     assert again.encounter == before
     again.close()
+
+
+# -- completion and browsing ------------------------------------------------------------------
+
+from facility_tui.catalog import complete  # noqa: E402
+
+
+@pytest.mark.parametrize(
+    ("system", "line", "done"),
+    [
+        ("facility", "add Ana weapon=sub", 'add Ana weapon="Submachine gun"'),
+        ("facility", "add Ana weapon=pis", "add Ana weapon=Pistol"),
+        ("facility", 'add Ana ppe="Hard Hat, resp', 'add Ana ppe="Hard Hat, Respirator"'),
+        ("facility", "add Ana ppe=sec", 'add Ana ppe="Security '),  # Helmet or Vest: so far
+        ("facility", "ppe ana wear haz", "ppe ana wear Hazmat Suit"),
+        ("facility", "add Ana job=main", 'add Ana job="Maintenance Technician"'),
+        ("facility", "add Ana weapon=zz", None),
+        ("facility", "add Ana weapon=Pistol", None),  # already whole
+        ("facility", "add Ana side=p", None),  # not a catalog's option
+        ("2297", "add Vex weapon=fa", "add Vex weapon=FAM-90"),
+        ("2297", "add Vex armor=med", 'add Vex armor="Medium combat armor"'),
+        ("2297", "attack vex ana cover=fu", "attack vex ana cover=Full"),
+    ],
+)
+def test_catalog_names_complete_on_the_command_line(system: str, line: str, done: str) -> None:
+    assert complete(line, system, None) == done
+
+
+def test_completion_knows_the_campaigns_names(tmp_path: Path) -> None:
+    _write(tmp_path, "rails.toml", RAILS)
+    assert complete("add Vex weapon=ra", "2297", Campaign(tmp_path)) == (
+        'add Vex weapon="Rail carbine"'
+    )
+
+
+async def test_tab_completes_and_the_palette_browses_a_catalog(tmp_path: Path) -> None:
+    from facility_tui.screens.catalog_browser import CatalogScreen
+    from facility_tui.screens.command_bar import CommandBar
+    from facility_tui.screens.main import MainScreen
+    from textual.widgets import Static
+
+    from facility_tui.app import FacilityApp
+
+    _write(tmp_path, "rails.toml", RAILS)
+    app = FacilityApp(save_dir=tmp_path, seed=1, demo="2297")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press(":", *"add Vex weapon=rai", "tab")
+        bar = app.screen.query_one(CommandBar)
+        assert bar.value == 'add Vex weapon="Rail carbine"'
+        await pilot.press("escape")
+        await pilot.press("ctrl+p", *"catalog: armor")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, CatalogScreen)
+        rows = str(screen.query_one("#catalog-rows", Static).render())
+        assert "Medium combat armor (campaign)" in rows and "pt 30 · dr 45" in rows
+        assert "Light armor coat" in rows and "pt 15 · dr 20" in rows
+        await pilot.press(*"coat")
+        await pilot.pause()
+        rows = str(screen.query_one("#catalog-rows", Static).render())
+        assert "Light armor coat" in rows and "Medium" not in rows
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, MainScreen)
