@@ -403,3 +403,40 @@ async def test_tab_completes_and_the_palette_browses_a_catalog(tmp_path: Path) -
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, MainScreen)
+
+
+def test_validate_checks_a_campaigns_catalogs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import shutil
+
+    from facility_tui.cli import main
+
+    saves = Path(__file__).parent / "fixtures" / "saves"
+    shutil.copy(saves / "v3-2297-hand-edit.toml", tmp_path / "deck.toml")
+    _write(tmp_path, "rails.toml", RAILS)
+    capsys.readouterr()
+    assert main(["validate", str(tmp_path)]) == 0
+    _write(tmp_path, "guns.toml", GUNS)
+    capsys.readouterr()
+    assert main(["validate", str(tmp_path)]) == 1
+    assert capsys.readouterr().out.splitlines() == [
+        f"{tmp_path}/catalogs/guns.toml:10: damage must be dice like 1d8 or a number like 3, "
+        'got "lots"'
+    ]
+
+
+def test_every_package_of_the_rule_systems_and_its_catalogs_go_in_the_wheel() -> None:
+    """pyproject lists the packages by hand: a rule system's subpackage or its catalog files left
+    out would be missing from an installed tracker."""
+    import tomllib
+
+    root = Path(__file__).parent.parent
+    tool = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["tool"]
+    packages = set(tool["setuptools"]["packages"])
+    for init in (root / "facility_tui").rglob("__init__.py"):
+        assert ".".join(init.parent.relative_to(root).parts) in packages
+    data = tool["setuptools"]["package-data"]
+    for folder in (root / "facility_tui" / "systems").glob("*/catalog"):
+        package = ".".join(folder.parent.relative_to(root).parts)
+        assert "catalog/*.toml" in data.get(package, [])
