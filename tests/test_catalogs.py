@@ -440,3 +440,25 @@ def test_every_package_of_the_rule_systems_and_its_catalogs_go_in_the_wheel() ->
     for folder in (root / "facility_tui" / "systems").glob("*/catalog"):
         package = ".".join(folder.parent.relative_to(root).parts)
         assert "catalog/*.toml" in data.get(package, [])
+
+
+def test_a_hand_edited_entry_in_a_save_is_refused_with_its_key() -> None:
+    from facility_tui.systems.facility.checks import sheet_problem
+    from facility_tui.systems.facility.core import FacilitySheet, Piece
+
+    visor = {"name": "Visor", "rating": 2, "covers": ["weapons"]}
+    good = FacilitySheet(ppe=(Piece("Visor", 1, visor),))
+    assert sheet_problem(good) is None
+    bad = FacilitySheet(ppe=(Piece("Visor", 1, {**visor, "rating": "two"}),))
+    assert sheet_problem(bad) == (
+        "ppe[0].name",
+        "must be a PPE of the catalog (Hard Hat, Work Boots, Lab Coat...), got 'Visor'",
+    )
+    too_many = FacilitySheet(ppe=(Piece("Visor", 3, visor),))
+    assert sheet_problem(too_many) == ("ppe[0].marks", "must be from 0 to 2, got 3")
+    bat = {"name": "Bat", "damage": "1d4"}
+    assert sheet_problem(FacilitySheet(weapons=("bat",), arms=(bat,))) is None
+    problem = sheet_problem(FacilitySheet(weapons=("bat",), arms=({**bat, "damage": "lots"},)))
+    assert problem is not None and problem[0] == "arms[0]" and "damage must be dice" in problem[1]
+    problem = sheet_problem(FacilitySheet(weapons=("bat",), arms=("Bat",)))
+    assert problem is not None and problem[0] == "arms[0]"

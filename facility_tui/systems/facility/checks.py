@@ -21,6 +21,7 @@ from facility_tui.systems.facility.core import (
     PPEItem,
     RuleError,
     ppe_item,
+    weapon_from,
     weapon_of,
 )
 from facility_tui.systems.facility.state import state_of
@@ -85,6 +86,11 @@ def _meant(name: str) -> str:
 
 
 def _weapons_problem(s: FacilitySheet) -> Problem:
+    for i, entry in enumerate(s.arms):
+        try:
+            weapon_from(entry)
+        except RuleError as e:
+            return f"arms[{i}]", f"must be a weapon entry of a catalog (docs/catalogs.md): {e}"
     for key, keys in (("weapons", s.weapons), ("empty", s.empty)):
         for k in keys:
             try:

@@ -208,7 +208,10 @@ class PPEItem:
     notes: str = ""
 
 
-def _checked(kind: Kind, entry: Mapping[str, Any]) -> dict[str, Any]:
+def _checked(kind: Kind, entry: Any) -> dict[str, Any]:
+    """A catalog entry as checked, or a RuleError (one kept in a save may have been edited)."""
+    if not isinstance(entry, Mapping):
+        raise RuleError(f"a {kind.kind} entry must be a table")
     try:
         return check_entry(kind, dict(entry))
     except EntryError as e:
@@ -222,7 +225,7 @@ def _pairs(value: Any) -> tuple[tuple[str, int], ...]:
 
 def ppe_from(entry: Mapping[str, Any]) -> PPEItem:
     """F6: a PPE item from its catalog entry (``catalog/ppe.toml`` or a campaign's)."""
-    e = _checked(catalogs.PPE, dict(entry))
+    e = _checked(catalogs.PPE, entry)
     return PPEItem(
         e["number"],
         e["name"],
@@ -340,7 +343,7 @@ def _dice(text: str) -> tuple[int, int, int]:
 
 def weapon_from(entry: Mapping[str, Any]) -> Weapon:
     """F8: a weapon from its catalog entry (``catalog/weapons.toml`` or a campaign's)."""
-    e = _checked(catalogs.WEAPON, dict(entry))
+    e = _checked(catalogs.WEAPON, entry)
     count, sides, flat = _dice(e["damage"])
     crit_count, crit_sides, _ = _dice(e["crit"])
     return Weapon(
@@ -484,7 +487,7 @@ class Job:
 
 def job_from(entry: Mapping[str, Any]) -> Job:
     """F12: a job from its catalog entry (``catalog/jobs.toml``)."""
-    e = _checked(catalogs.JOB, dict(entry))
+    e = _checked(catalogs.JOB, entry)
     return Job(
         e["name"],
         Saves(**dict(_pairs(e["saves"]))),
@@ -606,8 +609,9 @@ def weapon_of(sheet: FacilitySheet, text: str) -> Weapon:
     ``weapon(text)``: the shipped catalog or custom damage."""
     t = text.strip().lower()
     for entry in sheet.arms:
-        w = weapon_from(entry)
-        if t in (w.key, w.name.lower(), *(str(a).lower() for a in entry.get("aka", ()))):
+        e = _checked(catalogs.WEAPON, entry)
+        w = weapon_from(e)
+        if t in (w.key, w.name.lower(), *(a.lower() for a in e["aka"])):
             return w
     return weapon(text)
 
