@@ -24,7 +24,7 @@ import re
 import tomllib
 from collections.abc import Callable, Iterable, Mapping
 from functools import cache
-from importlib import resources
+from importlib import import_module
 from pathlib import Path
 from typing import Any
 
@@ -290,10 +290,10 @@ def shipped(package: str, system: str) -> dict[str, list[dict[str, Any]]]:
     """The catalogs a rule system's package ships (``package.catalog``), read once. A mistake
     in them is the project's own: it fails loudly."""
     out: dict[str, list[dict[str, Any]]] = {}
-    folder = resources.files(package) / "catalog"
-    for res in sorted(folder.iterdir(), key=lambda r: r.name):
-        if not res.name.endswith(".toml"):
-            continue
+    # beside the package's own files (importlib.resources would import tempfile and shutil,
+    # which a headless ``apply`` does not pay for)
+    folder = Path(str(import_module(package).__file__)).parent / "catalog"
+    for res in sorted(folder.glob("*.toml")):
         got = load_text(res.read_text(encoding="utf-8"), res.name, KINDS, system)
         if got.errors:
             raise RuntimeError(f"{package}: {got.errors[0]}")
