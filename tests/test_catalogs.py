@@ -462,3 +462,39 @@ def test_a_hand_edited_entry_in_a_save_is_refused_with_its_key() -> None:
     assert problem is not None and problem[0] == "arms[0]" and "damage must be dice" in problem[1]
     problem = sheet_problem(FacilitySheet(weapons=("bat",), arms=("Bat",)))
     assert problem is not None and problem[0] == "arms[0]"
+
+
+def test_F8_a_campaign_weapon_strikes_with_its_own_damage_and_crit_dice(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        "nails.toml",
+        'system = "facility"\n[[weapon]]\nname = "Nail gun"\ndamage = "4"\ncrit = "1d10"\n'
+        "gun = true\n",
+    )
+    ws = _fresh(tmp_path, "facility")
+    for line in ('add Ana side=pc phy=2 weapon="nail gun"', "add Drone side=enemy track=20"):
+        ws.execute(line)
+    ws.execute("start")
+    ws.execute("strike ana drone d20=19")
+    ws.execute("deal ana")
+    assert sheet_of(ws.encounter.get("drone")).track_wounds == 4
+    ws.close()
+
+
+def test_F8_a_critical_rolls_the_campaign_weapons_crit_dice(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        "nails.toml",
+        'system = "facility"\n[[weapon]]\nname = "Nail gun"\ndamage = "4"\ncrit = "1d10"\n',
+    )
+    ws = _fresh(tmp_path, "facility")
+    ws.execute('add Ana side=pc phy=2 weapon="nail gun"')
+    ws.execute("add Drone side=enemy track=30")
+    ws.execute("start")
+    ws.execute("strike ana drone d20=19")
+    ws.execute("crit ana d20=19")
+    rolls = [r.text for r in ws.encounter.log if "1d10" in r.text]
+    assert rolls, [r.text for r in ws.encounter.log]
+    wounds = sheet_of(ws.encounter.get("drone")).track_wounds
+    assert 4 + 1 <= wounds <= 4 + 10
+    ws.close()
