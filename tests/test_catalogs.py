@@ -498,3 +498,26 @@ def test_F8_a_critical_rolls_the_campaign_weapons_crit_dice(tmp_path: Path) -> N
     wounds = sheet_of(ws.encounter.get("drone")).track_wounds
     assert 4 + 1 <= wounds <= 4 + 10
     ws.close()
+
+
+def test_a_name_the_campaign_does_not_have_reloads_as_read(tmp_path: Path) -> None:
+    """A read that found nothing (a shipped PPE, with a campaign folder) is kept as such: the
+    save loads, and the campaign adding that name later changes nothing."""
+    _write(tmp_path, "gear.toml", GEAR)
+    ws = _fresh(tmp_path, "facility")
+    ws.execute('add Ana side=pc ppe="Hard Hat" weapon=pistol')
+    ws.execute("add Extra")
+    before, path = ws.encounter, ws.path
+    ws.save()
+    ws.close()
+    _write(tmp_path, "gear.toml", GEAR.replace('"Riot Shield"', '"Hard Hat"'))
+    again = Workspace(tmp_path, seed=1)
+    again.open(path)
+    assert again.encounter == before
+    again.session.undo()
+    again.session.undo()
+    again.session.redo()
+    again.session.redo()
+    assert again.encounter == before
+    assert sheet_of(again.encounter.get("ana")).ppe[0].item.rating == 1  # the shipped one
+    again.close()
