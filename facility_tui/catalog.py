@@ -190,8 +190,8 @@ class Loaded:
 
 
 def check_entry(kind: Kind, raw: Any) -> dict[str, Any]:
-    """An entry's fields checked and completed with their defaults; ``KeyError``-free: raises
-    ``EntryError(key, message)`` for the first mistake."""
+    """An entry's fields checked and completed with their defaults, or ``EntryError`` naming
+    the first mistake and its key."""
     if not isinstance(raw, dict):
         raise EntryError("", f"each [[{kind.kind}]] must be a table")
     for key in raw:
