@@ -67,7 +67,9 @@ class Read:
 
     kind: str  # what was read: "template", "catalog", "party"...
     name: str
-    data: Any  # the entry as plain TOML data; None: there was none of that name
+    # the entry as plain TOML data; None (not written in a save, TOML has no null): there was
+    # none of that name
+    data: Any = None
 
 
 class CampaignError(ValueError):

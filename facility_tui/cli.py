@@ -531,10 +531,24 @@ def validate_cmd(paths: Sequence[Path]) -> int:
             for problem in templates.check_folder(Campaign(path)):
                 _out(f"{path}/{problem}")
                 problems += 1
+        if path.is_dir() and (path / "catalogs").is_dir():
+            for problem in _catalog_problems(path):
+                _out(problem)
+                problems += 1
     if problems:
         return 1
     _out(f"{checked} file{'s' if checked != 1 else ''} checked: no problem")
     return 0
+
+
+def _catalog_problems(folder: Path) -> list[str]:
+    """The mistakes of a campaign's ``catalogs/*.toml``, each ``FILE:LINE: key ...``."""
+    from facility_tui.campaign import Campaign
+    from facility_tui.catalog import campaign_catalogs
+    from facility_tui.systems.facility import catalogs as _facility  # noqa: F401 (their kinds)
+    from facility_tui.systems.r2297 import catalogs as _r2297  # noqa: F401
+
+    return [f"{folder / str(err)}" for err in campaign_catalogs(Campaign(folder)).errors]
 
 
 def _leftover(file: Path) -> bool:

@@ -39,6 +39,7 @@ class CommandBar(OrderedInput):
         Binding("escape", "cancel", "Close"),
         Binding("up", "history(-1)", "Earlier lines", key_display="↑↓"),
         Binding("down", "history(1)", "Later", show=False),
+        Binding("tab", "complete", "Complete a catalog name", show=False),
     ]
 
     def __init__(
@@ -47,6 +48,7 @@ class CommandBar(OrderedInput):
         run: Callable[[str], None],
         cancel: Callable[[], None],
         preview: Callable[[str], list[str]] | None = None,
+        complete: Callable[[str], str | None] | None = None,
         id: str | None = None,
     ) -> None:
         super().__init__(
@@ -59,6 +61,7 @@ class CommandBar(OrderedInput):
         self._run = run  # what enter does with the line
         self._cancel = cancel  # what escape does after clearing it (moves focus, at once)
         self._say = preview  # what the typed line would do (the core's, never raising)
+        self._complete = complete  # the line with the catalog name at its end completed
         self.preview = ""  # shown after the line, dimmed, as the GM types
         self._idle_line: tuple[tuple[int, str], Strip] | None = None
         self._preview_lines: tuple[object, tuple[int, Strip | None, list[Strip]]] | None = None
@@ -199,6 +202,16 @@ class CommandBar(OrderedInput):
     def action_cancel(self) -> None:
         self.close(remember=False)
         self._cancel()
+
+    def action_complete(self) -> None:
+        """Tab: the weapon, armor, PPE... name being typed at the end, completed as far as the
+        catalogs' names that fit agree (``weapon=sub`` → ``weapon="Submachine gun"``)."""
+        if self._complete is None or self.cursor_position != len(self.value):
+            return
+        done = self._complete(self.value)
+        if done:
+            self.value = done
+            self.cursor_position = len(done)
 
     def action_history(self, step: int) -> None:
         if not self.history:

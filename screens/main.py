@@ -34,6 +34,8 @@ from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
 
 from facility_tui import store
+from facility_tui.campaign import Campaign
+from facility_tui.catalog import complete
 from facility_tui.dice import NeedRoll
 from facility_tui.errors import internal_error
 from facility_tui.grammar import CommandError, quote
@@ -188,9 +190,17 @@ class MainScreen(Screen[None]):
                 yield self._detail
         yield self._log
         yield CommandBar(
-            run=self._run_typed, cancel=self._cancelled, preview=self.ws.preview, id="command"
+            run=self._run_typed,
+            cancel=self._cancelled,
+            preview=self.ws.preview,
+            complete=self._complete_name,
+            id="command",
         )
         yield KeyBar(id="keys")
+
+    def _complete_name(self, line: str) -> str | None:
+        """The command line with a catalog's name completed (its rules' and the campaign's)."""
+        return complete(line, self.ws.encounter.system, Campaign(self.ws.folder))
 
     def on_resize(self) -> None:
         width = self.size.width or self.app.size.width

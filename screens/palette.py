@@ -23,10 +23,12 @@ from textual.fuzzy import Matcher
 from textual.markup import escape
 
 from facility_tui import templates
+from facility_tui.catalog import KINDS
 from facility_tui.dispatch import help_lines, listed
 from facility_tui.grammar import quote
 from facility_tui.text import printable
 
+from .catalog_browser import catalog_screen
 from .detail_pane import side_label
 from .main import MainScreen
 from .order_list import list_number
@@ -42,6 +44,10 @@ def _highlight(matcher: Matcher, text: str) -> Content:
             if not text[offset].isspace():
                 content = content.stylize(matcher.match_style, offset, offset + 1)
     return content
+
+
+def _browse(main: MainScreen, system: str, kind: str) -> None:
+    main.app.push_screen(catalog_screen(system, kind, main.ws.folder))
 
 
 class FacilityCommands(Provider):
@@ -76,6 +82,9 @@ class FacilityCommands(Provider):
                 f"templates/{printable(name)}.toml · opens the command line with add from={name}",
                 partial(main.action_command, f"add from={quote(name)} "),
             )
+        for kind in KINDS.get(enc.system, {}).values():
+            browse = partial(_browse, main, enc.system, kind.kind)
+            yield (f"Catalog: {kind.title}…", "the rules' and the campaign's, with figures", browse)
         for path in main.ws.saves():
             if path != main.ws.path:
                 yield (

@@ -17,9 +17,12 @@ from facility_tui.systems.facility.core import (
     STATS,
     WEAPONS,
     FacilitySheet,
+    Piece,
+    PPEItem,
     RuleError,
     ppe_item,
-    weapon,
+    weapon_from,
+    weapon_of,
 )
 from facility_tui.systems.facility.state import state_of
 
@@ -54,7 +57,7 @@ def sheet_problem(s: FacilitySheet) -> Problem:
 def _ppe_problem(s: FacilitySheet) -> Problem:
     worn: set[str] = set()
     for i, piece in enumerate(s.ppe):
-        item = _CATALOG.get(piece.name)
+        item = _CATALOG.get(piece.name) if piece.entry is None else _own(piece)
         if item is None:
             return f"ppe[{i}].name", f"must be a PPE of the catalog{_meant(piece.name)}"
         if piece.name in worn:
@@ -63,6 +66,15 @@ def _ppe_problem(s: FacilitySheet) -> Problem:
         if not 0 <= piece.marks <= item.rating:
             return f"ppe[{i}].marks", f"must be from 0 to {item.rating}, got {piece.marks}"
     return None
+
+
+def _own(piece: Piece) -> PPEItem | None:
+    """A piece's own entry (a campaign's), if it still checks and bears the piece's name."""
+    try:
+        item = piece.item
+    except RuleError:
+        return None
+    return item if item.name == piece.name else None
 
 
 def _meant(name: str) -> str:
@@ -74,10 +86,15 @@ def _meant(name: str) -> str:
 
 
 def _weapons_problem(s: FacilitySheet) -> Problem:
+    for i, entry in enumerate(s.arms):
+        try:
+            weapon_from(entry)
+        except RuleError as e:
+            return f"arms[{i}]", f"must be a weapon entry of a catalog (docs/catalogs.md): {e}"
     for key, keys in (("weapons", s.weapons), ("empty", s.empty)):
         for k in keys:
             try:
-                known = weapon(k)
+                known = weapon_of(s, k)
             except RuleError:
                 known = None
             if known is None or known.key != k or (key == "empty" and not known.gun):

@@ -9,10 +9,13 @@ from facility_tui.model import Combatant, Encounter
 from facility_tui.systems.facility.core import (
     STAT_NAMES,
     WEAPONS,
+    FacilitySheet,
+    Weapon,
     covering,
     impaired,
     simple,
-    weapon,
+    weapon_from,
+    weapon_of,
 )
 from facility_tui.systems.facility.state import (
     Pending,
@@ -43,7 +46,7 @@ def _roll_choice(enc: Encounter, p: Pending) -> Choice:
     title = f"{c.name}: {pending_text(p)}"
     options: tuple[Option, ...]
     if p.step is Step.HIT:
-        w = weapon(p.weapon)
+        w = weapon_of(sheet_of(c), p.weapon)
         deal = Option("d", f"deal {w.name}'s {w.damage} damage", f"deal {who}", default=True)
         crit = Option("c", "roll a Critical", f"crit {who}")
         can_crit = not impaired(sheet_of(c), p.stat)
@@ -63,12 +66,19 @@ def _roll_choice(enc: Encounter, p: Pending) -> Choice:
     return Choice(c.id, title, options)
 
 
+def _known(sheet: FacilitySheet, key: str) -> Weapon | None:
+    """A weapon of the catalogs the sheet carries (not damage typed as such)."""
+    if key in WEAPONS or any(weapon_from(e).key == key for e in sheet.arms):
+        return weapon_of(sheet, key)
+    return None
+
+
 def _backlash_options(enc: Encounter, c: Combatant, p: Pending) -> tuple[Option, ...]:
     """F8: the wounds the enemy's weapon deals, no save: its flat damage, or one key per total
     its dice can make (the GM rolls them at the table; the lowest is the default)."""
     enemy = enc.get(p.target) if p.target and enc.has(p.target) else None
     keys = sheet_of(enemy).weapons if enemy is not None else ()
-    w = WEAPONS.get(keys[0]) if keys else None
+    w = _known(sheet_of(enemy), keys[0]) if enemy is not None and keys else None
     if w is None or w.max_damage < 1:
         amounts, source = [1, 2, 3], ""
     elif not w.count:

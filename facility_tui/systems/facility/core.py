@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import enum
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypeVar, cast
 
 from attrs import evolve, field, frozen
 
+from facility_tui.catalog import EntryError, Kind, check_entry
 from facility_tui.grammar import CommandError
+from facility_tui.systems.facility import catalogs
 
 T = TypeVar("T")
 
@@ -61,21 +63,18 @@ def stat_keys(text: str) -> list[str]:
     return [stat_key(t) for t in text.split(",") if t.strip()]
 
 
+#: F1 Employee Competence Scale (catalog/competence.toml): (highest 3d6 total, bonus), in order.
+COMPETENCE: tuple[tuple[int, int], ...] = tuple(
+    (int(e["upto"]), int(e["bonus"])) for e in catalogs.entries("competence")
+)
+
+
 def competence(total: int) -> int:
     """F1 Employee Competence Scale: a 3d6 total → a bonus from −3 to +3."""
-    if total <= 4:
-        return -3
-    if total <= 6:
-        return -2
-    if total <= 9:
-        return -1
-    if total <= 11:
-        return 0
-    if total <= 14:
-        return 1
-    if total <= 16:
-        return 2
-    return 3
+    for upto, bonus in COMPETENCE:
+        if total <= upto:
+            return bonus
+    return COMPETENCE[-1][1]
 
 
 @frozen
@@ -209,60 +208,38 @@ class PPEItem:
     notes: str = ""
 
 
-def _item(
-    number: int,
-    name: str,
-    rating: int,
-    covers: Iterable[str],
-    bonuses: dict[str, int] | None = None,
-    narrow: dict[str, int] | None = None,
-    impairs: str = "",
-    unless_armor: bool = False,
-    notes: str = "",
-) -> PPEItem:
+def _checked(kind: Kind, entry: Any) -> dict[str, Any]:
+    """A catalog entry as checked, or a RuleError (one kept in a save may have been edited)."""
+    if not isinstance(entry, Mapping):
+        raise RuleError(f"a {kind.kind} entry must be a table")
+    try:
+        return check_entry(kind, dict(entry))
+    except EntryError as e:
+        raise RuleError(f"{kind.kind} {entry.get('name', '?')}: {e}") from None
+
+
+def _pairs(value: Any) -> tuple[tuple[str, int], ...]:
+    """Bonuses as the catalog checked them (pairs) or as plain data (a table)."""
+    return tuple(value.items()) if isinstance(value, dict) else tuple(tuple(p) for p in value)
+
+
+def ppe_from(entry: Mapping[str, Any]) -> PPEItem:
+    """F6: a PPE item from its catalog entry (``catalog/ppe.toml`` or a campaign's)."""
+    e = _checked(catalogs.PPE, entry)
     return PPEItem(
-        number,
-        name,
-        rating,
-        frozenset(covers),
-        tuple((bonuses or {}).items()),
-        tuple((narrow or {}).items()),
-        impairs,
-        unless_armor,
-        notes,
+        e["number"],
+        e["name"],
+        e["rating"],
+        frozenset(e["covers"]),
+        _pairs(e["bonuses"]),
+        _pairs(e["narrow"]),
+        e["impairs"],
+        e["unless_armor"],
+        e["notes"],
     )
 
 
-PPE_CATALOG: tuple[PPEItem, ...] = (
-    _item(1, "Hazmat Suit", 3, ["contaminants"], impairs="nor", notes="Impairs Normal while worn"),
-    _item(2, "Hard Hat", 1, ["falling"]),
-    _item(3, "Welding Mask", 2, ["explosions", "weapons"]),
-    _item(4, "Earmuffs", 1, ["explosions"], {"explosions": 2}, {"sonic": 2}),
-    _item(5, "Surgical Mask", 1, ["contaminants"], {"contaminants": 2}, notes="Disposable"),
-    _item(6, "Respirator", 2, ["contaminants"], {"contaminants": 2}),
-    _item(7, "Gas Mask", 1, ["explosions"], {"contaminants": 3}, impairs="nor"),
-    _item(8, "Lab Goggles", 1, ["explosions"], {"explosions": 2}),
-    _item(9, "Security Helmet", 1, ["weapons", "trauma"]),
-    _item(10, "Security Vest", 2, ["weapons"]),
-    _item(11, "Lead Vest", 1, ["weapons"], narrow={"radiation": 3}),
-    _item(12, "High Visibility Vest", 1, ["anomalies"], notes="Visible even in minimal light"),
-    _item(13, "Body Harness", 1, ["trauma"], notes="With time to rig a belay, no fall damage"),
-    _item(
-        14,
-        "Plate Carrier",
-        3,
-        ["weapons", "explosions"],
-        impairs="phy",
-        unless_armor=True,
-        notes="Without Armor Expertise, impairs Physique",
-    ),
-    _item(15, "Field Agent Suit", 2, ["weapons"], notes="Fashionable"),
-    _item(16, "Lab Coat", 1, ["contaminants", "anomalies"], {"contaminants": 1, "anomalies": 1}),
-    _item(17, "Latex Gloves", 1, ["contaminants"], {"contaminants": 1}, notes="Disposable"),
-    _item(18, "Work Gloves", 1, ["trauma"], {"contaminants": 1}),
-    _item(19, "Slippers", 1, ["floor"]),
-    _item(20, "Work Boots", 1, ["trauma", "floor"], narrow={"electricity": 2}),
-)
+PPE_CATALOG: tuple[PPEItem, ...] = tuple(ppe_from(e) for e in catalogs.entries("ppe"))
 _PPE_BY_NAME = {p.name.lower(): p for p in PPE_CATALOG}
 
 
@@ -289,9 +266,14 @@ class Piece:
 
     name: str = ""
     marks: int = 0
+    # a campaign catalog's entry as it was read (plain TOML data): the piece keeps its figures
+    # when the catalog file changes or the save moves to another machine; None: the shipped one
+    entry: Any = None
 
     @property
     def item(self) -> PPEItem:
+        if self.entry is not None:
+            return ppe_from(self.entry)
         return _PPE_BY_NAME[self.name.lower()]
 
     @property
@@ -331,6 +313,7 @@ class Weapon:
     gun: bool = False
     consumable: bool = False
     notes: str = ""
+    bulky: bool = False  # F11: carried in hands or a sling
 
     @property
     def damage(self) -> str:
@@ -348,36 +331,41 @@ class Weapon:
         return self.count * self.sides + self.flat
 
 
-WEAPONS: dict[str, Weapon] = {
-    w.key: w
-    for w in (
-        Weapon("unarmed", "Unarmed", notes="0 damage, may still crit"),
-        Weapon("improvised", "Improvised melee", flat=1),
-        Weapon("light", "Light melee", flat=2),
-        Weapon("heavy", "Heavy melee", flat=3, notes="needs two hands or Physique +2"),
-        Weapon("thrown", "Thrown weapon", flat=1),
-        Weapon("pistol", "Pistol", flat=3, gun=True),
-        Weapon("smg", "Submachine gun", 1, 4, crit_count=2, crit_sides=4, gun=True),
-        Weapon("shotgun", "Shotgun", 1, 4, 2, gun=True),
-        Weapon("rifle", "Automatic rifle", 1, 6, crit_count=2, crit_sides=6, gun=True),
-        Weapon("grenade", "Fragmentation grenade", flat=3, consumable=True, notes="10' radius"),
+def _dice(text: str) -> tuple[int, int, int]:
+    """``1d4+2`` → (1, 4, 2); ``3`` → (0, 0, 3) (as the catalog checked it)."""
+    m = re.fullmatch(r"(?:(\d*)d(\d+))?([+-]?\d+)?", text)
+    if m is None:
+        raise RuleError(f"'{text}' is not damage like 1d8 or 3")
+    if m.group(2) is None:
+        return 0, 0, int(m.group(3) or 0)
+    return int(m.group(1) or 1), int(m.group(2)), int(m.group(3) or 0)
+
+
+def weapon_from(entry: Mapping[str, Any]) -> Weapon:
+    """F8: a weapon from its catalog entry (``catalog/weapons.toml`` or a campaign's)."""
+    e = _checked(catalogs.WEAPON, entry)
+    count, sides, flat = _dice(e["damage"])
+    crit_count, crit_sides, _ = _dice(e["crit"])
+    return Weapon(
+        e["key"] or e["name"].lower(),
+        e["name"],
+        count,
+        sides,
+        flat,
+        crit_count,
+        crit_sides,
+        e["gun"],
+        e["consumable"],
+        e["notes"],
+        e["bulky"],
     )
-}
+
+
+WEAPONS: dict[str, Weapon] = {w.key: w for w in map(weapon_from, catalogs.entries("weapon"))}
 _WEAPON_WORDS = {
     **{k: k for k in WEAPONS},
     **{w.name.lower(): k for k, w in WEAPONS.items()},
-    "fist": "unarmed",
-    "fists": "unarmed",
-    "improv": "improvised",
-    "light-melee": "light",
-    "knife": "light",
-    "heavy-melee": "heavy",
-    "sledgehammer": "heavy",
-    "submachine-gun": "smg",
-    "auto-rifle": "rifle",
-    "automatic-rifle": "rifle",
-    "frag": "grenade",
-    "frag-grenade": "grenade",
+    **{a: str(e["key"]) for e in catalogs.entries("weapon") for a in e["aka"]},
 }
 _CUSTOM = re.compile(r"^(?:(\d+)d(\d+))?([+-]?\d+)?$")
 
@@ -497,22 +485,26 @@ class Job:
     uniform: str = ""
 
 
-JOBS = {
-    "tech": Job(
-        "Maintenance Technician",
-        Saves(explosions=2, contaminants=2),
-        expertise=("sci",),
-        ppe=("Work Boots", "Work Gloves"),
-        parts=3,
-        clearance=1,
-        uniform="L1 Clearance badge, orange coveralls, work boots, work gloves, toolbox",
+def job_from(entry: Mapping[str, Any]) -> Job:
+    """F12: a job from its catalog entry (``catalog/jobs.toml``)."""
+    e = _checked(catalogs.JOB, entry)
+    return Job(
+        e["name"],
+        Saves(**dict(_pairs(e["saves"]))),
+        expertise=e["expertise"],
+        ppe=e["ppe"],
+        parts=e["parts"],
+        clearance=e["clearance"],
+        uniform=e["uniform"],
     )
-}
+
+
+JOBS = {str(e["key"]): job_from(e) for e in catalogs.entries("job")}
 _JOB_WORDS = {
-    "tech": "tech",
-    "technician": "tech",
-    "maintenance": "tech",
-    "maintenance-technician": "tech",
+    w.replace(" ", "-"): str(e["key"])
+    for e in catalogs.entries("job")
+    for w in catalogs.JOB.words_of(e)
+    if w != str(e["name"]).lower()
 }
 
 
@@ -607,6 +599,21 @@ class FacilitySheet:
     pockets: int = 2  # F11, sheet data only
     slots: int = 6
     items: tuple[str, ...] = ()
+    # F8: the campaign catalog's weapons it carries (their entries, plain TOML data, as read):
+    # ``weapons`` names them by key, and they keep their figures whatever the file says later
+    arms: tuple[Any, ...] = ()
+
+
+def weapon_of(sheet: FacilitySheet, text: str) -> Weapon:
+    """F8: a weapon the sheet's campaign entries define (by key, name or aka), else
+    ``weapon(text)``: the shipped catalog or custom damage."""
+    t = text.strip().lower()
+    for entry in sheet.arms:
+        e = _checked(catalogs.WEAPON, entry)
+        w = weapon_from(e)
+        if t in (w.key, w.name.lower(), *(a.lower() for a in e["aka"])):
+            return w
+    return weapon(text)
 
 
 def stat_of(sheet: FacilitySheet, key: str) -> Stat:
@@ -689,6 +696,9 @@ def covering(sheet: FacilitySheet, kind: str, tag: str = "") -> list[Piece]:
 def find_piece(sheet: FacilitySheet, text: str) -> Piece:
     """A worn piece by name, number or a part of its name (worn pieces are tried first)."""
     t = text.strip().lower()
+    exact = [p for p in sheet.ppe if p.name.lower() == t]
+    if exact:
+        return exact[0]
     worn = [p for p in sheet.ppe if t and t in p.name.lower()]
     if len(worn) == 1:
         return worn[0]

@@ -44,6 +44,7 @@ from facility_tui.systems.facility.core import (
     signed,
     simple,
     stat_of,
+    weapon_from,
     wound_impaired,
     wounds_short,
 )
@@ -354,7 +355,8 @@ class FacilityRules(RuleSystem):
             extra = f" — {item.notes}" if item.notes else ""
             out.append(Detail("PPE", f"{item.name} {state} ({what}){extra}"))
         for w in s.weapons:
-            wpn = WEAPONS.get(w)
+            own = [x for x in map(weapon_from, s.arms) if x.key == w]  # a campaign's
+            wpn = own[0] if own else WEAPONS.get(w)
             dmg = wpn.damage if wpn else w
             empty = " out of ammo" if w in s.empty else ""
             tone = Tone.BAD if w in s.empty else Tone.PLAIN

@@ -11,6 +11,7 @@ import re
 
 from attrs import frozen
 
+from facility_tui.catalog import Lookup
 from facility_tui.grammar import CommandError
 
 
@@ -169,15 +170,23 @@ DR_MAX = 100
 _LAYER = re.compile(r"^(.*?)\s*(-?\d+)\s*/\s*(-?\d+)\s*%?$")
 
 
-def parse_armor(text: str) -> tuple[Armor, ...]:
-    """A1: worn layers as ``"Vest 15/20, Helmet 5/10"`` (NAME PT/DR); ``none`` or "": no armor."""
+def parse_armor(text: str, lookup: Lookup | None = None) -> tuple[Armor, ...]:
+    """A1: worn layers as ``"Vest 15/20, Helmet 5/10"`` (NAME PT/DR), or by a catalog's name
+    (``lookup``: ``Light armor coat``); ``none`` or "": no armor."""
     if text.strip().lower() in ("", "none", "-"):
         return ()
     layers = []
     for part in text.split(","):
         m = _LAYER.match(part.strip())
+        entry = lookup("armor", part) if lookup and not m and part.strip() else None
+        if entry:
+            layers.append(Armor(entry["name"], entry["pt"], entry["dr"]))
+            continue
         if not m:
-            raise RuleError(f"armor '{part.strip()}': write it as NAME PT/DR, e.g. Vest 15/20")
+            raise RuleError(
+                f"armor '{part.strip()}': write it as NAME PT/DR, e.g. Vest 15/20, "
+                "or an armor of the catalog"
+            )
         name, pt, dr = m.group(1).strip() or "Armor", int(m.group(2)), int(m.group(3))
         if not 0 <= pt <= PT_MAX:
             raise RuleError(f"armor '{name}': PT is from 0 to {PT_MAX}, got {pt}")

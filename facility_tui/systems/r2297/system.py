@@ -20,6 +20,7 @@ from facility_tui.systems.r2297.checks import sheet_problem
 from facility_tui.systems.r2297.choices import choices as choices_of
 from facility_tui.systems.r2297.choices import downgrade_choice
 from facility_tui.systems.r2297.commands.corrections import set_value
+from facility_tui.systems.r2297.commands.helpers import catalog
 from facility_tui.systems.r2297.demo import DEMO_2297
 from facility_tui.systems.r2297.engine import (
     Ctx,
@@ -119,8 +120,11 @@ class Rules2297(RuleSystem):
         def num(key: str, default: int) -> int:
             return call.int_option(key, key, default, minimum=LEAST[key])
 
-        armor = parse_armor(call.option("armor", "") or "")  # (a RuleError is a CommandError)
-        weapons = parse_weapons(call.option("weapon", "") or "")
+        lookup = catalog(call)  # weapons and armor by name too
+        armor = parse_armor(
+            call.option("armor", "") or "", lookup
+        )  # (a RuleError is a CommandError)
+        weapons = parse_weapons(call.option("weapon", "") or "", lookup)
         dice = num("dice", 1)
         if dice > 20:
             raise CommandError("dice: at most 20 initiative dice")

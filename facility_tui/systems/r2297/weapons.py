@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from facility_tui.catalog import Lookup
 from facility_tui.systems.r2297.rules import AMMO, DamageType, RuleError, parse_type
 from facility_tui.systems.r2297.sheet import Weapon
 
@@ -13,12 +14,21 @@ _MODES = re.compile(r"^(SS|SA|BF|AF)(/(SS|SA|BF|AF))*$", re.IGNORECASE)
 MAGAZINE_MAX = 999
 
 
-def parse_weapon(text: str) -> Weapon:
+def parse_weapon(text: str, lookup: Lookup | None = None) -> Weapon:
+    """A weapon as ``NAME DICE [MODES] [AMMO] [TYPE]``, or by a catalog's name (``lookup``)."""
     words = text.split()
     at = next((i for i, w in enumerate(words) if DICE.match(w)), None)
+    entry = lookup("weapon", text) if lookup and at is None and text.strip() else None
+    if entry:
+        ammo = int(entry["ammo"])
+        kind = parse_type(entry["type"])
+        return Weapon(
+            entry["name"], entry["damage"], tuple(entry["modes"].split("/")), ammo, ammo, kind
+        )
     if at is None or at == 0:
         raise RuleError(
-            f"weapon '{text.strip()}': write NAME DICE [MODES] [AMMO], e.g. PAM9 3d6+2 SA 17"
+            f"weapon '{text.strip()}': write NAME DICE [MODES] [AMMO], e.g. PAM9 3d6+2 SA 17, "
+            "or a weapon of the catalog"
         )
     name, damage = " ".join(words[:at]), words[at].lower()
     modes: tuple[str, ...] = ("SS",)
@@ -44,10 +54,10 @@ def parse_weapon(text: str) -> Weapon:
     return Weapon(name, damage, modes, capacity, capacity, kind)
 
 
-def parse_weapons(text: str) -> tuple[Weapon, ...]:
+def parse_weapons(text: str, lookup: Lookup | None = None) -> tuple[Weapon, ...]:
     if not text.strip():
         return ()
-    return tuple(parse_weapon(part) for part in text.split(",") if part.strip())
+    return tuple(parse_weapon(part, lookup) for part in text.split(",") if part.strip())
 
 
 def find_weapon(weapons: tuple[Weapon, ...], ref: str) -> Weapon:

@@ -37,7 +37,7 @@ from facility_tui.systems.facility.core import (
     stat_key,
     stat_of,
     suggest_stat,
-    weapon,
+    weapon_of,
 )
 from facility_tui.systems.facility.state import (
     Pending,
@@ -56,13 +56,13 @@ from facility_tui.text import counted
 def _weapon_of(call: Call, c: Combatant, text: str | None) -> str:
     s = sheet_of(c)
     if text:
-        return weapon(text).key
+        return weapon_of(s, text).key
     return s.weapons[0] if s.weapons else "unarmed"
 
 
 def _out_of_ammo(call: Call, c: Combatant, wkey: str, dice: list[int]) -> None:
     """F8: any die of a gun's attack showing a 1 empties it until reloaded."""
-    w = weapon(wkey)
+    w = weapon_of(sheet_of(c), wkey)
     if not w.gun or 1 not in dice:
         return
     c = call.enc.get(c.id)
@@ -101,7 +101,7 @@ def read_strike(call: Call) -> StrikeLine:
     key = stat_key(call.option("stat") or "phy")
     vs = save_key(call.option("vs") or "weapons")
     wkey = _weapon_of(call, c, call.option("weapon"))
-    w = weapon(wkey)
+    w = weapon_of(sheet_of(c), wkey)
     if wkey in sheet_of(c).empty:
         raise CommandError(f"{c.name}'s {w.name} is out of ammo: 'rearm {c.id}' first")
     mod = call.int_option("mod", "modifier", 0)
@@ -134,7 +134,7 @@ def preview_strike(call: Call) -> list[str]:
     bonus = stat_of(sheet_of(p.c), p.key).bonus + (2 if p.exp else 0)
     helped = f" + {len(p.helpers)} helper d20" if p.helpers else ""
     how = "typed" if p.typed_tn else f"10 + {p.vs} save {signed(p.save)}"
-    w = weapon(p.wkey)
+    w = weapon_of(sheet_of(p.c), p.wkey)
     return [
         f"d20 {signed(bonus)} {STAT_NAMES[p.key]}{helped} vs TN {p.tn} ({how}; needs "
         f"{max(1, p.tn - bonus)}+) · hit: {w.name} {w.damage} · attack mark spent"
@@ -151,7 +151,7 @@ def preview_strike(call: Call) -> list[str]:
 def strike(call: Call) -> Encounter:
     p = read_strike(call)
     c, target, key, vs, wkey, mod, tn = p.c, p.target, p.key, p.vs, p.wkey, p.mod, p.tn
-    w = weapon(wkey)
+    w = weapon_of(sheet_of(c), wkey)
     mark_attack(call, c, flag(call, "force"))
     call.enc = clear_pending(call.enc, c.id)
     call.log(
@@ -210,7 +210,7 @@ def _damage(call: Call, c: Combatant, p: Pending, what: str) -> int:
         value = call.number(text, "damage", minimum=0)
         call.log(f"Damage set by the GM: {value}", Kind.OVERRIDE)
         return value
-    w = weapon(p.weapon)
+    w = weapon_of(sheet_of(c), p.weapon)
     if not w.count:
         call.log(f"{w.name} deals {w.flat} ({what})")
         return w.flat
@@ -229,7 +229,7 @@ def _hurt_target(call: Call, p: Pending, amount: int) -> None:
 
 
 def _used_up(call: Call, c: Combatant, p: Pending) -> None:
-    w = weapon(p.weapon)
+    w = weapon_of(sheet_of(c), p.weapon)
     s = sheet_of(call.enc.get(c.id))
     if w.consumable and p.weapon in s.weapons:
         ws = list(s.weapons)
@@ -288,7 +288,7 @@ def crit(call: Call) -> Encounter:
             f"{c.name}'s {STAT_NAMES[p.stat]} is Impaired: a Critical counts as a Salvage"
         )
     call.enc = clear_pending(call.enc, c.id)
-    w = weapon(p.weapon)
+    w = weapon_of(sheet_of(c), p.weapon)
     dice: list[int] = []
     exp = p.exp and not impaired(sheet_of(c), p.stat)
     ok = roll_check(call, c, p.stat, p.tn, p.mod, exp, [], call.option("d20"), "Critical", dice)
@@ -361,9 +361,9 @@ def rearm(call: Call) -> Encounter:
     c = call.combatant(call.arg(0, "who reloads"))
     s = sheet_of(c)
     if len(call.args) > 1:
-        wkey = weapon(" ".join(call.args[1:])).key
+        wkey = weapon_of(s, " ".join(call.args[1:])).key
         if wkey not in s.empty:
-            raise CommandError(f"{c.name}'s {weapon(wkey).name} is not out of ammo")
+            raise CommandError(f"{c.name}'s {weapon_of(s, wkey).name} is not out of ammo")
         keys = [wkey]
     else:
         if not s.empty:
@@ -372,7 +372,7 @@ def rearm(call: Call) -> Encounter:
     call.enc = call.enc.update(
         c.id, sheet=evolve(s, empty=tuple(k for k in s.empty if k not in keys))
     )
-    call.log(f"{c.name} reloads {', '.join(weapon(k).name for k in keys)}")
+    call.log(f"{c.name} reloads {', '.join(weapon_of(sheet_of(c), k).name for k in keys)}")
     return call.enc
 
 

@@ -5,10 +5,12 @@ fates (F10), hand corrections (``sheet``, and ``set`` through ``FacilityRules.se
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from attrs import evolve
 
 from facility_tui.call import Call
+from facility_tui.catalog import campaign_entry, plain
 from facility_tui.grammar import CommandError
 from facility_tui.model import Encounter, Kind
 from facility_tui.systems.facility.commands.helpers import NO_WORDS, flag, put_sheet, rule
@@ -35,7 +37,8 @@ from facility_tui.systems.facility.core import (
     stat_key,
     stat_keys,
     stat_of,
-    weapon,
+    weapon_from,
+    weapon_of,
     with_stat,
 )
 from facility_tui.systems.facility.state import sheet_of
@@ -64,18 +67,36 @@ def _saves(text: str) -> Saves:
     return Saves(*(int(n) for n in nums))
 
 
-def _pieces(text: str) -> tuple[Piece, ...]:
-    names: list[str] = []
+def _pieces(call: Call, text: str) -> tuple[Piece, ...]:
+    """F6: pieces by name: the campaign's catalog first (the piece keeps the entry it read),
+    then the shipped one (by name, number or a part of its name)."""
+    out: dict[str, Piece] = {}
     for part in text.split(","):
         if part.strip():
-            name = ppe_item(part).name
-            if name not in names:
-                names.append(name)
-    return tuple(Piece(n) for n in names)
+            entry = campaign_entry(call.reads, "facility", "ppe", part)
+            piece = (
+                Piece(entry["name"], entry=plain(entry)) if entry else Piece(ppe_item(part).name)
+            )
+            out.setdefault(piece.name, piece)
+    return tuple(out.values())
 
 
-def _weapons(text: str) -> tuple[str, ...]:
-    return tuple(weapon(t).key for t in text.split(",") if t.strip())
+def _weapons(call: Call, sheet: FacilitySheet, text: str) -> FacilitySheet:
+    """F8: ``weapon=pistol,Heavy Pistol``: the campaign's catalog first (the sheet keeps the
+    entries it read), then a weapon the sheet already carries, the shipped ones or damage."""
+    keys: list[str] = []
+    arms: list[Any] = []
+    for t in text.split(","):
+        if not t.strip():
+            continue
+        entry = campaign_entry(call.reads, "facility", "weapon", t)
+        w = weapon_from(entry) if entry else weapon_of(sheet, t)
+        keys.append(w.key)
+        if entry:
+            arms.append(plain(entry))
+        else:
+            arms.extend(e for e in sheet.arms if weapon_from(e).key == w.key)
+    return evolve(sheet, weapons=tuple(keys), arms=tuple(arms))
 
 
 def _rolls_stats(call: Call) -> bool:
@@ -181,14 +202,14 @@ def sheet_from_options(call: Call) -> FacilitySheet:
         sheet = evolve(sheet, track=call.number(track, "wound track", minimum=1))
     ppe = call.option("ppe")
     if ppe:
-        extra = [p for p in _pieces(ppe) if p.name not in {q.name for q in sheet.ppe}]
+        extra = [p for p in _pieces(call, ppe) if p.name not in {q.name for q in sheet.ppe}]
         sheet = evolve(sheet, ppe=sheet.ppe + tuple(extra))
     saves = call.option("saves")
     if saves:
         sheet = evolve(sheet, base=_saves(saves))
     weapons = call.option("weapon")
     if weapons:
-        sheet = evolve(sheet, weapons=_weapons(weapons))
+        sheet = _weapons(call, sheet, weapons)
     sheet = evolve(
         sheet,
         parts=call.int_option("parts", "Spare Parts", sheet.parts, minimum=0),
@@ -211,7 +232,7 @@ def ppe(call: Call) -> Encounter:
     text = call.rest(2, "a PPE piece (e.g. 'Hard Hat')")
     s = sheet_of(c)
     if action == "wear":
-        pieces = _pieces(text)
+        pieces = _pieces(call, text)
         dup = [p.name for p in pieces if p.name in {q.name for q in s.ppe}]
         if dup:
             raise CommandError(f"{c.name} already wears {', '.join(dup)}")
@@ -328,7 +349,7 @@ def sheet(call: Call) -> Encounter:
         done.append(f"job={new.job or 'none'}")
     text = call.option("weapon")
     if text is not None:
-        new = evolve(new, weapons=_weapons(text))
+        new = _weapons(call, new, text)
         done.append(f"weapon={','.join(new.weapons)}")
     if call.has("armor"):
         new = evolve(new, armor=flag(call, "armor"))
@@ -339,10 +360,12 @@ def sheet(call: Call) -> Encounter:
         done.append("items")
     text = call.option("empty")
     if text is not None:  # F8: the guns out of ammo
-        keys = [] if text.strip().lower() in NO_WORDS else list(_weapons(text))
-        guns = [k for k in keys if not weapon(k).gun]
+        named = [] if text.strip().lower() in NO_WORDS else text.split(",")
+        keys = [weapon_of(new, t).key for t in named if t.strip()]
+        guns = [k for k in keys if not weapon_of(new, k).gun]
         if guns:
-            raise CommandError(f"{weapon(guns[0]).name} is not a gun: only guns run out of ammo")
+            name = weapon_of(new, guns[0]).name
+            raise CommandError(f"{name} is not a gun: only guns run out of ammo")
         new = evolve(new, empty=tuple(dict.fromkeys(keys)))
         done.append(f"empty={','.join(new.empty) or 'none'}")
     if not done:

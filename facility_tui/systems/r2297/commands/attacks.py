@@ -10,7 +10,7 @@ from facility_tui.call import Call
 from facility_tui.dice import TYPED
 from facility_tui.grammar import CommandError
 from facility_tui.model import Combatant, Encounter, Kind, Phase
-from facility_tui.systems.r2297.commands.helpers import charge, rule, sheet, who
+from facility_tui.systems.r2297.commands.helpers import catalog, charge, rule, sheet, who
 from facility_tui.systems.r2297.engine import (
     Ctx,
     apply_hit,
@@ -81,6 +81,17 @@ class AttackPlan:
         return "free" not in self.flags and self.c.id == self.turn
 
 
+def _cover(call: Call) -> int:
+    """A5: ``cover=5`` or a cover of the catalog bypassed (``cover=partial``: +5, ``full``: +10)."""
+    text = (call.option("cover") or "").strip()
+    if not text or text.lstrip("-").isdecimal():
+        return call.int_option("cover", "cover", 0, minimum=0)
+    entry = catalog(call)("cover", text)
+    if entry is None or not entry["tn"]:
+        raise CommandError(f"cover '{text}': a number like 5 or 10, or partial or full cover")
+    return int(entry["tn"])
+
+
 def read_attack(call: Call) -> AttackPlan:
     call.need_phase(Phase.SETUP, Phase.ACTIVE)
     c = who(call)
@@ -126,7 +137,7 @@ def read_attack(call: Call) -> AttackPlan:
     burst_text = call.option("burst")
     pick = parse_burst(burst_text) if burst_text else ""
     mode_adv, mode_d6 = (0, 0) if "melee" in flags else fire_mode(mode, targets, adv, pick)
-    cover = call.int_option("cover", "cover", 0, minimum=0)
+    cover = _cover(call)
     damage = call.option("dmg") or (weapon.damage if weapon else None)
     extra = call.int_option("extra", "extra d6", 0)
     kind = parse_type(call.option("type") or (weapon.kind.value if weapon else "physical"))

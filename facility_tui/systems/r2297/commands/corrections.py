@@ -10,7 +10,7 @@ from attrs import evolve
 from facility_tui.call import Call
 from facility_tui.grammar import CommandError
 from facility_tui.model import Combatant, Encounter, Kind, Phase
-from facility_tui.systems.r2297.commands.helpers import KINDS, sheet, who, yes_no
+from facility_tui.systems.r2297.commands.helpers import KINDS, catalog, sheet, who, yes_no
 from facility_tui.systems.r2297.engine import (
     Ctx,
     describe,
@@ -67,10 +67,10 @@ def set_value(call: Call) -> Encounter:
         if ctx.enc.phase is Phase.ACTIVE:
             shown += " (order from next round)"
     elif field == "armor":
-        ctx.put(c.id, armor=parse_armor(value))
+        ctx.put(c.id, armor=parse_armor(value, catalog(call)))
         shown = value
     elif field == "weapon":
-        ctx.put(c.id, weapons=parse_weapons(value))
+        ctx.put(c.id, weapons=parse_weapons(value, catalog(call)))
         shown = value
     elif field == "injury":
         level = parse_level(value)

@@ -7,8 +7,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from facility_tui.call import Call, declarer
+from facility_tui.catalog import Lookup, finder
 from facility_tui.grammar import CommandError
 from facility_tui.model import Combatant, Encounter, Phase
+from facility_tui.systems.r2297 import catalogs as _kinds  # noqa: F401  (declares them)
 from facility_tui.systems.r2297.choices import downgrade_choice
 from facility_tui.systems.r2297.engine import Economy, economy, limit_of, sheet_of
 from facility_tui.systems.r2297.info import INFO
@@ -19,6 +21,12 @@ KINDS = ("major", "move", "minor")
 
 
 rule = declarer(INFO.id)  # declares a command of this system (listed under it in help)
+
+
+def catalog(call: Call) -> Lookup:
+    """The 2297 catalogs for this command: the campaign's entries (kept with the step), then
+    the shipped ones."""
+    return finder(call.reads, "2297")
 
 
 def who(call: Call, index: int = 0) -> Combatant:
