@@ -514,7 +514,7 @@ def complete(line: str, system: str, campaign: Campaign | None) -> str | None:
     fits = [n for n in names if n.lower().startswith(typed.lower())]
     if not fits:
         return None
-    common = fits[0][: len(_common([n.lower() for n in fits]))]
+    common = fits[0][: len(common_prefix([n.lower() for n in fits]))]
     if len(common) <= len(typed):
         return None
     start = head + comma + part[: len(part) - len(typed)]
@@ -526,7 +526,8 @@ def complete(line: str, system: str, campaign: Campaign | None) -> str | None:
     return done
 
 
-def _common(words: list[str]) -> str:
+def common_prefix(words: list[str]) -> str:
+    """What ``words`` (lower case) all begin with."""
     first, last = min(words), max(words)
     n = 0
     while n < min(len(first), len(last)) and first[n] == last[n]:

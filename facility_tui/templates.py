@@ -53,6 +53,25 @@ def folder(campaign: Campaign) -> Path:
     return campaign.templates
 
 
+_FROM = re.compile(r"""\bfrom=("?)([^"\s]*)$""", re.IGNORECASE)
+
+
+def complete(line: str, campaign: Campaign | None) -> str | None:
+    """The line with the template name being typed after ``from=`` completed as far as the
+    campaign's names that fit agree (``add from=gu`` → ``add from=guard``), or None."""
+    from facility_tui.catalog import common_prefix
+
+    m = _FROM.search(line)
+    if m is None:
+        return None
+    typed = m.group(2)
+    fits = [n for n in names(campaign) if n.lower().startswith(typed.lower())]
+    common = fits[0][: len(common_prefix([n.lower() for n in fits]))] if fits else ""
+    if len(common) <= len(typed):
+        return None
+    return line[: m.start(2)] + common + ('"' if m.group(1) and len(fits) == 1 else "")
+
+
 def names(campaign: Campaign | None) -> list[str]:
     """The campaign's template names (file stems), sorted; none without a folder."""
     if campaign is None:

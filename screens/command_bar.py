@@ -39,7 +39,7 @@ class CommandBar(OrderedInput):
         Binding("escape", "cancel", "Close"),
         Binding("up", "history(-1)", "Earlier lines", key_display="↑↓"),
         Binding("down", "history(1)", "Later", show=False),
-        Binding("tab", "complete", "Complete a catalog name", show=False),
+        Binding("tab", "complete", "Complete a catalog or template name", show=False),
     ]
 
     def __init__(

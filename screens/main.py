@@ -33,7 +33,7 @@ from textual.reactive import Reactive
 from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
 
-from facility_tui import store
+from facility_tui import store, templates
 from facility_tui.campaign import Campaign
 from facility_tui.catalog import complete
 from facility_tui.dice import NeedRoll
@@ -199,8 +199,12 @@ class MainScreen(Screen[None]):
         yield KeyBar(id="keys")
 
     def _complete_name(self, line: str) -> str | None:
-        """The command line with a catalog's name completed (its rules' and the campaign's)."""
-        return complete(line, self.ws.encounter.system, Campaign(self.ws.folder))
+        """The command line with a template's name (after ``from=``) or a catalog's name (its
+        rules' and the campaign's) completed."""
+        campaign = Campaign(self.ws.folder)
+        return templates.complete(line, campaign) or complete(
+            line, self.ws.encounter.system, campaign
+        )
 
     def on_resize(self) -> None:
         width = self.size.width or self.app.size.width

@@ -455,3 +455,21 @@ def test_the_docs_examples_are_templates_that_add(tmp_path: Path) -> None:
         assert system is not None
         s = session(tmp_path, f"new {system.group(1)} X", f"add from={name} count=2")
         assert len(s.encounter.combatants) == 2
+
+
+def test_from_completes_a_template_name(tmp_path: Path) -> None:
+    """tab after from=: the campaign's template names, as far as those that fit agree."""
+    from facility_tui.templates import complete
+
+    for name in ("guard", "guard-captain", "drone"):
+        (tmp_path / "templates").mkdir(exist_ok=True)
+        (tmp_path / "templates" / f"{name}.toml").write_text('name = "x"\n', encoding="utf-8")
+    campaign = Campaign(tmp_path)
+    assert complete("add from=d", campaign) == "add from=drone"
+    assert complete("add Bob from=gu", campaign) == "add Bob from=guard"
+    assert complete("add Bob from=guard", campaign) is None  # two fit: nothing more to add
+    assert complete("add Bob from=guard-", campaign) == "add Bob from=guard-captain"
+    assert complete('add from="dr', campaign) == 'add from="drone"'
+    assert complete("add from=x", campaign) is None
+    assert complete("add Bob hlt=3", campaign) is None
+    assert complete("add from=d", None) is None
