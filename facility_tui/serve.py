@@ -181,26 +181,34 @@ class TableServer(Server):
 
 
 def addresses(host: str, port: int) -> list[str]:
-    """The addresses to type in a browser: ``host`` itself, or for every interface
-    (``0.0.0.0``) this machine's own names for itself."""
+    """The addresses to type in a browser: ``host`` itself, or for every network (``0.0.0.0``)
+    the laptop's own address on each (loopback when it has no other)."""
+    if host not in {"0.0.0.0", ""}:
+        return [f"http://{f'[{host}]' if ':' in host else host}:{port}/"]
+    found = [a for a in _own_addresses() if not a.startswith("127.")]
+    return [f"http://{a}:{port}/" for a in dict.fromkeys(found)] or [f"http://127.0.0.1:{port}/"]
+
+
+def _own_addresses() -> list[str]:
+    """The IPv4 address of each network interface, asked of the kernel (Linux: ``ioctl``
+    SIOCGIFADDR; elsewhere what the machine's own name resolves to). Nothing is sent."""
     import socket
 
-    if host not in {"0.0.0.0", "::", ""}:
-        shown = f"[{host}]" if ":" in host else host
-        return [f"http://{shown}:{port}/"]
     found: list[str] = []
+    with contextlib.suppress(ImportError, OSError, AttributeError):
+        import fcntl
+        import struct
+
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            for _, name in socket.if_nameindex():
+                with contextlib.suppress(OSError):
+                    asked = struct.pack("256s", name[:15].encode())
+                    answer = fcntl.ioctl(probe.fileno(), 0x8915, asked)  # SIOCGIFADDR
+                    found.append(socket.inet_ntoa(answer[20:24]))
     with contextlib.suppress(OSError):
         for *_, sockaddr in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET):
-            address = str(sockaddr[0])
-            if not address.startswith("127.") and address not in found:
-                found.append(address)
-    return [f"http://{a}:{port}/" for a in found] or [f"http://127.0.0.1:{port}/"]
-
-
-def room_address() -> str:
-    """This laptop's address on the room's network, as its own name resolves (no traffic);
-    loopback when it has none."""
-    return addresses("0.0.0.0", 0)[0].split("//")[1].rsplit(":", 1)[0]
+            found.append(str(sockaddr[0]))
+    return found
 
 
 def qr_lines(url: str) -> str:

@@ -25,7 +25,7 @@ from typing import Any
 
 import aiohttp
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"  # (.ci/run installs it: apt)
 
 # Kept before the page's scripts run: every terminal the page makes, on window.__terminals.
 KEEP_TERMINALS = """
@@ -119,6 +119,7 @@ class Page:
 async def chromium() -> AsyncIterator[Page]:
     """A headless chromium with one blank tab, its network limited to what it is asked to load
     (no background connections of its own)."""
+    assert Path(CHROMIUM).exists(), "these tests need Debian's chromium: apt-get install chromium"
     with tempfile.TemporaryDirectory(
         prefix="facility-tui-browser-", ignore_cleanup_errors=True
     ) as profile:

@@ -259,3 +259,37 @@ async def _closed_one(
 async def _shows(ws: aiohttp.ClientWebSocketResponse, text: bytes) -> None:
     while text not in await ws.receive_bytes():
         pass
+
+
+async def test_the_palette_shares_the_players_view_and_stops_it(tmp_path: Path) -> None:
+    """From the tracker: "Share the players' view" starts the server for the open save and
+    says its address; again, "Stop sharing..." ends it. The tracker's fight is untouched."""
+    from facility_tui.screens.sharing import sharing_of
+    from textual.widgets._toast import Toast
+
+    from facility_tui.app import FacilityApp
+
+    save = made(tmp_path)
+    app = FacilityApp(save_dir=tmp_path, open_file=save)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        sharing = sharing_of(app)
+        port = free_port()
+        sharing.address = ["--host", "127.0.0.1", "--port", str(port)]
+        url = f"http://127.0.0.1:{port}/"
+        before = app.workspace.encounter
+        await pilot.press("ctrl+p", *"Share the players", "enter")
+
+        def said() -> str:
+            return " ".join(str(t.render()) for t in app.screen.query(Toast))
+
+        await until(lambda: url in said(), 20, "the address said")
+        assert "The players' view of deck.toml" in said()
+        server = sharing.process
+        assert server is not None
+        async with aiohttp.ClientSession() as http:
+            assert await _status(http, url) == 200
+            await pilot.press("ctrl+p", *"Stop sharing", "enter")
+            await until(lambda: server.poll() is not None, 10, "the server stopped")
+            with pytest.raises(aiohttp.ClientConnectionError):
+                await _status(http, url)
+        assert app.workspace.encounter is before
