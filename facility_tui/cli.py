@@ -541,6 +541,9 @@ def serve_cmd(save: Path, host: str, port: int) -> int:
         _err(f"serve needs {err.name}, which is not installed: pip install 'facility-tui[serve]'")
         return 2
 
+    with contextlib.suppress(OSError, AttributeError):
+        os.nice(10)  # (below the GM's tracker, with every viewer it starts: serve's docstring)
+
     def announce() -> None:
         urls = addresses(host, port)
         print(f"The players' view of {save.name}: {' or '.join(urls)}", flush=True)
