@@ -535,11 +535,7 @@ def serve_cmd(save: Path, host: str, port: int) -> int:
     if not 0 < port < 65536:
         _err(f"--port {port}: a port is a number from 1 to 65535")
         return 2
-    try:
-        from facility_tui.serve import TableServer, addresses, qr_lines
-    except ImportError as err:
-        _err(f"serve needs {err.name}, which is not installed: pip install 'facility-tui[serve]'")
-        return 2
+    from facility_tui.serve import TableServer, addresses, qr_lines
 
     with contextlib.suppress(OSError, AttributeError):
         os.nice(10)  # (below the GM's tracker, with every viewer it starts: serve's docstring)
