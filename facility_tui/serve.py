@@ -25,6 +25,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
 import shlex
 import sys
 from pathlib import Path
@@ -47,7 +48,7 @@ def viewer_command(save: Path) -> str:
     """The shell line textual-serve runs for each browser: the player view of ``save``, with
     ``exec`` so that the viewer is the server's own child (it ends when the server does)."""
     argv = [sys.executable, "-m", "facility_tui", "watch", str(save.resolve()), "--served"]
-    return "exec " + shlex.join(argv)
+    return ("exec " if os.name == "posix" else "") + shlex.join(argv)
 
 
 def _clamp(value: Any, bounds: tuple[int, int], default: int) -> int:

@@ -35,6 +35,8 @@ SETUP = (
     "add Goon side=enemy init=8",
     "add Lurker side=enemy init=5",
     "hide lurker",
+    "note goon carries the vault codes",
+    "hide goon note",
     "start",
 )
 
@@ -151,6 +153,7 @@ async def test_a_browser_sees_the_players_view_and_only_it(tmp_path: Path) -> No
             received = b"".join(page.frames)
             assert b"Goon" in received
             assert b"Lurker" not in received and b"lurker" not in received
+            assert b"vault" not in received  # (Goon's hidden note)
             # Nothing was asked of any other address: the page, its script, style and font,
             # and the websocket all come from the server.
             assert page.requests
