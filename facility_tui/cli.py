@@ -109,6 +109,7 @@ def _parser() -> argparse.ArgumentParser:
         " lets the players' phones connect (default: 127.0.0.1, this laptop only)",
     )
     se.add_argument("--port", type=int, default=8297, metavar="N", help="default: 8297")
+    se.add_argument("--with-stdin", action="store_true", help=argparse.SUPPRESS)  # (the tracker's)
 
     va = sub.add_parser("validate", help="check saves and config files; exit 1 on a problem")
     va.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="files or folders")
@@ -216,7 +217,7 @@ def _dispatch(ns: argparse.Namespace) -> int:
     if ns.cmd == "watch":
         return watch_cmd(ns.save, served=ns.served)
     if ns.cmd == "serve":
-        return serve_cmd(ns.save, ns.host, ns.port)
+        return serve_cmd(ns.save, ns.host, ns.port, with_stdin=ns.with_stdin)
     if ns.cmd == "validate":
         return validate_cmd(ns.paths)
     if ns.cmd == "commands":
@@ -521,9 +522,10 @@ def watch_cmd(save: Path, served: bool = False) -> int:
     return 0
 
 
-def serve_cmd(save: Path, host: str, port: int) -> int:
+def serve_cmd(save: Path, host: str, port: int, with_stdin: bool = False) -> int:
     """The player view in browsers: the address and its QR code printed, then served until
-    ctrl+c. The save must be readable now (the viewers open it as ``watch`` does)."""
+    ctrl+c (``with_stdin``: or until standard input closes). The save must be readable now (the
+    viewers open it as ``watch`` does)."""
     from facility_tui import store
     from facility_tui.workspace import Workspace
 
@@ -538,7 +540,7 @@ def serve_cmd(save: Path, host: str, port: int) -> int:
     from facility_tui.serve import TableServer, addresses, qr_lines
 
     with contextlib.suppress(OSError, AttributeError):
-        os.nice(10)  # (below the GM's tracker, with every viewer it starts: serve's docstring)
+        os.nice(19)  # (below the GM's tracker, with every viewer it starts: serve's docstring)
 
     def announce() -> None:
         urls = addresses(host, port)
@@ -551,7 +553,7 @@ def serve_cmd(save: Path, host: str, port: int) -> int:
         print("ctrl+c stops it.", flush=True)
 
     try:
-        TableServer(save, host, port, announce=announce).serve()
+        TableServer(save, host, port, announce=announce, with_stdin=with_stdin).serve()
     except OSError as err:
         _err(f"cannot serve on {host}:{port}: {err.strerror or err}")
         return 1

@@ -15,8 +15,9 @@ Relies on textual-serve 1.1 beyond its documented arguments: ``Server._make_app`
 with ``handle_index`` and ``handle_websocket`` overridden here), ``AppService.start/run`` and
 its ``_process`` and ``_task`` (a viewer is ended by a signal, not asked to quit).
 
-The server and its viewers run at a lower priority (``nice``) than the GM's tracker: on a
-laptop's two cores, eight viewers redrawing at each autosave must not delay the GM's keys.
+The server and its viewers run at the lowest priority (``nice`` 19): on a laptop's two cores,
+eight viewers redrawing at each autosave must not delay the GM's keys (at nice 10, eight of them
+weighed nearly as much as the tracker, and its keys took 1.5× as long; benchmarks/viewers.py).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import json
 import logging
 import os
 import shlex
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -90,7 +92,9 @@ class _Viewer(AppService):
 class TableServer(Server):
     """The server of the players' view of ``save``, on ``host``:``port``."""
 
-    def __init__(self, save: Path, host: str, port: int, announce: Any = None) -> None:
+    def __init__(
+        self, save: Path, host: str, port: int, announce: Any = None, with_stdin: bool = False
+    ) -> None:
         super().__init__(
             viewer_command(save),
             host=host,
@@ -100,12 +104,22 @@ class TableServer(Server):
         )
         self.viewers = 0
         self._announce = announce
+        self._with_stdin = with_stdin  # (started by the tracker: it ends when the tracker does)
 
     def initialize_logging(self) -> None:
         logging.basicConfig(level=logging.WARNING, format="facility-tui serve: %(message)s")
 
     async def on_startup(self, app: web.Application) -> None:
-        """(textual-serve prints its banner here; the address is said once it is bound.)"""
+        """(textual-serve prints its banner here; the address is said once it is bound.) Started
+        by the tracker, the server ends when its standard input, a pipe from the tracker, closes:
+        the tracker has ended, however it ended."""
+        if self._with_stdin:
+            asyncio.get_running_loop().add_reader(sys.stdin.fileno(), self._stdin_readable)
+
+    def _stdin_readable(self) -> None:
+        if not os.read(sys.stdin.fileno(), 1024):
+            asyncio.get_running_loop().remove_reader(sys.stdin.fileno())
+            os.kill(os.getpid(), signal.SIGTERM)  # (ends as ctrl+c does)
 
     def serve(self, debug: bool = False) -> None:
         """Serve until interrupted (ctrl+c, SIGTERM); an address that cannot be bound raises

@@ -24,6 +24,7 @@ import aiohttp
 import pytest
 from rich.console import Console
 from textual.renderables.digits import Digits
+from textual.widgets import Static
 
 from facility_tui.cli import main
 from facility_tui.serve import MAX_VIEWERS
@@ -266,33 +267,38 @@ async def _shows(ws: aiohttp.ClientWebSocketResponse, text: bytes) -> None:
 
 async def test_the_palette_shares_the_players_view_and_stops_it(tmp_path: Path) -> None:
     """From the tracker: "Share the players' view" starts the server for the open save and
-    says its address; again, "Stop sharing..." ends it. The tracker's fight is untouched."""
-    from facility_tui.screens.sharing import sharing_of
-    from textual.widgets._toast import Toast
+    shows its address and QR code; "Stop sharing..." ends it; and a server whose tracker is gone
+    (its standard input, a pipe from the tracker, closed) ends by itself."""
+    from facility_tui.screens.sharing import AddressDialog, sharing_of
 
     from facility_tui.app import FacilityApp
 
     save = made(tmp_path)
     app = FacilityApp(save_dir=tmp_path, open_file=save)
-    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+    async with app.run_test(size=(80, 24)) as pilot, aiohttp.ClientSession() as http:
         sharing = sharing_of(app)
         port = free_port()
         sharing.address = ["--host", "127.0.0.1", "--port", str(port)]
         url = f"http://127.0.0.1:{port}/"
         before = app.workspace.encounter
         await pilot.press("ctrl+p", *"Share the players", "enter")
-
-        def said() -> str:
-            return " ".join(str(t.render()) for t in app.screen.query(Toast))
-
-        await until(lambda: url in said(), 20, "the address said")
-        assert "The players' view of deck.toml" in said()
+        await until(lambda: isinstance(app.screen, AddressDialog), 20, "the address shown")
+        shown = "\n".join(str(s.render()) for s in app.screen.query(Static))
+        assert f"The players' view of deck.toml: {url}" in shown
+        assert shown.count("█" * 29) == 1  # the QR code's top edge (quiet zone)
         server = sharing.process
         assert server is not None
-        async with aiohttp.ClientSession() as http:
-            assert await _status(http, url) == 200
-            await pilot.press("ctrl+p", *"Stop sharing", "enter")
-            await until(lambda: server.poll() is not None, 10, "the server stopped")
-            with pytest.raises(aiohttp.ClientConnectionError):
-                await _status(http, url)
+        assert await _status(http, url) == 200
+        await pilot.press("escape")
+        await pilot.press("ctrl+p", *"Stop sharing", "enter")
+        await until(lambda: server.poll() is not None, 10, "the server stopped")
+        with pytest.raises(aiohttp.ClientConnectionError):
+            await _status(http, url)
+
+        await pilot.press("ctrl+p", *"Share the players", "enter")
+        await until(lambda: isinstance(app.screen, AddressDialog), 20, "the address shown")
+        server = sharing.process
+        assert server is not None and server.stdin is not None
+        server.stdin.close()  # (as the kernel does when the tracker dies)
+        await until(lambda: server.poll() is not None, 10, "the server ended with its tracker")
         assert app.workspace.encounter is before
