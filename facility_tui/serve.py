@@ -30,6 +30,7 @@ import os
 import shlex
 import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -93,7 +94,12 @@ class TableServer(Server):
     """The server of the players' view of ``save``, on ``host``:``port``."""
 
     def __init__(
-        self, save: Path, host: str, port: int, announce: Any = None, with_stdin: bool = False
+        self,
+        save: Path,
+        host: str,
+        port: int,
+        announce: Callable[[], None] | None = None,
+        with_stdin: bool = False,
     ) -> None:
         super().__init__(
             viewer_command(save),
@@ -129,10 +135,15 @@ class TableServer(Server):
             self._make_app(),
             host=self.host,
             port=self.port,
-            print=lambda *_: self._announce and self._announce(),  # (once the port is bound)
+            print=self._bound,
             access_log=None,
             shutdown_timeout=STOP_WITHIN,
         )
+
+    def _bound(self, *_: object) -> None:
+        """(What aiohttp calls once the port is bound: the address is said then.)"""
+        if self._announce is not None:
+            self._announce()
 
     async def handle_index(self, request: web.Request) -> web.StreamResponse:
         if self.viewers >= MAX_VIEWERS:
