@@ -23,6 +23,7 @@ from pathlib import Path
 import aiohttp
 import pytest
 from rich.console import Console
+from textual.app import App
 from textual.renderables.digits import Digits
 from textual.widgets import Static
 
@@ -238,6 +239,11 @@ async def test_a_killed_viewer_or_server_loses_nothing(tmp_path: Path) -> None:
     assert "Zed" in save.read_text()
 
 
+def shown(app: App[object]) -> str:
+    """The text of the screen's Static widgets (a dialog's)."""
+    return "\n".join(str(s.render()) for s in app.screen.query(Static))
+
+
 async def _status(http: aiohttp.ClientSession, url: str) -> int:
     async with http.get(url) as answer:
         return answer.status
@@ -282,10 +288,10 @@ async def test_the_palette_shares_the_players_view_and_stops_it(tmp_path: Path) 
         url = f"http://127.0.0.1:{port}/"
         before = app.workspace.encounter
         await pilot.press("ctrl+p", *"Share the players", "enter")
-        await until(lambda: isinstance(app.screen, AddressDialog), 20, "the address shown")
-        shown = "\n".join(str(s.render()) for s in app.screen.query(Static))
-        assert f"The players' view of deck.toml: {url}" in shown
-        assert shown.count("█" * 29) == 1  # the QR code's top edge (quiet zone)
+        await until(lambda: url in shown(app), 20, "the address shown")
+        assert isinstance(app.screen, AddressDialog)
+        assert f"The players' view of deck.toml: {url}" in shown(app)
+        assert shown(app).count("█" * 29) == 1  # the QR code's top edge (quiet zone)
         server = sharing.process
         assert server is not None
         assert await _status(http, url) == 200
@@ -296,7 +302,7 @@ async def test_the_palette_shares_the_players_view_and_stops_it(tmp_path: Path) 
             await _status(http, url)
 
         await pilot.press("ctrl+p", *"Share the players", "enter")
-        await until(lambda: isinstance(app.screen, AddressDialog), 20, "the address shown")
+        await until(lambda: url in shown(app), 20, "the address shown")
         server = sharing.process
         assert server is not None and server.stdin is not None
         server.stdin.close()  # (as the kernel does when the tracker dies)
