@@ -20,9 +20,11 @@ key with nothing before it is taken at once.
 
 from __future__ import annotations
 
+import os
 import time
 from collections import deque
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import ClassVar
 
@@ -268,10 +270,13 @@ class WatchApp(App[None]):
     TITLE = "facility-tui watch"
     ENABLE_COMMAND_PALETTE = False
 
-    def __init__(self, workspace: Workspace, clock: Callable[[], str] | None = None) -> None:
+    def __init__(
+        self, workspace: Workspace, clock: Callable[[], str] | None = None, served: bool = False
+    ) -> None:
         super().__init__()
         self.workspace = workspace
         self.clock = clock or (lambda: time.strftime("%H:%M:%S"))
+        self.served = served  # (a browser's viewer under ``serve``: it ends with its server)
 
     def get_line_filters(self) -> list[LineFilter]:
         return [*super().get_line_filters(), CONTROLS]
@@ -280,3 +285,9 @@ class WatchApp(App[None]):
         from facility_tui.screens.player_view import PlayerView
 
         self.push_screen(PlayerView(self.workspace, self.clock))
+        if self.served:
+            self.set_interval(1.0, partial(self._end_with, os.getppid()))
+
+    def _end_with(self, server: int) -> None:
+        if os.getppid() != server:  # (the server is gone: no browser can see this any more)
+            self.exit()

@@ -47,7 +47,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Keyboard-driven combat tracker for the Facility and 2297 rule systems.",
         usage=f"facility-tui [run] [FILE] [--saves DIR] [--seed N] [--demo {{{','.join(ids())}}}]"
         " [--config FILE]\n"
-        "       facility-tui {apply,show,export,watch,validate,commands} ...",
+        "       facility-tui {apply,show,export,watch,serve,validate,commands} ...",
         epilog="With no command it opens the tracker: FILE, or the newest save in the save "
         "folder, or the demo fight. 'facility-tui run --help' explains the options.",
     )
@@ -95,6 +95,21 @@ def _parser() -> argparse.ArgumentParser:
         "watch", help="a read-only player view of a save, following its autosaves (q quits)"
     )
     wa.add_argument("save", type=Path)
+    wa.add_argument("--served", action="store_true", help=argparse.SUPPRESS)  # (serve's viewers)
+
+    se = sub.add_parser(
+        "serve", help="the player view of a save in browsers (this laptop only, unless --host)"
+    )
+    se.add_argument("save", type=Path)
+    se.add_argument(
+        "--host",
+        default="127.0.0.1",
+        metavar="ADDR",
+        help="the address to listen on: this laptop's address on the room's network (or 0.0.0.0)"
+        " lets the players' phones connect (default: 127.0.0.1, this laptop only)",
+    )
+    se.add_argument("--port", type=int, default=8297, metavar="N", help="default: 8297")
+    se.add_argument("--with-stdin", action="store_true", help=argparse.SUPPRESS)  # (the tracker's)
 
     va = sub.add_parser("validate", help="check saves and config files; exit 1 on a problem")
     va.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="files or folders")
@@ -162,7 +177,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     return code
 
 
-COMMANDS = ("run", "apply", "show", "export", "watch", "validate", "commands")
+COMMANDS = ("run", "apply", "show", "export", "watch", "serve", "validate", "commands")
 
 
 def _nearest_command(word: str) -> str:
@@ -200,7 +215,9 @@ def _dispatch(ns: argparse.Namespace) -> int:
             ns.save, ns.form, output=ns.output, public=ns.public, from_backup=ns.from_backup
         )
     if ns.cmd == "watch":
-        return watch_cmd(ns.save)
+        return watch_cmd(ns.save, served=ns.served)
+    if ns.cmd == "serve":
+        return serve_cmd(ns.save, ns.host, ns.port, with_stdin=ns.with_stdin)
     if ns.cmd == "validate":
         return validate_cmd(ns.paths)
     if ns.cmd == "commands":
@@ -485,8 +502,9 @@ def _same_file(a: Path, b: Path) -> bool:
         return os.path.abspath(a) == os.path.abspath(b)
 
 
-def watch_cmd(save: Path) -> int:
-    """The player view: read-only, no lock taken, following the save's autosaves."""
+def watch_cmd(save: Path, served: bool = False) -> int:
+    """The player view: read-only, no lock taken, following the save's autosaves (``served``:
+    one browser's, under ``serve``, which ends with its server)."""
     from facility_tui import store
     from facility_tui.workspace import Workspace
 
@@ -500,9 +518,47 @@ def watch_cmd(save: Path) -> int:
         _err(note)
     from facility_tui.app import WatchApp
 
-    app = WatchApp(ws)
+    app = WatchApp(ws, served=served)
     _collect_again()
     app.run()
+    return 0
+
+
+def serve_cmd(save: Path, host: str, port: int, with_stdin: bool = False) -> int:
+    """The player view in browsers: the address and its QR code printed, then served until
+    ctrl+c (``with_stdin``: or until standard input closes). The save must be readable now (the
+    viewers open it as ``watch`` does)."""
+    from facility_tui import store
+    from facility_tui.workspace import Workspace
+
+    try:
+        Workspace(save.parent, role="facility-tui serve").open_read_only(save)
+    except store.SaveError as err:
+        _err(str(err))
+        return 2
+    if not 0 < port < 65536:
+        _err(f"--port {port}: a port is a number from 1 to 65535")
+        return 2
+    from facility_tui.serve import TableServer, addresses, qr_lines
+
+    with contextlib.suppress(OSError, AttributeError):
+        os.nice(19)  # (below the GM's tracker, with every viewer it starts: serve's docstring)
+
+    def announce() -> None:
+        urls = addresses(host, port)
+        print(f"The players' view of {save.name}: {' or '.join(urls)}", flush=True)
+        print(qr_lines(urls[0]), end="", flush=True)
+        if host.startswith("127."):
+            print(
+                "(this laptop only: --host with its address on the room's network lets phones in)"
+            )
+        print("ctrl+c stops it.", flush=True)
+
+    try:
+        TableServer(save, host, port, announce=announce, with_stdin=with_stdin).serve()
+    except OSError as err:
+        _err(f"cannot serve on {host}:{port}: {err.strerror or err}")
+        return 1
     return 0
 
 

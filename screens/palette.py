@@ -32,6 +32,7 @@ from .catalog_browser import catalog_screen
 from .detail_pane import side_label
 from .main import MainScreen
 from .order_list import list_number
+from .sharing import sharing_of
 
 
 def _highlight(matcher: Matcher, text: str) -> Content:
@@ -74,6 +75,12 @@ class FacilityCommands(Provider):
             )
         if main.ws.read_only:
             yield ("Player view", "what the table may see, large (q quits)", main.player_view)
+        sharing = sharing_of(self.app)
+        if sharing.serves(main.ws.path):
+            yield ("Stop sharing the players' view", f"at {sharing.url}", sharing.end)
+        else:
+            about = "the watch view, read-only, in the browsers of the room: its address is shown"
+            yield ("Share the players' view", about, partial(sharing.start, main.ws.path))
         report = f"{printable(main.ws.path.stem)}.md beside the save (the e key)"
         yield ("Export a report", f"the fight as Markdown: {report}", main.action_export)
         for name in templates.names(main.ws.session.campaign):
