@@ -10,7 +10,7 @@ lines the screens show.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from attrs import evolve
 
@@ -44,9 +44,11 @@ from facility_tui.systems.facility.core import (
     signed,
     simple,
     stat_of,
+    weapon,
     wound_impaired,
     wounds_short,
 )
+from facility_tui.systems.facility import tactics
 from facility_tui.systems.facility.demo import DEMO_FACILITY
 from facility_tui.systems.facility.info import INFO
 from facility_tui.systems.facility.state import (
@@ -71,6 +73,9 @@ from facility_tui.systems.facility.state import (
 )
 from facility_tui.text import Detail, Tone, counted
 from facility_tui.view import Bar, Boxes, Choice, Pane, Public, Row
+
+if TYPE_CHECKING:
+    from facility_tui.plays import TurnPlay
 
 STAT_CAPACITY = re.compile(r"\b([A-Z]\d+)/\d+")  # a stat's wounds and capacity: P2/4
 MAX_BOXES = 20  # a longer simple track is drawn as a bar
@@ -371,6 +376,25 @@ class FacilityRules(RuleSystem):
         if rest:
             out.append(Pane("Sheet", tuple(rest)))
         return out
+
+    # -- the forecast: the default play of a side's turn (``tactics``) -----------------------
+
+    flee_words = tactics.FLEE_WORDS
+    forecast_assumptions = tactics.ASSUMPTIONS
+
+    def forecast_line(self, enc: Encounter, slot: str, turn: TurnPlay) -> str | None:
+        return tactics.next_line(enc, slot, turn)
+
+    def fallen(self, enc: Encounter, c: Combatant) -> str | None:
+        return tactics.fallen(c)
+
+    def settle(self, enc: Encounter, choice: Choice) -> str:
+        return tactics.settle(enc, choice)
+
+    def ammo(self, c: Combatant) -> int:
+        """F8: no rounds are counted; a gun that runs dry counts one."""
+        s = sheet_of(c)
+        return sum(1 for w in s.weapons if weapon(w).gun and w not in s.empty)
 
 
 def status_word(s: FacilitySheet) -> str:
