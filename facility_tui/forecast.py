@@ -29,6 +29,7 @@ from facility_tui.dispatch import apply, listed
 from facility_tui.grammar import CommandError
 from facility_tui.model import ENEMIES, PCS, Combatant, Encounter, Phase
 from facility_tui.plays import PLAY_WORDS, Play, PlayError, TurnPlay, parse_play
+from facility_tui.report import md
 from facility_tui.systems import RuleSystem, rules_for
 
 MAX_ROUNDS = 60  # rounds a play may last past its start before it counts as undecided
@@ -162,9 +163,7 @@ def play_once(start: Encounter, plays: Mapping[str, Play], seed: int) -> Outcome
         "fled" if fate == "fled" else rules.state_word(enc, enc.get(cid)) if enc.has(cid) else ""
         for cid, fate in zip(ids, fates, strict=True)
     )
-    return Outcome(
-        won or "", stop, enc.round, tuple(fates), ends, tuple(spent), first
-    )
+    return Outcome(won or "", stop, enc.round, tuple(fates), ends, tuple(spent), first)
 
 
 def _run(enc: Encounter, line: str) -> Encounter:
@@ -222,8 +221,8 @@ class Tally:
             mine.update(theirs)
         for side, counts in other.rounds.items():
             self.rounds.setdefault(side, Counter()).update(counts)
-        for cid, counts in other.ends.items():
-            self.ends.setdefault(cid, Counter()).update(counts)
+        for cid, ends in other.ends.items():
+            self.ends.setdefault(cid, Counter()).update(ends)
 
 
 def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float]:
@@ -234,7 +233,8 @@ def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float]:
     z2 = z * z
     centre = (p + z2 / (2 * n)) / (1 + z2 / n)
     half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # (at 0 or n the bound is the share itself, up to rounding: said exactly)
+    return (0.0 if k == 0 else centre - half), (1.0 if k == n else centre + half)
 
 
 def percentile(counts: Counter[int], share: float) -> int:
@@ -464,7 +464,7 @@ def rounds_text(counts: Counter[int]) -> str:
 
 
 def lines(enc: Encounter, tally: Tally, plays: Mapping[str, Play], seed: int) -> list[str]:
-    """The forecast as plain text lines, at most 78 wide (the CLI and the screen)."""
+    """The forecast as plain text lines (the CLI; the screen shows the same)."""
     n = tally.runs
     names = {c.id: c.name for c in enc.combatants}
     out = [f"{enc.name}: {n} plays from round {enc.round} ({enc.phase.value})"]
@@ -492,10 +492,8 @@ def lines(enc: Encounter, tally: Tally, plays: Mapping[str, Play], seed: int) ->
     likeliest = [cid for cid, _ in sorted(tally.first.items(), key=lambda kv: (-kv[1], kv[0]))]
     if likeliest:
         out.append("")
-        out.append(
-            "First to fall: "
-            + "; ".join(f"{names.get(cid, cid)} {pct(tally.first[cid], n)}" for cid in likeliest[:3])
-        )
+        falls = [f"{names.get(cid, cid)} {pct(tally.first[cid], n)}" for cid in likeliest[:3]]
+        out.append("First to fall: " + "; ".join(falls))
     out.append("")
     out.append("Assumptions:")
     out += [f"- {line}" for line in assumptions(enc, plays, seed)]
@@ -505,8 +503,9 @@ def lines(enc: Encounter, tally: Tally, plays: Mapping[str, Play], seed: int) ->
 def markdown(enc: Encounter, tally: Tally, plays: Mapping[str, Play], seed: int) -> str:
     """The forecast as a Markdown report (``--md``); names escaped as the journal does."""
     n = tally.runs
-    names = {c.id: _md(c.name) for c in enc.combatants}
-    out = [f"# Forecast: {_md(enc.name)}\n", f"{n} plays from round {enc.round} ({enc.phase.value}).\n"]
+    names = {c.id: md(c.name) for c in enc.combatants}
+    out = [f"# Forecast: {md(enc.name)}\n\n"]
+    out.append(f"{n} plays from round {enc.round} ({enc.phase.value}).\n")
     if text := note(tally):
         out.append(f"\n**{text}**\n")
     out.append("\n| side | wins | rounds |\n|---|---|---|\n")
@@ -516,7 +515,7 @@ def markdown(enc: Encounter, tally: Tally, plays: Mapping[str, Play], seed: int)
     out.append("\n| combatant | down or out | dying or dead | most often | ammo spent |\n")
     out.append("|---|---|---|---|---|\n")
     for cid in tally.ids:
-        end = _md(_likeliest(tally.ends.get(cid, Counter())))
+        end = md(_likeliest(tally.ends.get(cid, Counter())))
         ammo = f"{tally.ammo[cid] / n:.1f}" if n else "-"
         out.append(
             f"| {names.get(cid, cid)} | {pct(tally.out[cid], n)} | {pct(tally.dying[cid], n)} "
@@ -527,9 +526,5 @@ def markdown(enc: Encounter, tally: Tally, plays: Mapping[str, Play], seed: int)
         out.append("\nFirst to fall: ")
         out.append("; ".join(f"{names.get(c, c)} {pct(k, n)}" for c, k in likeliest) + "\n")
     out.append("\n## Assumptions\n\n")
-    out += [f"- {_md(line)}\n" for line in assumptions(enc, plays, seed)]
+    out += [f"- {md(line)}\n" for line in assumptions(enc, plays, seed)]
     return "".join(out)
-
-
-def _md(text: str) -> str:
-    return "".join("\\" + ch if ch in "\\`*_{}[]<>()#+-.!|" else ch for ch in text)

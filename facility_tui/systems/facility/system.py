@@ -19,6 +19,7 @@ from facility_tui.dice import Dice
 from facility_tui.grammar import CommandError
 from facility_tui.model import ENEMIES, PCS, Combatant, Encounter, Kind
 from facility_tui.systems import RuleSystem
+from facility_tui.systems.facility import tactics
 from facility_tui.systems.facility.checks import sheet_problem, state_problem
 from facility_tui.systems.facility.choices import choices as choices_of
 from facility_tui.systems.facility.commands.helpers import helpers_from, roll_check
@@ -48,7 +49,6 @@ from facility_tui.systems.facility.core import (
     wound_impaired,
     wounds_short,
 )
-from facility_tui.systems.facility import tactics
 from facility_tui.systems.facility.demo import DEMO_FACILITY
 from facility_tui.systems.facility.info import INFO
 from facility_tui.systems.facility.state import (

@@ -16,6 +16,7 @@ from facility_tui.dice import Dice
 from facility_tui.grammar import CommandError, parse
 from facility_tui.model import Combatant, Encounter, Kind, Phase
 from facility_tui.systems import RuleSystem
+from facility_tui.systems.r2297 import tactics
 from facility_tui.systems.r2297.checks import sheet_problem
 from facility_tui.systems.r2297.choices import choices as choices_of
 from facility_tui.systems.r2297.choices import downgrade_choice
@@ -60,7 +61,6 @@ from facility_tui.systems.r2297.rules import (
     layered,
     parse_armor,
 )
-from facility_tui.systems.r2297 import tactics
 from facility_tui.systems.r2297.sheet import LEAST, Awareness, Effect, EKind, Sheet2297
 from facility_tui.systems.r2297.weapons import parse_weapons
 from facility_tui.text import Detail, Tone
