@@ -18,6 +18,7 @@ import math
 import multiprocessing
 import os
 import random
+import time
 from collections import Counter
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -190,6 +191,7 @@ class Tally:
     ammo: Counter[str] = field(factory=Counter)  # combatant -> ammo spent over all plays
     first: Counter[str] = field(factory=Counter)  # combatant -> plays it fell first
     stops: Counter[str] = field(factory=Counter)  # "rounds", "stalled" -> plays
+    cpu: float = field(default=0.0, eq=False)  # CPU seconds the plays took (the benchmark's)
 
     def add(self, o: Outcome) -> None:
         self.runs += 1
@@ -210,6 +212,7 @@ class Tally:
 
     def merge(self, other: Tally) -> None:
         self.runs += other.runs
+        self.cpu += other.cpu
         for mine, theirs in (
             (self.wins, other.wins),
             (self.out, other.out),
@@ -259,8 +262,10 @@ def play_seed(seed: int, index: int) -> int:
 def _chunk(args: tuple[Encounter, dict[str, Play], int, int, int]) -> Tally:
     start, plays, seed, first, count = args
     tally = Tally(tuple(c.id for c in roster(start)))
+    cpu = time.process_time()
     for index in range(first, first + count):
         tally.add(play_once(start, plays, play_seed(seed, index)))
+    tally.cpu = time.process_time() - cpu
     return tally
 
 

@@ -1,0 +1,90 @@
+"""The danger forecast's speed (issue 26): plays per second of each demo fight beside the engine's
+commands per second, in this process and with the worker pool.
+
+``uv run python -m benchmarks.forecast [runs]`` (default 1000) prints, per demo fight: the
+engine's commands per second (``dispatch.apply`` of the lines a play runs, timed alone), plays
+per second in one process and the commands a play takes (their ratio), then the whole forecast
+of ``runs`` plays with the pool (one worker per core): wall time, plays per second, and the
+CPU seconds the workers' plays took (on a busy machine the wall time says more about the neighbours than about
+the forecast: the CPU seconds do not). Budget: 1,000 plays within 10 s on 2 cores.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from benchmarks.common import load_line
+
+BUDGET_S = 10.0
+
+
+def _demo(system: str) -> object:
+    from facility_tui.dispatch import apply
+    from facility_tui.model import Encounter
+    from facility_tui.systems import rules_for
+
+    enc = Encounter("x", system)
+    for line in rules_for(system).demo:
+        enc = apply(enc, line).encounter
+    return enc
+
+
+def _engine_rate(enc: object, plays: int = 20) -> tuple[float, float]:
+    """Commands per second of the engine alone, and commands per play: the lines of ``plays``
+    plays recorded, then applied again, timed (the same encounters, the same dice)."""
+    from facility_tui import dispatch, forecast
+
+    recorded: list[tuple[object, str]] = []
+    real = dispatch.apply
+
+    def recording(e, line, *args, **kwargs):  # type: ignore[no-untyped-def]
+        recorded.append((e, line))
+        return real(e, line, *args, **kwargs)
+
+    forecast.apply = recording  # type: ignore[assignment]
+    try:
+        for i in range(plays):
+            forecast.play_once(enc, {}, forecast.play_seed(0, i))  # type: ignore[arg-type]
+    finally:
+        forecast.apply = real  # type: ignore[assignment]
+    t0 = time.perf_counter()
+    for e, line in recorded:
+        try:
+            real(e, line)  # type: ignore[arg-type]
+        except Exception:
+            continue
+    took = time.perf_counter() - t0
+    return len(recorded) / took, len(recorded) / plays
+
+
+def measure(runs: int = 1000) -> list[str]:
+    from facility_tui import forecast
+
+    rows = [f"before: {load_line()[0]}"]
+    for system in ("2297", "facility"):
+        enc = _demo(system)
+        commands_s, per_play = _engine_rate(enc)
+        t0 = time.perf_counter()
+        forecast.forecast(enc, 40, 1, processes=1)  # type: ignore[arg-type]
+        here = 40 / (time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        tally = forecast.forecast(enc, runs, 1)  # type: ignore[arg-type]
+        wall = time.perf_counter() - t0
+        cpu = tally.cpu
+        verdict = "PASS" if wall <= BUDGET_S * runs / 1000 else "MISS"
+        per_cpu = tally.runs / max(cpu, 1e-9)
+        rows.append(
+            f"{system:>8}: engine {commands_s:6.0f} commands/s, {per_play:5.1f} commands a play; "
+            f"one process {here:5.1f} plays/s (the engine's share of a play's time "
+            f"{100 * here * per_play / commands_s:3.0f} %); {tally.runs} plays on "
+            f"{forecast.workers()} workers in {wall:5.1f} s = {tally.runs / wall:5.1f} plays/s, "
+            f"{cpu:5.1f} CPU s ({per_cpu:5.1f} plays per CPU s) {verdict}"
+        )
+    rows.append(f"after: {load_line()[0]}")
+    return rows
+
+
+if __name__ == "__main__":
+    for row in measure(int(sys.argv[1]) if len(sys.argv) > 1 else 1000):
+        print(row, flush=True)
