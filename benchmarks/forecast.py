@@ -5,8 +5,9 @@ commands per second, in this process and with the worker pool.
 engine's commands per second (``dispatch.apply`` of the lines a play runs, timed alone), plays
 per second in one process and the commands a play takes (their ratio), then the whole forecast
 of ``runs`` plays with the pool (one worker per core): wall time, plays per second, and the
-CPU seconds the workers' plays took (on a busy machine the wall time says more about the neighbours than about
-the forecast: the CPU seconds do not). Budget: 1,000 plays within 10 s on 2 cores.
+CPU seconds the workers' plays took (on a busy machine the wall time says more about the
+neighbours than about the forecast: the CPU seconds do not).
+Budget: 1,000 plays within 10 s on 2 cores.
 """
 
 from __future__ import annotations
