@@ -18,9 +18,10 @@ import math
 import multiprocessing
 import os
 import random
+import sys
 import time
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from attrs import define, evolve, field, frozen
@@ -296,6 +297,11 @@ def parse_play_option(text: str) -> tuple[str, str]:
     return name.strip(), words.strip()
 
 
+def parse_plays_text(text: str) -> dict[str, str]:
+    """The app's plays line: ``NAME=PLAY; NAME=PLAY`` (empty: the default plays)."""
+    return dict(parse_play_option(part) for part in text.split(";") if part.strip())
+
+
 def check(enc: Encounter) -> None:
     """Refuse, in one line, an encounter the forecast cannot play."""
     if not roster(enc):
@@ -319,10 +325,13 @@ def run(
     *,
     processes: int | None = None,
     chunk: int = CHUNK,
+    stop: Callable[[], bool] | None = None,
 ) -> Iterator[Tally]:
     """Play ``enc`` out ``runs`` times; yields the tally so far each time a chunk of plays
     finishes (the last one is the whole forecast). ``processes``: worker processes (default:
-    one per core; 1 plays here, in this process). Closing the iterator stops the workers."""
+    one per core; 1 plays here, in this process). ``stop`` is asked every tenth of a second
+    (the app's escape): true, the workers are stopped and nothing more is yielded; closing the
+    iterator stops them too."""
     check(enc)
     plays = dict(plays or {})
     tally = Tally(tuple(c.id for c in roster(enc)))
@@ -330,19 +339,47 @@ def run(
     count = workers() if processes is None else processes
     if count <= 1 or len(tasks) <= 1:
         for task in tasks:
+            if stop is not None and stop():
+                return
             tally.merge(_chunk(task))
             yield tally
         return
     # forkserver: a worker is not a copy of a process running threads (the app's)
     context = multiprocessing.get_context("forkserver")
+    _start_helpers()
     pool = context.Pool(min(count, len(tasks)))
     try:
-        for part in pool.imap_unordered(_chunk, tasks):
+        parts = pool.imap_unordered(_chunk, tasks)
+        for _ in tasks:
+            while True:
+                if stop is not None and stop():
+                    return
+                try:
+                    part = parts.next(timeout=0.1)
+                except multiprocessing.TimeoutError:
+                    continue
+                break
             tally.merge(part)
             yield tally
     finally:
         pool.terminate()
         pool.join()
+
+
+def _start_helpers() -> None:
+    """Start the forkserver and its resource tracker with the process's own stderr: they hand
+    ``sys.stderr``'s file to their process, and in the app it is Textual's capture, with no
+    file (``bad value(s) in fds_to_keep``)."""
+    from multiprocessing import forkserver, resource_tracker
+
+    saved = sys.stderr
+    try:
+        if sys.__stderr__ is not None:
+            sys.stderr = sys.__stderr__
+        resource_tracker.ensure_running()
+        forkserver.ensure_running()
+    finally:
+        sys.stderr = saved
 
 
 def forecast(

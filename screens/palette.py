@@ -68,6 +68,11 @@ class FacilityCommands(Provider):
             yield ("Player view", "what the table may see, large (q quits)", main.player_view)
         report = f"{printable(main.ws.path.stem)}.md beside the save (the e key)"
         yield ("Export a report", f"the fight as Markdown: {report}", main.action_export)
+        yield (
+            "Forecast",
+            "play the fight out 1,000 times from here: who wins, who falls (the F key)",
+            main.action_forecast,
+        )
         for path in main.ws.saves():
             if path != main.ws.path:
                 yield (
