@@ -70,6 +70,7 @@ class ForecastScreen(ModalScreen[None]):
         self.seed = enc.seed
         self.plays: dict[str, Play] = {}
         self._generation = 0  # a new run (or closing) makes the running one stop
+        self.done = 0  # plays shown
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -118,6 +119,7 @@ class ForecastScreen(ModalScreen[None]):
     def _show(self, generation: int, runs: int, lines: list[str]) -> None:
         if generation != self._generation or not self.is_attached:
             return
+        self.done = runs
         self.query_one(ProgressBar).update(progress=runs)
         text = Text("\n".join(printable(line) for line in lines))
         self.query_one("#forecast-text", Static).update(text)
