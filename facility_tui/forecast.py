@@ -304,8 +304,11 @@ def parse_plays_text(text: str) -> dict[str, str]:
 
 def check(enc: Encounter) -> None:
     """Refuse, in one line, an encounter the forecast cannot play."""
-    if not roster(enc):
+    sides = {c.side for c in roster(enc)}
+    if not sides:
         raise ForecastError("nothing to forecast: the encounter has no combatants")
+    if len(sides) < 2:
+        raise ForecastError("nothing to forecast: every combatant is on one side")
     if enc.phase is Phase.ENDED:
         raise ForecastError("the combat has ended: 'resume' it to forecast")
 

@@ -8,7 +8,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from facility_tui import forecast, store
@@ -221,6 +221,40 @@ def test_bad_plays_are_refused_in_one_line() -> None:
         forecast.read_plays(enc, {"zed": "hold"})
     with pytest.raises(forecast.ForecastError, match="NAME=PLAY"):
         forecast.parse_play_option("ann")
+
+
+def test_a_fight_of_one_side_is_refused() -> None:
+    with pytest.raises(forecast.ForecastError, match="every combatant is on one side"):
+        forecast.forecast(build("new 2297 Alone", "add Ann side=pc"), 5, 1, processes=1)
+    with pytest.raises(forecast.ForecastError, match="no combatants"):
+        forecast.forecast(build("new 2297 Empty"), 5, 1, processes=1)
+
+
+@settings(max_examples=10, deadline=None)
+@given(
+    hlt=st.integers(5, 40),
+    skill=st.integers(0, 20),
+    damage=st.sampled_from(["1d6", "2d6+2", "3d6", "1d1+30"]),
+    inits=st.tuples(st.integers(0, 45), st.integers(0, 45)),
+    seed=st.integers(0, 2**32),
+)
+def test_any_duel_adds_up(
+    hlt: int, skill: int, damage: str, inits: tuple[int, int], seed: int
+) -> None:
+    enc = build(
+        "new 2297 Any",
+        f'add Ann side=pc init={inits[0]} hlt={hlt} skill={skill} weapon="Gun {damage} SA 9"',
+        f'add Bob side=enemy init={inits[1]} hlt={hlt} skill={skill} weapon="Gun {damage} SS"',
+    )
+    tally = forecast.forecast(enc, 4, seed, processes=1)
+    assert tally.runs == sum(tally.wins.values()) == 4
+    # no winner: a play stopped (rounds, stalled), or both fell (bleeding, a death countdown)
+    assert sum(tally.stops.values()) <= tally.wins[""]
+    for cid in tally.ids:
+        assert tally.dying[cid] <= tally.out[cid] <= 4
+        assert sum(tally.ends[cid].values()) == 4
+    assert sum(tally.first.values()) <= 4
+    assert sum(sum(c.values()) for c in tally.rounds.values()) == 4 - tally.wins[""]
 
 
 def save_of(tmp_path: Path, lines: tuple[str, ...]) -> Path:
