@@ -15,7 +15,7 @@ from __future__ import annotations
 import sys
 import time
 
-from benchmarks.common import load_line
+from benchmarks.common import load_line, median
 
 BUDGET_S = 10.0
 
@@ -82,6 +82,7 @@ def measure(runs: int = 1000) -> list[str]:
             f"{forecast.workers()} workers in {wall:5.1f} s = {tally.runs / wall:5.1f} plays/s, "
             f"{cpu:5.1f} CPU s ({per_cpu:5.1f} plays per CPU s) {verdict}"
         )
+    rows.append(keys_line())
     rows.append(f"after: {load_line()[0]}")
     return rows
 
@@ -89,3 +90,53 @@ def measure(runs: int = 1000) -> list[str]:
 if __name__ == "__main__":
     for row in measure(int(sys.argv[1]) if len(sys.argv) > 1 else 1000):
         print(row, flush=True)
+
+
+async def _lag_while_running(seconds: float = 8.0) -> tuple[list[float], list[float], int]:
+    """How late the app's event loop runs a 5 ms ticker (what delays a key) while the 2297 demo's
+    forecast runs in the forecast screen, then with the same screen's plays stopped; and the
+    plays done meanwhile."""
+    import asyncio
+    import tempfile
+    from pathlib import Path
+
+    from facility_tui.screens.forecast import ForecastScreen
+
+    from facility_tui.app import FacilityApp
+
+    async def lateness() -> list[float]:
+        out = []
+        end = time.perf_counter() + seconds
+        while time.perf_counter() < end:
+            t0 = time.perf_counter()
+            await asyncio.sleep(0.005)
+            out.append(time.perf_counter() - t0 - 0.005)
+        return out
+
+    with tempfile.TemporaryDirectory(prefix="bench-forecast-") as tmp:
+        app = FacilityApp(save_dir=Path(tmp), seed=1, demo="2297")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            await pilot.press("F")
+            screen = app.screen
+            assert isinstance(screen, ForecastScreen)
+            running = await lateness()
+            done = screen.done
+            screen._generation += 1  # (its plays stop; the screen stays)
+            await asyncio.sleep(1)
+            idle = await lateness()
+    return running, idle, done
+
+
+def keys_line() -> str:
+    import asyncio
+
+    from benchmarks.common import p95
+
+    running, idle, done = asyncio.run(_lag_while_running())
+    return (
+        f"app's event loop late while the 2297 forecast runs ({done} plays done): p50 "
+        f"{median(running) * 1e3:.1f} / p95 {p95(running) * 1e3:.1f} / max "
+        f"{max(running) * 1e3:.1f} ms; plays stopped: p50 {median(idle) * 1e3:.1f} / p95 "
+        f"{p95(idle) * 1e3:.1f} / max {max(idle) * 1e3:.1f} ms"
+    )

@@ -14,6 +14,7 @@ as they arrive), so a screen can show the figures sharpening.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import multiprocessing
 import os
@@ -260,14 +261,32 @@ def play_seed(seed: int, index: int) -> int:
     return random.Random(f"forecast:{seed}:{index}").getrandbits(62)
 
 
-def _chunk(args: tuple[Encounter, dict[str, Play], int, int, int]) -> Tally:
-    start, plays, seed, first, count = args
+def _chunk(start: Encounter, plays: Mapping[str, Play], seed: int, first: int, count: int) -> Tally:
+    """Plays ``first`` to ``first + count`` of the forecast seeded ``seed``."""
     tally = Tally(tuple(c.id for c in roster(start)))
     cpu = time.process_time()
     for index in range(first, first + count):
         tally.add(play_once(start, plays, play_seed(seed, index)))
     tally.cpu = time.process_time() - cpu
     return tally
+
+
+_JOB: tuple[Encounter, dict[str, Play], int] | None = None  # a worker's fight, plays and seed
+
+
+def _worker(job: tuple[Encounter, dict[str, Play], int]) -> None:
+    """A worker's start: the fight is sent once (a task is only its range of plays), and it
+    runs at a lower priority, so the tracker's keys come first on a busy core."""
+    global _JOB
+    _JOB = job
+    with contextlib.suppress(AttributeError, OSError):  # (no nice on some platforms)
+        os.nice(10)
+
+
+def _worker_chunk(span: tuple[int, int]) -> Tally:
+    assert _JOB is not None
+    start, plays, seed = _JOB
+    return _chunk(start, plays, seed, *span)
 
 
 def read_plays(enc: Encounter, words: Mapping[str, str]) -> dict[str, Play]:
@@ -338,22 +357,22 @@ def run(
     check(enc)
     plays = dict(plays or {})
     tally = Tally(tuple(c.id for c in roster(enc)))
-    tasks = [(enc, plays, seed, first, min(chunk, runs - first)) for first in range(0, runs, chunk)]
+    spans = [(first, min(chunk, runs - first)) for first in range(0, runs, chunk)]
     count = workers() if processes is None else processes
-    if count <= 1 or len(tasks) <= 1:
-        for task in tasks:
+    if count <= 1 or len(spans) <= 1:
+        for span in spans:
             if stop is not None and stop():
                 return
-            tally.merge(_chunk(task))
+            tally.merge(_chunk(enc, plays, seed, *span))
             yield tally
         return
     # forkserver: a worker is not a copy of a process running threads (the app's)
     context = multiprocessing.get_context("forkserver")
     _start_helpers()
-    pool = context.Pool(min(count, len(tasks)))
+    pool = context.Pool(min(count, len(spans)), initializer=_worker, initargs=((enc, plays, seed),))
     try:
-        parts = pool.imap_unordered(_chunk, tasks)
-        for _ in tasks:
+        parts = pool.imap_unordered(_worker_chunk, spans)
+        for _ in spans:
             while True:
                 if stop is not None and stop():
                     return
