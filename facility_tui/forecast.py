@@ -300,10 +300,8 @@ def read_plays(enc: Encounter, words: Mapping[str, str]) -> dict[str, Play]:
             play = parse_play(text)
         except (CommandError, PlayError) as err:
             raise ForecastError(str(err)) from None
-        if play.flee and play.flee not in rules.flee_words:
-            raise ForecastError(
-                f"flee at '{play.flee}': {rules.title} takes {', '.join(rules.flee_words)}"
-            )
+        if why := rules.check_play(play):
+            raise ForecastError(why)
         out[c.id] = play
     return out
 

@@ -6,7 +6,9 @@ play of a turn, changed per combatant by a small set of words the GM gives.
 - ``hold``: take no action (it still takes its turns, so bleeding and countdowns tick);
 - ``flee at LEVEL``: leave the fight once hurt that badly (a level of the rule system: 2297's
   ``moderate``, ``serious``, ``critical``...; Facility's ``impaired``, ``incapacitated``, or a
-  number of Impaired stats) — it counts as out, neither down nor dead.
+  number of Impaired stats) — it counts as out, neither down nor dead;
+- ``harm N HAZARD`` (Facility): the harm it deals (``harm 2 anomalies``, ``harm 1d4 trauma``),
+  for an enemy whose sheet names no weapon.
 
 Without a word, a combatant attacks a standing enemy picked at random (the play's own random
 generator, seeded from the forecast's seed: the encounter's dice are the rules' alone).
@@ -21,7 +23,7 @@ import re
 from attrs import field, frozen
 
 TARGETS = ("random", "focus", "spread")
-PLAY_WORDS = "focus, spread, hold, flee at LEVEL"
+PLAY_WORDS = "focus, spread, hold, flee at LEVEL, harm N HAZARD"
 
 
 class PlayError(ValueError):
@@ -33,21 +35,25 @@ class Play:
     target: str = "random"  # TARGETS
     hold: bool = False
     flee: str = ""  # the level (lower case) at which it leaves the fight; "" never
+    harm: str = ""  # Facility: the harm it deals, "N HAZARD"; "" its weapon's
 
     def text(self) -> str:
         words = ["hold"] if self.hold else [] if self.target == "random" else [self.target]
         if self.flee:
             words.append(f"flee at {self.flee}")
+        if self.harm:
+            words.append(f"harm {self.harm}")
         return ", ".join(words) or "default"
 
 
 DEFAULT_PLAY = Play()
 _FLEE = re.compile(r"^flee\s+(?:at\s+)?(.+)$")
+_HARM = re.compile(r"^harm\s+(\S+)\s+(\S+)$")
 
 
 def parse_play(text: str) -> Play:
     """``focus``, ``spread``, ``hold``, ``flee at serious``, or several joined by commas."""
-    target, hold, flee = "random", False, ""
+    target, hold, flee, harm = "random", False, "", ""
     words = [w.strip().lower() for w in text.split(",") if w.strip()]
     if not words:
         raise PlayError(f"a play needs a word: {PLAY_WORDS}")
@@ -58,9 +64,11 @@ def parse_play(text: str) -> Play:
             hold = True
         elif m := _FLEE.match(word):
             flee = " ".join(m.group(1).split())
+        elif m := _HARM.match(word):
+            harm = f"{m.group(1)} {m.group(2)}"
         else:
             raise PlayError(f"unknown play '{word}': use {PLAY_WORDS}")
-    return Play(target, hold, flee)
+    return Play(target, hold, flee, harm)
 
 
 @frozen

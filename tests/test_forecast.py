@@ -107,6 +107,20 @@ def test_duel_facility_matches_the_hand_computed_odds() -> None:
     assert tally.wins[PCS] + tally.wins[ENEMIES] == 600
 
 
+def test_a_harm_play_arms_an_enemy_the_sheet_leaves_unarmed() -> None:
+    unarmed = tuple(line.replace(" weapon=9", "") for line in DUEL_FACILITY)
+    enc = build(*unarmed)
+    plays = forecast.read_plays(enc, {"bob": "harm 9 weapons"})
+    tally = forecast.forecast(enc, 600, seed=11, plays=plays, processes=1)
+    strike, harm, first = 11 / 20, 11 / 20, 9 / 20
+    expected = first * first_wins(strike, harm) + (1 - first) * (1 - first_wins(harm, strike))
+    within(tally, PCS, expected)
+    # the very plays of weapon=9 on its sheet: the same lines, the same dice
+    assert tally == forecast.forecast(build(*DUEL_FACILITY), 600, seed=11, processes=1)
+    plain = forecast.forecast(enc, 50, seed=12, processes=1)
+    assert plain.wins[PCS] == 50  # 1 wound a hit never takes Ann down
+
+
 def test_the_same_seed_gives_the_same_forecast_in_one_process_or_two() -> None:
     enc = demo("facility")
     here = forecast.forecast(enc, 60, seed=3, processes=1)
@@ -205,6 +219,7 @@ def test_flee_at_takes_the_fighter_out_without_a_fall() -> None:
         ("hold", Play(hold=True)),
         ("flee at serious", Play(flee="serious")),
         ("Focus, flee at Critical", Play("focus", flee="critical")),
+        ("harm 2 anomalies", Play(harm="2 anomalies")),
     ],
 )
 def test_parse_play(text: str, play: Play) -> None:
@@ -221,6 +236,13 @@ def test_bad_plays_are_refused_in_one_line() -> None:
         forecast.read_plays(enc, {"zed": "hold"})
     with pytest.raises(forecast.ForecastError, match="NAME=PLAY"):
         forecast.parse_play_option("ann")
+    with pytest.raises(forecast.ForecastError, match="2297 plays no harm of its own"):
+        forecast.read_plays(enc, {"bob": "harm 2 weapons"})
+    facility = build(*DUEL_FACILITY)
+    with pytest.raises(forecast.ForecastError, match="unknown hazard 'smells'"):
+        forecast.read_plays(facility, {"bob": "harm 2 smells"})
+    with pytest.raises(forecast.ForecastError, match="at least 1 wound"):
+        forecast.read_plays(facility, {"bob": "harm 0 weapons"})
 
 
 def test_a_fight_of_one_side_is_refused() -> None:

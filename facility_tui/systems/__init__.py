@@ -23,7 +23,7 @@ from facility_tui.view import Choice, Pane, Public
 if TYPE_CHECKING:
     from facility_tui.call import Call, Spec
     from facility_tui.dice import Dice
-    from facility_tui.plays import TurnPlay
+    from facility_tui.plays import Play, TurnPlay
 
 
 @frozen
@@ -245,6 +245,14 @@ class RuleSystem:
     def fallen(self, enc: Encounter, c: Combatant) -> str | None:
         """Out of the fight, and how: "" (standing), "fled", "down" or "dying" (or dead);
         ``None`` for what is no combatant (an object the rules made)."""
+        return ""
+
+    def check_play(self, play: Play) -> str:
+        """Why ``play`` cannot be played in this system ("" when it can)."""
+        if play.flee and play.flee not in self.flee_words:
+            return f"flee at '{play.flee}': {self.title} takes {', '.join(self.flee_words)}"
+        if play.harm:
+            return f"harm {play.harm}: {self.title} plays no harm of its own"
         return ""
 
     def settle(self, enc: Encounter, choice: Choice) -> str:

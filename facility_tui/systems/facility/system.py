@@ -75,7 +75,7 @@ from facility_tui.text import Detail, Tone, counted
 from facility_tui.view import Bar, Boxes, Choice, Pane, Public, Row
 
 if TYPE_CHECKING:
-    from facility_tui.plays import TurnPlay
+    from facility_tui.plays import Play, TurnPlay
 
 STAT_CAPACITY = re.compile(r"\b([A-Z]\d+)/\d+")  # a stat's wounds and capacity: P2/4
 MAX_BOXES = 20  # a longer simple track is drawn as a bar
@@ -390,6 +390,9 @@ class FacilityRules(RuleSystem):
 
     def settle(self, enc: Encounter, choice: Choice) -> str:
         return tactics.settle(enc, choice)
+
+    def check_play(self, play: Play) -> str:
+        return tactics.check_harm(play.harm) or super().check_play(evolve(play, harm=""))
 
     def ammo(self, c: Combatant) -> int:
         """F8: no rounds are counted; a gun that runs dry counts one."""

@@ -7,7 +7,8 @@ command lines, member by member in the list's order.
   ``mark WHO other``), then strikes a standing enemy with its first loaded weapon
   (``strike WHO TARGET weapon=W``: Physique against the target's Weapons save, F8).
 - An enemy (or a PC with a simple track) harms a standing PC with its first weapon's damage
-  against the Weapons save (``harm PC DAMAGE weapons by=WHO``); with no weapon, 1 wound.
+  against the Weapons save (``harm PC DAMAGE weapons by=WHO``); with no weapon, 1 wound; a play
+  ``harm N HAZARD`` gives the harm it deals instead (``harm 2 anomalies``).
 Open choices take the players' usual answer: a hit is dealt (no Critical), a miss or a failed
 roll accepted (no Salvage), a Partial's backlash the lowest damage; a failed save ablates the
 first worn piece that covers it, else the wounds are suffered.
@@ -15,6 +16,7 @@ first worn piece that covers it, else the wounds are suffered.
 
 from __future__ import annotations
 
+from facility_tui.dice import Dice, DiceError
 from facility_tui.grammar import quote
 from facility_tui.model import ENEMIES, PCS, Combatant, Encounter
 from facility_tui.plays import TurnPlay
@@ -22,9 +24,11 @@ from facility_tui.systems.facility.core import (
     STATS,
     Condition,
     FacilitySheet,
+    RuleError,
     can_act,
     condition,
     impaired_count,
+    save_key,
     simple,
     stat_of,
     weapon,
@@ -38,7 +42,8 @@ ASSUMPTIONS = (
     "PCs strike a standing enemy picked at random with their first loaded weapon (Physique "
     "vs its Weapons save); a hit is dealt, no Critical, no Salvage; rearm with the other action",
     "enemies harm a standing PC picked at random: their first weapon's damage (1 without one) "
-    "vs the Weapons save; a failed save ablates the first PPE that covers it",
+    "vs the Weapons save, or the harm their play names; a failed save ablates the first PPE "
+    "that covers it",
 )
 
 
@@ -108,12 +113,29 @@ def _member_line(enc: Encounter, c: Combatant, turn: TurnPlay) -> str | None:
         if not loaded:
             return None
         return f"strike {who} {quote(target)} weapon={loaded[0]}"
+    if play.harm:
+        return f"harm {quote(target)} {play.harm} by={who}"
     damage = weapon(s.weapons[0]).damage if s.weapons else "1"
     return f"harm {quote(target)} {damage if damage != '0' else '1'} weapons by={who}"
 
 
 def _foe(c: Combatant, o: Combatant) -> bool:
     return o.side != c.side and not sheet_of(o).is_object and not fallen(o)
+
+
+def check_harm(text: str) -> str:
+    """Why a play's ``harm N HAZARD`` cannot be dealt ("" when it can)."""
+    if not text:
+        return ""
+    amount, hazard = text.split()
+    try:
+        save_key(hazard)
+        Dice(0, 0).roll(amount)  # (a throwaway roll: the expression is one the engine takes)
+    except (RuleError, DiceError) as err:
+        return f"harm {text}: {err}"
+    if amount.lstrip("-").isdigit() and int(amount) < 1:
+        return f"harm {text}: the harm is at least 1 wound"
+    return ""
 
 
 def settle(enc: Encounter, choice: Choice) -> str:
