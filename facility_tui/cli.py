@@ -464,7 +464,13 @@ def forecast_cmd(
     seed = enc.seed if seed is None else seed
     try:
         chosen = forecast.read_plays(enc, dict(forecast.parse_play_option(p) for p in plays))
-        tally = forecast.forecast(enc, runs, seed, chosen)
+        tally = forecast.Tally(())
+        counting = sys.stderr.isatty()  # (a terminal sees the plays counted as they finish)
+        for tally in forecast.run(enc, runs, seed, chosen):
+            if counting:
+                print(f"\r{tally.runs}/{runs} plays", end="", file=sys.stderr, flush=True)
+        if counting:
+            print("\r\033[K", end="", file=sys.stderr, flush=True)
     except forecast.ForecastError as err:
         _err(str(err))
         return 1
