@@ -131,8 +131,9 @@ def play_once(start: Encounter, plays: Mapping[str, Play], seed: int) -> Outcome
             ammo[i] = now
 
     if enc.phase is Phase.SETUP and winner(enc, ids, fates) is None:
-        enc = _settle(rules, _run(enc, "start"))
-        watch(enc)
+        enc = _run(enc, "start")
+    enc = _settle(rules, enc)  # (a choice the GM left open takes the forecast's answer too)
+    watch(enc)
     stop = ""
     start_round, acted = enc.round, enc.round
     while (won := winner(enc, ids, fates)) is None:

@@ -171,6 +171,14 @@ def test_demo_fights_mid_fight() -> None:
     assert min(tally.rounds[PCS]) >= 1
 
 
+def test_a_choice_left_open_in_the_save_takes_the_forecasts_answer() -> None:
+    enc = build(*DUEL_FACILITY, "start dice=15", "strike ann bob d20=15")
+    assert rules_for("facility").choices(enc)  # deal or crit, waiting
+    tally = forecast.forecast(enc, 10, seed=1, processes=1)
+    assert tally.wins[PCS] == 10  # dealt: Bob's track of 1 is full at once
+    assert tally.first["bob"] == 10
+
+
 def test_a_fight_already_won_forecasts_100_percent() -> None:
     enc = build(*DUEL_2297, "start", "hit bob 40")
     assert rules_for("2297").fallen(enc, enc.get("bob")) == "dying"
