@@ -171,7 +171,7 @@ def test_demo_fights_mid_fight() -> None:
     assert min(tally.rounds[PCS]) >= 1
 
 
-def test_a_choice_left_open_in_the_save_takes_the_forecasts_answer() -> None:
+def test_a_save_with_a_choice_left_open_forecasts() -> None:
     enc = build(*DUEL_FACILITY, "start dice=15", "strike ann bob d20=15")
     assert rules_for("facility").choices(enc)  # deal or crit, waiting
     tally = forecast.forecast(enc, 10, seed=1, processes=1)
