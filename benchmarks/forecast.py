@@ -87,11 +87,6 @@ def measure(runs: int = 1000) -> list[str]:
     return rows
 
 
-if __name__ == "__main__":
-    for row in measure(int(sys.argv[1]) if len(sys.argv) > 1 else 1000):
-        print(row, flush=True)
-
-
 async def _lag_while_running(seconds: float = 8.0) -> tuple[list[float], list[float], int]:
     """How late the app's event loop runs a 5 ms ticker (what delays a key) while the 2297 demo's
     forecast runs in the forecast screen, then with the same screen's plays stopped; and the
@@ -140,3 +135,8 @@ def keys_line() -> str:
         f"{max(running) * 1e3:.1f} ms; plays stopped: p50 {median(idle) * 1e3:.1f} / p95 "
         f"{p95(idle) * 1e3:.1f} / max {max(idle) * 1e3:.1f} ms"
     )
+
+
+if __name__ == "__main__":
+    for row in measure(int(sys.argv[1]) if len(sys.argv) > 1 else 1000):
+        print(row, flush=True)
