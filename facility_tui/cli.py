@@ -47,7 +47,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Keyboard-driven combat tracker for the Facility and 2297 rule systems.",
         usage=f"facility-tui [run] [FILE] [--saves DIR] [--seed N] [--demo {{{','.join(ids())}}}]"
         " [--config FILE]\n"
-        "       facility-tui {apply,show,export,watch,serve,validate,commands} ...",
+        "       facility-tui {apply,show,export,forecast,watch,serve,validate,commands} ...",
         epilog="With no command it opens the tracker: FILE, or the newest save in the save "
         "folder, or the demo fight. 'facility-tui run --help' explains the options.",
     )
@@ -110,6 +110,25 @@ def _parser() -> argparse.ArgumentParser:
     )
     se.add_argument("--port", type=int, default=8297, metavar="N", help="default: 8297")
     se.add_argument("--with-stdin", action="store_true", help=argparse.SUPPRESS)  # (the tracker's)
+
+    fc = sub.add_parser(
+        "forecast", help="play a save's fight out many times and print how it is likely to go"
+    )
+    fc.add_argument("save", type=Path)
+    fc.add_argument("--runs", type=int, default=1000, help="plays (default 1000)")
+    fc.add_argument("--seed", type=int, help="seed of the plays (default: the save's own)")
+    fc.add_argument(
+        "--play",
+        action="append",
+        default=[],
+        metavar="NAME=PLAY",
+        help="change how one combatant is played: focus, spread, hold, 'flee at LEVEL' "
+        "(docs/forecast.md); repeat for others",
+    )
+    form = fc.add_mutually_exclusive_group()
+    form.add_argument("--json", dest="form", action="store_const", const="json", help="as JSON")
+    form.add_argument("--md", dest="form", action="store_const", const="md", help="as Markdown")
+    _from_backup_arg(fc)
 
     va = sub.add_parser("validate", help="check saves and config files; exit 1 on a problem")
     va.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="files or folders")
@@ -177,7 +196,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     return code
 
 
-COMMANDS = ("run", "apply", "show", "export", "watch", "serve", "validate", "commands")
+COMMANDS = ("run", "apply", "show", "export", "forecast", "watch", "serve", "validate", "commands")
 
 
 def _nearest_command(word: str) -> str:
@@ -213,6 +232,10 @@ def _dispatch(ns: argparse.Namespace) -> int:
     if ns.cmd == "export":
         return export_cmd(
             ns.save, ns.form, output=ns.output, public=ns.public, from_backup=ns.from_backup
+        )
+    if ns.cmd == "forecast":
+        return forecast_cmd(
+            ns.save, ns.runs, ns.seed, ns.play, form=ns.form, from_backup=ns.from_backup
         )
     if ns.cmd == "watch":
         return watch_cmd(ns.save, served=ns.served)
@@ -432,6 +455,52 @@ def show_cmd(save: Path, *, as_json: bool, from_backup: bool = False) -> int:
     from facility_tui.report import render_text
 
     print(render_text(session.encounter))
+    return 0
+
+
+MAX_RUNS = 100_000
+
+
+def forecast_cmd(
+    save: Path,
+    runs: int,
+    seed: int | None,
+    plays: Sequence[str],
+    *,
+    form: str | None,
+    from_backup: bool = False,
+) -> int:
+    """docs/forecast.md: reads the save (held by the tracker or not), writes nothing."""
+    from facility_tui import forecast
+
+    if not 1 <= runs <= MAX_RUNS:
+        _err(f"--runs must be from 1 to {MAX_RUNS}, got {runs}")
+        return 1
+    session = _read_save(save, from_backup)
+    if session is None:
+        return 2
+    enc = session.encounter
+    seed = enc.seed if seed is None else seed
+    try:
+        chosen = forecast.read_plays(enc, dict(forecast.parse_play_option(p) for p in plays))
+        tally = forecast.Tally(())
+        counting = sys.stderr.isatty()  # (a terminal sees the plays counted as they finish)
+        for tally in forecast.run(enc, runs, seed, chosen):
+            if counting:
+                print(f"\r{tally.runs}/{runs} plays", end="", file=sys.stderr, flush=True)
+        if counting:
+            print("\r\033[K", end="", file=sys.stderr, flush=True)
+    except forecast.ForecastError as err:
+        _err(str(err))
+        return 1
+    if form == "json":
+        print(json_text(forecast.as_dict(enc, tally, chosen, seed)))
+    elif form == "md":
+        for line in forecast.markdown(enc, tally, chosen, seed).rstrip("\n").split("\n"):
+            _out(line)
+    else:
+        for line in forecast.lines(enc, tally, chosen, seed):
+            _out(line)
     return 0
 
 

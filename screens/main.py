@@ -116,6 +116,15 @@ class MainScreen(Screen[None]):
         Binding("ctrl+n", "new", "New encounter", show=False, priority=True, id="new"),
         Binding("o", "open", "Open a save", show=False, priority=True, id="open"),
         Binding("E", "export", "Export a report", show=False, priority=True, id="export"),
+        Binding(
+            "F",
+            "forecast",
+            "Forecast",
+            show=False,
+            priority=True,
+            id="forecast",
+            tooltip="the fight played out 1,000 times from here: who wins, who falls",
+        ),
         Binding("j", "cursor(1)", "Down", show=False, priority=True, id="down"),
         Binding("k", "cursor(-1)", "Up", show=False, priority=True, id="up"),
         Binding("q", "quit", "Quit", priority=True, id="quit"),
@@ -777,6 +786,12 @@ class MainScreen(Screen[None]):
             self.notify(f"Could not write {path}: {err.strerror or err}", severity="error")
             return
         self.notify(f"Report written to {path}", timeout=8)
+
+    def action_forecast(self) -> None:
+        """The danger forecast of the fight as it stands (docs/forecast.md): nothing changes."""
+        from .forecast import ForecastScreen
+
+        self.app.push_screen(ForecastScreen(self.ws.encounter))
 
     def player_view(self) -> None:
         """This read-only window becomes the player view (``facility-tui watch``)."""

@@ -83,6 +83,11 @@ class FacilityCommands(Provider):
             yield ("Share the players' view", about, partial(sharing.start, main.ws.path))
         report = f"{printable(main.ws.path.stem)}.md beside the save (the e key)"
         yield ("Export a report", f"the fight as Markdown: {report}", main.action_export)
+        yield (
+            "Forecast",
+            "play the fight out 1,000 times from here: who wins, who falls (the F key)",
+            main.action_forecast,
+        )
         for name in templates.names(main.ws.session.campaign):
             yield (
                 f"Add from template {printable(name)}",

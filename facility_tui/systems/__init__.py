@@ -23,6 +23,7 @@ from facility_tui.view import Choice, Pane, Public
 if TYPE_CHECKING:
     from facility_tui.call import Call, Spec
     from facility_tui.dice import Dice
+    from facility_tui.plays import Play, TurnPlay
 
 
 @frozen
@@ -253,6 +254,39 @@ class RuleSystem:
         """What the GM must not miss now, in words (bleeding applied, a death countdown, a
         check that is due, a choice still open): shown at the top of the column."""
         return [Detail("Open", choice.title, Tone.WARN) for choice in self.choices(enc)]
+
+    # -- the forecast (``facility_tui.forecast``): the rules' default play of a turn ----------
+
+    #: What a play's ``flee at`` takes (``facility_tui.plays``).
+    flee_words: tuple[str, ...] = ()
+    #: The default play in words, listed with every forecast.
+    forecast_assumptions: tuple[str, ...] = ()
+
+    def forecast_line(self, enc: Encounter, slot: str, turn: TurnPlay) -> str | None:
+        """The next command line of the acting ``slot``'s default play, as ``turn``'s plays
+        change it; ``None`` when the turn has no more. By default: no play at all."""
+        return None
+
+    def fallen(self, enc: Encounter, c: Combatant) -> str | None:
+        """Out of the fight, and how: "" (standing), "fled", "down" or "dying" (or dead);
+        ``None`` for what is no combatant (an object the rules made)."""
+        return ""
+
+    def check_play(self, play: Play) -> str:
+        """Why ``play`` cannot be played in this system ("" when it can)."""
+        if play.flee and play.flee not in self.flee_words:
+            return f"flee at '{play.flee}': {self.title} takes {', '.join(self.flee_words)}"
+        if play.harm:
+            return f"harm {play.harm}: {self.title} plays no harm of its own"
+        return ""
+
+    def settle(self, enc: Encounter, choice: Choice) -> str:
+        """The forecast's answer to a choice left open: by default the menu's default."""
+        return choice.default.line
+
+    def ammo(self, c: Combatant) -> int:
+        """The ammunition ``c`` holds, to count what a forecast spends (its drops)."""
+        return 0
 
 
 _PACKAGES = {  # the one table of the built-in rule systems: id -> its package (INFO, load())

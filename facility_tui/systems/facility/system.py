@@ -10,7 +10,7 @@ lines the screens show.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from attrs import astuple, evolve
 
@@ -19,6 +19,7 @@ from facility_tui.dice import Dice
 from facility_tui.grammar import CommandError
 from facility_tui.model import ENEMIES, PCS, Combatant, Encounter, Kind, Phase
 from facility_tui.systems import RuleSystem
+from facility_tui.systems.facility import tactics
 from facility_tui.systems.facility.checks import sheet_problem, state_problem
 from facility_tui.systems.facility.choices import choices as choices_of
 from facility_tui.systems.facility.commands.helpers import helpers_from, roll_check
@@ -45,6 +46,7 @@ from facility_tui.systems.facility.core import (
     simple,
     stat_of,
     weapon_from,
+    weapon_of,
     wound_impaired,
     wounds_short,
 )
@@ -73,6 +75,9 @@ from facility_tui.systems.facility.state import (
 )
 from facility_tui.text import Detail, Tone, counted
 from facility_tui.view import Bar, Boxes, Choice, Pane, Public, Row
+
+if TYPE_CHECKING:
+    from facility_tui.plays import Play, TurnPlay
 
 STAT_CAPACITY = re.compile(r"\b([A-Z]\d+)/\d+")  # a stat's wounds and capacity: P2/4
 MAX_BOXES = 20  # a longer simple track is drawn as a bar
@@ -398,6 +403,28 @@ class FacilityRules(RuleSystem):
         if rest:
             out.append(Pane("Sheet", tuple(rest)))
         return out
+
+    # -- the forecast: the default play of a side's turn (``tactics``) -----------------------
+
+    flee_words = tactics.FLEE_WORDS
+    forecast_assumptions = tactics.ASSUMPTIONS
+
+    def forecast_line(self, enc: Encounter, slot: str, turn: TurnPlay) -> str | None:
+        return tactics.next_line(enc, slot, turn)
+
+    def fallen(self, enc: Encounter, c: Combatant) -> str | None:
+        return tactics.fallen(c)
+
+    def settle(self, enc: Encounter, choice: Choice) -> str:
+        return tactics.settle(enc, choice)
+
+    def check_play(self, play: Play) -> str:
+        return tactics.check_harm(play.harm) or super().check_play(evolve(play, harm=""))
+
+    def ammo(self, c: Combatant) -> int:
+        """F8: no rounds are counted; a gun that runs dry counts one."""
+        s = sheet_of(c)
+        return sum(1 for w in s.weapons if weapon_of(s, w).gun and w not in s.empty)
 
 
 def status_word(s: FacilitySheet) -> str:

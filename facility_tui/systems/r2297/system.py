@@ -16,6 +16,7 @@ from facility_tui.dice import Dice
 from facility_tui.grammar import CommandError, parse
 from facility_tui.model import Combatant, Encounter, Kind, Phase
 from facility_tui.systems import RuleSystem
+from facility_tui.systems.r2297 import tactics
 from facility_tui.systems.r2297.checks import sheet_problem
 from facility_tui.systems.r2297.choices import choices as choices_of
 from facility_tui.systems.r2297.choices import downgrade_choice
@@ -76,6 +77,7 @@ from facility_tui.view import Bar, Boxes, Choice, Pane, Public, Row
 
 if TYPE_CHECKING:
     from facility_tui.call import Call
+    from facility_tui.plays import TurnPlay
 
 
 PASSES = 12  # tie roll-off passes; 11**12 * 10 stays far inside TOML's 64-bit integers
@@ -548,6 +550,20 @@ class Rules2297(RuleSystem):
             out.append(Detail("Rest", due, Tone.WARN))
         out += [Detail("Edge", choice.title, Tone.WARN) for choice in self.choices(enc)]
         return out
+
+    # -- the forecast: the default play of a turn (``tactics``) ------------------------------
+
+    flee_words = tactics.FLEE_WORDS
+    forecast_assumptions = tactics.ASSUMPTIONS
+
+    def forecast_line(self, enc: Encounter, slot: str, turn: TurnPlay) -> str | None:
+        return tactics.next_line(enc, slot, turn)
+
+    def fallen(self, enc: Encounter, c: Combatant) -> str | None:
+        return tactics.fallen(c)
+
+    def ammo(self, c: Combatant) -> int:
+        return sum(w.ammo for w in sheet_of(c).weapons)
 
 
 # The list's Actions cell for a combatant who is out, saying why (A4, A8, A9): a word, never a

@@ -1,0 +1,593 @@
+"""The danger forecast: an encounter played out many times from its current state, with the rules
+engine itself (``dispatch.apply`` on command lines, as at the table), each play with its own
+seed derived from the forecast's seed. It reads an ``Encounter`` value and writes nothing: a
+save held by another window is forecast by reading it.
+
+Each turn is played by the rule system's default play (``RuleSystem.forecast_line``), changed
+per combatant by the GM's words (``facility_tui.plays``); open choices take the rules' answer
+(``RuleSystem.settle``). A play ends when one side has no one standing, after ``MAX_ROUNDS``
+rounds, or when ``STALL_ROUNDS`` rounds pass with no one's play able to do anything.
+
+``run`` yields the tally as it grows (chunks of plays run in worker processes and are merged
+as they arrive), so a screen can show the figures sharpening.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import multiprocessing
+import os
+import random
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+from attrs import define, evolve, field, frozen
+
+from facility_tui.call import resolve
+from facility_tui.dispatch import apply, listed
+from facility_tui.grammar import CommandError
+from facility_tui.model import ENEMIES, PCS, Combatant, Encounter, Phase
+from facility_tui.plays import PLAY_WORDS, Play, PlayError, TurnPlay, parse_play
+from facility_tui.report import md
+from facility_tui.systems import RuleSystem, rules_for
+
+MAX_ROUNDS = 60  # rounds a play may last past its start before it counts as undecided
+STALL_ROUNDS = 6  # rounds in a row in which no play ran a line: nobody can act
+MAX_LINES = 40  # lines of one turn (a guard: each line spends an action or a mark)
+MAX_SETTLE = 20  # choices settled after one line
+CHUNK = 20  # plays a worker runs before reporting
+Z95 = 1.959963984540054  # the normal quantile of a two-sided 95 % interval
+
+
+class ForecastError(CommandError):
+    """An encounter or a play the forecast refuses; one line, fit for the GM."""
+
+
+# -- one play ---------------------------------------------------------------------------------
+
+
+@frozen
+class Outcome:
+    """How one play ended: the winning side ("" none: undecided, or both fell), why it stopped
+    without a winner ("rounds", "stalled" or ""), the round it ended in, and for each combatant
+    of the roster (in its order) how it is out ("" standing), its end state in the list's
+    words, the ammo it spent; the first of the roster to fall ("" none)."""
+
+    winner: str
+    stop: str
+    rounds: int
+    fates: tuple[str, ...]
+    ends: tuple[str, ...]
+    ammo: tuple[int, ...]
+    first: str
+
+
+def roster(enc: Encounter) -> list[Combatant]:
+    """The combatants a forecast follows (not the rules' objects, a Facility barricade), in
+    the list's order."""
+    rules = rules_for(enc.system)
+    return [c for c in listed(enc) if rules.fallen(enc, c) is not None]
+
+
+def _fates(rules: RuleSystem, enc: Encounter, ids: list[str]) -> list[str]:
+    return [rules.fallen(enc, enc.get(cid)) or "" if enc.has(cid) else "fled" for cid in ids]
+
+
+def winner(enc: Encounter, ids: list[str], fates: list[str]) -> str | None:
+    """The side left standing when the other has no one ("" when no one stands at all), or
+    ``None`` while both sides have someone standing."""
+    standing = {enc.get(cid).side for cid, fate in zip(ids, fates, strict=True) if not fate}
+    sides = {enc.get(cid).side for cid in ids if enc.has(cid)}
+    if len(standing) > 1 or (len(standing) == 1 and len(sides) == 1):
+        return None
+    return next(iter(standing), "")
+
+
+def _settle(rules: RuleSystem, enc: Encounter) -> Encounter:
+    for _ in range(MAX_SETTLE):
+        choices = rules.choices(enc)
+        if not choices:
+            break
+        try:
+            enc = apply(enc, rules.settle(enc, choices[0])).encounter
+        except CommandError:
+            break
+    return enc
+
+
+def play_once(start: Encounter, plays: Mapping[str, Play], seed: int) -> Outcome:
+    """Play ``start`` out once with its dice seeded by ``seed`` (its own rolls are the rules';
+    the tactics' random picks come from a generator of the same seed)."""
+    rules = rules_for(start.system)
+    ids = [c.id for c in roster(start)]
+    rng = random.Random(seed)
+    enc = evolve(start, seed=seed, rolls=0, log=())
+    fates = _fates(rules, enc, ids)
+    down_at_start = {cid for cid, fate in zip(ids, fates, strict=True) if fate}
+    first = ""
+    ammo = [rules.ammo(enc.get(cid)) for cid in ids]
+    spent = [0] * len(ids)
+
+    seen = {c.id: c for c in enc.combatants}
+
+    def watch(enc: Encounter) -> None:
+        """Who fell (the first to), and the ammo spent: read again only for a combatant the
+        line changed (an unchanged one is the same value)."""
+        nonlocal first
+        for i, cid in enumerate(ids):
+            c = enc.get(cid) if enc.has(cid) else None
+            if c is None or c is seen.get(cid):
+                continue
+            seen[cid] = c
+            fates[i] = rules.fallen(enc, c) or ""
+            if fates[i] and not first and cid not in down_at_start:
+                first = cid
+            now = rules.ammo(c)
+            spent[i] += max(0, ammo[i] - now)
+            ammo[i] = now
+
+    if enc.phase is Phase.SETUP and winner(enc, ids, fates) is None:
+        enc = _run(enc, "start")
+    enc = _settle(rules, enc)  # (a choice the GM left open takes the forecast's answer too)
+    watch(enc)
+    stop = ""
+    start_round, acted = enc.round, enc.round
+    while (won := winner(enc, ids, fates)) is None:
+        if enc.phase is not Phase.ACTIVE:
+            raise ForecastError("the combat has ended: 'resume' it to forecast")
+        if enc.round - start_round >= MAX_ROUNDS:
+            stop = "rounds"
+            break
+        if enc.round - acted >= STALL_ROUNDS:
+            stop = "stalled"
+            break
+        slot = enc.current or ""
+        turn = TurnPlay(dict(plays), rng)
+        for _ in range(MAX_LINES):
+            line = rules.forecast_line(enc, slot, turn)
+            if line is None or line in turn.refused:
+                break
+            try:
+                enc = apply(enc, line).encounter
+            except CommandError:
+                turn.refused.add(line)
+                continue
+            turn.tried.add(line)
+            acted = enc.round
+            enc = _settle(rules, enc)
+            watch(enc)
+        enc = _settle(rules, _run(enc, "next"))
+        enc = evolve(enc, log=())  # (the forecast reads no log: it would only grow)
+        watch(enc)
+    ends = tuple(
+        "fled" if fate == "fled" else rules.state_word(enc, enc.get(cid)) if enc.has(cid) else ""
+        for cid, fate in zip(ids, fates, strict=True)
+    )
+    return Outcome(won or "", stop, enc.round, tuple(fates), ends, tuple(spent), first)
+
+
+def _run(enc: Encounter, line: str) -> Encounter:
+    try:
+        return apply(enc, line).encounter
+    except CommandError as err:
+        raise ForecastError(f"the rules refused '{line}' in round {enc.round}: {err}") from None
+
+
+# -- the tally ---------------------------------------------------------------------------------
+
+
+@define
+class Tally:
+    """What the plays so far add up to; merged as chunks of plays arrive."""
+
+    ids: tuple[str, ...]
+    runs: int = 0
+    wins: Counter[str] = field(factory=Counter)  # side ("" none) -> plays
+    rounds: dict[str, Counter[int]] = field(factory=dict)  # side -> round it won in -> plays
+    out: Counter[str] = field(factory=Counter)  # combatant -> plays it ended down, fled or dying
+    dying: Counter[str] = field(factory=Counter)  # ... dying or dead
+    ends: dict[str, Counter[str]] = field(factory=dict)  # combatant -> end state -> plays
+    ammo: Counter[str] = field(factory=Counter)  # combatant -> ammo spent over all plays
+    first: Counter[str] = field(factory=Counter)  # combatant -> plays it fell first
+    stops: Counter[str] = field(factory=Counter)  # "rounds", "stalled" -> plays
+    cpu: float = field(default=0.0, eq=False)  # CPU seconds the plays took (the benchmark's)
+
+    def add(self, o: Outcome) -> None:
+        self.runs += 1
+        self.wins[o.winner] += 1
+        if o.winner:
+            self.rounds.setdefault(o.winner, Counter())[o.rounds] += 1
+        if o.stop:
+            self.stops[o.stop] += 1
+        if o.first:
+            self.first[o.first] += 1
+        for cid, fate, end, ammo in zip(self.ids, o.fates, o.ends, o.ammo, strict=True):
+            if fate:
+                self.out[cid] += 1
+            if fate == "dying":
+                self.dying[cid] += 1
+            self.ends.setdefault(cid, Counter())[end] += 1
+            self.ammo[cid] += ammo
+
+    def merge(self, other: Tally) -> None:
+        self.runs += other.runs
+        self.cpu += other.cpu
+        for mine, theirs in (
+            (self.wins, other.wins),
+            (self.out, other.out),
+            (self.dying, other.dying),
+            (self.ammo, other.ammo),
+            (self.first, other.first),
+            (self.stops, other.stops),
+        ):
+            mine.update(theirs)
+        for side, counts in other.rounds.items():
+            self.rounds.setdefault(side, Counter()).update(counts)
+        for cid, ends in other.ends.items():
+            self.ends.setdefault(cid, Counter()).update(ends)
+
+
+def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval of ``k`` successes in ``n`` trials (95 % by default)."""
+    if n <= 0:
+        return 0.0, 1.0
+    p = k / n
+    z2 = z * z
+    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    # (at 0 or n the bound is the share itself, up to rounding: said exactly)
+    return (0.0 if k == 0 else centre - half), (1.0 if k == n else centre + half)
+
+
+def percentile(counts: Counter[int], share: float) -> int:
+    """The smallest value with at least ``share`` of the counts at or below it."""
+    total = sum(counts.values())
+    seen = 0
+    for value in sorted(counts):
+        seen += counts[value]
+        if seen >= share * total:
+            return value
+    return 0
+
+
+# -- running many plays ------------------------------------------------------------------------
+
+
+def play_seed(seed: int, index: int) -> int:
+    """The seed of play ``index`` of a forecast seeded ``seed``."""
+    return random.Random(f"forecast:{seed}:{index}").getrandbits(62)
+
+
+def _chunk(start: Encounter, plays: Mapping[str, Play], seed: int, first: int, count: int) -> Tally:
+    """Plays ``first`` to ``first + count`` of the forecast seeded ``seed``."""
+    tally = Tally(tuple(c.id for c in roster(start)))
+    cpu = time.process_time()
+    for index in range(first, first + count):
+        tally.add(play_once(start, plays, play_seed(seed, index)))
+    tally.cpu = time.process_time() - cpu
+    return tally
+
+
+_JOB: tuple[Encounter, dict[str, Play], int] | None = None  # a worker's fight, plays and seed
+
+
+def _worker(job: tuple[Encounter, dict[str, Play], int]) -> None:
+    """A worker's start: the fight is sent once (a task is only its range of plays), and it
+    runs at a lower priority, so the tracker's keys come first on a busy core."""
+    global _JOB
+    _JOB = job
+    with contextlib.suppress(AttributeError, OSError):  # (no nice on some platforms)
+        os.nice(10)
+
+
+def _worker_chunk(span: tuple[int, int]) -> Tally:
+    assert _JOB is not None
+    start, plays, seed = _JOB
+    return _chunk(start, plays, seed, *span)
+
+
+def read_plays(enc: Encounter, words: Mapping[str, str]) -> dict[str, Play]:
+    """The GM's plays, ``{name: words}``, as plays by combatant id; a name no combatant has,
+    or a word the rules do not know, is refused in one line."""
+    rules = rules_for(enc.system)
+    out: dict[str, Play] = {}
+    for name, text in words.items():
+        try:
+            c = resolve(enc, name, listed)
+            play = parse_play(text)
+        except (CommandError, PlayError) as err:
+            raise ForecastError(str(err)) from None
+        if why := rules.check_play(play):
+            raise ForecastError(why)
+        out[c.id] = play
+    return out
+
+
+def parse_play_option(text: str) -> tuple[str, str]:
+    """``NAME=WORDS`` (``--play blanc=focus``) as its two parts."""
+    name, eq, words = text.partition("=")
+    if not eq or not name.strip() or not words.strip():
+        raise ForecastError(f"--play takes NAME=PLAY ({PLAY_WORDS}), got '{text}'")
+    return name.strip(), words.strip()
+
+
+def parse_plays_text(text: str) -> dict[str, str]:
+    """The app's plays line: ``NAME=PLAY; NAME=PLAY`` (empty: the default plays)."""
+    return dict(parse_play_option(part) for part in text.split(";") if part.strip())
+
+
+def check(enc: Encounter) -> None:
+    """Refuse, in one line, an encounter the forecast cannot play."""
+    sides = {c.side for c in roster(enc)}
+    if not sides:
+        raise ForecastError("nothing to forecast: the encounter has no combatants")
+    if len(sides) < 2:
+        raise ForecastError("nothing to forecast: every combatant is on one side")
+    if enc.phase is Phase.ENDED:
+        raise ForecastError("the combat has ended: 'resume' it to forecast")
+
+
+def workers() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # (not on every platform)
+        return max(1, os.cpu_count() or 1)
+
+
+def run(
+    enc: Encounter,
+    runs: int,
+    seed: int,
+    plays: Mapping[str, Play] | None = None,
+    *,
+    processes: int | None = None,
+    chunk: int = CHUNK,
+    stop: Callable[[], bool] | None = None,
+) -> Iterator[Tally]:
+    """Play ``enc`` out ``runs`` times; yields the tally so far each time a chunk of plays
+    finishes (the last one is the whole forecast). ``processes``: worker processes (default:
+    one per core; 1 plays here, in this process). ``stop`` is asked every tenth of a second
+    (the app's escape): true, the workers are stopped and nothing more is yielded; closing the
+    iterator stops them too."""
+    check(enc)
+    plays = dict(plays or {})
+    tally = Tally(tuple(c.id for c in roster(enc)))
+    spans = [(first, min(chunk, runs - first)) for first in range(0, runs, chunk)]
+    count = workers() if processes is None else processes
+    if count <= 1 or len(spans) <= 1:
+        for span in spans:
+            if stop is not None and stop():
+                return
+            tally.merge(_chunk(enc, plays, seed, *span))
+            yield tally
+        return
+    # forkserver: a worker is not a copy of a process running threads (the app's)
+    context = multiprocessing.get_context("forkserver")
+    _start_helpers()
+    pool = context.Pool(min(count, len(spans)), initializer=_worker, initargs=((enc, plays, seed),))
+    try:
+        parts = pool.imap_unordered(_worker_chunk, spans)
+        for _ in spans:
+            while True:
+                if stop is not None and stop():
+                    return
+                try:
+                    part = parts.next(timeout=0.1)
+                except multiprocessing.TimeoutError:
+                    continue
+                break
+            tally.merge(part)
+            yield tally
+    finally:
+        pool.terminate()
+        pool.join()
+
+
+def _start_helpers() -> None:
+    """Start the forkserver and its resource tracker with the process's own stderr: they hand
+    ``sys.stderr``'s file to their process, and in the app it is Textual's capture, with no
+    file (``bad value(s) in fds_to_keep``)."""
+    from multiprocessing import forkserver, resource_tracker
+
+    saved = sys.stderr
+    try:
+        if sys.__stderr__ is not None:
+            sys.stderr = sys.__stderr__
+        resource_tracker.ensure_running()
+        forkserver.ensure_running()
+    finally:
+        sys.stderr = saved
+
+
+def forecast(
+    enc: Encounter,
+    runs: int,
+    seed: int,
+    plays: Mapping[str, Play] | None = None,
+    *,
+    processes: int | None = None,
+) -> Tally:
+    """The whole forecast (``run`` to its end)."""
+    tally = Tally(tuple(c.id for c in roster(enc)))
+    for tally in run(enc, runs, seed, plays, processes=processes):  # noqa: B007
+        pass
+    return tally
+
+
+# -- in words ----------------------------------------------------------------------------------
+
+SIDE_NAMES = {PCS: "PCs", ENEMIES: "Enemies", "": "No one"}
+BARS = "▁▂▃▄▅▆▇█"
+
+
+def pct(k: int, n: int) -> str:
+    """``47 % (43–50)``: the share and its Wilson 95 % interval, in whole percents."""
+    low, high = wilson(k, n)
+    return f"{round(100 * k / max(1, n))} % ({math.floor(100 * low)}–{math.ceil(100 * high)})"
+
+
+def histogram(counts: Counter[int]) -> str:
+    """A bar per round from the first to the last: ``▁▃█▅▂``."""
+    if not counts:
+        return ""
+    low, high = min(counts), max(counts)
+    top = max(counts.values())
+    return "".join(
+        BARS[(counts[r] * (len(BARS) - 1) + top - 1) // top] if counts[r] else " "
+        for r in range(low, high + 1)
+    )
+
+
+def assumptions(enc: Encounter, plays: Mapping[str, Play], seed: int) -> list[str]:
+    """The assumptions a forecast used, in words (the screen and the reports list them)."""
+    rules = rules_for(enc.system)
+    out = [*rules.forecast_assumptions]
+    names = {c.id: c.name for c in enc.combatants}
+    out += [f"{names.get(cid, cid)}: {play.text()}" for cid, play in plays.items()]
+    out.append(
+        f"seed {seed}; a play stops undecided after {MAX_ROUNDS} rounds, or after "
+        f"{STALL_ROUNDS} rounds in which no one acts"
+    )
+    return out
+
+
+def as_dict(enc: Encounter, tally: Tally, plays: Mapping[str, Play], seed: int) -> dict[str, Any]:
+    """The forecast as plain data (``--json``)."""
+    n = tally.runs
+    names = {c.id: c.name for c in enc.combatants}
+
+    def share(k: int) -> dict[str, float | int]:
+        low, high = wilson(k, n)
+        return {"count": k, "share": k / n if n else 0.0, "low": low, "high": high}
+
+    sides: dict[str, Any] = {}
+    for side in sorted({enc.get(cid).side for cid in tally.ids}):
+        counts = tally.rounds.get(side, Counter())
+        sides[side] = {
+            "win": share(tally.wins[side]),
+            "rounds": {str(r): counts[r] for r in sorted(counts)},
+            "median_rounds": percentile(counts, 0.5) if counts else None,
+            "p90_rounds": percentile(counts, 0.9) if counts else None,
+        }
+    return {
+        "encounter": enc.name,
+        "system": enc.system,
+        "runs": n,
+        "seed": seed,
+        "sides": sides,
+        "no_winner": share(tally.wins[""]),
+        "stopped": dict(tally.stops),
+        "combatants": [
+            {
+                "id": cid,
+                "name": names.get(cid, cid),
+                "side": enc.get(cid).side,
+                "out": share(tally.out[cid]),
+                "dying_or_dead": share(tally.dying[cid]),
+                "end_state": _likeliest(tally.ends.get(cid, Counter())),
+                "ammo_spent_mean": tally.ammo[cid] / n if n else 0.0,
+                "first_to_fall": share(tally.first[cid]),
+            }
+            for cid in tally.ids
+        ],
+        "assumptions": assumptions(enc, plays, seed),
+        "note": note(tally),
+    }
+
+
+def _likeliest(counts: Counter[str]) -> str:
+    return min(counts, key=lambda k: (-counts[k], k)) if counts else ""
+
+
+def note(tally: Tally) -> str:
+    """What the GM must know beyond the figures: plays that could not end."""
+    n = tally.runs
+    stalled, capped = tally.stops["stalled"], tally.stops["rounds"]
+    if n and stalled == n:
+        return "Nobody can act: no play of this fight goes anywhere (its tactics have no action)"
+    parts = []
+    if stalled:
+        parts.append(f"{stalled} of {n} plays stalled (no one could act for {STALL_ROUNDS} rounds)")
+    if capped:
+        parts.append(f"{capped} of {n} plays had no winner after {MAX_ROUNDS} rounds")
+    return "; ".join(parts)
+
+
+def rounds_text(counts: Counter[int]) -> str:
+    if not counts:
+        return ""
+    return (
+        f"round {percentile(counts, 0.5)} median, {percentile(counts, 0.9)} at 90 % "
+        f"{histogram(counts)} ({min(counts)}–{max(counts)})"
+    )
+
+
+def lines(enc: Encounter, tally: Tally, plays: Mapping[str, Play], seed: int) -> list[str]:
+    """The forecast as plain text lines (the CLI; the screen shows the same)."""
+    n = tally.runs
+    names = {c.id: c.name for c in enc.combatants}
+    out = [f"{enc.name}: {n} plays from round {enc.round} ({enc.phase.value})"]
+    if text := note(tally):
+        out.append(text)
+    for side in sorted({enc.get(cid).side for cid in tally.ids}):
+        out.append(f"{SIDE_NAMES.get(side, side)} win {pct(tally.wins[side], n)}")
+        if text := rounds_text(tally.rounds.get(side, Counter())):
+            out.append(f"  {text}")
+    if tally.wins[""]:
+        out.append(f"No winner {pct(tally.wins[''], n)}")
+    out.append("")
+    width = max((len(names.get(cid, cid)) for cid in tally.ids), default=4)
+    width = min(width, 20)
+    out.append(f"{'':{width}}  {'down/out':16} {'dying/dead':16} most often  ammo")
+    for cid in tally.ids:
+        name = names.get(cid, cid)
+        name = name if len(name) <= width else name[: width - 1] + "…"
+        end = _likeliest(tally.ends.get(cid, Counter()))
+        ammo = f"{tally.ammo[cid] / n:.1f}" if n else "-"
+        out.append(
+            f"{name:{width}}  {pct(tally.out[cid], n):16} {pct(tally.dying[cid], n):16} "
+            f"{end[:11]:11}  {ammo}"
+        )
+    likeliest = [cid for cid, _ in sorted(tally.first.items(), key=lambda kv: (-kv[1], kv[0]))]
+    if likeliest:
+        out.append("")
+        falls = [f"{names.get(cid, cid)} {pct(tally.first[cid], n)}" for cid in likeliest[:3]]
+        out.append("First to fall: " + "; ".join(falls))
+    out.append("")
+    out.append("Assumptions:")
+    out += [f"- {line}" for line in assumptions(enc, plays, seed)]
+    return out
+
+
+def markdown(enc: Encounter, tally: Tally, plays: Mapping[str, Play], seed: int) -> str:
+    """The forecast as a Markdown report (``--md``); names escaped as the journal does."""
+    n = tally.runs
+    names = {c.id: md(c.name) for c in enc.combatants}
+    out = [f"# Forecast: {md(enc.name)}\n\n"]
+    out.append(f"{n} plays from round {enc.round} ({enc.phase.value}).\n")
+    if text := note(tally):
+        out.append(f"\n**{text}**\n")
+    out.append("\n| side | wins | rounds |\n|---|---|---|\n")
+    for side in sorted({enc.get(cid).side for cid in tally.ids}):
+        rounds = rounds_text(tally.rounds.get(side, Counter()))
+        out.append(f"| {SIDE_NAMES.get(side, side)} | {pct(tally.wins[side], n)} | {rounds} |\n")
+    out.append("\n| combatant | down or out | dying or dead | most often | ammo spent |\n")
+    out.append("|---|---|---|---|---|\n")
+    for cid in tally.ids:
+        end = md(_likeliest(tally.ends.get(cid, Counter())))
+        ammo = f"{tally.ammo[cid] / n:.1f}" if n else "-"
+        out.append(
+            f"| {names.get(cid, cid)} | {pct(tally.out[cid], n)} | {pct(tally.dying[cid], n)} "
+            f"| {end} | {ammo} |\n"
+        )
+    likeliest = sorted(tally.first.items(), key=lambda kv: (-kv[1], kv[0]))[:3]
+    if likeliest:
+        out.append("\nFirst to fall: ")
+        out.append("; ".join(f"{names.get(c, c)} {pct(k, n)}" for c, k in likeliest) + "\n")
+    out.append("\n## Assumptions\n\n")
+    out += [f"- {md(line)}\n" for line in assumptions(enc, plays, seed)]
+    return "".join(out)

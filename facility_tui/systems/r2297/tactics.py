@@ -1,0 +1,90 @@
+"""2297's default play of a turn for the forecast (``facility_tui.forecast``), as command lines.
+
+The acting combatant, if it can act:
+- flees (``cond WHO fled``) once its play says so and its injury reached the level named;
+- holds, if its play says so;
+- reloads its first weapon when it lacks the rounds its first fire mode needs (spending its Move:
+  ``move WHO reload``, then ``reload WHO``);
+- attacks a standing enemy with the attack helper (``attack WHO TARGET``: its first weapon, the
+  weapon's first fire mode), which spends its Major and respects the turn's allowance (A4);
+  with a second Major (Lightning and faster) it attacks again.
+Open choices (Edge offered for an injury) take their default: the injury is taken.
+"""
+
+from __future__ import annotations
+
+from facility_tui.grammar import quote
+from facility_tui.model import Combatant, Encounter
+from facility_tui.plays import TurnPlay
+from facility_tui.systems.r2297.engine import dying, economy, incapacitated, sheet_of, unconscious
+from facility_tui.systems.r2297.rules import LEVELS, Level
+from facility_tui.systems.r2297.sheet import Sheet2297
+from facility_tui.systems.r2297.weapons import ammo_needed
+
+FLED = "fled"  # the condition a combatant that left the fight carries
+#: What ``flee at`` takes: an injury level (A7), or being incapacitated (A8).
+FLEE_WORDS = (*(level.value for level in LEVELS if level.rank), "incapacitated")
+ASSUMPTIONS = (
+    "each attacks a standing enemy picked at random with its first weapon in its first fire "
+    "mode (the attack helper: skill, Dodge, its Major and allowance, A4-A5)",
+    "reloads with its Move when short of rounds; never spends Edge, no first aid, no cover",
+)
+
+
+def fallen(c: Combatant) -> str:
+    """Out of the fight, and how: "" (standing), "fled", "down" (unconscious or incapacitated),
+    "dying" (dying or dead)."""
+    s = sheet_of(c)
+    if s.dead or dying(s):
+        return "dying"
+    if s.has(FLED):
+        return "fled"
+    if unconscious(s) or incapacitated(s):
+        return "down"
+    return ""
+
+
+def hurt(s: Sheet2297) -> int:
+    """How hurt, for ``focus`` and ``spread``: damage taken per mille of Health."""
+    return s.total * 1000 // max(1, s.hlt)
+
+
+def flees(s: Sheet2297, level: str) -> bool:
+    if level == "incapacitated":
+        return incapacitated(s)
+    return s.level.rank >= Level(level).rank
+
+
+def next_line(enc: Encounter, slot: str, turn: TurnPlay) -> str | None:
+    """The next command line of ``slot``'s turn, or ``None`` when its play has no more."""
+    if not enc.has(slot):
+        return None
+    c = enc.get(slot)
+    s = sheet_of(c)
+    if fallen(c):
+        return None
+    play = turn.of(c.id)
+    who = quote(c.id)
+    if play.flee and flees(s, play.flee):
+        return f"cond {who} {FLED}"
+    if play.hold:
+        return None
+    eco = economy(enc, c)
+    if eco.cap == 0 or not s.weapons:
+        return None
+    weapon = s.weapons[0]
+    need = ammo_needed(weapon.modes[0], 1) if weapon.capacity else 0
+    if need and weapon.ammo < need:
+        spend = f"move {who} reload"
+        if spend in turn.tried:
+            return f"reload {who}"
+        return spend if weapon.capacity >= need and eco.move >= 1 else None
+    if eco.major < 1:
+        return None
+    enemies = [
+        (o.id, hurt(sheet_of(o))) for o in enc.combatants if o.side != c.side and not fallen(o)
+    ]
+    target = turn.pick(c.id, enemies)
+    if target is None:
+        return None
+    return f"attack {who} {quote(target)}"

@@ -1,0 +1,144 @@
+"""The danger forecast (``F``, or "Forecast" in the palette): the fight played out many times from
+where it stands (``facility_tui.forecast``, docs/forecast.md), in worker processes driven from a
+thread worker, so the screen stays responsive; the figures sharpen as chunks of plays arrive, a
+progress bar counts them, escape stops the plays and closes. The plays line changes how some
+combatants are played (``blanc=focus; boarder 1=flee at serious``); enter runs again with it.
+
+Names come from the save: every line is shown as plain text (``Text``), never markup.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Input, Label, ProgressBar, Static
+
+from facility_tui import forecast
+from facility_tui.model import Encounter
+from facility_tui.plays import PLAY_WORDS, Play
+from facility_tui.text import printable
+
+RUNS = 1000
+
+
+class ForecastScreen(ModalScreen[None]):
+    DEFAULT_CSS = """
+    ForecastScreen {
+        align: center middle;
+    }
+    ForecastScreen > Vertical {
+        width: 100%;
+        max-width: 110;
+        height: 100%;
+        border: thick $primary;
+        background: $surface;
+        padding: 0 1;
+    }
+    ForecastScreen #forecast-title {
+        width: 100%;
+        text-style: bold;
+    }
+    ForecastScreen ProgressBar {
+        height: 1;
+    }
+    ForecastScreen #forecast-results {
+        height: 1fr;
+    }
+    ForecastScreen .hint {
+        width: 100%;
+        color: $text-muted;
+    }
+    """
+
+    BINDINGS = [
+        Binding("escape", "close", "Close (stops the plays)", priority=True),
+        Binding("down", "scroll(1)", "Scroll", show=False),
+        Binding("up", "scroll(-1)", "Scroll", show=False),
+    ]
+
+    def __init__(
+        self, enc: Encounter, runs: int | None = None, processes: int | None = None
+    ) -> None:
+        super().__init__()
+        self.enc = enc
+        self.runs = RUNS if runs is None else runs
+        self.processes = processes
+        self.seed = enc.seed
+        self.plays: dict[str, Play] = {}
+        self._generation = 0  # a new run (or closing) makes the running one stop
+        self.done = 0  # plays shown
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            title = f"Forecast: {printable(self.enc.name)} — {self.runs} plays, seed {self.seed}"
+            yield Label(Text(title), id="forecast-title")
+            yield Input(placeholder=f"plays: NAME=PLAY; ... ({PLAY_WORDS}) ⏎ runs again")
+            yield ProgressBar(total=self.runs, show_eta=False)
+            with VerticalScroll(id="forecast-results"):
+                yield Static(Text("Playing the fight out…"), id="forecast-text")
+            yield Label(
+                Text("⏎ runs again with the plays · ↑↓ scroll · escape closes (stops the plays)"),
+                classes="hint",
+            )
+
+    def on_mount(self) -> None:
+        self.query_one("#forecast-results").focus()
+        self._start()
+
+    def _start(self) -> None:
+        self._generation += 1
+        generation = self._generation
+        self.query_one(ProgressBar).update(total=self.runs, progress=0)
+        self.run_worker(
+            lambda: self._play(generation), thread=True, group="forecast", exit_on_error=False
+        )
+
+    def _play(self, generation: int) -> None:
+        """In a thread: the forecast's chunks as they arrive, shown on the app's thread."""
+        try:
+            for tally in forecast.run(
+                self.enc,
+                self.runs,
+                self.seed,
+                self.plays,
+                processes=self.processes,
+                stop=lambda: self._generation != generation,
+            ):
+                lines = forecast.lines(self.enc, tally, self.plays, self.seed)
+                self.app.call_from_thread(self._show, generation, tally.runs, lines)
+        except forecast.ForecastError as err:
+            self.app.call_from_thread(self._show, generation, 0, [str(err)])
+        except Exception as err:  # (a pool that could not start: said, not raised)
+            said = f"The forecast stopped: {type(err).__name__}: {err}"
+            self.app.call_from_thread(self._show, generation, 0, [said])
+
+    def _show(self, generation: int, runs: int, lines: list[str]) -> None:
+        if generation != self._generation or not self.is_attached:
+            return
+        self.done = runs
+        self.query_one(ProgressBar).update(progress=runs)
+        text = Text("\n".join(printable(line) for line in lines))
+        self.query_one("#forecast-text", Static).update(text)
+
+    @on(Input.Submitted)
+    def _replay(self, event: Input.Submitted) -> None:
+        event.stop()
+        try:
+            words = forecast.parse_plays_text(event.value)
+            self.plays = forecast.read_plays(self.enc, words)
+        except forecast.ForecastError as err:
+            self.notify(str(err), severity="error", markup=False)
+            return
+        self.query_one("#forecast-text", Static).update(Text("Playing the fight out…"))
+        self._start()
+
+    def action_scroll(self, step: int) -> None:
+        self.query_one("#forecast-results", VerticalScroll).scroll_relative(y=step, animate=False)
+
+    def action_close(self) -> None:
+        self._generation += 1  # the running plays stop (their workers are ended)
+        self.dismiss(None)

@@ -1,0 +1,346 @@
+"""The danger forecast (issue 26, docs/forecast.md): plays of a fight with the rules engine, their
+tally, the Wilson intervals, the GM's plays, the CLI."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from facility_tui import forecast, store
+from facility_tui.cli import main
+from facility_tui.dispatch import apply
+from facility_tui.model import ENEMIES, PCS, Encounter
+from facility_tui.plays import Play, PlayError, parse_play
+from facility_tui.session import Session
+from facility_tui.systems import rules_for
+from facility_tui.systems.facility.demo import DEMO_FACILITY_FIGHT
+
+
+def build(*lines: str) -> Encounter:
+    enc = Encounter("x", "2297")
+    for line in lines:
+        enc = apply(enc, line).encounter
+    return enc
+
+
+def demo(system: str) -> Encounter:
+    return build(*rules_for(system).demo)
+
+
+# Two duellists who hit on 2d10 + 10 >= 20 (a double adds +5, A5): 66 of the 100 faces; any hit
+# is 25 damage on Health 10, twice Health: dying (A8). Ann acts first every round (initiative).
+DUEL_2297 = (
+    "new 2297 Duel seed=5",
+    'add Ann side=pc init=15 hlt=10 skill=10 weapon="Gun 1d1+24 SS"',
+    'add Bob side=enemy init=12 hlt=10 skill=10 weapon="Gun 1d1+24 SS"',
+)
+# Ann strikes with light melee (2 wounds) on d20 >= 10 + Bob's Weapons save 0: 11 in 20, and
+# Bob's simple track of 1 is full. Bob harms Ann for 9 weapons wounds, which her save d20 >= 12
+# stops 9 times in 20 (11 in 20 land); 9 wounds fill three of her tracks: Incapacitated (F4).
+# Her Insight roll d20 >= 12 (9 in 20) puts the PCs first (F7), else the enemies.
+DUEL_FACILITY = (
+    "new facility Duel seed=5",
+    "add Ann side=pc weapon=light",
+    "add Bob side=enemy track=1 weapon=9",
+)
+
+
+def first_wins(p_first: float, p_second: float) -> float:
+    """Who acts first wins, with each having its chance to end it at each turn."""
+    q1, q2 = 1 - p_first, 1 - p_second
+    return p_first / (1 - q1 * q2)
+
+
+def within(tally: forecast.Tally, side: str, expected: float) -> None:
+    low, high = forecast.wilson(tally.wins[side], tally.runs)
+    assert low <= expected <= high, (tally.wins[side], tally.runs, expected)
+
+
+@pytest.mark.parametrize(
+    ("k", "n", "low", "high"),
+    [  # Newcombe (1998), Statistics in Medicine 17, table II; and 0 of 10
+        (81, 263, 0.2553, 0.3662),
+        (15, 148, 0.0624, 0.1605),
+        (0, 10, 0.0, 0.2775),
+        (10, 10, 0.7225, 1.0),
+    ],
+)
+def test_wilson_known_values(k: int, n: int, low: float, high: float) -> None:
+    got = forecast.wilson(k, n)
+    assert got == pytest.approx((low, high), abs=5e-5)
+
+
+@given(st.integers(1, 5000), st.data())
+def test_wilson_holds_the_share(n: int, data: st.DataObject) -> None:
+    k = data.draw(st.integers(0, n))
+    low, high = forecast.wilson(k, n)
+    assert 0 <= low <= k / n <= high <= 1
+    low2, high2 = forecast.wilson(k * 2, n * 2)  # the same share from twice the plays
+    assert high2 - low2 < high - low
+
+
+def test_intervals_narrow_as_the_issue_says() -> None:
+    assert forecast.pct(15, 50) == "30 % (19–44)"  # 0.1910–0.4375
+    assert forecast.pct(460, 1000) == "46 % (42–50)"  # 0.4293–0.4910
+
+
+def test_duel_2297_matches_the_hand_computed_odds() -> None:
+    enc = build(*DUEL_2297)
+    tally = forecast.forecast(enc, 600, seed=11, processes=1)
+    p = 66 / 100
+    within(tally, PCS, first_wins(p, p))  # 0.746
+    assert tally.wins[PCS] + tally.wins[ENEMIES] == 600
+    assert tally.dying["bob"] == tally.wins[PCS]  # every win is a hit that leaves Bob dying
+
+
+def test_duel_facility_matches_the_hand_computed_odds() -> None:
+    enc = build(*DUEL_FACILITY)
+    tally = forecast.forecast(enc, 600, seed=11, processes=1)
+    strike, harm, first = 11 / 20, 11 / 20, 9 / 20
+    expected = first * first_wins(strike, harm) + (1 - first) * (1 - first_wins(harm, strike))
+    within(tally, PCS, expected)  # 0.481
+    assert tally.wins[PCS] + tally.wins[ENEMIES] == 600
+
+
+def test_a_harm_play_arms_an_enemy_the_sheet_leaves_unarmed() -> None:
+    unarmed = tuple(line.replace(" weapon=9", "") for line in DUEL_FACILITY)
+    enc = build(*unarmed)
+    plays = forecast.read_plays(enc, {"bob": "harm 9 weapons"})
+    tally = forecast.forecast(enc, 600, seed=11, plays=plays, processes=1)
+    strike, harm, first = 11 / 20, 11 / 20, 9 / 20
+    expected = first * first_wins(strike, harm) + (1 - first) * (1 - first_wins(harm, strike))
+    within(tally, PCS, expected)
+    # the very plays of weapon=9 on its sheet: the same lines, the same dice
+    assert tally == forecast.forecast(build(*DUEL_FACILITY), 600, seed=11, processes=1)
+    plain = forecast.forecast(enc, 50, seed=12, processes=1)
+    assert plain.wins[PCS] == 50  # 1 wound a hit never takes Ann down
+
+
+def test_the_same_seed_gives_the_same_forecast_in_one_process_or_two() -> None:
+    enc = demo("facility")
+    here = forecast.forecast(enc, 60, seed=3, processes=1)
+    again = forecast.forecast(enc, 60, seed=3, processes=1)
+    pooled = forecast.Tally(here.ids)
+    for pooled in forecast.run(enc, 60, 3, processes=2, chunk=15):  # noqa: B007
+        pass
+    assert here == again == pooled
+    other = forecast.forecast(enc, 60, seed=4, processes=1)
+    assert other != here
+
+
+def test_results_sharpen_chunk_by_chunk() -> None:
+    enc = build(*DUEL_2297)
+    seen = [t.runs for t in forecast.run(enc, 50, 1, processes=1, chunk=20)]
+    assert seen == [20, 40, 50]
+
+
+@pytest.mark.parametrize("system", ["2297", "facility"])
+def test_demo_fights_from_setup(system: str) -> None:
+    enc = demo(system)
+    tally = forecast.forecast(enc, 12, seed=2, processes=1)
+    assert tally.runs == 12
+    assert sum(tally.wins.values()) == 12
+    assert tally.ids == tuple(c.id for c in forecast.roster(enc))
+    assert sum(tally.first.values()) <= 12
+    text = "\n".join(forecast.lines(enc, tally, {}, 2))
+    assert "win" in text and "Assumptions:" in text
+
+
+def test_demo_fights_mid_fight() -> None:
+    facility = demo("facility")
+    for line in DEMO_FACILITY_FIGHT:
+        facility = apply(facility, line).encounter
+    assert facility.round >= 1
+    tally = forecast.forecast(facility, 12, seed=2, processes=1)
+    assert sum(tally.wins.values()) == 12
+    # the barricade the fight made is an object, not a combatant the forecast follows
+    made = [c.id for c in facility.combatants if "barricade" in c.id]
+    assert made and not set(made) & set(tally.ids)
+    assert len(tally.ids) == 6
+    r2297 = demo("2297")
+    for line in ("start", "attack #1 #5", "next", "next", "next"):
+        r2297 = apply(r2297, line).encounter
+    assert r2297.round == 1 and r2297.turn == 3
+    tally = forecast.forecast(r2297, 12, seed=2, processes=1)
+    assert sum(tally.wins.values()) == 12
+    assert min(tally.rounds[PCS]) >= 1
+
+
+def test_a_save_with_a_choice_left_open_forecasts() -> None:
+    enc = build(*DUEL_FACILITY, "start dice=15", "strike ann bob d20=15")
+    assert rules_for("facility").choices(enc)  # deal or crit, waiting
+    tally = forecast.forecast(enc, 10, seed=1, processes=1)
+    assert tally.wins[PCS] == 10  # dealt: Bob's track of 1 is full at once
+    assert tally.first["bob"] == 10
+
+
+def test_a_fight_already_won_forecasts_100_percent() -> None:
+    enc = build(*DUEL_2297, "start", "hit bob 40")
+    assert rules_for("2297").fallen(enc, enc.get("bob")) == "dying"
+    tally = forecast.forecast(enc, 20, seed=1, processes=1)
+    assert tally.wins[PCS] == 20
+    assert forecast.pct(tally.wins[PCS], 20).startswith("100 %")
+    assert tally.first == Counter()  # Bob fell before the forecast: none fell in it
+
+
+def test_nobody_able_to_act_says_so_and_ends() -> None:
+    enc = build(*DUEL_2297)
+    plays = forecast.read_plays(enc, {"ann": "hold", "bob": "hold"})
+    tally = forecast.forecast(enc, 5, seed=1, plays=plays, processes=1)
+    assert tally.stops["stalled"] == 5
+    assert forecast.note(tally).startswith("Nobody can act")
+    unarmed = build("new facility Still", "add A side=pc track=3", "add B side=enemy track=3")
+    assert "Nobody can act" not in forecast.note(forecast.forecast(unarmed, 3, 1, processes=1))
+
+
+def test_plays_change_the_forecast() -> None:
+    enc = build(*DUEL_2297)
+    plays = forecast.read_plays(enc, {"bob": "hold"})
+    tally = forecast.forecast(enc, 30, seed=1, plays=plays, processes=1)
+    assert tally.wins[PCS] == 30
+    assert "Bob: hold" in forecast.assumptions(enc, plays, 1)
+
+
+def test_flee_at_takes_the_fighter_out_without_a_fall() -> None:
+    enc = build(
+        "new 2297 Flee seed=1",
+        'add Ann side=pc init=15 hlt=40 skill=30 weapon="Gun 1d1+5 SS"',
+        'add Bob side=enemy init=12 hlt=40 weapon="Gun 1d1 SS"',
+    )
+    plays = forecast.read_plays(enc, {"bob": "flee at light"})
+    tally = forecast.forecast(enc, 10, seed=1, plays=plays, processes=1)
+    assert tally.wins[PCS] == 10
+    assert tally.ends["bob"]["fled"] == 10
+    assert tally.dying["bob"] == 0
+
+
+@pytest.mark.parametrize(
+    ("text", "play"),
+    [
+        ("focus", Play("focus")),
+        ("spread", Play("spread")),
+        ("hold", Play(hold=True)),
+        ("flee at serious", Play(flee="serious")),
+        ("Focus, flee at Critical", Play("focus", flee="critical")),
+        ("harm 2 anomalies", Play(harm="2 anomalies")),
+    ],
+)
+def test_parse_play(text: str, play: Play) -> None:
+    assert parse_play(text) == play
+
+
+def test_bad_plays_are_refused_in_one_line() -> None:
+    enc = build(*DUEL_2297)
+    with pytest.raises(PlayError, match="unknown play 'charge'"):
+        parse_play("charge")
+    with pytest.raises(forecast.ForecastError, match="flee at 'bored': 2297 takes light"):
+        forecast.read_plays(enc, {"ann": "flee at bored"})
+    with pytest.raises(forecast.ForecastError, match="no combatant"):
+        forecast.read_plays(enc, {"zed": "hold"})
+    with pytest.raises(forecast.ForecastError, match="NAME=PLAY"):
+        forecast.parse_play_option("ann")
+    with pytest.raises(forecast.ForecastError, match="2297 plays no harm of its own"):
+        forecast.read_plays(enc, {"bob": "harm 2 weapons"})
+    facility = build(*DUEL_FACILITY)
+    with pytest.raises(forecast.ForecastError, match="unknown hazard 'smells'"):
+        forecast.read_plays(facility, {"bob": "harm 2 smells"})
+    with pytest.raises(forecast.ForecastError, match="at least 1 wound"):
+        forecast.read_plays(facility, {"bob": "harm 0 weapons"})
+
+
+def test_a_fight_of_one_side_is_refused() -> None:
+    with pytest.raises(forecast.ForecastError, match="every combatant is on one side"):
+        forecast.forecast(build("new 2297 Alone", "add Ann side=pc"), 5, 1, processes=1)
+    with pytest.raises(forecast.ForecastError, match="no combatants"):
+        forecast.forecast(build("new 2297 Empty"), 5, 1, processes=1)
+
+
+@settings(max_examples=10, deadline=None)
+@given(
+    hlt=st.integers(5, 40),
+    skill=st.integers(0, 20),
+    damage=st.sampled_from(["1d6", "2d6+2", "3d6", "1d1+30"]),
+    inits=st.tuples(st.integers(0, 45), st.integers(0, 45)),
+    seed=st.integers(0, 2**32),
+)
+def test_any_duel_adds_up(
+    hlt: int, skill: int, damage: str, inits: tuple[int, int], seed: int
+) -> None:
+    enc = build(
+        "new 2297 Any",
+        f'add Ann side=pc init={inits[0]} hlt={hlt} skill={skill} weapon="Gun {damage} SA 9"',
+        f'add Bob side=enemy init={inits[1]} hlt={hlt} skill={skill} weapon="Gun {damage} SS"',
+    )
+    tally = forecast.forecast(enc, 4, seed, processes=1)
+    assert tally.runs == sum(tally.wins.values()) == 4
+    # no winner: a play stopped (rounds, stalled), or both fell (bleeding, a death countdown)
+    assert sum(tally.stops.values()) <= tally.wins[""]
+    for cid in tally.ids:
+        assert tally.dying[cid] <= tally.out[cid] <= 4
+        assert sum(tally.ends[cid].values()) == 4
+    assert sum(tally.first.values()) <= 4
+    assert sum(sum(c.values()) for c in tally.rounds.values()) == 4 - tally.wins[""]
+
+
+def save_of(tmp_path: Path, lines: tuple[str, ...]) -> Path:
+    session = Session(store.blank())
+    for line in lines:
+        session.execute(line)
+    path = tmp_path / "fight.toml"
+    store.save(session, path)
+    return path
+
+
+def test_cli_forecast_reads_a_held_save_and_changes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = save_of(tmp_path, (*DUEL_2297, "start"))
+    before = path.read_bytes()
+    listing = sorted(p.name for p in tmp_path.iterdir())
+    with store.lock_save(path, "another window"):
+        assert main(["forecast", str(path), "--runs", "40", "--seed", "3", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["runs"] == 40 and data["seed"] == 3
+    assert data["sides"][PCS]["win"]["count"] + data["sides"][ENEMIES]["win"]["count"] == 40
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == listing
+    opened = store.open_save(path, keep_aside=False)
+    assert opened.session.encounter.round == 1
+
+
+def test_cli_forecast_text_and_markdown(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = save_of(tmp_path, DUEL_FACILITY)
+    assert main(["forecast", str(path), "--runs", "20", "--play", "bob=focus"]) == 0
+    out = capsys.readouterr().out
+    assert "PCs win" in out and "Bob: focus" in out
+    assert main(["forecast", str(path), "--runs", "20", "--md"]) == 0
+    assert "| combatant | down or out |" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--runs", "0"], "--runs must be from 1"),
+        (["--play", "zed=hold"], "no combatant"),
+        (["--play", "bob=dance"], "unknown play 'dance'"),
+    ],
+)
+def test_cli_forecast_refusals_are_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    path = save_of(tmp_path, DUEL_FACILITY)
+    assert main(["forecast", str(path), *args]) == 1
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+
+
+def test_cli_forecast_of_a_missing_save_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["forecast", str(tmp_path / "none.toml")]) == 2
+    assert capsys.readouterr().err.count("\n") == 1

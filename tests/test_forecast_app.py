@@ -1,0 +1,109 @@
+"""The forecast in the app (issue 26): F opens it, the figures sharpen as plays finish, escape
+stops the plays, nothing in the fight changes; the plays line; the palette's entry."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+import pytest
+from facility_tui.screens import forecast as forecast_screen
+from facility_tui.screens.forecast import ForecastScreen
+from facility_tui.screens.main import MainScreen
+from textual.widgets import Input, ProgressBar, Static
+
+from facility_tui.app import FacilityApp
+
+
+def shown(app: FacilityApp) -> str:
+    return str(app.screen.query_one("#forecast-text", Static).render())
+
+
+async def wait_for(check: object, seconds: float = 120) -> None:
+    end = time.monotonic() + seconds
+    while not check():  # type: ignore[operator]
+        assert time.monotonic() < end, "timed out"
+        await asyncio.sleep(0.05)
+
+
+@pytest.fixture
+def few_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(forecast_screen, "RUNS", 60)
+
+
+@pytest.mark.usefixtures("few_runs")
+async def test_f_forecasts_the_fight_and_changes_nothing(tmp_path: Path) -> None:
+    app = FacilityApp(save_dir=tmp_path, seed=1, demo="facility")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        before = app.workspace.encounter
+        steps = list(app.workspace.session.undo_steps)
+        app.workspace.flush(timeout=5)
+        saved = app.workspace.path.read_bytes()
+        await pilot.press("F")
+        assert isinstance(app.screen, ForecastScreen)
+        bar = app.screen.query_one(ProgressBar)
+        await wait_for(lambda: bar.progress >= 60)
+        text = shown(app)
+        assert "60 plays from round 0" in text
+        assert "PCs win" in text and "Assumptions:" in text
+        assert "Containment Drone 1" in text
+        await pilot.press("escape")
+        assert isinstance(app.screen, MainScreen)
+        assert app.workspace.encounter is before
+        assert list(app.workspace.session.undo_steps) == steps
+        app.workspace.flush(timeout=5)
+        assert app.workspace.path.read_bytes() == saved
+
+
+async def test_escape_stops_the_plays_at_once(tmp_path: Path) -> None:
+    app = FacilityApp(save_dir=tmp_path, seed=1, demo="2297")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("F")
+        screen = app.screen
+        assert isinstance(screen, ForecastScreen)
+        assert screen.runs == 1000
+        await asyncio.sleep(0.5)
+        await pilot.press("escape")
+        assert isinstance(app.screen, MainScreen)
+        workers = [w for w in screen.workers if w.group == "forecast"]
+        started = time.monotonic()
+        await wait_for(lambda: all(w.is_finished for w in workers), 10)
+        assert time.monotonic() - started < 5
+        done = screen.done
+        await asyncio.sleep(1)
+        assert screen.done == done < 1000  # nothing more arrived
+
+
+@pytest.mark.usefixtures("few_runs")
+async def test_the_plays_line_runs_again_and_refuses_in_one_line(tmp_path: Path) -> None:
+    app = FacilityApp(save_dir=tmp_path, seed=1, demo="facility")
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await pilot.pause()
+        await pilot.press("F")
+        screen = app.screen
+        assert isinstance(screen, ForecastScreen)
+        screen.query_one(Input).focus()
+        await pilot.press(*"zed=hold", "enter")
+        await pilot.pause()
+        notes = [n.message for n in app._notifications]
+        assert any("no combatant" in n for n in notes), notes
+        screen.query_one(Input).value = "anne=hold; reyes=flee at hurt"
+        await pilot.press("enter")
+        await wait_for(lambda: "Officer Reyes: flee at hurt" in shown(app))
+        assert "Anne O'Malley: hold" in shown(app)
+        await pilot.press("escape")
+
+
+async def test_palette_offers_the_forecast(tmp_path: Path) -> None:
+    app = FacilityApp(save_dir=tmp_path, seed=1, demo="facility")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("ctrl+p", *"Forecast")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await wait_for(lambda: isinstance(app.screen, ForecastScreen), 5)
+        await pilot.press("escape")
+        assert isinstance(app.screen, MainScreen)
