@@ -90,6 +90,7 @@ class FacilityRules(RuleSystem):
     demo = DEMO_FACILITY
     sheet_type = FacilitySheet
     state_type = FacilityState
+    rest_between = "shift {who}"  # F9: a Shift with no strain, 1 wound off every stat
     common_rolls = {
         "add": ("roll=yes: 3d6 for each stat, Physique, Science, Insight, Admin, Normal",),
         "start": (
@@ -126,6 +127,14 @@ class FacilityRules(RuleSystem):
             return "sheet", "must be a Facility sheet"
         found = sheet_problem(c.sheet)
         return (f"sheet.{found[0]}", found[1]) if found else None
+
+    def lasting(self, sheet: Any) -> Any:
+        """What a PC carries to the next fight: wounds, scars, PPE and its marks (an ablated
+        piece stays marked), guns out of ammo, Spare Parts, its fate; not the side turn's two
+        marks (F7)."""
+        if not isinstance(sheet, FacilitySheet):
+            return sheet
+        return evolve(sheet, attack_used=False, other_used=False)
 
     def check_state(self, enc: Encounter) -> tuple[str, str] | None:
         return state_problem(enc)

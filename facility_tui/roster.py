@@ -1,0 +1,219 @@
+"""The party as the fights read it: ``party.toml`` checked and read into combatants, what of a
+PC outlasts a fight, and ``party join`` (the roster's PCs into a fight in setup).
+
+``party.toml`` holds one ``[[pc]]`` table per PC: its rule system, its name, an optional note,
+and its sheet as a save writes a combatant's (``[pc.sheet]``, only what differs from a fresh
+sheet). A campaign may keep PCs of both rule systems; a fight takes those of its own. The file
+is written by ``party`` (``facility_tui.party``) and may be edited by hand: each PC is held to
+the checks of a hand-edited save, and a mistake is refused with its line and key.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from attrs import evolve, frozen
+
+from facility_tui.call import Call, command, unique_id
+from facility_tui.campaign import PARTY, Campaign, CampaignError, line_of, reader
+from facility_tui.codec import DecodeError, decode, encode_sparse, got, unknown_key
+from facility_tui.grammar import CommandError
+from facility_tui.model import PCS, Combatant, Encounter, Phase
+from facility_tui.systems import ids, rules_for
+from facility_tui.text import MAX_NAME, MAX_NOTE, printable
+
+KEYS = ("system", "name", "notes", "sheet")  # a [[pc]] table's keys, in the order written
+
+
+@frozen
+class Member:
+    """One PC of the party: its rule system and the combatant it joins a fight as."""
+
+    system: str
+    pc: Combatant
+
+
+def member_data(m: Member) -> dict[str, Any]:
+    """A PC as ``party.toml`` holds it (and as a ``party join`` step records it)."""
+    data: dict[str, Any] = {"system": m.system, "name": m.pc.name}
+    if m.pc.notes:
+        data["notes"] = m.pc.notes
+    data["sheet"] = encode_sparse(m.pc.sheet)
+    return data
+
+
+def parse_party(text: str, file: str = PARTY) -> list[Member]:
+    """The PCs of ``party.toml``'s text, each checked as a hand-edited save's combatant is;
+    ``CampaignError`` naming the line and key of the first mistake."""
+
+    def refuse(path: tuple[str | int, ...], why: str) -> CampaignError:
+        where = ".".join(f"[{p}]" if isinstance(p, int) else str(p) for p in path)
+        return CampaignError(f"{where.replace('.[', '[')}: {why}", file, line_of(text, path))
+
+    import tomllib  # (only when a party is read: not on every launch)
+
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        line = getattr(err, "lineno", 0) or 0
+        raise CampaignError(f"not TOML: {printable(str(err))}", file, line) from None
+    extra = [k for k in doc if k != "pc"]
+    if extra:
+        raise refuse((extra[0],), "unknown key: each PC is a [[pc]] table")
+    tables = doc.get("pc", [])
+    if not isinstance(tables, list):
+        raise refuse(("pc",), "must be [[pc]] tables, one per PC")
+    members: list[Member] = []
+    seen: set[tuple[str, str]] = set()
+    for i, t in enumerate(tables):
+        at: tuple[str | int, ...] = ("pc", i)
+        for key in t:
+            if key not in KEYS:
+                raise refuse((*at, key), f"unknown key (a PC has {', '.join(KEYS)})")
+        system = t.get("system")
+        if system not in ids():
+            raise refuse((*at, "system"), f"must be {' or '.join(ids())}, got {got(system)}")
+        name = t.get("name")
+        if not isinstance(name, str) or not name.strip():
+            raise refuse((*at, "name"), f"must be the PC's name, got {got(name)}")
+        if len(name) > MAX_NAME or name != printable(name):
+            raise refuse((*at, "name"), f"at most {MAX_NAME} printable characters")
+        notes = t.get("notes", "")
+        if not isinstance(notes, str) or len(notes) > MAX_NOTE:
+            raise refuse((*at, "notes"), f"must be text of at most {MAX_NOTE} characters")
+        if (system, name.lower()) in seen:
+            raise refuse((*at, "name"), f"a second {system} PC called '{name}'")
+        seen.add((system, name.lower()))
+        rules = rules_for(system)
+        sheet_data = t.get("sheet", {})
+        bad = unknown_key(rules.sheet_type, sheet_data, "")
+        if bad:
+            path = tuple(bad.replace("]", "").replace("[", ".").split("."))
+            keys = tuple(int(p) if p.isdigit() else p for p in path)
+            raise refuse((*at, "sheet", *keys), "unknown key")
+        try:
+            sheet = decode(rules.sheet_type, sheet_data, where="sheet")
+        except DecodeError as err:
+            path = tuple(err.where.replace("]", "").replace("[", ".").split("."))
+            keys = tuple(int(p) if p.isdigit() else p for p in path if p)
+            why = str(err).split(": ", 1)[-1]
+            raise refuse((*at, *keys), why) from None
+        pc = Combatant(id=unique_id(Encounter("", system), name), name=name, side=PCS)
+        pc = evolve(pc, notes=notes, sheet=sheet)
+        found = rules.check_combatant(Encounter("", system, state=rules.new_state()), pc)
+        if found is not None:
+            keys = tuple(int(p) if p.isdigit() else p for p in found[0].split("."))
+            raise refuse((*at, *keys), found[1])
+        members.append(Member(system, pc))
+    return members
+
+
+def read_text(campaign: Campaign) -> str:
+    """``party.toml``'s text; empty when there is none. ``CampaignError`` if it cannot be read."""
+    path = campaign.party
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return ""
+    except (OSError, UnicodeDecodeError) as err:
+        why = err.strerror if isinstance(err, OSError) else "not UTF-8 text"
+        raise CampaignError(f"cannot be read: {why or err}", str(path)) from None
+
+
+def load(campaign: Campaign) -> list[Member]:
+    return parse_party(read_text(campaign), str(campaign.party))
+
+
+@reader("party")
+def read_party(campaign: Campaign, system: str) -> Any:
+    """The PCs of ``system`` in the campaign's party, as plain data (a ``Read``'s)."""
+    return [member_data(m) for m in load(campaign) if m.system == system]
+
+
+def lasting(system: str, pc: Combatant) -> Combatant:
+    """``pc`` as the party keeps it: its sheet's lasting part (``RuleSystem.lasting``), on the
+    PC side, no initiative or number of a fight."""
+    sheet = rules_for(system).lasting(pc.sheet)
+    return Combatant(id=pc.id, name=pc.name, side=PCS, notes=pc.notes, sheet=sheet)
+
+
+def find(members: list[Member], system: str, name: str) -> Member | None:
+    for m in members:
+        if m.system == system and m.pc.name.lower() == name.strip().lower():
+            return m
+    return None
+
+
+# -- the command ----------------------------------------------------------------------------
+
+
+@command(
+    "party",
+    "party join [NAMES...] | party [list|add WHO|return [NAMES] [skip=A,B]|rest [NAMES]|"
+    "heal LINE|undo|redo]",
+    "The campaign's party (party.toml): join brings its PCs (all, or those named) into this "
+    "fight in setup with the wounds, injuries, fatigue and ammo they carry; the others change "
+    "the roster itself (add a PC of this fight, return the PCs' lasting state after a fight, "
+    "rest or heal them between fights, undo and redo the roster's changes)",
+    group="campaign",
+)
+def party(call: Call) -> Encounter:
+    sub = call.arg(0, "join, list, add, return, rest, heal, undo or redo").lower()
+    if sub != "join":
+        # (the roster's own changes run beside the fight, not in it: ``facility_tui.party``)
+        raise CommandError(f"'party {sub}' changes the roster, not the fight: run it in the app")
+    call.need_phase(Phase.SETUP)
+    system = call.enc.system
+    entries = call.reads("party", system)
+    members = [Member(system, m.pc) for m in _members(entries, system)]
+    if not members:
+        raise CommandError(f"the party has no {system} PC: party add WHO, or edit party.toml")
+    wanted = call.args[1:]
+    if wanted:
+        chosen = []
+        for name in wanted:
+            m = _named(members, name)
+            if m is None:
+                have = ", ".join(x.pc.name for x in members)
+                raise CommandError(f"no {system} PC called '{name}' in the party (it has {have})")
+            chosen.append(m)
+        members = chosen
+    for m in members:
+        if any(c.name.lower() == m.pc.name.lower() for c in call.enc.combatants):
+            raise CommandError(f"{m.pc.name} is already in this fight")
+    for m in members:
+        pc = evolve(m.pc, id=unique_id(call.enc, m.pc.name))
+        call.enc = call.enc.joined(pc)
+        call.log(f"{pc.name} joins from the party")
+    return call.enc
+
+
+def _members(entries: Any, system: str) -> list[Member]:
+    """The recorded entries back into members (checked again: a recorded step is data)."""
+    from facility_tui.campaign import CampaignError as Refused
+
+    if not isinstance(entries, list):
+        raise Refused("the recorded party is not a list of PCs")
+    out = []
+    for data in entries:
+        sheet = decode(rules_for(system).sheet_type, data.get("sheet", {}), where="sheet")
+        name = str(data.get("name", ""))
+        pc = Combatant(
+            id=unique_id(Encounter("", system), name),
+            name=name,
+            side=PCS,
+            notes=str(data.get("notes", "")),
+            sheet=sheet,
+        )
+        out.append(Member(system, pc))
+    return out
+
+
+def _named(members: list[Member], ref: str) -> Member | None:
+    """A PC by its name, its id or the start of either."""
+    text = ref.strip().lower()
+    exact = [m for m in members if text in (m.pc.name.lower(), m.pc.id)]
+    if exact:
+        return exact[0]
+    starts = [m for m in members if m.pc.name.lower().startswith(text) or m.pc.id.startswith(text)]
+    return starts[0] if len(starts) == 1 else None
