@@ -27,7 +27,16 @@ from facility_tui.campaign import Campaign, CampaignError
 from facility_tui.dispatch import apply
 from facility_tui.grammar import CommandError, Parsed, parse, quote
 from facility_tui.model import PCS, Encounter
-from facility_tui.roster import Member, find, lasting, load, member_data, parse_party, read_text
+from facility_tui.roster import (
+    Member,
+    find,
+    lasting,
+    load,
+    member_data,
+    named,
+    parse_party,
+    read_text,
+)
 from facility_tui.session import Outcome
 from facility_tui.systems import rules_for
 from facility_tui.text import counted
@@ -177,6 +186,8 @@ _DEFAULTS: Any = None  # a key a sparse sheet leaves out: its fresh value (shown
 
 def _label(item: Any) -> str:
     if isinstance(item, dict):
+        if item.get("label") and item.get("kind"):  # a timed effect: what it is, and why
+            return f"{item['label']} ({item['kind']})"
         for key in ("name", "label", "level", "kind", "id"):
             if item.get(key) not in (None, ""):
                 return str(item[key])
@@ -192,9 +203,10 @@ def _whole(system: str, sheet: Any) -> dict[str, Any]:
     """A sheet's data with every field (so a change back to a default shows its value)."""
     from facility_tui.codec import encode
 
+    rules = rules_for(system)
     data: dict[str, Any] = encode(sheet)
-    fresh = encode(rules_for(system).sheet_type())
-    return {k: v for k, v in data.items() if k in fresh}
+    fresh = encode(rules.sheet_type())
+    return {k: v for k, v in data.items() if k in fresh and k not in rules.quiet_fields}
 
 
 def returns(campaign: Campaign, enc: Encounter) -> list[Change]:
@@ -300,19 +312,25 @@ def _return(
     args: list[str],
     options: dict[str, str],
 ) -> Outcome:
-    skip = {n.strip().lower() for n in options.pop("skip", "").split(",") if n.strip()}
+    skipped = [n for n in options.pop("skip", "").split(",") if n.strip()]
     if options:
         raise CommandError(f"'party return' does not take {', '.join(options)}=")
-    changes = returns(campaign, enc)
-    known = {m.pc.name.lower() for m in members if m.system == enc.system}
-    for name in [*args, *skip]:
-        if name.lower() not in known:
-            raise CommandError(f"no {enc.system} PC called '{name}' in the party")
-    wanted = {a.lower() for a in args}
+    ours = [m for m in members if m.system == enc.system]
+
+    def names(refs: list[str]) -> set[str]:
+        out = set()
+        for ref in refs:
+            m = named(ours, ref) if ours else None
+            if m is None:
+                raise CommandError(f"no {enc.system} PC called '{ref}' in the party")
+            out.add(m.pc.name)
+        return out
+
+    wanted, skip = names(args), names(skipped)
     chosen = [
         ch
-        for ch in changes
-        if (not wanted or ch.name.lower() in wanted) and ch.name.lower() not in skip
+        for ch in returns(campaign, enc)
+        if (not wanted or ch.name in wanted) and ch.name not in skip
     ]
     if not chosen:
         return Outcome("Party: nothing to hand back", changed=False)

@@ -10,11 +10,12 @@ the checks of a hand-edited save, and a mistake is refused with its line and key
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from attrs import evolve, frozen
 
-from facility_tui.call import Call, command, unique_id
+from facility_tui.call import Call, command, resolve, unique_id
 from facility_tui.campaign import PARTY, Campaign, CampaignError, line_of, reader
 from facility_tui.codec import DecodeError, decode, encode_sparse, got, unknown_key
 from facility_tui.grammar import CommandError
@@ -55,8 +56,10 @@ def parse_party(text: str, file: str = PARTY) -> list[Member]:
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
-        line = getattr(err, "lineno", 0) or 0
-        raise CampaignError(f"not TOML: {printable(str(err))}", file, line) from None
+        at = re.search(r"\(at line (\d+), column \d+\)", str(err))
+        why = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(err))
+        line = int(at.group(1)) if at else 0
+        raise CampaignError(f"not TOML: {printable(why)}", file, line) from None
     extra = [k for k in doc if k != "pc"]
     if extra:
         raise refuse((extra[0],), "unknown key: each PC is a [[pc]] table")
@@ -172,7 +175,7 @@ def party(call: Call) -> Encounter:
     if wanted:
         chosen = []
         for name in wanted:
-            m = _named(members, name)
+            m = named(members, name)
             if m is None:
                 have = ", ".join(x.pc.name for x in members)
                 raise CommandError(f"no {system} PC called '{name}' in the party (it has {have})")
@@ -209,11 +212,13 @@ def _members(entries: Any, system: str) -> list[Member]:
     return out
 
 
-def _named(members: list[Member], ref: str) -> Member | None:
-    """A PC by its name, its id or the start of either."""
-    text = ref.strip().lower()
-    exact = [m for m in members if text in (m.pc.name.lower(), m.pc.id)]
-    if exact:
-        return exact[0]
-    starts = [m for m in members if m.pc.name.lower().startswith(text) or m.pc.id.startswith(text)]
-    return starts[0] if len(starts) == 1 else None
+def named(members: list[Member], ref: str) -> Member | None:
+    """A PC by its name, its id or the start of either or of its name's words (as a
+    combatant is named); ``None`` if none has it."""
+    system = members[0].system
+    roster = Encounter("", system, combatants=tuple(m.pc for m in members), handles=0)
+    try:
+        found = resolve(roster, ref, lambda enc: list(enc.combatants))
+    except CommandError:
+        return None
+    return next(m for m in members if m.pc.id == found.id)

@@ -178,6 +178,8 @@ class RuleSystem:
     #: The rolls this system's rules add to the common commands (start, next...), in order.
     common_rolls: dict[str, tuple[str, ...]] = {}
 
+    #: Sheet fields the party's hand-back does not name (the rules' own counters and numbering).
+    quiet_fields: tuple[str, ...] = ()
     #: The line that rests one PC between fights (``party rest``), ``{who}`` its id; "": none.
     rest_between: str = ""
 

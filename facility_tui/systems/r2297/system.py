@@ -117,6 +117,7 @@ class Rules2297(RuleSystem):
         "at the start of a turn: bleeding 1d6 of a Critical injury",
         "death countdown 1d6+1 if the bleeding brings damage to twice Health",
     )
+    quiet_fields = ("next_id", "next_patch", "turns")
     rest_between = "rest {who} long"  # A9: a long rest, all fatigue (one a day)
     common_rolls = {
         "add": ("faces= for init=DICE (each combatant in turn)",),
