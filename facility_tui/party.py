@@ -317,7 +317,7 @@ def _return(
         raise CommandError(f"'party return' does not take {', '.join(options)}=")
     ours = [m for m in members if m.system == enc.system]
 
-    def names(refs: list[str]) -> set[str]:
+    def pcs_named(refs: list[str]) -> set[str]:
         out = set()
         for ref in refs:
             m = named(ours, ref) if ours else None
@@ -326,7 +326,7 @@ def _return(
             out.add(m.pc.name)
         return out
 
-    wanted, skip = names(args), names(skipped)
+    wanted, skip = pcs_named(args), pcs_named(skipped)
     chosen = [
         ch
         for ch in returns(campaign, enc)

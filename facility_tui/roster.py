@@ -56,9 +56,9 @@ def parse_party(text: str, file: str = PARTY) -> list[Member]:
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
-        at = re.search(r"\(at line (\d+), column \d+\)", str(err))
+        found_at = re.search(r"\(at line (\d+), column \d+\)", str(err))
         why = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(err))
-        line = int(at.group(1)) if at else 0
+        line = int(found_at.group(1)) if found_at else 0
         raise CampaignError(f"not TOML: {printable(why)}", file, line) from None
     extra = [k for k in doc if k != "pc"]
     if extra:

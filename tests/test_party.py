@@ -4,11 +4,15 @@ rules between fights, and every change to the roster is undone by party undo."""
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from facility_tui import party, store
 from facility_tui.campaign import Campaign, CampaignError
@@ -349,3 +353,89 @@ def test_a_session_without_a_campaign_says_so() -> None:
     s = Session(store.fresh_session().encounter)
     with pytest.raises(CommandError, match="no campaign folder"):
         s.execute("party join")
+
+
+# -- return then join is the identity on what lasts ---------------------------------------------
+
+ACTIONS = {
+    "2297": (
+        "next",
+        "hit blanc 6",
+        "hit blanc 14",
+        "hit blanc 30",
+        "hit blanc 5 stun",
+        "soak blanc",
+        "attack blanc boarder mode=SA",
+        "attack blanc boarder mode=BF",
+        "fatigue blanc 7",
+        "stim blanc 2",
+        "aid blanc 24",
+        "boost blanc",
+        "major",
+        "cond blanc Prone",
+        "cond blanc Pinned by=boarder",
+        "overwatch blanc",
+        "ext blanc Hack 3",
+        "reload blanc",
+    ),
+    "facility": (
+        "next",
+        "harm anne 2 contaminants save=fail",
+        "ablate anne gloves",
+        "suffer anne",
+        "wound anne 2 phy",
+        "wound anne 3 ins",
+        "scar anne ins",
+        "strike anne drone",
+        "deal anne",
+        "set anne empty pistol",
+        "break anne phy d20=15",
+    ),
+}
+SETUP = {
+    "2297": (BLANC.replace("Sgt. Blanc", "Blanc"), "add Boarder init=5 hlt=20"),
+    "facility": (ANNE, "add Drone track=4"),
+}
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    system=st.sampled_from(["2297", "facility"]),
+    seed=st.integers(0, 10_000),
+    lines=st.lists(st.integers(0, 20), max_size=10),
+)
+def test_return_then_join_is_the_identity_on_a_pcs_lasting_state(
+    system: str, seed: int, lines: list[int]
+) -> None:
+    actions = ACTIONS[system]
+    with tempfile.TemporaryDirectory() as folder:
+        campaign = Campaign(Path(folder))
+        s = Session(store.fresh_session().encounter)
+        s.campaign = campaign
+        s.execute(f"new {system} One seed={seed}")
+        for line in SETUP[system]:
+            s.execute(line)
+        for line in ("start", *(actions[i % len(actions)] for i in lines)):
+            with contextlib.suppress(CommandError):
+                s.execute(line)
+        pc = next(c for c in s.encounter.combatants if c.side == "pcs")
+        party.run(campaign, s.encounter, f"party add {pc.id}")
+        kept = load(campaign)[0].pc
+        rules = rules_for(system)
+        assert kept.sheet == rules.lasting(pc.sheet) == rules.lasting(kept.sheet)
+        s.execute(f"new {system} Two seed={seed}")
+        s.execute("party join")
+        joined = s.encounter.combatants[0]
+        assert joined.sheet == kept.sheet and joined.name == pc.name
+        assert party.returns(campaign, s.encounter) == []  # nothing to hand back
+        fresh = rules.sheet_type()
+        for name in ("rolled", "spent_major", "boost_pending", "ext_total", "attack_used"):
+            if hasattr(fresh, name):  # what belonged to the first fight only
+                assert getattr(joined.sheet, name) == getattr(fresh, name)
+        if system == "2297":
+            assert not any(e.by or e.combat for e in joined.sheet.effects)
+        text = campaign.party.read_text(encoding="utf-8")
+        assert party.run(campaign, s.encounter, "party return").message == (
+            "Party: nothing to hand back"
+        )
+        assert campaign.party.read_text(encoding="utf-8") == text

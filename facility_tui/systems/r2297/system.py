@@ -337,10 +337,14 @@ class Rules2297(RuleSystem):
         effects (bleeding, a death countdown, disadvantage until medical care), Edge, ammo,
         rests taken today, pending Grit checks; not this fight's initiative (A3), actions (A4),
         awareness (A2) or what ends with it (effects "until end of combat", Pinned by one of
-        its combatants, Surprised). An offer of Edge lapses with the fight (A7)."""
+        its combatants, Surprised, Overwatch). An offer of Edge lapses with the fight (A7)."""
         if not isinstance(sheet, Sheet2297):
             return sheet
-        effects = tuple(e for e in sheet.effects if not (e.combat or e.by or e.until_round))
+        effects = tuple(
+            e
+            for e in sheet.effects
+            if not (e.combat or e.by or e.until_round or e.label == "overwatch")
+        )
         injuries = tuple(evolve(i, offered=False) if i.offered else i for i in sheet.injuries)
         fresh = Sheet2297()
         per_fight = {name: getattr(fresh, name) for name in PER_FIGHT}
