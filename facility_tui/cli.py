@@ -555,6 +555,7 @@ def _problems_of(file: Path) -> list[str]:
     import tomllib
 
     from facility_tui import store
+    from facility_tui.campaign import PARTY
 
     try:
         raw, _ = store.read_regular(file)
@@ -564,6 +565,10 @@ def _problems_of(file: Path) -> list[str]:
         doc = tomllib.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError):
         doc = {}  # (the store says best what is wrong with it: cut short, damaged...)
+    if file.name == PARTY:  # the campaign's party: its PCs, checked as party join reads them
+        from facility_tui.party import validate
+
+        return validate(raw.decode("utf-8", "replace"), str(file))
     if doc.get("kind") == "log":  # a save's log file: read (and checked) with its save
         version = doc.get("schema_version")
         if not isinstance(version, int) or version > store.LOG_SCHEMA:

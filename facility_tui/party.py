@@ -160,11 +160,11 @@ class Change:
 
 def differences(before: Any, after: Any, path: str = "") -> list[str]:
     """How two sheets' plain data differ, one short line each (``damage 0 → 12``,
-    ``phy.wounds 1 → 3``, ``injuries: Moderate, Light (was none)``)."""
+    ``phy wounds 1 → 3``, ``weapons PAM9 ammo 17 → 14``, ``injuries: moderate (was none)``)."""
     if isinstance(before, dict) and isinstance(after, dict):
         out: list[str] = []
         for key in dict.fromkeys([*before, *after]):
-            sub = f"{path}.{key}" if path else str(key)
+            sub = f"{path} {key}" if path else str(key)
             out += differences(before.get(key, _DEFAULTS), after.get(key, _DEFAULTS), sub)
         return out
     if before == after:
