@@ -439,3 +439,41 @@ def test_return_then_join_is_the_identity_on_a_pcs_lasting_state(
             "Party: nothing to hand back"
         )
         assert campaign.party.read_text(encoding="utf-8") == text
+
+
+def test_a_fight_prepared_ahead_with_apply_stays_in_setup_and_starts_later(tmp_path: Path) -> None:
+    from facility_tui.cli import main
+
+    one = tmp_path / "one.toml"
+    assert main(["apply", str(one), "--seed", "3", "-q", "new 2297 One", BLANC, CASSART]) == 0
+    assert main(["apply", str(one), "-q", "party add blanc", "party add cassart"]) == 0
+    ambush = tmp_path / "ambush.toml"
+    prepare = [
+        'new 2297 "Ambush at the airlock"',
+        'add Boarder count=3 init=1d6+5 hlt=20 armor="Vacsuit 10/20"',
+        "party join",
+    ]
+    assert main(["apply", str(ambush), "--seed", "4", "-q", *prepare]) == 0
+    prepared = store.load(ambush).encounter
+    assert prepared.phase is Phase.SETUP
+    assert [c.name for c in prepared.combatants][-2:] == ["Sgt. Blanc", "Aspirant Cassart"]
+    (tmp_path / "party.toml").unlink()  # the fight keeps the PCs it read
+    assert main(["apply", str(ambush), "-q", "start", "hit blanc 5", "end"]) == 0
+    assert store.load(ambush).encounter.phase is Phase.ENDED
+    assert main(["validate", str(tmp_path)]) == 0
+
+
+def test_validate_checks_the_party_with_its_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from facility_tui.cli import main
+
+    party_file = tmp_path / "party.toml"
+    party_file.write_text(GOOD, encoding="utf-8")
+    assert main(["validate", str(tmp_path)]) == 0
+    party_file.write_text(GOOD.replace("hlt = 32", 'hlt = "ten"'), encoding="utf-8")
+    capsys.readouterr()
+    assert main(["validate", str(tmp_path)]) == 1
+    assert capsys.readouterr().out == (
+        f"{party_file}:6: pc[0].sheet.hlt: expected a whole number, got 'ten'\n"
+    )
