@@ -28,6 +28,7 @@ from facility_tui.dispatch import apply
 from facility_tui.grammar import CommandError, Parsed, parse, quote
 from facility_tui.model import PCS, Encounter
 from facility_tui.roster import (
+    ROSTER_LINES,
     Member,
     find,
     lasting,
@@ -47,7 +48,6 @@ HEADER = (
     "# The party: the PCs carried from fight to fight, one [[pc]] table each (facility-tui).\n"
     "# Edit freely: a PC's sheet holds what differs from a fresh one, as a save's combatants.\n"
 )
-SUBS = ("list", "add", "return", "rest", "heal", "do", "undo", "redo")
 
 
 def is_roster_line(line: str) -> bool:
@@ -58,7 +58,7 @@ def is_roster_line(line: str) -> bool:
         return False
     if parsed.verb.lower() != "party":
         return False
-    return not parsed.args or parsed.args[0].lower() in SUBS
+    return not parsed.args or parsed.args[0].lower() in ROSTER_LINES
 
 
 # -- writing, with a history ----------------------------------------------------------------

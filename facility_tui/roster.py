@@ -24,6 +24,9 @@ from facility_tui.systems import ids, rules_for
 from facility_tui.text import MAX_NAME, MAX_NOTE, printable
 
 KEYS = ("system", "name", "notes", "sheet")  # a [[pc]] table's keys, in the order written
+# The ``party`` lines that list or change the roster itself (``facility_tui.party`` runs them);
+# ``party join`` changes the fight.
+ROSTER_LINES = ("list", "add", "return", "rest", "heal", "do", "undo", "redo")
 
 
 @frozen
@@ -162,9 +165,14 @@ def find(members: list[Member], system: str, name: str) -> Member | None:
 )
 def party(call: Call) -> Encounter:
     sub = call.arg(0, "join, list, add, return, rest, heal, undo or redo").lower()
+    if sub in ROSTER_LINES:
+        # (the roster's own changes run beside the fight, not in it: ``facility_tui.party``;
+        # the app and ``apply`` run them there)
+        raise CommandError(f"'party {sub}' changes the roster, not the fight")
     if sub != "join":
-        # (the roster's own changes run beside the fight, not in it: ``facility_tui.party``)
-        raise CommandError(f"'party {sub}' changes the roster, not the fight: run it in the app")
+        raise CommandError(
+            f"unknown 'party {sub}': use join, list, add, return, rest, heal, undo or redo"
+        )
     call.need_phase(Phase.SETUP)
     system = call.enc.system
     entries = call.reads("party", system)
@@ -192,14 +200,15 @@ def party(call: Call) -> Encounter:
 
 
 def _members(entries: Any, system: str) -> list[Member]:
-    """The recorded entries back into members (checked again: a recorded step is data)."""
-    from facility_tui.campaign import CampaignError as Refused
-
-    if not isinstance(entries, list):
-        raise Refused("the recorded party is not a list of PCs")
+    """The recorded entries back into members (read again: a recorded step is data)."""
+    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+        raise CampaignError("the recorded party is not a list of PCs")
     out = []
     for data in entries:
-        sheet = decode(rules_for(system).sheet_type, data.get("sheet", {}), where="sheet")
+        try:
+            sheet = decode(rules_for(system).sheet_type, data.get("sheet", {}), where="sheet")
+        except DecodeError as err:
+            raise CampaignError(f"a recorded PC of the party: {err}") from None
         name = str(data.get("name", ""))
         pc = Combatant(
             id=unique_id(Encounter("", system), name),

@@ -390,6 +390,7 @@ ACTIONS = {
         "deal anne",
         "set anne empty pistol",
         "break anne phy d20=15",
+        "fate anne fled",
     ),
 }
 SETUP = {
@@ -429,7 +430,7 @@ def test_return_then_join_is_the_identity_on_a_pcs_lasting_state(
         assert joined.sheet == kept.sheet and joined.name == pc.name
         assert party.returns(campaign, s.encounter) == []  # nothing to hand back
         fresh = rules.sheet_type()
-        for name in ("rolled", "spent_major", "boost_pending", "ext_total", "attack_used"):
+        for name in ("rolled", "spent_major", "boost_pending", "ext_total", "attack_used", "fate"):
             if hasattr(fresh, name):  # what belonged to the first fight only
                 assert getattr(joined.sheet, name) == getattr(fresh, name)
         if system == "2297":

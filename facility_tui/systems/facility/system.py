@@ -31,6 +31,7 @@ from facility_tui.systems.facility.core import (
     WEAPONS,
     Condition,
     FacilitySheet,
+    Fate,
     bar,
     can_act,
     capacity,
@@ -130,11 +131,13 @@ class FacilityRules(RuleSystem):
 
     def lasting(self, sheet: Any) -> Any:
         """What a PC carries to the next fight: wounds, scars, PPE and its marks (an ablated
-        piece stays marked), guns out of ammo, Spare Parts, its fate; not the side turn's two
-        marks (F7)."""
+        piece stays marked), guns out of ammo, Spare Parts, death; not the side turn's two
+        marks (F7), nor how it left this fight (fled, surrendered, out: its wounds decide
+        again)."""
         if not isinstance(sheet, FacilitySheet):
             return sheet
-        return evolve(sheet, attack_used=False, other_used=False)
+        fate = sheet.fate if sheet.fate is Fate.DEAD else Fate.ACTIVE
+        return evolve(sheet, attack_used=False, other_used=False, fate=fate)
 
     def check_state(self, enc: Encounter) -> tuple[str, str] | None:
         return state_problem(enc)
