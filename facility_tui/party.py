@@ -339,7 +339,8 @@ def _return(
     names = ", ".join(ch.name for ch in chosen)
     write(campaign, render(members), f"party return ({names})")
     lines = [f"{ch.name}: {'; '.join(ch.lines)}" for ch in chosen]
-    return Outcome(f"Party: {counted(len(chosen), 'PC')} handed back — " + " | ".join(lines))
+    handed = f"Party: {counted(len(chosen), 'PC')} handed back (party undo takes it back)"
+    return Outcome(f"{handed} — " + " | ".join(lines))
 
 
 def _downtime(

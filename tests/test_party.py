@@ -213,7 +213,9 @@ def test_return_skips_and_undo_redo_across_the_hand_back(tmp_path: Path) -> None
         ws.execute("party undo")
     run(ws, "party redo", "party redo", "party redo")
     assert (tmp_path / "party.toml").read_text(encoding="utf-8") == returned
-    assert ws.execute("party return").message == "Party: 1 PC handed back — " + (
+    assert ws.execute(
+        "party return"
+    ).message == "Party: 1 PC handed back (party undo takes it back) — " + (
         "Aspirant Cassart: damage 0 → 3; fatigue 0 → 3; injuries: light (was none); effects: "
         "Light injury (init), Light injury (disadvantage) (was none)"
     )
@@ -244,7 +246,7 @@ def test_apply_runs_party_lines_all_or_none(
     assert sorted(p.name for p in (tmp_path / ".party.d").iterdir()) == kept
     assert main(["apply", str(save), "hit blanc 5", "end", "party return"]) == 0
     out = capsys.readouterr().out
-    assert "Party: 1 PC handed back — Sgt. Blanc: damage 0 → 5" in out
+    assert "Party: 1 PC handed back (party undo takes it back) — Sgt. Blanc: damage 0 → 5" in out
 
 
 # -- a hand-written party.toml ------------------------------------------------------------------
