@@ -65,8 +65,8 @@ def is_roster_line(line: str) -> bool:
 
 
 def render(members: Sequence[Member]) -> str:
-    """``party.toml``'s text: the header, then a ``[[pc]]`` table per PC, 2297 ones first as
-    the roster has them."""
+    """``party.toml``'s text: the header, then a ``[[pc]]`` table per PC in the roster's order
+    (a hand edit's comments and layout go; the version before is kept for ``party undo``)."""
     out = [HEADER]
     for m in members:
         out.append("\n".join(["", *store._table_lines("[[pc]]", "pc", member_data(m)), ""]))
@@ -296,6 +296,8 @@ def _add(
     from facility_tui.dispatch import listed
 
     c = resolve(enc, " ".join(args), listed)
+    if c.side != PCS:
+        raise CommandError(f"{c.name} is not on the PC side: side {c.id} pc, then party add")
     if find(members, enc.system, c.name) is not None:
         raise CommandError(
             f"{c.name} is already in the party: party return hands its state back after a fight"

@@ -480,3 +480,12 @@ def test_validate_checks_the_party_with_its_line(
     assert capsys.readouterr().out == (
         f"{party_file}:6: pc[0].sheet.hlt: expected a whole number, got 'ten'\n"
     )
+
+
+def test_only_a_pc_joins_the_party(tmp_path: Path) -> None:
+    ws = workspace(tmp_path)
+    new_fight(ws, "2297", "One")
+    run(ws, "add Boarder")
+    with pytest.raises(CommandError, match="Boarder is not on the PC side"):
+        ws.execute("party add boarder")
+    assert not (tmp_path / "party.toml").exists()
