@@ -18,7 +18,6 @@ import contextlib
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from attrs import frozen
 
@@ -29,7 +28,9 @@ from facility_tui.grammar import CommandError, Parsed, parse, quote
 from facility_tui.model import PCS, Encounter
 from facility_tui.roster import (
     ROSTER_LINES,
+    Change,
     Member,
+    changes,
     find,
     lasting,
     load,
@@ -149,84 +150,9 @@ def _step(campaign: Campaign, back: bool) -> str:
 # -- what a fight hands back ----------------------------------------------------------------
 
 
-@frozen
-class Change:
-    """What returning one PC changes in the roster: its lines, in words."""
-
-    name: str
-    lines: tuple[str, ...]
-    member: Member
-
-
-def differences(before: Any, after: Any, path: str = "") -> list[str]:
-    """How two sheets' plain data differ, one short line each (``damage 0 → 12``,
-    ``phy wounds 1 → 3``, ``weapons PAM9 ammo 17 → 14``, ``injuries: moderate (was none)``)."""
-    if isinstance(before, dict) and isinstance(after, dict):
-        out: list[str] = []
-        for key in dict.fromkeys([*before, *after]):
-            sub = f"{path} {key}" if path else str(key)
-            out += differences(before.get(key, _DEFAULTS), after.get(key, _DEFAULTS), sub)
-        return out
-    if before == after:
-        return []
-    if isinstance(before, list) or isinstance(after, list):
-        b, a = before if isinstance(before, list) else [], after if isinstance(after, list) else []
-        named_b, named_a = [_label(x) for x in b], [_label(x) for x in a]
-        if len(b) == len(a) and named_b == named_a and all(isinstance(x, dict) for x in a):
-            out = []
-            for label, x, y in zip(named_a, b, a, strict=True):
-                out += differences(x, y, f"{path} {label}")
-            return out
-        return [f"{path}: {', '.join(named_a) or 'none'} (was {', '.join(named_b) or 'none'})"]
-    return [f"{path} {_shown(before)} → {_shown(after)}"]
-
-
-_DEFAULTS: Any = None  # a key a sparse sheet leaves out: its fresh value (shown as "-")
-
-
-def _label(item: Any) -> str:
-    if isinstance(item, dict):
-        if item.get("label") and item.get("kind"):  # a timed effect: what it is, and why
-            return f"{item['label']} ({item['kind']})"
-        for key in ("name", "label", "level", "kind", "id"):
-            if item.get(key) not in (None, ""):
-                return str(item[key])
-        return "?"
-    return str(item)
-
-
-def _shown(value: Any) -> str:
-    return "-" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
-
-
-def _whole(system: str, sheet: Any) -> dict[str, Any]:
-    """A sheet's data with every field (so a change back to a default shows its value)."""
-    from facility_tui.codec import encode
-
-    rules = rules_for(system)
-    data: dict[str, Any] = encode(sheet)
-    fresh = encode(rules.sheet_type())
-    return {k: v for k, v in data.items() if k in fresh and k not in rules.quiet_fields}
-
-
 def returns(campaign: Campaign, enc: Encounter) -> list[Change]:
-    """What handing the fight's PCs back would change, PC by PC: those of the party (by name,
-    in this fight's rule system) whose lasting state differs from the roster's."""
-    members = load(campaign)
-    out = []
-    for c in enc.combatants:
-        m = find(members, enc.system, c.name)
-        if m is None or c.side != PCS:
-            continue
-        kept = lasting(enc.system, c)
-        before = _whole(enc.system, m.pc.sheet)
-        after = _whole(enc.system, kept.sheet)
-        lines = differences(before, after)
-        if m.pc.notes != kept.notes:
-            lines.append(f"note: {kept.notes or '(none)'}")
-        if lines:
-            out.append(Change(m.pc.name, tuple(lines), Member(enc.system, kept)))
-    return out
+    """What handing the fight's PCs back would change, PC by PC (``roster.changes``)."""
+    return changes(load(campaign), enc)
 
 
 def _replaced(members: list[Member], new: Member) -> list[Member]:

@@ -17,7 +17,7 @@ from attrs import evolve, frozen
 
 from facility_tui.call import Call, command, resolve, unique_id
 from facility_tui.campaign import PARTY, Campaign, CampaignError, line_of, reader
-from facility_tui.codec import DecodeError, decode, encode_sparse, got, unknown_key
+from facility_tui.codec import DecodeError, decode, encode, encode_sparse, got, unknown_key
 from facility_tui.grammar import CommandError
 from facility_tui.model import PCS, Combatant, Encounter, Phase
 from facility_tui.systems import ids, rules_for
@@ -150,18 +150,121 @@ def find(members: list[Member], system: str, name: str) -> Member | None:
     return None
 
 
+# -- what a fight hands back ----------------------------------------------------------------
+
+
+@frozen
+class Change:
+    """What returning one PC changes in the roster: its lines, in words."""
+
+    name: str
+    lines: tuple[str, ...]
+    member: Member
+
+
+def differences(before: Any, after: Any, path: str = "") -> list[str]:
+    """How two sheets' plain data differ, one short line each (``damage 0 → 12``,
+    ``phy wounds 1 → 3``, ``weapons PAM9 ammo 17 → 14``, ``injuries: moderate (was none)``)."""
+    if isinstance(before, dict) and isinstance(after, dict):
+        out: list[str] = []
+        for key in dict.fromkeys([*before, *after]):
+            sub = f"{path} {key}" if path else str(key)
+            out += differences(before.get(key, _DEFAULTS), after.get(key, _DEFAULTS), sub)
+        return out
+    if before == after:
+        return []
+    if isinstance(before, list) or isinstance(after, list):
+        b, a = before if isinstance(before, list) else [], after if isinstance(after, list) else []
+        named_b, named_a = [_label(x) for x in b], [_label(x) for x in a]
+        if len(b) == len(a) and named_b == named_a and all(isinstance(x, dict) for x in a):
+            out = []
+            for label, x, y in zip(named_a, b, a, strict=True):
+                out += differences(x, y, f"{path} {label}")
+            return out
+        return [f"{path}: {', '.join(named_a) or 'none'} (was {', '.join(named_b) or 'none'})"]
+    return [f"{path} {_shown(before)} → {_shown(after)}"]
+
+
+_DEFAULTS: Any = None  # a key a sparse sheet leaves out: its fresh value (shown as "-")
+
+
+def _label(item: Any) -> str:
+    if isinstance(item, dict):
+        if item.get("label") and item.get("kind"):  # a timed effect: what it is, and why
+            return f"{item['label']} ({item['kind']})"
+        for key in ("name", "label", "level", "kind", "id"):
+            if item.get(key) not in (None, ""):
+                return str(item[key])
+        return "?"
+    return str(item)
+
+
+def _shown(value: Any) -> str:
+    return "-" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def _whole(system: str, sheet: Any) -> dict[str, Any]:
+    """A sheet's data with every field (so a change back to a default shows its value)."""
+    rules = rules_for(system)
+    data: dict[str, Any] = encode(sheet)
+    fresh = encode(rules.sheet_type())
+    return {k: v for k, v in data.items() if k in fresh and k not in rules.quiet_fields}
+
+
+def changes(members: list[Member], enc: Encounter) -> list[Change]:
+    """What handing the fight's PCs back would change, PC by PC: those of the party (by name,
+    in this fight's rule system) whose lasting state differs from the roster's."""
+    out = []
+    for c in enc.combatants:
+        m = find(members, enc.system, c.name)
+        if m is None or c.side != PCS:
+            continue
+        kept = lasting(enc.system, c)
+        before = _whole(enc.system, m.pc.sheet)
+        after = _whole(enc.system, kept.sheet)
+        lines = differences(before, after)
+        if m.pc.notes != kept.notes:
+            lines.append(f"note: {kept.notes or '(none)'}")
+        if lines:
+            out.append(Change(m.pc.name, tuple(lines), Member(enc.system, kept)))
+    return out
+
+
 # -- the command ----------------------------------------------------------------------------
+
+
+def preview_party(call: Call) -> list[str]:
+    """What a ``party`` line would do, said as the GM types it: who joins and how each stands,
+    or what handing the PCs back changes (read live from ``party.toml``, nothing recorded)."""
+    sub = call.args[0].lower() if call.args else ""
+    if sub not in ("join", "return"):
+        return []
+    system = call.enc.system
+    members = _members(call.reads("party", system), system)
+    if not members:
+        return [f"the party has no {system} PC: party add WHO, or edit party.toml"]
+    if sub == "join":
+        rules = rules_for(system)
+        named_only = [m for ref in call.args[1:] if (m := named(members, ref)) is not None]
+        shown = []
+        for m in named_only or members:
+            alone = Encounter("", system, state=rules.new_state(), combatants=(m.pc,))
+            shown.append(f"{m.pc.name} ({rules.state_word(alone, m.pc)})")
+        return [f"joins: {', '.join(shown)}"]
+    found = changes(members, call.enc)
+    if not found:
+        return ["nothing to hand back: the party stands as in this fight"]
+    return [f"{ch.name}: {'; '.join(ch.lines)}" for ch in found]
 
 
 @command(
     "party",
-    "party join [NAMES...] | party [list|add WHO|return [NAMES] [skip=A,B]|rest [NAMES]|"
-    "heal LINE|undo|redo]",
-    "The campaign's party (party.toml): join brings its PCs (all, or those named) into this "
-    "fight in setup with the wounds, injuries, fatigue and ammo they carry; the others change "
-    "the roster itself (add a PC of this fight, return the PCs' lasting state after a fight, "
-    "rest or heal them between fights, undo and redo the roster's changes)",
+    "party join [NAMES] | party [list|add WHO|return [NAMES] [skip=A,B]|rest [NAMES]|heal LINE"
+    "|undo|redo]",
+    "The campaign's PCs (party.toml): join brings them into a fight in setup as they stand; "
+    "the others list or change the roster (return: the fight's lasting state back to it)",
     group="campaign",
+    preview=preview_party,
 )
 def party(call: Call) -> Encounter:
     sub = call.arg(0, "join, list, add, return, rest, heal, undo or redo").lower()

@@ -22,7 +22,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Label
 
 from facility_tui.grammar import quote
-from facility_tui.party import Change
+from facility_tui.roster import Change
 from facility_tui.text import printable
 
 

@@ -489,3 +489,21 @@ def test_only_a_pc_joins_the_party(tmp_path: Path) -> None:
     with pytest.raises(CommandError, match="Boarder is not on the PC side"):
         ws.execute("party add boarder")
     assert not (tmp_path / "party.toml").exists()
+
+
+def test_the_command_line_says_who_joins_and_what_returning_changes(tmp_path: Path) -> None:
+    ws = workspace(tmp_path)
+    new_fight(ws, "2297", "One")
+    run(ws, BLANC, CASSART, "hit cassart 3", "party add blanc", "party add cassart")
+    new_fight(ws, "2297", "Two")
+    assert ws.preview("party join") == ["joins: Sgt. Blanc (unhurt), Aspirant Cassart (Light)"]
+    assert ws.preview("party join blanc") == ["joins: Sgt. Blanc (unhurt)"]
+    run(ws, "party join", "hit blanc 4")
+    assert ws.preview("party return") == [
+        "Sgt. Blanc: damage 0 → 4; fatigue 0 → 3; injuries: light (was none); effects: "
+        "Light injury (init), Light injury (disadvantage) (was none)"
+    ]
+    (tmp_path / "party.toml").write_text("[[pc]]\nsystem = 1\n", encoding="utf-8")
+    assert ws.preview("party return") == [
+        f"{tmp_path / 'party.toml'}:2: pc[0].system: must be 2297 or facility, got 1"
+    ]
