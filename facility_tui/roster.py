@@ -73,6 +73,8 @@ def parse_party(text: str, file: str = PARTY) -> list[Member]:
     seen: set[tuple[str, str]] = set()
     for i, t in enumerate(tables):
         at: tuple[str | int, ...] = ("pc", i)
+        if not isinstance(t, dict):
+            raise refuse(at, f"must be a [[pc]] table, got {got(t)}")
         for key in t:
             if key not in KEYS:
                 raise refuse((*at, key), f"unknown key (a PC has {', '.join(KEYS)})")

@@ -304,6 +304,10 @@ def test_two_pcs_of_one_name_in_a_system_are_refused(tmp_path: Path) -> None:
     text = GOOD + '\n[[pc]]\nsystem = "2297"\nname = "sgt. blanc"\n'
     with pytest.raises(CampaignError, match=r"party.toml:19: pc\[2\].name: a second 2297 PC"):
         parse_party(text, "party.toml")
+    with pytest.raises(CampaignError, match=r"party.toml:1: pc\[0\]: must be a \[\[pc\]\] table"):
+        parse_party("pc = [1, 2]\n", "party.toml")
+    with pytest.raises(CampaignError, match=r"party.toml:1: pc: must be \[\[pc\]\] tables"):
+        parse_party("pc = 3\n", "party.toml")
 
 
 def test_a_read_only_folder_refuses_the_change_in_one_line(
