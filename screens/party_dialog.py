@@ -46,7 +46,7 @@ class PartyReturnDialog(ModalScreen[str | None]):
                 for i in range(len(self.changes)):
                     yield Label(self._row(i), classes="party-pc", id=f"pc-{i + 1}")
             yield Label(
-                Text("⏎ keep all · 1-9 skip / keep a PC · n skip all · esc later (party return)"),
+                Text("⏎ keep all · 1-9 skip or keep a PC · n skip all · esc later"),
                 classes="hint",
             )
 

@@ -134,3 +134,16 @@ def test_facility_choice_menu(
     app = FacilityApp(save_dir=Path("saves"), seed=1, clock=lambda: "12:00:00", demo="facility")
     run = lines_run("start first=pc", "harm anne 2 contaminants d20=1", menu=True)
     assert snap_compare(app, terminal_size=(80, 24), run_before=run)
+
+
+def test_party_hand_back(snap_compare, app: FacilityApp) -> None:
+    """Issue 24: the fight ended, what handing each PC back changes in party.toml, one screen."""
+    run = lines_run(
+        "party add sgt-blanc",
+        "party add cassart",
+        "start",
+        "hit sgt-blanc 18 through dice=2,3,5",
+        "hit cassart 6",
+        "end",
+    )
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run)
