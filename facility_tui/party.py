@@ -23,7 +23,7 @@ from attrs import frozen
 
 from facility_tui import store
 from facility_tui.campaign import Campaign, CampaignError
-from facility_tui.dispatch import apply
+from facility_tui.dispatch import apply, find_spec
 from facility_tui.grammar import CommandError, Parsed, parse, quote
 from facility_tui.model import PCS, Encounter
 from facility_tui.roster import (
@@ -282,8 +282,9 @@ def _downtime(
 ) -> Outcome:
     """``party rest [NAMES]`` or ``party heal LINE``: the rules' own command on the party's PCs
     of the open fight's rule system (``system=`` another), in a fight of their own."""
-    system = options.pop("system", enc.system).lower()
-    if system not in {m.system for m in members}:
+    have = {m.system for m in members}
+    system = options.pop("system", "").lower() or _system_for(sub, args, enc.system, have)
+    if system not in have:
         raise CommandError(f"the party has no {system} PC")
     rules = rules_for(system)
     if seed is None:
@@ -326,6 +327,27 @@ def _downtime(
     if changed:
         write(campaign, render(members), f"party {sub} ({', '.join(changed)})")
     return Outcome(f"Party: {message}", changed=bool(changed))
+
+
+def _system_for(sub: str, args: list[str], system: str, have: set[str]) -> str:
+    """The rules a ``party heal`` line is of: the open fight's, or the other party's when the
+    command is theirs alone (``party heal break anne phy`` from a 2297 fight)."""
+    if sub == "rest" or not args:
+        return system
+    try:
+        find_spec(args[0], system)
+    except CommandError:
+        theirs = [other for other in sorted(have - {system}) if _knows(other, args[0])]
+        return theirs[0] if len(theirs) == 1 else system
+    return system
+
+
+def _knows(system: str, verb: str) -> bool:
+    try:
+        find_spec(verb, system)
+    except CommandError:
+        return False
+    return True
 
 
 def _pc_id(enc: Encounter, name: str) -> str:

@@ -511,3 +511,19 @@ def test_the_command_line_says_who_joins_and_what_returning_changes(tmp_path: Pa
     assert ws.preview("party return") == [
         f"{tmp_path / 'party.toml'}:2: pc[0].system: must be 2297 or facility, got 1"
     ]
+
+
+def test_rest_and_heal_reach_the_other_rules_party_with_system(tmp_path: Path) -> None:
+    (tmp_path / "party.toml").write_text(GOOD, encoding="utf-8")  # Blanc (2297), Anne (Facility)
+    ws = workspace(tmp_path)
+    new_fight(ws, "2297", "One")
+    assert ws.execute("party rest system=facility").message == "Party: Shift: Anne heals 1 wound"
+    anne = roster_sheet(tmp_path, "Anne")
+    assert isinstance(anne, FacilitySheet) and anne.phy.wounds == 1
+    run(ws, "party heal break anne phy d20=15")  # Facility's alone: the Facility party's
+    anne = roster_sheet(tmp_path, "Anne")
+    assert isinstance(anne, FacilitySheet) and anne.phy.wounds == 0
+    blanc = roster_sheet(tmp_path, "Sgt. Blanc")
+    assert isinstance(blanc, Sheet2297) and blanc.long_rests == 0  # the 2297 party untouched
+    with pytest.raises(CommandError, match="the party has no dnd PC"):
+        ws.execute("party rest system=dnd")
