@@ -42,6 +42,9 @@ class Spec:
     group: str = "encounter"
     rolls: tuple[str, ...] = ()  # the rolls it can make, in order (docs/dice.md)
     preview: Previewer | None = None  # what it would do, before Enter (the command line)
+    # False: it changes no fight (it writes a campaign file: ``template save``), so the
+    # history does not keep it; what it did is its message
+    in_history: bool = True
 
 
 SPEC = "command_spec"  # the attribute a declared command's function carries its Spec in
@@ -56,13 +59,15 @@ def command(
     group: str = "encounter",
     rolls: tuple[str, ...] = (),
     preview: Previewer | None = None,
+    in_history: bool = True,
 ) -> Callable[[Runner], Runner]:
     """Declare a command. The decorated function gets a ``Call`` and returns the new encounter.
     ``rolls`` says, in order, the dice it can roll (what the GM can type with ``dice=``);
     ``preview`` what it would do, said from the same rules before it runs."""
 
     def declare(run: Runner) -> Runner:
-        setattr(run, SPEC, Spec(verb, usage, summary, run, aliases, group, rolls, preview))
+        spec = Spec(verb, usage, summary, run, aliases, group, rolls, preview, in_history)
+        setattr(run, SPEC, spec)
         return run
 
     return declare

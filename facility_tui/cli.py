@@ -317,7 +317,7 @@ def _apply_locked(
 ) -> int:
     from attrs import evolve
 
-    from facility_tui import store
+    from facility_tui import party, store
     from facility_tui.campaign import Campaign
     from facility_tui.grammar import CommandError, UnknownCommand
     from facility_tui.session import Session
@@ -336,17 +336,22 @@ def _apply_locked(
         start = store.blank()
         start = evolve(start, seed=seed if seed is not None else _random_seed())
         session = Session(start)
-    session.campaign = Campaign(save.parent)  # the save's folder is its campaign
+    campaign = session.campaign = Campaign(save.parent)  # the save's folder is its campaign
+    roster = None  # the party as it was, once a line changes it: all lines or none
     for line in lines:
         line = _seeded(line, seed)
         try:
-            outcome = session.execute(line)
+            if party.is_roster_line(line):
+                roster = roster or party.mark(campaign)
+                outcome = party.run(campaign, session.encounter, line, seed=seed)
+            else:
+                outcome = session.execute(line)
         except UnknownCommand as err:
             _err(f"'{line}': {err}; 'facility-tui commands' lists them; nothing was saved")
-            return 1
+            return _undone(campaign, roster, 1)
         except CommandError as err:
             _err(f"'{line}': {err}; nothing was saved")
-            return 1
+            return _undone(campaign, roster, 1)
         if not quiet:
             _out(f"> {line}")
             for entry in outcome.events:
@@ -362,11 +367,21 @@ def _apply_locked(
         store.save(session, save)
     except OSError as err:
         _err(f"could not rename the refused {save} aside: {err.strerror or err}; nothing was saved")
-        return 2
+        return _undone(campaign, roster, 2)
     except store.SaveError as err:
         _err(str(err))
-        return 2
+        return _undone(campaign, roster, 2)
     return 0
+
+
+def _undone(campaign: Any, roster: Any, code: int) -> int:
+    """An apply that saves nothing changes no roster either: the party as it was (``roster``,
+    taken before its first ``party`` line changed it)."""
+    if roster is not None:
+        from facility_tui import party
+
+        party.rollback(campaign, roster)
+    return code
 
 
 def _seeded(line: str, seed: int | None) -> str:
@@ -687,6 +702,7 @@ def _problems_of(file: Path) -> list[str]:
     import tomllib
 
     from facility_tui import store
+    from facility_tui.campaign import PARTY
 
     try:
         raw, _ = store.read_regular(file)
@@ -696,6 +712,10 @@ def _problems_of(file: Path) -> list[str]:
         doc = tomllib.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError):
         doc = {}  # (the store says best what is wrong with it: cut short, damaged...)
+    if file.name == PARTY:  # the campaign's party: its PCs, checked as party join reads them
+        from facility_tui.party import validate
+
+        return validate(raw.decode("utf-8", "replace"), str(file))
     if doc.get("kind") == "log":  # a save's log file: read (and checked) with its save
         version = doc.get("schema_version")
         if not isinstance(version, int) or version > store.LOG_SCHEMA:

@@ -13,7 +13,7 @@ from functools import cache
 
 from attrs import evolve, frozen
 
-from facility_tui import verbs
+from facility_tui import roster, verbs
 from facility_tui.call import Call, Spec, commands_in
 from facility_tui.campaign import Campaign, CampaignError, Read, Reads
 from facility_tui.dice import Dice, DiceError, Face, NeedRoll, Roll, parse_faces
@@ -25,8 +25,9 @@ from facility_tui.text import did_you_mean
 
 @cache
 def common() -> tuple[Spec, ...]:
-    """The commands of every rule system: building the encounter, rounds, undo and redo."""
-    return commands_in(verbs)
+    """The commands of every rule system: building the encounter, rounds, undo and redo, the
+    party."""
+    return commands_in(verbs, roster)
 
 
 @cache

@@ -119,8 +119,8 @@ class Session:
         spec = find_spec(parse(line).verb, self.encounter.system)
         if spec.group == "history":  # undo and redo: entries of the table, run on the history
             return self.undo() if spec.verb == "undo" else self.redo()
-        if spec.group == "campaign":  # writes a campaign file (a template): not a change of
-            # the fight, so not in its history; what it did is its message
+        if not spec.in_history:  # writes a campaign file (a template): not a change of the
+            # fight, so not in its history; what it did is its message
             applied = apply(self.encounter, line, campaign=self.campaign)
             said = new_entries(self.encounter, applied.encounter)
             return Outcome(" ".join(e.text for e in said) or f"Done: {line}", changed=False)

@@ -110,6 +110,7 @@ def add(call: Call) -> Encounter:
     "to add again with add from=NAME; force writes over one of that name. Writes a file, "
     "changes nothing in the fight (not in its history)",
     group="campaign",
+    in_history=False,
 )
 def template(call: Call) -> Encounter:
     word = call.arg(0, "save").lower()

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from attrs import evolve
 
-from facility_tui import store
+from facility_tui import party, store
 from facility_tui.autosave import Autosaver, Changed, Failed, Saved
 from facility_tui.campaign import Campaign
 from facility_tui.grammar import CommandError
@@ -451,6 +451,8 @@ class Workspace:
             raise CommandError("type a command, or press escape; ? lists them")
         if self.read_only:
             raise CommandError(self.read_only_message())
+        if party.is_roster_line(line):  # the roster's own changes: party.toml, not the fight
+            return party.run(self.session.campaign, self.encounter, line, seed=self.seed)
         try:
             self._hold(self.path)
         except store.SaveHeld as err:

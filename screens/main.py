@@ -411,13 +411,48 @@ class MainScreen(Screen[None]):
         self._after_change()
         if not outcome.events:
             self.notify(outcome.message, timeout=3)
+        verb = (line.split() or [""])[0].lower()
+        if verb == "end":
+            self.offer_return(quiet=True)  # the party's lasting state back to the roster
         # A choice the command has just left open is offered at once (not one that undo or
         # redo brings back: the next u would go to its menu).
-        if (line.split() or [""])[0].lower() not in ("undo", "u", "redo"):
+        if verb not in ("undo", "u", "redo"):
             new = [c for c in self._choices if c not in before]
             if new:
                 self.offer(new[0])
         return True
+
+    def offer_return(self, *, quiet: bool = False) -> None:
+        """The party's PCs of this fight, their lasting state back to ``party.toml``: a summary
+        of what changes for the GM to keep, skip a PC or skip all (``party_dialog``). ``quiet``
+        (after ``end``): nothing said when the campaign has no party or nothing changes."""
+        from facility_tui import party
+        from facility_tui.campaign import CampaignError
+
+        from .party_dialog import PartyReturnDialog
+
+        campaign = self.ws.session.campaign
+        if campaign is None or (quiet and not campaign.party.exists()):
+            return
+        try:
+            changes = party.returns(campaign, self.ws.encounter)
+        except CampaignError as err:
+            self.notify(str(err), severity="error", timeout=8)
+            return
+        if not changes:
+            if not quiet:
+                self.notify("Party: nothing to hand back", timeout=3)
+            return
+
+        def done(line: str | None) -> None:
+            if not self.alive:
+                return
+            if line is None:
+                self.notify("Party: nothing handed back (party return does it later)", timeout=4)
+            else:
+                self.run_line(line)
+
+        self.app.push_screen(PartyReturnDialog(changes), done)
 
     def offer(self, choice: Choice, then: str | None = None) -> None:
         """Show ``choice`` as a menu; the option chosen runs as a typed line, then ``then`` (the

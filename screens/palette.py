@@ -81,6 +81,17 @@ class FacilityCommands(Provider):
         else:
             about = "the watch view, read-only, in the browsers of the room: its address is shown"
             yield ("Share the players' view", about, partial(sharing.start, main.ws.path))
+        if not main.ws.read_only:
+            yield (
+                "Party: list",
+                "the campaign's PCs (party.toml) and how they stand",
+                partial(main.run_line, "party list"),
+            )
+            yield (
+                "Party: hand back",
+                "the fight's PCs' lasting state back to party.toml: what changes, PC by PC",
+                main.offer_return,
+            )
         report = f"{printable(main.ws.path.stem)}.md beside the save (the e key)"
         yield ("Export a report", f"the fight as Markdown: {report}", main.action_export)
         yield (

@@ -154,3 +154,16 @@ def test_campaign_browser(snap_compare, tmp_path: Path, monkeypatch: pytest.Monk
     os.utime(saves / "broken.toml", (then - 86400, then - 86400))
     app = FacilityApp(save_dir=saves, seed=1, clock=lambda: "12:00:00")
     assert snap_compare(app, terminal_size=(80, 24), press=["o"])
+
+
+def test_party_hand_back(snap_compare, app: FacilityApp) -> None:
+    """Issue 24: the fight ended, what handing each PC back changes in party.toml, one screen."""
+    run = lines_run(
+        "party add sgt-blanc",
+        "party add cassart",
+        "start",
+        "hit sgt-blanc 18 through dice=2,3,5",
+        "hit cassart 6",
+        "end",
+    )
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run)

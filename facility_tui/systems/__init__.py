@@ -167,6 +167,12 @@ class RuleSystem:
         it must be (``must be at least 1, got 0``); ``None`` when a command could have."""
         return None
 
+    def lasting(self, sheet: Any) -> Any:
+        """What of a PC's sheet outlasts a fight (the party keeps it, ``party.toml``): the sheet
+        with what belongs to one fight only (its initiative, the turn's actions, conditions tied
+        to this fight) back to a fresh sheet's values. Applied twice, it changes nothing more."""
+        return sheet
+
     def check_state(self, enc: Encounter) -> tuple[str, str] | None:
         """As ``check_combatant``, for the rules' encounter state (a path in ``state``)."""
         return None
@@ -189,6 +195,11 @@ class RuleSystem:
 
     #: The rolls this system's rules add to the common commands (start, next...), in order.
     common_rolls: dict[str, tuple[str, ...]] = {}
+
+    #: Sheet fields the party's hand-back does not name (the rules' own counters and numbering).
+    quiet_fields: tuple[str, ...] = ()
+    #: The line that rests one PC between fights (``party rest``), ``{who}`` its id; "": none.
+    rest_between: str = ""
 
     #: Commands whose ``dice=`` is an option of the rules (typed faces go in ``faces=`` there).
     own_dice_option: tuple[str, ...] = ()

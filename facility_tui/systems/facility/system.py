@@ -32,6 +32,7 @@ from facility_tui.systems.facility.core import (
     WEAPONS,
     Condition,
     FacilitySheet,
+    Fate,
     bar,
     can_act,
     capacity,
@@ -97,6 +98,7 @@ class FacilityRules(RuleSystem):
     demo = DEMO_FACILITY
     sheet_type = FacilitySheet
     state_type = FacilityState
+    rest_between = "shift {who}"  # F9: a Shift with no strain, 1 wound off every stat
     common_rolls = {
         "add": (
             "roll=yes (or roll=3d6): 3d6 for each stat, Physique, Science, Insight, Admin, Normal",
@@ -145,6 +147,16 @@ class FacilityRules(RuleSystem):
             return "sheet", "must be a Facility sheet"
         found = sheet_problem(c.sheet)
         return (f"sheet.{found[0]}", found[1]) if found else None
+
+    def lasting(self, sheet: Any) -> Any:
+        """What a PC carries to the next fight: wounds, scars, PPE and its marks (an ablated
+        piece stays marked), guns out of ammo, Spare Parts, death; not the side turn's two
+        marks (F7), nor how it left this fight (fled, surrendered, out: its wounds decide
+        again)."""
+        if not isinstance(sheet, FacilitySheet):
+            return sheet
+        fate = sheet.fate if sheet.fate is Fate.DEAD else Fate.ACTIVE
+        return evolve(sheet, attack_used=False, other_used=False, fate=fate)
 
     def check_state(self, enc: Encounter) -> tuple[str, str] | None:
         return state_problem(enc)

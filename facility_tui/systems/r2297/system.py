@@ -75,6 +75,35 @@ from facility_tui.systems.r2297.weapons import parse_weapons
 from facility_tui.text import Detail, Tone
 from facility_tui.view import Bar, Boxes, Choice, Pane, Public, Row
 
+# A PC's sheet fields that belong to one fight only (``lasting``): A2 awareness, A3 initiative,
+# A4 the turn's actions and its Extended action, A9 the rounds counted while Exhausted.
+PER_FIGHT = (
+    "awareness",
+    "rolled",
+    "tiebreak",
+    "boost",
+    "boost_round",
+    "boost_pending",
+    "refocus",
+    "turn_init",
+    "spent_major",
+    "spent_move",
+    "spent_minor",
+    "extra_major",
+    "extra_move",
+    "extra_minor",
+    "downgrade",
+    "reaction_used",
+    "ext_name",
+    "ext_step",
+    "ext_total",
+    "ext_turn",
+    "idle_turns",
+    "acted_round",
+    "exhausted_round",
+    "recover_due",
+)
+
 if TYPE_CHECKING:
     from facility_tui.call import Call
     from facility_tui.plays import TurnPlay
@@ -105,6 +134,8 @@ class Rules2297(RuleSystem):
         "at the start of a turn: bleeding 1d6 of a Critical injury",
         "death countdown 1d6+1 if the bleeding brings damage to twice Health",
     )
+    quiet_fields = ("next_id", "next_patch", "turns")
+    rest_between = "rest {who} long"  # A9: a long rest, all fatigue (one a day)
     common_rolls = {
         "add": ("faces= for init=DICE (each combatant in turn)",),
         "start": (*_ROUND, *_TURN, "the same for each turn that passes by itself"),
@@ -330,6 +361,24 @@ class Rules2297(RuleSystem):
             return "sheet", "must be a 2297 sheet"
         found = sheet_problem(c.sheet)
         return (f"sheet.{found[0]}", found[1]) if found else None
+
+    def lasting(self, sheet: Any) -> Any:
+        """What a PC carries to the next fight: damage, stun, fatigue, injuries and their timed
+        effects (bleeding, a death countdown, disadvantage until medical care), Edge, ammo,
+        rests taken today, pending Grit checks; not this fight's initiative (A3), actions (A4),
+        awareness (A2) or what ends with it (effects "until end of combat", Pinned by one of
+        its combatants, Surprised, Overwatch). An offer of Edge lapses with the fight (A7)."""
+        if not isinstance(sheet, Sheet2297):
+            return sheet
+        effects = tuple(
+            e
+            for e in sheet.effects
+            if not (e.combat or e.by or e.until_round or e.label == "overwatch")
+        )
+        injuries = tuple(evolve(i, offered=False) if i.offered else i for i in sheet.injuries)
+        fresh = Sheet2297()
+        per_fight = {name: getattr(fresh, name) for name in PER_FIGHT}
+        return evolve(sheet, effects=effects, injuries=injuries, **per_fight)
 
     def initiative_from_face(self, call: Call, c: Combatant, face: str) -> int:
         """A3: ``init WHO face=N``: N is what the Xd6 showed; the tracker adds AG + CU (never

@@ -1,0 +1,86 @@
+"""After a fight (``end``): what handing the party's PCs back changes in ``party.toml``, one
+screen, PC by PC (wounds, scars, PPE marks, ammo; damage, injuries and their timers, fatigue,
+Edge), for the GM to keep all, skip some, or skip all.
+
+Keys: enter (or ``y``) hands back every PC not skipped; a PC's number skips it (again: keeps
+it); ``n`` skips all; escape skips all for now (``party return`` hands them back later). It
+answers with the ``party return`` line to run (None: nothing handed back), which the main
+screen runs as if typed; ``party undo`` takes it back. Like the choice menu, it has no
+focusable widget: the app hands it every key in the order typed, those typed before it showed
+too, and a key it does not know is ignored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.text import Text
+from textual import events
+from textual.app import ComposeResult
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Label
+
+from facility_tui.grammar import quote
+from facility_tui.roster import Change
+from facility_tui.text import printable
+
+
+class PartyReturnDialog(ModalScreen[str | None]):
+    """The hand-back's summary; dismisses with the ``party return`` line, or None."""
+
+    def __init__(self, changes: Sequence[Change]) -> None:
+        super().__init__()
+        self.changes = list(changes)[:9]  # (a key each; more are handed back by the line)
+        self.more = list(changes)[9:]
+        self.skipped: set[int] = set()
+        self._done = False
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog party-return"):
+            yield Label(
+                Text("The fight is over: the party's lasting state back to party.toml?", "bold"),
+                classes="question",
+            )
+            with VerticalScroll(classes="party-changes"):
+                for i in range(len(self.changes)):
+                    yield Label(self._row(i), classes="party-pc", id=f"pc-{i + 1}")
+            yield Label(
+                Text("⏎ keep all · 1-9 skip or keep a PC · n skip all · esc later"),
+                classes="hint",
+            )
+
+    def _row(self, i: int) -> Text:
+        ch = self.changes[i]
+        skipped = i in self.skipped
+        row = Text()
+        row.append(f"{i + 1} ", "bold")
+        row.append("skip " if skipped else "keep ", "dim" if skipped else "bold green")
+        row.append(printable(ch.name), "dim strike" if skipped else "bold")
+        row.append(": " + "; ".join(printable(line) for line in ch.lines), "dim" if skipped else "")
+        return row
+
+    async def _on_key(self, event: events.Key) -> None:
+        event.stop()
+        event.prevent_default()
+        if event.key in ("enter", "y"):
+            self._answer(self.line())
+        elif event.key in ("escape", "n"):
+            self._answer(None)
+        elif event.character is not None and event.character.isdigit():
+            i = int(event.character) - 1
+            if 0 <= i < len(self.changes):
+                self.skipped ^= {i}
+                self.query_one(f"#pc-{i + 1}", Label).update(self._row(i))
+
+    def line(self) -> str | None:
+        """``party return``, with ``skip=`` for the PCs skipped; None when all are."""
+        if len(self.skipped) == len(self.changes) and not self.more:
+            return None
+        skip = [self.changes[i].member.pc.id for i in sorted(self.skipped)]
+        return "party return" + (f" skip={quote(','.join(skip))}" if skip else "")
+
+    def _answer(self, line: str | None) -> None:
+        if not self._done:
+            self._done = True
+            self.dismiss(line)
