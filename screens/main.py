@@ -114,7 +114,14 @@ class MainScreen(Screen[None]):
         Binding("K", "panes(-1)", "Panes: a page up", show=False, priority=True, id="panes_up"),
         Binding("question_mark", "help", "Help", priority=True, id="help"),
         Binding("ctrl+n", "new", "New encounter", show=False, priority=True, id="new"),
-        Binding("o", "open", "Campaign: open, copy, rename, archive", show=False, priority=True, id="open"),
+        Binding(
+            "o",
+            "open",
+            "Campaign: open, copy, rename, archive",
+            show=False,
+            priority=True,
+            id="open",
+        ),
         Binding("E", "export", "Export a report", show=False, priority=True, id="export"),
         Binding(
             "F",

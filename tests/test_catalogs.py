@@ -521,3 +521,21 @@ def test_a_name_the_campaign_does_not_have_reloads_as_read(tmp_path: Path) -> No
     assert again.encounter == before
     assert sheet_of(again.encounter.get("ana")).ppe[0].item.rating == 1  # the shipped one
     again.close()
+
+
+def test_F11_storage_items_carried_give_their_pockets_and_slots() -> None:
+    """F11: 2 pockets and 6 slots; a Fanny Pack adds 2 pockets, a Messenger Bag 2 slots and 1
+    pocket, a Toolbox 3 slots and is Bulky; Coveralls' 6 pockets replace normal clothing's 2;
+    a line ending with the item's name counts ("orange coveralls"); other things add nothing."""
+    from facility_tui.systems.facility.core import FacilitySheet
+    from facility_tui.systems.facility.system import room
+
+    def carrying(*items: str) -> str:
+        return room(FacilitySheet(items=items))
+
+    assert carrying("pen") == "2 pockets, 6 slots"
+    assert carrying("Fanny Pack") == "4 pockets, 6 slots"
+    assert carrying("messenger bag") == "3 pockets, 8 slots"
+    assert carrying("Toolbox", "pen") == "2 pockets, 9 slots; Bulky: Toolbox"
+    assert carrying("orange coveralls", "Fanny Pack") == "8 pockets, 6 slots"
+    assert carrying("Briefcase", "Toolbox") == "2 pockets, 11 slots; Bulky: Briefcase, Toolbox"

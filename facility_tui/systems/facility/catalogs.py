@@ -74,6 +74,7 @@ STORAGE = Kind(
         "slots": (whole(0, 99), 0),
         "bulky": (flag, False),
         "carries_bulky": (flag, False),
+        "clothing": (flag, False),
         "notes": (text, ""),
     },
     title="storage items",
@@ -103,6 +104,21 @@ COMPETENCE = Kind(
     title="competence scale",
 )
 declare(PACKAGE, WEAPON, PPE, STORAGE, JOB, COMPETENCE)
+
+
+def storage_of(items: tuple[str, ...]) -> list[dict[str, Any]]:
+    """F11: the storage items among what a sheet carries, by the name its line ends with
+    ("orange coveralls" is Coveralls), as the rules ship them."""
+    catalog = entries("storage")
+    found = []
+    for item in items:
+        said = item.strip().lower()
+        found += [
+            e
+            for e in catalog
+            if said == e["name"].lower() or said.endswith(" " + e["name"].lower())
+        ]
+    return found
 
 
 def entries(kind: str) -> list[dict[str, Any]]:

@@ -20,6 +20,7 @@ from facility_tui.grammar import CommandError
 from facility_tui.model import ENEMIES, PCS, Combatant, Encounter, Kind, Phase
 from facility_tui.systems import RuleSystem
 from facility_tui.systems.facility import tactics
+from facility_tui.systems.facility.catalogs import storage_of
 from facility_tui.systems.facility.checks import sheet_problem, state_problem
 from facility_tui.systems.facility.choices import choices as choices_of
 from facility_tui.systems.facility.commands.helpers import helpers_from, roll_check
@@ -383,8 +384,7 @@ class FacilityRules(RuleSystem):
                 Detail("Spare Parts", f"{counted(s.parts, 'slot')}, Clearance L{s.clearance}")
             )
         if s.items:
-            room = f" ({counted(s.pockets, 'pocket')}, {counted(s.slots, 'slot')})"
-            out.append(Detail("Carries", ", ".join(s.items) + room))
+            out.append(Detail("Carries", ", ".join(s.items) + f" ({room(s)})"))
         waiting = pending_of(enc, c.id)
         if waiting is not None:
             out.append(Detail("Pending", pending_text(waiting)))
@@ -556,3 +556,17 @@ def _choice_rows(enc: Encounter, c: Combatant) -> list[Row]:
             )
         )
     return rows
+
+
+def room(s: FacilitySheet) -> str:
+    """F11: the pockets and slots a sheet has with the storage items it carries (clothing's
+    pockets replace the 2 of normal clothing), and its Bulky ones (in hand or a Sling)."""
+    storage = storage_of(s.items)
+    worn = [e["pockets"] for e in storage if e["clothing"]]
+    pockets = (max(worn) if worn else s.pockets) + sum(
+        e["pockets"] for e in storage if not e["clothing"]
+    )
+    slots = s.slots + sum(e["slots"] for e in storage)
+    bulky = [e["name"] for e in storage if e["bulky"]]
+    said = f"{counted(pockets, 'pocket')}, {counted(slots, 'slot')}"
+    return said + (f"; Bulky: {', '.join(bulky)}" if bulky else "")
