@@ -539,3 +539,52 @@ def test_F11_storage_items_carried_give_their_pockets_and_slots() -> None:
     assert carrying("Toolbox", "pen") == "2 pockets, 9 slots; Bulky: Toolbox"
     assert carrying("orange coveralls", "Fanny Pack") == "8 pockets, 6 slots"
     assert carrying("Briefcase", "Toolbox") == "2 pockets, 11 slots; Bulky: Briefcase, Toolbox"
+
+
+JOBS_TOML = """\
+system = "facility"
+
+[[job]]
+name = "Night Guard"
+saves = { weapons = 2, trauma = 1 }
+expertise = ["ins"]
+ppe = ["Security Vest", "Riot Shield"]
+clearance = 2
+uniform = "flashlight, Fanny Pack"
+
+[[ppe]]
+name = "Riot Shield"
+rating = 2
+covers = ["weapons"]
+"""
+
+
+def test_F12_a_campaign_job_is_given_by_name_and_kept_with_its_step(tmp_path: Path) -> None:
+    """F12: job= takes the campaign's job as it takes the rules' (its saves, Expertise, PPE,
+    its own PPE from the campaign too, clearance, uniform); the step keeps what it read, so
+    the fight reloads the same after the catalog changes; the save's job name is not refused."""
+    from facility_tui import store
+    from facility_tui.systems.facility.core import stat_of
+    from facility_tui.systems.facility.system import room
+
+    _write(tmp_path, "guards.toml", JOBS_TOML)
+    ws = _fresh(tmp_path, "facility")
+    ws.execute('add Ana side=pc job="night guard"')
+    ws.execute("add Bo side=pc job=tech")
+    s = sheet_of(ws.encounter.get("ana"))
+    assert (s.job, s.base.weapons, s.base.trauma, s.clearance) == ("Night Guard", 2, 1, 2)
+    assert stat_of(s, "ins").expertise
+    assert [p.name for p in s.ppe] == ["Security Vest", "Riot Shield"]
+    assert s.ppe[1].item.rating == 2 and room(s) == "4 pockets, 6 slots"
+    assert sheet_of(ws.encounter.get("bo")).job == "Maintenance Technician"
+    before, path = ws.encounter, ws.path
+    store.save(ws.session, path)
+    ws.close()
+    (tmp_path / "catalogs" / "guards.toml").write_text('system = "facility"\n', encoding="utf-8")
+    again = store.load(path)
+    assert again.encounter == before
+    for _ in again.undo_steps:
+        again.undo()
+    while again.can_redo():
+        again.redo()
+    assert again.encounter == before

@@ -10,7 +10,6 @@ from facility_tui.systems.facility.commands.sheets import SHEET_COUNTS
 from facility_tui.systems.facility.core import (
     BONUS_MAX,
     BONUS_MIN,
-    JOBS,
     PPE_CATALOG,
     SAVE_MAX,
     SAVES,
@@ -25,11 +24,11 @@ from facility_tui.systems.facility.core import (
     weapon_of,
 )
 from facility_tui.systems.facility.state import state_of
+from facility_tui.text import MAX_NAME
 
 Problem = tuple[str, str] | None  # (the key's path in the sheet, what it must be)
 
 _CATALOG = {p.name: p for p in PPE_CATALOG}
-_JOB_NAMES = {job.name for job in JOBS.values()}
 
 
 def sheet_problem(s: FacilitySheet) -> Problem:
@@ -49,8 +48,10 @@ def sheet_problem(s: FacilitySheet) -> Problem:
             return key, f"must be at least 0, got {getattr(s, key)}"
     if s.track and s.track_wounds > s.track:
         return "track_wounds", f"must be at most the track ({s.track}), got {s.track_wounds}"
-    if s.job and s.job not in _JOB_NAMES:
-        return "job", f"must be a job of the rules ({', '.join(sorted(_JOB_NAMES))}) or none"
+    if s.job and (len(s.job) > MAX_NAME or not s.job.isprintable()):
+        # (a campaign's own job is a name too: its saves, PPE and parts went into the sheet
+        # when it was given)
+        return "job", f"must be a job's name (at most {MAX_NAME} characters) or none"
     return _ppe_problem(s) or _weapons_problem(s)
 
 

@@ -24,11 +24,13 @@ from facility_tui.systems.facility.core import (
     STATS,
     FacilitySheet,
     Fate,
+    Job,
     Piece,
     Saves,
     changed,
     competence,
     find_piece,
+    job_from,
     job_key,
     mark_piece,
     ppe_item,
@@ -67,12 +69,19 @@ def _saves(text: str) -> Saves:
     return Saves(*(int(n) for n in nums))
 
 
+def _job(call: Call, text: str) -> Job:
+    """F12: a job by name: the campaign's catalog first (read through the call, so the step
+    keeps it), then the rules' (``tech``)."""
+    entry = campaign_entry(call.reads, "facility", "job", text)
+    return job_from(entry) if entry else JOBS[job_key(text)]
+
+
 def _pieces(call: Call, text: str) -> tuple[Piece, ...]:
     """F6: pieces by name: the campaign's catalog first (the piece keeps the entry it read),
     then the shipped one (by name, number or a part of its name)."""
     out: dict[str, Piece] = {}
-    for part in text.split(","):
-        if part.strip():
+    for part in (p.strip() for p in text.split(",")):
+        if part:
             entry = campaign_entry(call.reads, "facility", "ppe", part)
             piece = (
                 Piece(entry["name"], entry=plain(entry)) if entry else Piece(ppe_item(part).name)
@@ -163,12 +172,12 @@ def sheet_from_options(call: Call) -> FacilitySheet:
     sheet = FacilitySheet()
     job_text = call.option("job")
     if job_text:
-        job = JOBS[job_key(job_text)]
+        job = _job(call, job_text)
         sheet = evolve(
             sheet,
             job=job.name,
             base=job.saves,
-            ppe=tuple(Piece(n) for n in job.ppe),
+            ppe=_pieces(call, ", ".join(job.ppe)),
             parts=job.parts,
             clearance=job.clearance,
             items=tuple(job.uniform.split(", ")) if job.uniform else (),
@@ -345,7 +354,7 @@ def sheet(call: Call) -> Encounter:
         done.append(f"exp={','.join(keys) or 'none'}")
     text = call.option("job")
     if text is not None:
-        new = evolve(new, job=JOBS[job_key(text)].name if text else "")
+        new = evolve(new, job=_job(call, text).name if text else "")
         done.append(f"job={new.job or 'none'}")
     text = call.option("weapon")
     if text is not None:
