@@ -141,7 +141,7 @@ def measure(repeat: int) -> tuple[list[Row], float]:
             app_m / bare_m,
             "≤ 1.5× bare",
             app_m / bare_m <= 1.5,
-            "ru_maxrss of the child at exit, right after its first frame",
+            "peak RSS (VmHWM) of the child at exit, right after its first frame",
         ),
     ]
     for line, times in applied.items():
