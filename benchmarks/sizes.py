@@ -46,21 +46,35 @@ def _saved(session: Any, folder: Path) -> Path:
     return folder
 
 
-def _command_save(session: Any, path: Path, repeat: int) -> tuple[float, float, float]:
-    """Median execute + save, execute, save: one command applied and saved, as ``saving``."""
+def _command_save(
+    sessions: dict[int, Any], folder: Path, repeat: int
+) -> dict[int, tuple[float, float, float]]:
+    """Median execute + save, execute and save of one command, per log length. The lengths take
+    their turns within each repeat, so the machine's fast and slow spells (and its fsyncs) fall
+    on all of them alike."""
     from facility_tui import store
 
-    store.save(session, path)  # the first save of a fight may write more; measure steady
-    execute, save = [], []
+    paths = {n: folder / f"grown-{n}.toml" for n in sessions}
+    for n, session in sessions.items():
+        store.save(session, paths[n])  # the first save of a fight may write more; measure steady
+    execute: dict[int, list[float]] = {n: [] for n in sessions}
+    save: dict[int, list[float]] = {n: [] for n in sessions}
     for _ in range(repeat):
-        t0 = time.perf_counter()
-        session.execute(LINE)
-        t1 = time.perf_counter()
-        store.save(session, path)
-        execute.append(t1 - t0)
-        save.append(time.perf_counter() - t1)
-    total = median([a + b for a, b in zip(execute, save, strict=True)])
-    return total, median(execute), median(save)
+        for n, session in sessions.items():
+            t0 = time.perf_counter()
+            session.execute(LINE)
+            t1 = time.perf_counter()
+            store.save(session, paths[n])
+            execute[n].append(t1 - t0)
+            save[n].append(time.perf_counter() - t1)
+    return {
+        n: (
+            median([a + b for a, b in zip(execute[n], save[n], strict=True)]),
+            median(execute[n]),
+            median(save[n]),
+        )
+        for n in sessions
+    }
 
 
 def _launches(
@@ -210,21 +224,18 @@ def measure(
             saves.append((f"{n:,} combatants", folder, _startup_budget(n, 0)))
         # One fight grown through the log lengths: command + save at each, and a save of each.
         grown = build_session(LOG_COMBATANTS)
-        saved: dict[int, float] = {}
-        save_rows = []
+        logs = {}
         for n in events:
             while len(grown.encounter.log) < n:
                 grown.execute(LINE)
+            logs[n] = grown.fork()
             folder = _saved(grown, work / f"events-{n}")
             saves.append((f"{n:,} log events", folder, _startup_budget(LOG_COMBATANTS, n)))
-            total, execute, save = _command_save(grown, work / "grown.toml", repeat)
-            saved[n] = total
-            save_rows.append(
-                Row(
-                    f"command + save, log {n:,}",
-                    f"{ms(total)} (execute {ms(execute)}, save {ms(save)})",
-                )
-            )
+        saved = _command_save(logs, work, repeat)
+        save_rows = [
+            Row(f"command + save, log {n:,}", f"{ms(t)} (execute {ms(e)}, save {ms(s)})")
+            for n, (t, e, s) in saved.items()
+        ]
         warm = work / "warm-up"  # one unmeasured launch of each fills the bytecode cache
         warm.mkdir()
         startup._launch("app", warm, env, saves[0][1])
@@ -246,7 +257,7 @@ def measure(
         )
     rows += save_rows
     if len(events) > 1:
-        small, big = saved[min(events)], saved[max(events)]
+        small, big = saved[min(events)][0], saved[max(events)][0]
         growth = big / small if small else float("inf")
         rows.append(
             Row(
