@@ -14,10 +14,11 @@ import sys
 import time
 from collections.abc import Sequence
 
-from benchmarks import keys, saving, startup
+from benchmarks import keys, saving, sizes, startup
 from benchmarks.common import Row, load_line, table
 
 GROUPS = ("startup", "keys", "saving")
+EXTRA = ("sizes",)  # campaign sizes (issue 25): only with --only sizes, a few minutes
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -26,7 +27,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--repeat", type=int, help="launches / runs per figure (default 7, quick 3)")
     p.add_argument("--presses", type=int, help="timed presses per key and size (default 30)")
     p.add_argument("--sessions", type=int, help="key-press sessions per size (default 3, quick 1)")
-    p.add_argument("--only", choices=GROUPS, action="append", help="run only these groups")
+    p.add_argument("--only", choices=GROUPS + EXTRA, action="append", help="run only these groups")
     ns = p.parse_args(argv)
     repeat = ns.repeat or (3 if ns.quick else 7)
     presses = ns.presses or (5 if ns.quick else 30)
@@ -48,6 +49,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         rows += keys.measure(presses, sessions)
     if "saving" in groups:
         rows += saving.measure(repeat)
+    if "sizes" in groups:
+        rows += sizes.measure(repeat, presses, sessions)
     after, _ = load_line()
     print()
     print(table(rows))

@@ -34,10 +34,17 @@ def _child_env(work: Path) -> dict[str, str]:
     return env
 
 
-def _launch(kind: str, workdir: Path, env: dict[str, str]) -> dict[str, float]:
-    folder = workdir / f"saves-{kind}"  # the app's save folder: empty, so it opens the demo
+def _launch(
+    kind: str, workdir: Path, env: dict[str, str], saves: Path | None = None
+) -> dict[str, float]:
+    """One launch; the app opens a fresh copy of the ``saves`` folder (its newest save), or with
+    none an empty folder, so the demo. The bare app shows the rows the app's last launch showed."""
+    folder = workdir / f"saves-{kind}"
     shutil.rmtree(folder, ignore_errors=True)
-    folder.mkdir()
+    if saves is None or kind == "bare":
+        folder.mkdir()
+    else:
+        shutil.copytree(saves, folder)
     arg = str(workdir if kind == "bare" else folder)
     t0 = time.monotonic()
     out = subprocess.run(
@@ -134,7 +141,7 @@ def measure(repeat: int) -> tuple[list[Row], float]:
             app_m / bare_m,
             "≤ 1.5× bare",
             app_m / bare_m <= 1.5,
-            "ru_maxrss of the child at exit, right after its first frame",
+            "peak RSS (VmHWM) of the child at exit, right after its first frame",
         ),
     ]
     for line, times in applied.items():

@@ -45,3 +45,25 @@ def test_start_up_child_launches_what_a_user_runs(tmp_path) -> None:
         assert run["d20"] == 0.0
     assert any((tmp_path / "saves-app").glob("*.toml"))  # the demo it opened, saved there
     assert json.loads((tmp_path / "rows.json").read_text())["rows"]
+
+
+def test_campaign_sizes_harness_reports_every_figure() -> None:
+    """Issue 25's group on tiny sizes: launches of a save of each size beside the bare app, the
+    keys that cross a round (the round checked on each press), and command + save per log."""
+    from benchmarks import sizes
+
+    rows = sizes.measure(1, 1, 1, combatants=(3,), events=(40, 80))
+    figures = [r.figure.strip() for r in rows]
+    for label in ("3 combatants", "40 log events", "80 log events"):
+        assert f"start-up to first frame, {label}" in figures
+        assert f"peak memory at start-up, {label}" in figures
+        assert f"`apply next`, {label}" in figures
+    assert [f for f in figures if f.startswith("key")] == [
+        "key n mid-round, 3 combatants",
+        "key n that ends the round, 3 combatants",
+        "key u back across the round, 3 combatants",
+    ]
+    assert "command + save, log 80" in figures
+    assert "growth 40 → 80 events" in figures
+    assert all(r.ratio for r in rows if r.bare != "—")
+    assert "PASS" in table(rows) or "MISS" in table(rows)
