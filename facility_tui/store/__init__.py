@@ -28,7 +28,6 @@ encounter, else the fight loads without its history.
 from __future__ import annotations
 
 import contextlib
-import errno
 import json
 import math
 import os
@@ -41,20 +40,45 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from facility_tui import __version__
-from facility_tui.campaign import RESERVED_STEMS, is_encounter_file
 from facility_tui.codec import DecodeError, decode, encode, encode_sparse
 from facility_tui.handedit import encounter_from
 from facility_tui.model import Encounter, Kind, LogEntry, Phase, TableDice
 from facility_tui.session import Session, Step, run_step
+from facility_tui.store.atomic import _HINTS, TEMP_PREFIX, _write_error, sweep_temp, write_atomic
+from facility_tui.store.errors import (
+    ChangedOnDisk,
+    DamagedSave,
+    InvalidSave,
+    NewerSave,
+    SaveError,
+    SaveHeld,
+    _Invalid,
+)
+from facility_tui.store.files import (
+    MAX_SAVE_BYTES,
+    NAME_MAX,
+    SIDECAR_SUFFIX,
+    SUFFIX,
+    _kind_of,
+    _read,
+    _same_file,
+    _signature_of,
+    file_signature,
+    in_use,
+    list_saves,
+    path_for,
+    read_regular,
+    sidecar_for,
+)
 from facility_tui.systems import DEFAULT, ids, rules_for
 
 SCHEMA_VERSION = 3
 LOG_SCHEMA = 2  # log files (``log-*.toml``) keep the layout of schema 2: old ones stay valid
-SUFFIX = ".toml"
-SIDECAR_SUFFIX = ".d"
-TEMP_PREFIX = ".tmp-"
+
+
 BACKUPS_KEPT = 8  # whole copies: round changes, hand edits accepted, the app closing
-MAX_SAVE_BYTES = 64 << 20  # larger files are refused unread (a long fight's main file: < 1 MiB)
+
+
 CHUNK_MIN = 64  # a log file closes at the first round change after this many entries...
 CHUNK_MAX = 256  # ...or at this many
 
@@ -71,50 +95,6 @@ _KINDS = {k.value: k for k in Kind}
 # What data of the wrong shape raises while decoding (DecodeError, MigrationError and CommandError
 # are ValueErrors); anything else, an ImportError say, is a bug and must not pass for damage.
 _SHAPE_ERRORS = (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError)
-
-
-class SaveError(Exception):
-    """A save that cannot be read or written; the message names the file and what to do."""
-
-
-class DamagedSave(SaveError):
-    """A file that is not a whole save (empty, truncated, changed, not one): a backup may help."""
-
-
-class NewerSave(SaveError):
-    """A save written by a newer facility-tui."""
-
-
-class SaveHeld(SaveError):
-    """A save another writer holds (``lock_save``): the message says who, and what to do."""
-
-    def __init__(self, path: Path, holder: Holder | None, message: str) -> None:
-        super().__init__(message)
-        self.path = path
-        self.holder = holder
-
-
-class InvalidSave(DamagedSave):
-    """A whole file (its checksum holds) whose content is not a fight: a key missing, a value of
-    the wrong type or out of range. Refused like damage: the GM is asked what to do."""
-
-
-class ChangedOnDisk(SaveError):
-    """The save was written by someone else (an editor) since this process last wrote or read
-    it: it is not written over until the GM chooses (``Autosaver`` holds the change)."""
-
-    def __init__(self, path: Path) -> None:
-        super().__init__(
-            f"{path} was changed outside facility-tui while it was open; it was not written over"
-        )
-        self.path = path
-
-
-class _Invalid(DecodeError):
-    """What ``_check_encounter`` finds; the message names the key, e.g. ``encounter.round``."""
-
-
-# -- encounter <-> data -------------------------------------------------------------------------
 
 
 def encounter_data(enc: Encounter, *, with_log: bool = True) -> dict[str, Any]:
@@ -1290,77 +1270,6 @@ def _replay(base: Encounter, steps: Sequence[Step], redo: Sequence[Step]) -> Ses
     return Session(states[-1], list(zip(steps, states[:-1], strict=True)), redo)
 
 
-# -- files --------------------------------------------------------------------------------------
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` so that a crash leaves either the old or the new file."""
-    folder = path.parent
-    data = text.encode("utf-8")
-    mode: int | None = None
-    with contextlib.suppress(FileNotFoundError):
-        mode = path.stat().st_mode & 0o777
-    fd, tmp = _create_temp(folder)
-    try:
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    _fsync_dir(folder)
-
-
-def _create_temp(folder: Path) -> tuple[int, str]:
-    """A new file of our own beside the target, as ``tempfile.mkstemp`` makes one (without its
-    import, and shutil's with it, on every launch): a random name, created exclusively, 0o600."""
-    flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
-    for _ in range(100):
-        tmp = os.path.join(folder, f"{TEMP_PREFIX}{os.urandom(6).hex()}{SUFFIX}")
-        try:
-            return os.open(tmp, flags, 0o600), tmp
-        except FileExistsError:
-            continue  # (another writer's name: draw again)
-    raise FileExistsError(errno.EEXIST, "no unused temporary name", str(folder))
-
-
-def _fsync_dir(folder: Path) -> None:
-    with contextlib.suppress(OSError):
-        fd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
-
-_HINTS = {
-    errno.ENOSPC: "the disk is full, free some space",
-    errno.EDQUOT: "the disk quota is used up, free some space",
-    errno.EROFS: "the disk is read-only",
-    errno.EACCES: "no permission to write there",
-    errno.EPERM: "no permission to write there",
-}
-
-
-def _write_error(path: Path, err: OSError, done: str = "the save on disk was not changed") -> str:
-    reason = err.strerror or str(err) or type(err).__name__
-    hint = _HINTS.get(err.errno or 0)
-    return f"could not save {path}: {reason}{f' ({hint})' if hint else ''}; {done}"
-
-
-def sidecar_for(path: Path) -> Path:
-    """The folder of a save's log files and backups: ``fight.d`` next to ``fight.toml``."""
-    return path.with_name(path.stem + SIDECAR_SUFFIX)
-
-
 def backups(path: Path) -> list[Path]:
     """The backups of a save, the newest first."""
     return [p for _, _, p in _backups(sidecar_for(path))]
@@ -1790,88 +1699,6 @@ def save(session: Session, path: Path) -> None:
     save_snapshot(Snapshot.of(session), path)
 
 
-def _kind_of(mode: int) -> str:
-    if stat.S_ISDIR(mode):
-        return "a folder"
-    if stat.S_ISFIFO(mode):
-        return "a named pipe"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "not a regular file"
-
-
-def read_regular(path: Path, limit: int = MAX_SAVE_BYTES) -> tuple[bytes, os.stat_result]:
-    """The bytes of ``path`` and its status, if it is a regular file of at most ``limit`` bytes.
-
-    Anything else (a folder, a named pipe, a device, a link to one) is refused with a one-line
-    ``SaveError`` before a byte is read: opening does not wait for a pipe's writer
-    (``O_NONBLOCK``) and the type and size are checked on the open file itself.
-    """
-    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_NOCTTY", 0)
-    try:
-        fd = os.open(path, flags)
-    except FileNotFoundError:
-        raise SaveError(f"{path} does not exist") from None
-    except OSError as err:
-        raise SaveError(f"cannot read {path}: {err.strerror or err}") from None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise SaveError(
-                f"{path} is {_kind_of(st.st_mode)}, not a save file; choose a .toml save"
-            )
-        if st.st_size > limit:
-            raise SaveError(
-                f"{path} is {_size(st.st_size)}, more than a save can be ({_size(limit)}); "
-                "it was not opened"
-            )
-        parts: list[bytes] = []
-        got = 0
-        while got <= limit:
-            part = os.read(fd, min(limit + 1 - got, 1 << 20) or 1)
-            if not part:
-                break
-            parts.append(part)
-            got += len(part)
-        if got > limit:  # it grew while being read
-            raise SaveError(f"{path} grew past {_size(limit)} while being read; it was not opened")
-        return b"".join(parts), st
-    except OSError as err:
-        raise SaveError(f"cannot read {path}: {err.strerror or err}") from None
-    finally:
-        os.close(fd)
-
-
-def _size(n: int) -> str:
-    return f"{n / (1 << 20):.0f} MiB" if n >= 1 << 20 else f"{n} bytes"
-
-
-def _read(path: Path) -> bytes:
-    return read_regular(path)[0]
-
-
-def file_signature(path: Path) -> tuple[int, ...] | None:
-    """What changes whenever a save is written (its main file is replaced, never rewritten in
-    place): compare two to tell whether it was saved in between. ``None`` if there is none."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return _signature_of(st)
-
-
-def _same_file(a: tuple[int, ...] | None, b: tuple[int, ...] | None) -> bool:
-    """Whether two signatures are of the same file content: its mode or owner changed
-    (``chmod``: only the ctime) is no write."""
-    return a is not None and b is not None and a[:4] == b[:4]
-
-
-def _signature_of(st: os.stat_result) -> tuple[int, ...]:
-    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-
-
 def load(path: Path) -> Session:
     """The session saved at ``path``; raises ``DamagedSave``, ``NewerSave`` or ``SaveError``.
     A save edited outside facility-tui that passes its checks loads with the edit as its last
@@ -2131,50 +1958,6 @@ def set_aside(path: Path) -> Path:
     return aside
 
 
-def sweep_temp(folder: Path) -> int:
-    """Remove temporary files left by a write that was interrupted; returns how many."""
-    count = 0
-    with contextlib.suppress(OSError):
-        pattern = f"{TEMP_PREFIX}*{SUFFIX}"
-        stale = [*folder.glob(pattern), *folder.glob(f"*{SIDECAR_SUFFIX}/{pattern}")]
-        for p in stale:
-            with contextlib.suppress(OSError):
-                p.unlink()
-                count += 1
-    return count
-
-
-def list_saves(folder: Path) -> list[Path]:
-    """Save files in ``folder``, the most recently changed first (log files and backups aside)."""
-    try:
-        files = [p for p in folder.glob(f"*{SUFFIX}") if is_encounter_file(p) and p.is_file()]
-        return sorted(files, key=lambda p: p.stat().st_mtime, reverse=True)
-    except OSError:
-        return []
-
-
-NAME_MAX = 60  # characters of an encounter's name kept in its file name
-
-
-def path_for(folder: Path, name: str, number: int = 1) -> Path:
-    """A file in ``folder`` for an encounter called ``name``, never outside it; ``number`` 2, 3...
-    gives the other files for that name (``fight-2.toml``), distinct however long the name."""
-    from facility_tui.call import slug
-
-    stem = slug(name)[:NAME_MAX].rstrip("-") or "x"
-    if stem in RESERVED_STEMS and number == 1:
-        number = 2  # party.toml is the campaign's roster
-    if number > 1:
-        stem = f"{stem}-{number}"
-    return folder / f"{stem}{SUFFIX}"
-
-
-def in_use(path: Path) -> bool:
-    """Whether ``path`` names a save, or anything else, or a save's leftover folder (a fight set
-    aside as damaged keeps its backups there): a new fight must not start on it."""
-    return os.path.lexists(path) or os.path.lexists(sidecar_for(path))
-
-
 def blank() -> Encounter:
     return Encounter(
         "Untitled", DEFAULT, state=rules_for(DEFAULT).new_state(), handles=0, made_numbered=True
@@ -2183,3 +1966,71 @@ def blank() -> Encounter:
 
 def fresh_session() -> Session:
     return Session(blank())
+
+
+__all__ = [
+    "BACKUPS_KEPT",
+    "CHUNK_MAX",
+    "CHUNK_MIN",
+    "END_LINE",
+    "LOCK_NAME",
+    "LOG_SCHEMA",
+    "MAX_ROLLS",
+    "MAX_ROUND",
+    "MAX_SAVE_BYTES",
+    "NAME_MAX",
+    "SCHEMA_VERSION",
+    "SEPARATOR",
+    "SIDECAR_SUFFIX",
+    "SUFFIX",
+    "TEMP_PREFIX",
+    "_HINTS",
+    "ChangedOnDisk",
+    "DamagedSave",
+    "Good",
+    "Holder",
+    "InvalidSave",
+    "Loaded",
+    "NewerSave",
+    "Opened",
+    "SaveError",
+    "SaveHeld",
+    "Snapshot",
+    "WriteLock",
+    "_as_written",
+    "_forget",
+    "_saver",
+    "_sign",
+    "_sign3",
+    "_table_lines",
+    "_write_error",
+    "backups",
+    "blank",
+    "dumps",
+    "encounter_data",
+    "expect",
+    "file_signature",
+    "forget",
+    "fresh_session",
+    "holder",
+    "in_use",
+    "keep_backup",
+    "keep_copy",
+    "list_saves",
+    "load",
+    "load_or_recover",
+    "loads",
+    "lock_save",
+    "newest_good",
+    "open_save",
+    "path_for",
+    "read_regular",
+    "recover",
+    "save",
+    "save_snapshot",
+    "session_of",
+    "set_aside",
+    "sidecar_for",
+    "sweep_temp",
+    "write_atomic",
+]
