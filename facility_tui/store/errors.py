@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from facility_tui.codec import DecodeError
 
 if TYPE_CHECKING:
-    from facility_tui.store import Holder
+    from facility_tui.store.lock import Holder
 
 
 class SaveError(Exception):
