@@ -230,10 +230,10 @@ def test_fuzz_mutated_saves_with_valid_checksum(
     text = body.decode("utf-8", "replace")
     state, sep, rest = text.partition("\n" + store.SEPARATOR + "\n")
     if not sep:
-        load_bytes(tmp_path, store._sign(text)[0].encode("utf-8"))
+        load_bytes(tmp_path, store.format.sign(text)[0].encode("utf-8"))
         return
     rest = rest.removesuffix(store.END_LINE + "\n")
-    signed = store._sign3(state + "\n", rest)
+    signed = store.format.sign3(state + "\n", rest)
     load_bytes(tmp_path, signed.encode("utf-8"))
     # and as a hand edit (the fight's checksum not matching): checked, then refused or taken
     unsigned = small_save.split(b"\n", 1)[0].decode() + "\n" + signed.split("\n", 1)[1]

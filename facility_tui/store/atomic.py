@@ -61,7 +61,7 @@ def _fsync_dir(folder: Path) -> None:
             os.close(fd)
 
 
-_HINTS = {
+HINTS = {
     errno.ENOSPC: "the disk is full, free some space",
     errno.EDQUOT: "the disk quota is used up, free some space",
     errno.EROFS: "the disk is read-only",
@@ -70,9 +70,9 @@ _HINTS = {
 }
 
 
-def _write_error(path: Path, err: OSError, done: str = "the save on disk was not changed") -> str:
+def write_error(path: Path, err: OSError, done: str = "the save on disk was not changed") -> str:
     reason = err.strerror or str(err) or type(err).__name__
-    hint = _HINTS.get(err.errno or 0)
+    hint = HINTS.get(err.errno or 0)
     return f"could not save {path}: {reason}{f' ({hint})' if hint else ''}; {done}"
 
 

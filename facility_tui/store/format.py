@@ -107,7 +107,7 @@ def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _sign(body: str) -> tuple[str, str]:
+def sign(body: str) -> tuple[str, str]:
     """The file text for ``body`` (a checksum line, then the body) and the checksum."""
     digest = _sha256(body.encode("utf-8"))
     return f"{_MAGIC.decode()}{digest}\n{body}", digest
@@ -227,17 +227,17 @@ _INTRO = (
 )
 
 
-def _sign3(state: str, rest: str) -> str:
+def sign3(state: str, rest: str) -> str:
     s = _sha256(state.encode("utf-8"))
     r = _sha256(rest.encode("utf-8"))
     return f"{_MAGIC3.decode()}{s} history-sha256={r}\n{state}{SEPARATOR}\n{rest}{END_LINE}\n"
 
 
 def _combatant_text(c: Any) -> str:
-    return "\n".join(["", *_table_lines("[[combatants]]", "combatants", encode_sparse(c)), ""])
+    return "\n".join(["", *table_lines("[[combatants]]", "combatants", encode_sparse(c)), ""])
 
 
-def _table_lines(header: str, path: str, data: dict[str, Any]) -> list[str]:
+def table_lines(header: str, path: str, data: dict[str, Any]) -> list[str]:
     """A table of plain data as TOML lines: its values first, then each sub-table (a table, or
     a list of tables as an array of tables) under a header of its own. Empty ones stay inline."""
     out = [header]
@@ -254,7 +254,7 @@ def _table_lines(header: str, path: str, data: dict[str, Any]) -> list[str]:
         sub = f"{path}.{_toml_key(k)}"
         for item in v if many else (v,):
             out.append("")
-            out.extend(_table_lines(f"[[{sub}]]" if many else f"[{sub}]", sub, item))
+            out.extend(table_lines(f"[[{sub}]]" if many else f"[{sub}]", sub, item))
     return out
 
 

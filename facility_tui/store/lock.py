@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import NamedTuple
 
-from facility_tui.store.atomic import _HINTS
+from facility_tui.store.atomic import HINTS
 from facility_tui.store.errors import SaveError, SaveHeld
 from facility_tui.store.files import _kind_of, sidecar_for
 
@@ -254,6 +254,6 @@ def _held_error(path: Path, who: Holder | None) -> SaveHeld:
 
 def _lock_error(path: Path, err: OSError) -> str:
     reason = err.strerror or str(err) or type(err).__name__
-    hint = _HINTS.get(err.errno or 0)
+    hint = HINTS.get(err.errno or 0)
     hint = f" ({hint})" if hint else ""
     return f"could not lock {path} for writing: {reason}{hint}; the save on disk was not changed"

@@ -21,8 +21,8 @@ from facility_tui.store.format import (
     _literal,
     _parse,
     _rows,
-    _sign,
     _unsign,
+    sign,
 )
 
 CHUNK_MIN = 64  # a log file closes at the first round change after this many entries...
@@ -55,7 +55,7 @@ def _make_chunk(start: int, entries: tuple[LogEntry, ...]) -> _Chunk:
         f'schema_version = {LOG_SCHEMA}\nkind = "log"\n'
         f"start = {start}\ncount = {len(entries)}\nentries = {_literal(lines)}\n"
     )
-    text, digest = _sign(body)
+    text, digest = sign(body)
     name = f"log-{start:07d}-r{entries[0].round:04d}-{digest[:16]}.toml"
     return _Chunk(start, entries, lines, name, text)
 

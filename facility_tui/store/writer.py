@@ -21,11 +21,11 @@ from facility_tui.store.format import (
     _line,
     _lines,
     _literal,
-    _sign3,
-    _table_lines,
     _toml,
     _toml_key,
     _toml_str,
+    sign3,
+    table_lines,
 )
 from facility_tui.store.logfiles import _Chunk, _Chunker
 
@@ -58,7 +58,7 @@ class _Rendered(NamedTuple):
 
     @property
     def text(self) -> str:
-        return _sign3(self.state, self.rest)
+        return sign3(self.state, self.rest)
 
 
 class _Writer:
@@ -112,7 +112,7 @@ class _Writer:
                 'kind = "save"',
                 f'app = "facility-tui {__version__}"',
                 "",
-                *_table_lines("[encounter]", "encounter", data),
+                *table_lines("[encounter]", "encounter", data),
                 "",
             ]
         )
