@@ -108,18 +108,6 @@ def test_a_backup_lacking_the_last_lines_says_which(
     assert "last 2 log line(s)" in good.lacks and "1d8" in good.lacks
 
 
-def test_backups_stay_bounded(tmp_path: Path) -> None:
-    path = tmp_path / "deck.toml"
-    store.save(demo_fight(), path)
-    for hlt in range(33, 33 + 2 * store.BACKUPS_KEPT):
-        store.forget(path)
-        text = path.read_text()
-        path.write_text(text.replace(f"hlt = {hlt - 1}", f"hlt = {hlt}", 1))
-        opened = store.open_save(path)
-        store.save(opened.session, path)
-    assert len(store.backups(path)) == store.BACKUPS_KEPT
-
-
 def test_an_edit_made_while_the_save_is_open_is_not_written_over(tmp_path: Path) -> None:
     path = tmp_path / "deck.toml"
     s = demo_fight()

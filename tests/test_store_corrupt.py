@@ -113,19 +113,6 @@ def test_wrong_schema_1_shapes(tmp_path: Path) -> None:
     rejected(tmp_path, b'schema_version = 1\n[encounter]\nname = "x"\nsystem = "2297"\nlog = 5\n')
 
 
-def test_damaged_or_missing_log_file(tmp_path: Path) -> None:
-    path = tmp_path / "f.toml"
-    store.save(fight(30), path)
-    logs = sorted((tmp_path / "f.d").glob("log-*.toml"))
-    assert logs
-    logs[0].write_bytes(logs[0].read_bytes()[:-20])
-    with pytest.raises(store.DamagedSave, match="log file"):
-        store.load(path)
-    logs[0].unlink()
-    with pytest.raises(store.DamagedSave, match="missing"):
-        store.load(path)
-
-
 def test_recover_from_newest_backup(tmp_path: Path) -> None:
     path = tmp_path / "f.toml"
     s = fight(0)
