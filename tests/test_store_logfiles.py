@@ -4,11 +4,17 @@ and a damaged or missing log file refuses the save."""
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from facility_tui import store
+from facility_tui.model import LogEntry
+from facility_tui.store.format import log_entries, log_line
+from facility_tui.store.logfiles import Chunker, read_log
 from tests.conftest import fought as fight
 from tests.test_store_format import long_fight, same
 
@@ -79,3 +85,36 @@ def test_damaged_or_missing_log_file(tmp_path: Path) -> None:
     logs[0].unlink()
     with pytest.raises(store.DamagedSave, match="missing"):
         store.load(path)
+
+
+def log_of(runs: list[int]) -> tuple[LogEntry, ...]:
+    """A log of ``runs[i]`` lines in round ``i`` each."""
+    return tuple(
+        LogEntry(r, f"line {n} of round {r}") for r, size in enumerate(runs) for n in range(size)
+    )
+
+
+@settings(max_examples=60, deadline=None)
+@given(runs=st.lists(st.integers(1, 300), max_size=6), data=st.data())
+def test_a_log_grown_by_appending_keeps_its_sealed_files(
+    runs: list[int], data: st.DataObject
+) -> None:
+    """The split is a function of the log alone: each file holds CHUNK_MIN to CHUNK_MAX lines,
+    a shorter log's files are the first files of the longer one (so a file is never rewritten),
+    a writer that remembers its files splits as a fresh one does, and the files and the open
+    tail read back are the log."""
+    log = log_of(runs)
+    cut = data.draw(st.integers(0, len(log)))
+    remembering = Chunker()
+    early, _ = remembering.split(log[:cut])
+    chunks, tail = remembering.split(log)
+    assert [c.name for c in Chunker().split(log)[0]] == [c.name for c in chunks]
+    assert [c.name for c in chunks[: len(early)]] == [c.name for c in early]
+    assert tuple(e for c in chunks for e in c.entries) == log[:tail]
+    assert all(store.CHUNK_MIN <= len(c.entries) <= store.CHUNK_MAX for c in chunks)
+    with tempfile.TemporaryDirectory() as folder:
+        sidecar = Path(folder)
+        for c in chunks:
+            (sidecar / c.name).write_text(c.text)
+        table = {"files": [c.name for c in chunks], "entries": "\n".join(map(log_line, log[tail:]))}
+        assert log_entries(read_log(table, "log", "f.toml", sidecar), "log") == log

@@ -11,16 +11,15 @@ from facility_tui.store.files import sidecar_for
 
 BACKUPS_KEPT = 8  # whole copies: round changes, hand edits accepted, the app closing
 
-
 _BACKUP_NAME = re.compile(r"backup-(\d{6,})-r(-?\d+)\.toml")
 
 
 def backups(path: Path) -> list[Path]:
     """The backups of a save, the newest first."""
-    return [p for _, _, p in _backups(sidecar_for(path))]
+    return [p for _, _, p in backup_entries(sidecar_for(path))]
 
 
-def _backups(sidecar: Path) -> list[tuple[int, int, Path]]:
+def backup_entries(sidecar: Path) -> list[tuple[int, int, Path]]:
     found = []
     with contextlib.suppress(OSError):
         for p in sidecar.iterdir():

@@ -9,7 +9,7 @@ from typing import Any
 
 from facility_tui.codec import encode
 from facility_tui.model import Encounter, Phase, TableDice
-from facility_tui.store.errors import InvalidSave, NewerSave, _Invalid
+from facility_tui.store.errors import Invalid, InvalidSave, NewerSave
 from facility_tui.store.format import SCHEMA_VERSION
 from facility_tui.systems import ids, rules_for
 
@@ -24,68 +24,66 @@ def _whole(value: Any) -> bool:
     return type(value) is int
 
 
-def _check_encounter(data: Any, where: str, combatants_at: str | None = None) -> None:
-    """Refuse (``_Invalid``, naming the key) an encounter table that is not a fight this code
+def check_encounter(data: Any, where: str, combatants_at: str | None = None) -> None:
+    """Refuse (``Invalid``, naming the key) an encounter table that is not a fight this code
     made: every key present with its type, numbers in range, the turn inside the order, the
     combatants a list of tables with an id and a name, ids unique. Checked on the resolved
     document (the combatants already read from their lines), before anything is decoded."""
     if not isinstance(data, dict):
-        raise _Invalid(f"{where} must be a table")
+        raise Invalid(f"{where} must be a table")
     for key in (*_REQUIRED, "combatants"):
         if key not in data:
-            raise _Invalid(f"{where}.{key} is missing")
+            raise Invalid(f"{where}.{key} is missing")
     texts = {"name": data["name"], "system": data["system"], "phase": data["phase"]}
     for key, value in texts.items():
         if not isinstance(value, str):
-            raise _Invalid(f"{where}.{key} must be text, got {_shown(value)}")
+            raise Invalid(f"{where}.{key} must be text, got {shown(value)}")
     if data["system"] not in ids():
         known = " or ".join(ids())
-        raise _Invalid(f"{where}.system must be {known}, got {_shown(data['system'])}")
+        raise Invalid(f"{where}.system must be {known}, got {shown(data['system'])}")
     if data["phase"] not in _PHASES:
         known = ", ".join(p.value for p in Phase)
-        raise _Invalid(f"{where}.phase must be one of {known}, got {_shown(data['phase'])}")
+        raise Invalid(f"{where}.phase must be one of {known}, got {shown(data['phase'])}")
     if "table_dice" in data and data["table_dice"] not in _TABLE_DICE:
         known = ", ".join(t.value for t in TableDice)
-        raise _Invalid(
-            f"{where}.table_dice must be one of {known}, got {_shown(data['table_dice'])}"
-        )
+        raise Invalid(f"{where}.table_dice must be one of {known}, got {shown(data['table_dice'])}")
     for key, top in (("seed", None), ("rolls", MAX_ROLLS), ("round", MAX_ROUND)):
         _check_count(data[key], f"{where}.{key}", top)
     order = data["order"]
     if not isinstance(order, list) or not all(isinstance(s, str) and s for s in order):
-        raise _Invalid(f"{where}.order must be a list of combatant ids or sides")
+        raise Invalid(f"{where}.order must be a list of combatant ids or sides")
     _check_count(data["turn"], f"{where}.turn", max(len(order) - 1, 0), "the order's last")
     if not isinstance(data["state"], dict):
-        raise _Invalid(f"{where}.state must be a table, got {_shown(data['state'])}")
+        raise Invalid(f"{where}.state must be a table, got {shown(data['state'])}")
     combatants = data["combatants"]
     listed = combatants_at or f"{where}.combatants"
     if not isinstance(combatants, list):
-        raise _Invalid(f"{listed} must be a list, got {_shown(combatants)}")
+        raise Invalid(f"{listed} must be a list, got {shown(combatants)}")
     seen: set[str] = set()
     for i, c in enumerate(combatants):
         at = f"{listed}[{i}]"
         if not isinstance(c, dict):
-            raise _Invalid(f"{at} must be a table, got {_shown(c)}")
+            raise Invalid(f"{at} must be a table, got {shown(c)}")
         for key in ("id", "name"):
             if not isinstance(c.get(key), str) or not c[key]:
-                got = _shown(c[key]) if key in c else "nothing"
-                raise _Invalid(f"{at}.{key} must be non-empty text, got {got}")
+                got = shown(c[key]) if key in c else "nothing"
+                raise Invalid(f"{at}.{key} must be non-empty text, got {got}")
         if c["id"] in seen:
-            raise _Invalid(f"{at}.id {_shown(c['id'])} is the id of an earlier combatant too")
+            raise Invalid(f"{at}.id {shown(c['id'])} is the id of an earlier combatant too")
         seen.add(c["id"])
 
 
 def _check_count(value: Any, where: str, top: int | None, top_name: str | None = None) -> None:
     if not _whole(value):
-        raise _Invalid(f"{where} must be a whole number, got {_shown(value)}")
+        raise Invalid(f"{where} must be a whole number, got {shown(value)}")
     if value < 0:
-        raise _Invalid(f"{where} must be 0 or more, got {value}")
+        raise Invalid(f"{where} must be 0 or more, got {value}")
     if top is not None and value > top:
         limit = f"{top_name} ({top})" if top_name else str(top)
-        raise _Invalid(f"{where} must be at most {limit}, got {_shown(value)}")
+        raise Invalid(f"{where} must be at most {limit}, got {shown(value)}")
 
 
-def _shown(value: Any) -> str:
+def shown(value: Any) -> str:
     """A value from a save, short, for a message."""
     from facility_tui.text import printable
 
@@ -96,7 +94,7 @@ def _shown(value: Any) -> str:
 _TOP_KEYS = ("schema_version", "kind", "app", "encounter", "combatants", "log", "history")
 
 
-def _check_top(doc: dict[str, Any], state: str, source: str, offset: int) -> None:
+def check_top(doc: dict[str, Any], state: str, source: str, offset: int) -> None:
     """An edited file's keys outside the fight's tables, each refused with its line: a key
     facility-tui does not know (a typo, or a key written above ``[encounter]``), a changed
     ``schema_version`` or ``kind``, a missing ``[encounter]``. A key that is missing is named on
@@ -127,14 +125,14 @@ def _check_top(doc: dict[str, Any], state: str, source: str, offset: int) -> Non
         if key not in doc:
             refuse(key, f"is missing (it must be {value!r}: {why})")
         if doc[key] != value or type(doc[key]) is not type(value):
-            refuse(key, f"must be {value!r} ({why}), got {_shown(doc[key])}")
+            refuse(key, f"must be {value!r} ({why}), got {shown(doc[key])}")
     if "encounter" not in doc:
         refuse("encounter", "is missing: the fight's [encounter] table")
     if not isinstance(doc.get("app", ""), str):
-        refuse("app", f"must be text (the version that wrote it), got {_shown(doc['app'])}")
+        refuse("app", f"must be text (the version that wrote it), got {shown(doc['app'])}")
 
 
-def _check_keys(data: dict[str, Any]) -> None:
+def check_keys(data: dict[str, Any]) -> None:
     """A key the model does not have (a typo of an edit) is refused, naming it."""
     from facility_tui.codec import unknown_key
     from facility_tui.model import Combatant
@@ -145,13 +143,13 @@ def _check_keys(data: dict[str, Any]) -> None:
     for i, c in enumerate(data["combatants"]):
         bad = bad or unknown_key(Combatant, c, f"combatants[{i}]", {"sheet": rules.sheet_type})
     if bad:
-        raise _Invalid(f"{bad} is not a key facility-tui knows (a typo?)", bad)
+        raise Invalid(f"{bad} is not a key facility-tui knows (a typo?)", bad)
 
 
 _PATH_START = re.compile(r"[A-Za-z_][\w.\[\]-]*")
 
 
-def _at_line(source: str, state: str, offset: int, err: Exception) -> str:
+def at_line(source: str, state: str, offset: int, err: Exception) -> str:
     """A refused edit as ``file:line: key must be ...``."""
     text = str(err).splitlines()[0] if str(err) else type(err).__name__
     where = getattr(err, "where", "") or ""
@@ -224,7 +222,7 @@ def _refusal(
     )
 
 
-def _sided(enc: Encounter, state: str, source: str, offset: int) -> Encounter:
+def sided(enc: Encounter, state: str, source: str, offset: int) -> Encounter:
     """Each combatant's side as ``add side=`` takes it: ``pc``, ``PCs``, ``player``, ``enemy``,
     ``NPC``... (``call.SIDES``, any case) are the side they mean, as is the default of a deleted
     ``side`` line (``enemy``: what ``add`` gives); any other word is refused with its line."""
@@ -244,13 +242,13 @@ def _sided(enc: Encounter, state: str, source: str, offset: int) -> Encounter:
                 state,
                 offset,
                 f"combatants[{i}].side",
-                f"must be {PCS} or {ENEMIES} (pc, enemy... are read as them), got {_shown(c.side)}",
+                f"must be {PCS} or {ENEMIES} (pc, enemy... are read as them), got {shown(c.side)}",
             )
         given.append(c if side == c.side else evolve(c, side=side))
     return evolve(enc, combatants=tuple(given))
 
 
-def _check_rules(
+def check_rules(
     before: Encounter | None, enc: Encounter, state: str, source: str, offset: int
 ) -> None:
     """Each combatant the edit changed or added, held to what a command could make of it: an
@@ -288,13 +286,13 @@ def _check_rules(
         raise _refusal(source, state, offset, f"encounter.state.{found[0]}", found[1])
 
 
-def _empty_like(enc: Encounter) -> Encounter:
+def empty_like(enc: Encounter) -> Encounter:
     from attrs import evolve
 
     return evolve(enc, combatants=())
 
 
-def _check_edit(
+def check_edit(
     found: list[tuple[str, str, Any, Any]], enc: Encounter, state: str, source: str, offset: int
 ) -> None:
     """What an edit changed must be what a command could make: numbers within ±MAX_VALUE, text
@@ -336,4 +334,4 @@ def _check_edit(
     known = {c.id for c in enc.combatants} | {c.side for c in enc.combatants} | {PCS, ENEMIES}
     for slot in enc.order:
         if slot not in known:
-            refuse("encounter.order", f"names {_shown(slot)}, which is no combatant's id")
+            refuse("encounter.order", f"names {shown(slot)}, which is no combatant's id")

@@ -48,5 +48,5 @@ class ChangedOnDisk(SaveError):
         self.path = path
 
 
-class _Invalid(DecodeError):
-    """What ``_check_encounter`` finds; the message names the key, e.g. ``encounter.round``."""
+class Invalid(DecodeError):
+    """What ``check_encounter`` finds; the message names the key, e.g. ``encounter.round``."""

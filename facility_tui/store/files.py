@@ -14,7 +14,6 @@ from facility_tui.store.errors import SaveError
 SUFFIX = ".toml"
 SIDECAR_SUFFIX = ".d"
 
-
 MAX_SAVE_BYTES = 64 << 20  # larger files are refused unread (a long fight's main file: < 1 MiB)
 
 
@@ -23,7 +22,7 @@ def sidecar_for(path: Path) -> Path:
     return path.with_name(path.stem + SIDECAR_SUFFIX)
 
 
-def _kind_of(mode: int) -> str:
+def kind_of(mode: int) -> str:
     if stat.S_ISDIR(mode):
         return "a folder"
     if stat.S_ISFIFO(mode):
@@ -53,7 +52,7 @@ def read_regular(path: Path, limit: int = MAX_SAVE_BYTES) -> tuple[bytes, os.sta
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise SaveError(
-                f"{path} is {_kind_of(st.st_mode)}, not a save file; choose a .toml save"
+                f"{path} is {kind_of(st.st_mode)}, not a save file; choose a .toml save"
             )
         if st.st_size > limit:
             raise SaveError(
@@ -81,7 +80,7 @@ def _size(n: int) -> str:
     return f"{n / (1 << 20):.0f} MiB" if n >= 1 << 20 else f"{n} bytes"
 
 
-def _read(path: Path) -> bytes:
+def read_file(path: Path) -> bytes:
     return read_regular(path)[0]
 
 
@@ -92,16 +91,16 @@ def file_signature(path: Path) -> tuple[int, ...] | None:
         st = os.stat(path)
     except OSError:
         return None
-    return _signature_of(st)
+    return signature_of(st)
 
 
-def _same_file(a: tuple[int, ...] | None, b: tuple[int, ...] | None) -> bool:
+def same_file(a: tuple[int, ...] | None, b: tuple[int, ...] | None) -> bool:
     """Whether two signatures are of the same file content: its mode or owner changed
     (``chmod``: only the ctime) is no write."""
     return a is not None and b is not None and a[:4] == b[:4]
 
 
-def _signature_of(st: os.stat_result) -> tuple[int, ...]:
+def signature_of(st: os.stat_result) -> tuple[int, ...]:
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 

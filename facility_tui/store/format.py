@@ -18,15 +18,13 @@ from facility_tui.store.errors import DamagedSave, NewerSave
 SCHEMA_VERSION = 3
 LOG_SCHEMA = 2  # log files (``log-*.toml``) keep the layout of schema 2: old ones stay valid
 
-
-_MAGIC = b"#facility-tui sha256="
+MAGIC = b"#facility-tui sha256="
 _HEADER = re.compile(rb"#facility-tui sha256=([0-9a-f]{64})\r?")
-
 
 _KINDS = {k.value: k for k in Kind}
 # What data of the wrong shape raises while decoding (DecodeError, MigrationError and CommandError
 # are ValueErrors); anything else, an ImportError say, is a bug and must not pass for damage.
-_SHAPE_ERRORS = (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError)
+SHAPE_ERRORS = (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError)
 
 
 def encounter_data(enc: Encounter, *, with_log: bool = True) -> dict[str, Any]:
@@ -42,34 +40,34 @@ def _without_log(enc: Encounter) -> Encounter:
     return evolve(enc, log=()) if enc.log else enc
 
 
-def _list(value: Any, where: str) -> list[Any]:
+def as_list(value: Any, where: str) -> list[Any]:
     if not isinstance(value, list):
         raise DecodeError(f"{where}: expected a list")
     return value
 
 
-def _steps(value: Any, where: str) -> list[Step]:
-    return [decode(Step, s, where=f"{where}[{i}]") for i, s in enumerate(_list(value, where))]
+def decode_steps(value: Any, where: str) -> list[Step]:
+    return [decode(Step, s, where=f"{where}[{i}]") for i, s in enumerate(as_list(value, where))]
 
 
 # -- log entries <-> lines ----------------------------------------------------------------------
 
 
-def _line(entry: LogEntry) -> str:
+def log_line(entry: LogEntry) -> str:
     """One log entry as a line of JSON that fits in a TOML multi-line literal string.
 
     JSON escapes control characters and non-ASCII; what TOML forbids besides is DEL and three
     single quotes in a row (which would end the string).
     """
-    return _json_line([entry.round, entry.kind.value, entry.text])
+    return json_line([entry.round, entry.kind.value, entry.text])
 
 
-def _json_line(data: Any) -> str:
+def json_line(data: Any) -> str:
     text = json.dumps(data)
     return text.replace("'''", "\\u0027" * 3).replace("\x7f", "\\u007f")
 
 
-def _rows(text: Any, where: str) -> list[Any]:
+def json_rows(text: Any, where: str) -> list[Any]:
     if not isinstance(text, str):
         raise DecodeError(f"{where}: expected text")
     lines = [line for line in text.split("\n") if line.strip()]
@@ -82,9 +80,9 @@ def _rows(text: Any, where: str) -> list[Any]:
     return rows  # type: ignore[no-any-return]
 
 
-def _entries(rows: Any, where: str) -> tuple[LogEntry, ...]:
+def log_entries(rows: Any, where: str) -> tuple[LogEntry, ...]:
     try:
-        out = tuple([LogEntry(r, t, _KINDS[k]) for r, k, t in _list(rows, where)])
+        out = tuple([LogEntry(r, t, _KINDS[k]) for r, k, t in as_list(rows, where)])
     except (ValueError, TypeError, KeyError):
         out = None
     if out is None or not all(type(e.round) is int and type(e.text) is str for e in out):
@@ -92,14 +90,14 @@ def _entries(rows: Any, where: str) -> tuple[LogEntry, ...]:
     return out
 
 
-def _literal(lines: str) -> str:
+def literal(lines: str) -> str:
     return f"'''\n{lines}\n'''"
 
 
 # -- checksums ----------------------------------------------------------------------------------
 
 
-def _sha256(data: bytes) -> str:
+def sha256(data: bytes) -> str:
     # hashlib loads OpenSSL (~2 ms): imported on the first checksum, not at every launch (a new
     # fight's first frame is drawn before its first save)
     import hashlib
@@ -109,21 +107,21 @@ def _sha256(data: bytes) -> str:
 
 def sign(body: str) -> tuple[str, str]:
     """The file text for ``body`` (a checksum line, then the body) and the checksum."""
-    digest = _sha256(body.encode("utf-8"))
-    return f"{_MAGIC.decode()}{digest}\n{body}", digest
+    digest = sha256(body.encode("utf-8"))
+    return f"{MAGIC.decode()}{digest}\n{body}", digest
 
 
-def _unsign(raw: bytes, source: str) -> tuple[str, bool]:
+def unsign(raw: bytes, source: str) -> tuple[str, bool]:
     """The body of a file, verified if it has a checksum line; ``(text, signed)``."""
     if not raw.strip():
         raise DamagedSave(f"{source} is empty: not a save (it was left untouched)")
-    if raw.startswith(_MAGIC):
+    if raw.startswith(MAGIC):
         nl = raw.find(b"\n")
         header = _HEADER.fullmatch(raw[: max(nl, 0)]) if nl >= 0 else None
         if header is None:
             raise DamagedSave(f"{source} is damaged: its checksum line is cut or changed")
         body = raw[nl + 1 :]
-        if _sha256(body) != header.group(1).decode():
+        if sha256(body) != header.group(1).decode():
             raise DamagedSave(
                 f"{source} is damaged: its checksum does not match (truncated or changed "
                 "after it was saved); it was left untouched"
@@ -138,7 +136,7 @@ def _unsign(raw: bytes, source: str) -> tuple[str, bool]:
         raise DamagedSave(f"{source} is not a text file: not a save (left untouched)") from None
 
 
-def _schema_of(doc: dict[str, Any], source: str) -> int:
+def schema_of(doc: dict[str, Any], source: str) -> int:
     """The schema a parsed save says it has: one this version reads, or a refusal that says
     what to do (a newer one is never overwritten)."""
     version = doc.get("schema_version")
@@ -152,23 +150,23 @@ def _schema_of(doc: dict[str, Any], source: str) -> int:
     return version
 
 
-def _read_toml(text: str) -> dict[str, Any]:
+def read_toml(text: str) -> dict[str, Any]:
     import tomllib  # (~1.5 ms: a launch on a new fight reads no save, and does not import it)
 
     return tomllib.loads(text)
 
 
-def _parse(raw: bytes, source: str) -> dict[str, Any]:
+def parse(raw: bytes, source: str) -> dict[str, Any]:
     """The verified TOML document of a file, of a version this code can read."""
-    body, signed = _unsign(raw, source)
+    body, signed = unsign(raw, source)
     try:
-        doc = _read_toml(body)
+        doc = read_toml(body)
     except (RecursionError, ValueError) as err:  # (TOMLDecodeError is a ValueError)
         what = str(err).splitlines()[0] if str(err) else type(err).__name__
         raise DamagedSave(
             f"{source} is not a readable save ({what}); it was left untouched"
         ) from None
-    version = _schema_of(doc, source)
+    version = schema_of(doc, source)
     if version >= 2 and not signed:
         raise DamagedSave(f"{source} is damaged: its checksum line is missing")
     return doc
@@ -177,16 +175,16 @@ def _parse(raw: bytes, source: str) -> dict[str, Any]:
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 
 
-def _toml_str(text: str) -> str:
+def toml_str(text: str) -> str:
     # JSON's escapes are TOML's, but for non-ASCII (kept as is) and DEL (which TOML forbids raw)
     return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007f")
 
 
-def _toml(value: Any) -> str:
+def toml_value(value: Any) -> str:
     """Plain data (``codec.encode`` output) as a one-line TOML value."""
     t = type(value)
     if t is str:
-        return _toml_str(value)
+        return toml_str(value)
     if t is bool:
         return "true" if value else "false"
     if t is int:
@@ -194,46 +192,46 @@ def _toml(value: Any) -> str:
     if t is dict:
         if not value:
             return "{}"
-        items = ", ".join(f"{_toml_key(k)} = {_toml(v)}" for k, v in value.items())
+        items = ", ".join(f"{toml_key(k)} = {toml_value(v)}" for k, v in value.items())
         return f"{{ {items} }}"
     if t is list or t is tuple:
-        return "[" + ", ".join(_toml(v) for v in value) + "]"
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
     if t is float:
         if math.isfinite(value):
             return repr(value)
         return "nan" if value != value else ("inf" if value > 0 else "-inf")
     for kind in (bool, int, float, str):  # subclasses: StrEnum values and the like
         if isinstance(value, kind):
-            return _toml(kind(value))
+            return toml_value(kind(value))
     raise TypeError(f"cannot write {t.__name__} to a save")
 
 
-def _toml_key(key: str) -> str:
-    return key if _BARE_KEY.fullmatch(key) else _toml_str(key)
+def toml_key(key: str) -> str:
+    return key if _BARE_KEY.fullmatch(key) else toml_str(key)
 
 
 # The main file (schema 3): a checksum line over its two parts, the fight as TOML tables (the
 # part a GM may edit), a separator line, the log and the history (facility-tui's own), an end line.
-_MAGIC3 = b"#facility-tui state-sha256="
-_HEADER3 = re.compile(r"#facility-tui state-sha256=([0-9a-f]{64}) history-sha256=([0-9a-f]{64})")
+MAGIC3 = b"#facility-tui state-sha256="
+HEADER3 = re.compile(r"#facility-tui state-sha256=([0-9a-f]{64}) history-sha256=([0-9a-f]{64})")
 SEPARATOR = (
     "# ---- below: the log and the undo history, written by facility-tui for itself "
     "(edit the fight above this line) ----"
 )
 END_LINE = "# end of facility-tui save"
-_INTRO = (
+INTRO = (
     "# A facility-tui save (docs/save-format.md). The fight may be edited by hand above the",
     "# separator line: facility-tui checks the edit when it opens the file, and u undoes it.",
 )
 
 
 def sign3(state: str, rest: str) -> str:
-    s = _sha256(state.encode("utf-8"))
-    r = _sha256(rest.encode("utf-8"))
-    return f"{_MAGIC3.decode()}{s} history-sha256={r}\n{state}{SEPARATOR}\n{rest}{END_LINE}\n"
+    s = sha256(state.encode("utf-8"))
+    r = sha256(rest.encode("utf-8"))
+    return f"{MAGIC3.decode()}{s} history-sha256={r}\n{state}{SEPARATOR}\n{rest}{END_LINE}\n"
 
 
-def _combatant_text(c: Any) -> str:
+def combatant_text(c: Any) -> str:
     return "\n".join(["", *table_lines("[[combatants]]", "combatants", encode_sparse(c)), ""])
 
 
@@ -249,26 +247,26 @@ def table_lines(header: str, path: str, data: dict[str, Any]) -> list[str]:
         elif t is list and v and all(type(x) is dict for x in v):
             subs.append((k, v, True))
         else:
-            out.append(f"{_toml_key(k)} = {_toml(v)}")
+            out.append(f"{toml_key(k)} = {toml_value(v)}")
     for k, v, many in subs:
-        sub = f"{path}.{_toml_key(k)}"
+        sub = f"{path}.{toml_key(k)}"
         for item in v if many else (v,):
             out.append("")
             out.extend(table_lines(f"[[{sub}]]" if many else f"[{sub}]", sub, item))
     return out
 
 
-def _lines(key: str, items: Sequence[str]) -> str:
-    return f"{key} = {_literal(chr(10).join(items))}\n"
+def toml_lines(key: str, items: Sequence[str]) -> str:
+    return f"{key} = {literal(chr(10).join(items))}\n"
 
 
-def _array(key: str, items: Sequence[str]) -> str:
+def toml_array(key: str, items: Sequence[str]) -> str:
     if not items:
         return f"{key} = []\n"
     return f"{key} = [\n" + "".join(f"    {item},\n" for item in items) + "]\n"
 
 
-def _bare(enc: Encounter) -> Encounter:
+def bare(enc: Encounter) -> Encounter:
     """``enc`` without log and combatants, cheap to encode."""
     from attrs import evolve
 

@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from facility_tui.store.atomic import HINTS
 from facility_tui.store.errors import SaveError, SaveHeld
-from facility_tui.store.files import _kind_of, sidecar_for
+from facility_tui.store.files import kind_of, sidecar_for
 
 LOCK_NAME = "lock"  # in the save's folder: fight.d/lock
 
@@ -72,9 +72,9 @@ class WriteLock:
         fd, self._fd = self._fd, None
         if fd is None:
             return
-        with _held_guard:
-            if _held.get(os.path.abspath(self.path)) is self:
-                del _held[os.path.abspath(self.path)]
+        with held_guard:
+            if held_locks.get(os.path.abspath(self.path)) is self:
+                del held_locks[os.path.abspath(self.path)]
         if self.wrote or not self._created:
             with contextlib.suppress(OSError):
                 os.ftruncate(fd, 0)  # kept (making a file costs ten times more), but nameless
@@ -98,8 +98,8 @@ class WriteLock:
         self.release()
 
 
-_held: dict[str, WriteLock] = {}  # the saves this process holds, by absolute path
-_held_guard = threading.Lock()
+held_locks: dict[str, WriteLock] = {}  # the saves this process holds, by absolute path
+held_guard = threading.Lock()
 
 
 def _made_dirs(folder: Path) -> list[Path]:
@@ -129,8 +129,8 @@ def lock_save(path: Path, role: str) -> WriteLock:
     the process does not hold it.
     """
     key = os.path.abspath(path)
-    with _held_guard:
-        mine = _held.get(key)
+    with held_guard:
+        mine = held_locks.get(key)
     if mine is not None:
         raise _held_error(path, mine.holder)
     lock_path = sidecar_for(path) / LOCK_NAME
@@ -158,8 +158,8 @@ def lock_save(path: Path, role: str) -> WriteLock:
                     os.close(fd)
                 raise
             if lock is not None:
-                with _held_guard:
-                    _held[key] = lock
+                with held_guard:
+                    held_locks[key] = lock
                 return lock
             with contextlib.suppress(OSError):
                 os.close(fd)
@@ -179,7 +179,7 @@ def _try_lock(
     try:
         opened = os.fstat(fd)
         if not stat.S_ISREG(opened.st_mode):
-            kind = _kind_of(opened.st_mode)
+            kind = kind_of(opened.st_mode)
             raise SaveError(f"{lock_path} is {kind}, not a lock file; remove it and try again")
         for attempt in range(4):
             try:
@@ -217,8 +217,8 @@ def _read_holder(fd: int) -> Holder | None:
 def holder(path: Path) -> Holder | None:
     """Who holds the write lock of ``path`` now; ``None`` if no one does (or it cannot tell).
     A read-only view can show it, and offer to open the save for writing once it is free."""
-    with _held_guard:
-        mine = _held.get(os.path.abspath(path))
+    with held_guard:
+        mine = held_locks.get(os.path.abspath(path))
     if mine is not None:
         return mine.holder
     lock_path = sidecar_for(path) / LOCK_NAME

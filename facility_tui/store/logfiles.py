@@ -12,25 +12,23 @@ from typing import Any, NamedTuple
 from facility_tui.codec import DecodeError
 from facility_tui.model import LogEntry
 from facility_tui.store.errors import DamagedSave, SaveError
-from facility_tui.store.files import _read
+from facility_tui.store.files import read_file
 from facility_tui.store.format import (
-    _MAGIC,
     LOG_SCHEMA,
-    _line,
-    _list,
-    _literal,
-    _parse,
-    _rows,
-    _unsign,
+    MAGIC,
+    as_list,
+    json_rows,
+    literal,
+    log_line,
+    parse,
     sign,
+    unsign,
 )
 
 CHUNK_MIN = 64  # a log file closes at the first round change after this many entries...
 CHUNK_MAX = 256  # ...or at this many
 
-
-_CHUNK_NAME = re.compile(r"log-(\d{7,})-r(-?\d+)-([0-9a-f]{16})\.toml")
-
+CHUNK_NAME = re.compile(r"log-(\d{7,})-r(-?\d+)-([0-9a-f]{16})\.toml")
 
 _CHUNK_BODY = re.compile(
     r'schema_version = 2\nkind = "log"\nstart = (\d+)\ncount = (\d+)\n'
@@ -39,7 +37,7 @@ _CHUNK_BODY = re.compile(
 )
 
 
-class _Chunk(NamedTuple):
+class Chunk(NamedTuple):
     """A sealed run of log entries and the text of its write-once file."""
 
     start: int
@@ -49,15 +47,15 @@ class _Chunk(NamedTuple):
     text: str
 
 
-def _make_chunk(start: int, entries: tuple[LogEntry, ...]) -> _Chunk:
-    lines = "\n".join(_line(e) for e in entries)
+def _make_chunk(start: int, entries: tuple[LogEntry, ...]) -> Chunk:
+    lines = "\n".join(log_line(e) for e in entries)
     body = (
         f'schema_version = {LOG_SCHEMA}\nkind = "log"\n'
-        f"start = {start}\ncount = {len(entries)}\nentries = {_literal(lines)}\n"
+        f"start = {start}\ncount = {len(entries)}\nentries = {literal(lines)}\n"
     )
     text, digest = sign(body)
     name = f"log-{start:07d}-r{entries[0].round:04d}-{digest[:16]}.toml"
-    return _Chunk(start, entries, lines, name, text)
+    return Chunk(start, entries, lines, name, text)
 
 
 def _boundary(count: int, prev: LogEntry, cur: LogEntry) -> bool:
@@ -65,7 +63,7 @@ def _boundary(count: int, prev: LogEntry, cur: LogEntry) -> bool:
     return count >= CHUNK_MAX or (count >= CHUNK_MIN and cur.round != prev.round)
 
 
-class _Chunker:
+class Chunker:
     """Splits logs into sealed chunks, remembering them so that a save only looks at the tail.
 
     The split is a function of the log alone (greedy from the start, see ``_boundary``), so a log
@@ -73,11 +71,11 @@ class _Chunker:
     """
 
     def __init__(self) -> None:
-        self.known: dict[int, list[_Chunk]] = {}
+        self.known: dict[int, list[Chunk]] = {}
 
-    def split(self, log: tuple[LogEntry, ...]) -> tuple[list[_Chunk], int]:
+    def split(self, log: tuple[LogEntry, ...]) -> tuple[list[Chunk], int]:
         """The sealed chunks that cover ``log[:n]`` and ``n``; the rest is the open tail."""
-        out: list[_Chunk] = []
+        out: list[Chunk] = []
         pos, size = 0, len(log)
         while True:
             for ch in self.known.get(pos, ()):
@@ -101,8 +99,8 @@ class _Chunker:
                 start = i
         return out, start
 
-    def keep(self, used: Iterable[_Chunk]) -> None:
-        known: dict[int, list[_Chunk]] = {}
+    def keep(self, used: Iterable[Chunk]) -> None:
+        known: dict[int, list[Chunk]] = {}
         for ch in used:
             same = known.setdefault(ch.start, [])
             if not any(c is ch for c in same):
@@ -110,35 +108,35 @@ class _Chunker:
         self.known = known
 
 
-def _read_log(table: Any, where: str, source: str, sidecar: Path | None) -> list[Any]:
+def read_log(table: Any, where: str, source: str, sidecar: Path | None) -> list[Any]:
     if not isinstance(table, dict):
         raise DecodeError(f"{where}: expected a table")
     rows: list[Any] = []
-    for name in _list(table.get("files", []), f"{where}.files"):
+    for name in as_list(table.get("files", []), f"{where}.files"):
         if sidecar is None:
             raise DecodeError(f"{where}: refers to log files; open the save by its path")
         rows.extend(_read_chunk(sidecar, name, len(rows), source))
-    rows.extend(_rows(table.get("entries", ""), f"{where}.entries"))
+    rows.extend(json_rows(table.get("entries", ""), f"{where}.entries"))
     return rows
 
 
 def _read_chunk(sidecar: Path, name: Any, start: int, source: str) -> list[Any]:
-    m = _CHUNK_NAME.fullmatch(name) if isinstance(name, str) else None
+    m = CHUNK_NAME.fullmatch(name) if isinstance(name, str) else None
     if m is None:
         raise DecodeError(f"bad log file name {name!r}")
     path = sidecar / name
     try:
-        raw = _read(path)
+        raw = read_file(path)
     except SaveError as err:
         if not os.path.lexists(path):
             raise DamagedSave(
                 f"{source} is incomplete: its log file {path} is missing; it was left untouched"
             ) from None
         raise DamagedSave(f"{source} cannot be read whole: {err}") from None
-    if not raw.startswith(_MAGIC + m.group(3).encode()):
+    if not raw.startswith(MAGIC + m.group(3).encode()):
         raise DamagedSave(f"{source} is damaged: its log file {path} is not the one it refers to")
     try:
-        body, _ = _unsign(raw, f"its log file {path}")
+        body, _ = unsign(raw, f"its log file {path}")
     except DamagedSave as err:
         raise DamagedSave(f"{source} cannot be read whole: {err}") from None
     fast = _CHUNK_BODY.fullmatch(body)
@@ -150,10 +148,10 @@ def _read_chunk(sidecar: Path, name: Any, start: int, source: str) -> list[Any]:
             "entries": fast.group(3),
         }
     else:
-        doc = _parse(raw, str(path))
+        doc = parse(raw, str(path))
     if doc.get("kind") != "log" or doc.get("start") != start:
         raise DamagedSave(f"{source} is damaged: its log file {path} is out of place")
-    rows = _rows(doc.get("entries"), f"{name}.entries")
+    rows = json_rows(doc.get("entries"), f"{name}.entries")
     if doc.get("count") != len(rows):
         raise DamagedSave(f"{source} is damaged: its log file {path} has the wrong length")
     return rows

@@ -9,9 +9,9 @@ from typing import NamedTuple
 from facility_tui.model import Encounter
 from facility_tui.session import Session
 from facility_tui.store.errors import DamagedSave, SaveError
-from facility_tui.store.files import _signature_of, file_signature, read_regular, sidecar_for
-from facility_tui.store.reader import Loaded, _session_from
-from facility_tui.store.saver import _forget, expect, keep_backup
+from facility_tui.store.files import file_signature, read_regular, sidecar_for, signature_of
+from facility_tui.store.reader import Loaded, session_from
+from facility_tui.store.saver import expect, forget, keep_backup
 from facility_tui.systems import DEFAULT, rules_for
 
 
@@ -29,19 +29,19 @@ def load(path: Path) -> Session:
 def session_of(raw: bytes, path: Path) -> Session:
     """The session of a save's bytes, read already from ``path`` (``validate`` reads each file
     once, to tell a save from a config file first)."""
-    return _session_from(raw, str(path), sidecar_for(path)).session
+    return session_from(raw, str(path), sidecar_for(path)).session
 
 
 def _load(path: Path) -> Loaded:
     for attempt in range(5):
         raw, st = read_regular(path)
         try:
-            loaded = _session_from(raw, str(path), sidecar_for(path))
-            return loaded._replace(read=_signature_of(st))
+            loaded = session_from(raw, str(path), sidecar_for(path))
+            return loaded._replace(read=signature_of(st))
         except DamagedSave:
-            if attempt < 4 and file_signature(path) not in (None, _signature_of(st)):
+            if attempt < 4 and file_signature(path) not in (None, signature_of(st)):
                 continue  # saved again while being read
-            _forget(path)  # what this process believed about the files may be wrong
+            forget(path)  # what this process believed about the files may be wrong
             raise
     raise AssertionError("unreachable")  # pragma: no cover
 

@@ -14,38 +14,38 @@ from facility_tui.handedit import encounter_from
 from facility_tui.model import Encounter, Kind, LogEntry
 from facility_tui.session import Session, Step, run_step
 from facility_tui.store.checks import (
-    _at_line,
-    _check_edit,
-    _check_encounter,
-    _check_keys,
-    _check_rules,
-    _check_top,
-    _empty_like,
-    _shown,
-    _sided,
+    at_line,
+    check_edit,
+    check_encounter,
+    check_keys,
+    check_rules,
+    check_top,
+    empty_like,
+    shown,
+    sided,
 )
-from facility_tui.store.errors import DamagedSave, InvalidSave, _Invalid
+from facility_tui.store.errors import DamagedSave, Invalid, InvalidSave
 from facility_tui.store.format import (
-    _HEADER3,
-    _MAGIC3,
-    _SHAPE_ERRORS,
     END_LINE,
+    HEADER3,
+    MAGIC3,
     SEPARATOR,
-    _entries,
-    _parse,
-    _read_toml,
-    _rows,
-    _schema_of,
-    _sha256,
-    _steps,
+    SHAPE_ERRORS,
+    decode_steps,
+    json_rows,
+    log_entries,
+    parse,
+    read_toml,
+    schema_of,
+    sha256,
 )
-from facility_tui.store.logfiles import _read_log
-from facility_tui.store.writer import _Writer
+from facility_tui.store.logfiles import read_log
+from facility_tui.store.writer import Writer
 
 
 def loads(text: str, source: str = "save") -> Session:
     """The session of a self-contained save text (``dumps``, a backup, or an older version)."""
-    return _session_from(text.encode("utf-8"), source, None).session
+    return session_from(text.encode("utf-8"), source, None).session
 
 
 class Loaded(NamedTuple):
@@ -61,23 +61,23 @@ class Loaded(NamedTuple):
 _BOM = b"\xef\xbb\xbf"  # what some editors put at the top of a UTF-8 file: not the save's
 
 
-def _session_from(raw: bytes, source: str, sidecar: Path | None) -> Loaded:
+def session_from(raw: bytes, source: str, sidecar: Path | None) -> Loaded:
     from facility_tui.migrations import migrate
 
     raw = raw.removeprefix(_BOM)
-    if raw.startswith(_MAGIC3):
+    if raw.startswith(MAGIC3):
         return _session_from_v3(raw, source, sidecar)
-    doc = _parse(raw, source)
+    doc = parse(raw, source)
     try:
         if doc["schema_version"] >= 2:
             doc = _resolve(doc, source, sidecar)
         doc = migrate(doc)
-        _check_encounter(doc.get("encounter"), "encounter")
-        log = _entries(doc.get("log"), "log")
+        check_encounter(doc.get("encounter"), "encounter")
+        log = log_entries(doc.get("log"), "log")
         enc = encounter_from(doc.get("encounter"), log=log)
-    except _Invalid as err:
+    except Invalid as err:
         raise InvalidSave(f"{source}: {err}; it was left untouched") from None
-    except _SHAPE_ERRORS as err:  # any shape a damaged or hand-made file can take
+    except SHAPE_ERRORS as err:  # any shape a damaged or hand-made file can take
         raise DamagedSave(f"{source} is damaged ({_reason(err)}); it was left untouched") from None
     return Loaded(_with_history(enc, doc.get("history")))
 
@@ -89,7 +89,7 @@ class _Parts(NamedTuple):
     edited: bool  # the state's checksum does not match: changed outside facility-tui
 
 
-def _split3(raw: bytes, source: str) -> _Parts:
+def split3(raw: bytes, source: str) -> _Parts:
     """The two parts of a schema-3 file, checked: a header with two checksums, the separator,
     the end line (a file cut short has none), and the history part as written. Only the state
     part may differ from its checksum: an edit, checked next (``_session_from_v3``)."""
@@ -100,7 +100,7 @@ def _split3(raw: bytes, source: str) -> _Parts:
     if "\r" in text:  # an editor that writes CRLF line ends: the same lines
         text = text.replace("\r\n", "\n")
     nl = text.find("\n")
-    header = _HEADER3.fullmatch(text[:nl]) if nl >= 0 else None
+    header = HEADER3.fullmatch(text[:nl]) if nl >= 0 else None
     if header is None:
         raise DamagedSave(f"{source} is damaged: its checksum line is cut or changed")
     # Blank lines and spaces after the end line are an editor's (``echo "" >> f.toml``, a
@@ -130,20 +130,20 @@ def _split3(raw: bytes, source: str) -> _Parts:
             "it was left untouched"
         )
     state, rest = body[: cut + 1], body[cut + 2 + len(SEPARATOR) :]
-    if _sha256(rest.encode("utf-8")) != header.group(2):
+    if sha256(rest.encode("utf-8")) != header.group(2):
         raise DamagedSave(
             f"{source} is damaged: its log and history (below the separator line) do not match "
             "their checksum (they are not to be edited); it was left untouched"
         )
-    digest = _sha256(state.encode("utf-8"))
+    digest = sha256(state.encode("utf-8"))
     return _Parts(state, rest, header.group(1), digest != header.group(1))
 
 
 def _session_from_v3(raw: bytes, source: str, sidecar: Path | None) -> Loaded:
-    parts = _split3(raw, source)
+    parts = split3(raw, source)
     offset = 1  # the state part starts on the file's second line
     try:
-        doc = _read_toml(parts.state + parts.rest)
+        doc = read_toml(parts.state + parts.rest)
     except (RecursionError, ValueError) as err:  # (TOMLDecodeError is a ValueError)
         what = str(err).splitlines()[0] if str(err) else type(err).__name__
         if parts.edited:
@@ -158,19 +158,19 @@ def _session_from_v3(raw: bytes, source: str, sidecar: Path | None) -> Loaded:
             f"{source} is not a readable save ({what}); it was left untouched"
         ) from None
     if parts.edited:
-        _check_top(doc, parts.state, source, offset)
-    _schema_of(doc, source)
+        check_top(doc, parts.state, source, offset)
+    schema_of(doc, source)
     try:
         try:
             doc = _resolve3(doc, source, sidecar)
             enc, history = _fight3(doc, parts.edited)
-        except (_Invalid, DecodeError, *_SHAPE_ERRORS) as err:
+        except (Invalid, DecodeError, *SHAPE_ERRORS) as err:
             if not parts.edited:
                 raise
-            raise InvalidSave(_at_line(source, parts.state, offset, err)) from None
-    except _Invalid as err:
+            raise InvalidSave(at_line(source, parts.state, offset, err)) from None
+    except Invalid as err:
         raise InvalidSave(f"{source}: {err}; it was left untouched") from None
-    except _SHAPE_ERRORS as err:
+    except SHAPE_ERRORS as err:
         raise DamagedSave(f"{source} is damaged ({_reason(err)}); it was left untouched") from None
     if not parts.edited:
         return Loaded(_with_history(enc, history))
@@ -184,26 +184,26 @@ def _resolve3(doc: dict[str, Any], source: str, sidecar: Path | None) -> dict[st
         raise DecodeError(f"a {doc.get('kind')!r} file, not a save")
     encounter = doc.get("encounter")
     if not isinstance(encounter, dict):
-        raise _Invalid("encounter must be a table")
+        raise Invalid("encounter must be a table")
     combatants = doc.get("combatants", [])
     if "combatants" in encounter:
-        raise _Invalid("encounter.combatants: combatants are [[combatants]] tables of their own")
+        raise Invalid("encounter.combatants: combatants are [[combatants]] tables of their own")
     out = dict(doc)
     out.pop("combatants", None)
     out["encounter"] = {**encounter, "combatants": combatants}
-    out["log"] = _read_log(doc.get("log"), "log", source, sidecar)
+    out["log"] = read_log(doc.get("log"), "log", source, sidecar)
     history = doc.get("history")
     if isinstance(history, dict):
-        out["history"] = _resolved_history(history, source, sidecar)
+        out["history"] = resolved_history(history, source, sidecar)
     return out
 
 
 def _fight3(doc: dict[str, Any], strict: bool) -> tuple[Encounter, Any]:
     data = doc["encounter"]
-    _check_encounter(data, "encounter", "combatants")
+    check_encounter(data, "encounter", "combatants")
     if strict:
-        _check_keys(data)
-    log = _entries(doc.get("log"), "log")
+        check_keys(data)
+    log = log_entries(doc.get("log"), "log")
     return encounter_from(data, log=log), doc.get("history")
 
 
@@ -213,28 +213,28 @@ def _edited(enc: Encounter, history: Any, parts: _Parts, source: str, offset: in
     then the edit as one step. If that state cannot be rebuilt, the edited fight opens alone."""
     from facility_tui import handedit
 
-    enc = _sided(enc, parts.state, source, offset)
-    before = _rebuilt(enc.log, history)
+    enc = sided(enc, parts.state, source, offset)
+    before = rebuilt(enc.log, history)
     kept = () if before is None else before.encounter.combatants
     enc = handedit.numbered(enc, frozenset(c.id for c in kept if not c.handle))
     if before is not None and before.encounter == enc:
         before.encounter = enc
         return Loaded(before)  # only comments or layout changed (or the checksum line)
     if before is not None:
-        written = _Writer().state(before.encounter)
-        if _sha256(written.encode("utf-8")) != parts.state_sum:
+        written = Writer().state(before.encounter)
+        if sha256(written.encode("utf-8")) != parts.state_sum:
             before = None
     if before is None:
-        _check_edit(handedit.changes(_empty_like(enc), enc), enc, parts.state, source, offset)
-        _check_rules(None, enc, parts.state, source, offset)
+        check_edit(handedit.changes(empty_like(enc), enc), enc, parts.state, source, offset)
+        check_rules(None, enc, parts.state, source, offset)
         note = (
             "Edited outside facility-tui; the state before the edit could not be rebuilt, so "
             "the fight opens without its undo history"
         )
         return Loaded(Session(enc.logged(note, Kind.OVERRIDE)), f"{source}: {note.lower()}")
     found = handedit.changes(before.encounter, enc)
-    _check_edit(found, enc, parts.state, source, offset)
-    _check_rules(before.encounter, enc, parts.state, source, offset)
+    check_edit(found, enc, parts.state, source, offset)
+    check_rules(before.encounter, enc, parts.state, source, offset)
     summary = handedit.describe(found)
     step = Step(handedit.EDIT_LINE, (), handedit.edit_data(before.encounter, enc, summary))
     after = before.fork()
@@ -253,23 +253,23 @@ def _resolve(doc: dict[str, Any], source: str, sidecar: Path | None) -> dict[str
         raise DecodeError(f"a {doc.get('kind')!r} file, not a save")
     out = dict(doc)
     out["encounter"] = _unpacked(doc.get("encounter"), "encounter")
-    out["log"] = _read_log(doc.get("log"), "log", source, sidecar)
+    out["log"] = read_log(doc.get("log"), "log", source, sidecar)
     history = doc.get("history")
     if isinstance(history, dict):
-        out["history"] = _resolved_history(history, source, sidecar)
+        out["history"] = resolved_history(history, source, sidecar)
     return out
 
 
-def _resolved_history(history: dict[str, Any], source: str, sidecar: Path | None) -> Any:
+def resolved_history(history: dict[str, Any], source: str, sidecar: Path | None) -> Any:
     """The history table with its steps, base and base log read from their lines (schema 2 and
     3 keep it alike)."""
     history = dict(history)
     for key in ("undo", "redo"):
-        history[key] = _rows(history.get(key, ""), f"history.{key}")
+        history[key] = json_rows(history.get(key, ""), f"history.{key}")
     if "base" in history:
         history["base"] = _unpacked(history["base"], "history.base")
     if "base_rows" in history:
-        history["base_rows"] = _read_log(history["base_rows"], "history.base_rows", source, sidecar)
+        history["base_rows"] = read_log(history["base_rows"], "history.base_rows", source, sidecar)
     return history
 
 
@@ -278,29 +278,29 @@ def _unpacked(encounter: Any, where: str) -> dict[str, Any]:
     if not isinstance(encounter, dict):
         raise DecodeError(f"{where}: expected a table")
     out = dict(encounter)
-    if "combatants" in encounter:  # (a missing key stays missing, for _check_encounter to name)
+    if "combatants" in encounter:  # (a missing key stays missing, for check_encounter to name)
         lines = encounter["combatants"]
         if not isinstance(lines, str):
-            raise _Invalid(f"{where}.combatants must be lines of tables, got {_shown(lines)}")
-        out["combatants"] = _rows(lines, f"{where}.combatants")
+            raise Invalid(f"{where}.combatants must be lines of tables, got {shown(lines)}")
+        out["combatants"] = json_rows(lines, f"{where}.combatants")
     return out
 
 
-def _rebuilt(log: tuple[LogEntry, ...], history: Any) -> Session | None:
+def rebuilt(log: tuple[LogEntry, ...], history: Any) -> Session | None:
     """The session the history leads to (its base, replayed), or ``None`` if it does not."""
     if not isinstance(history, dict):
         return None
     try:
-        undo = _steps(history.get("undo", []), "history.undo")
-        redo = _steps(history.get("redo", []), "history.redo")
+        undo = decode_steps(history.get("undo", []), "history.undo")
+        redo = decode_steps(history.get("redo", []), "history.redo")
         if "base_rows" in history:
-            base_log = _entries(history["base_rows"], "history.base_rows")
+            base_log = log_entries(history["base_rows"], "history.base_rows")
         else:
             n = history.get("base_log", 0)
             if type(n) is not int or not 0 <= n <= len(log):
                 raise DecodeError("history.base_log out of range")
             base_log = log[:n]
-        _check_encounter(history.get("base"), "history.base")
+        check_encounter(history.get("base"), "history.base")
         base = encounter_from(history["base"], log=base_log)
         return _in_saved_words(_replay(base, undo, redo), log)
     except Exception:  # a history that does not replay is dropped, whatever the reason
@@ -335,7 +335,7 @@ def _in_saved_words(session: Session, log: tuple[LogEntry, ...]) -> Session:
 def _with_history(enc: Encounter, history: Any) -> Session:
     if not isinstance(history, dict):
         return Session(enc)
-    session = _rebuilt(enc.log, history)
+    session = rebuilt(enc.log, history)
     if session is None or session.encounter != enc:
         note = "Undo history could not be rebuilt from the save; the fight itself is intact"
         return Session(enc.logged(note, Kind.INFO))

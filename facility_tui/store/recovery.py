@@ -14,12 +14,12 @@ from facility_tui.session import Session
 from facility_tui.store.backups import backups
 from facility_tui.store.errors import DamagedSave, SaveError
 from facility_tui.store.files import read_regular, sidecar_for
-from facility_tui.store.format import _entries, _read_toml, _sha256
-from facility_tui.store.logfiles import _read_log
+from facility_tui.store.format import log_entries, read_toml, sha256
+from facility_tui.store.logfiles import read_log
 from facility_tui.store.opening import Opened, load, open_save
-from facility_tui.store.reader import _rebuilt, _resolved_history, _split3
-from facility_tui.store.saver import _forget
-from facility_tui.store.writer import _Writer
+from facility_tui.store.reader import rebuilt, resolved_history, split3
+from facility_tui.store.saver import forget
+from facility_tui.store.writer import Writer
 
 
 class Good(NamedTuple):
@@ -103,8 +103,8 @@ def _log_of(raw: bytes, source: str, sidecar: Path) -> tuple[LogEntry, ...] | No
     """The log a schema-3 file holds below its separator (which its checksum guards), whatever
     its fight part holds; ``None`` if it cannot be read."""
     try:
-        rest = _split3(raw, source).rest
-        return _entries(_read_log(_read_toml(rest).get("log"), "log", source, sidecar), "log")
+        rest = split3(raw, source).rest
+        return log_entries(read_log(read_toml(rest).get("log"), "log", source, sidecar), "log")
     except Exception:  # damaged in any way: nothing can be told from it
         return None
 
@@ -114,19 +114,19 @@ def _as_written(raw: bytes, source: str, sidecar: Path) -> Session | None:
     and history replayed, and checked against the fight's checksum. ``None`` if the file is
     not an edited one or the fight cannot be rebuilt."""
     try:
-        parts = _split3(raw, source)
+        parts = split3(raw, source)
         if not parts.edited:
             return None
-        doc = _read_toml(parts.rest)
-        log = _entries(_read_log(doc.get("log"), "log", source, sidecar), "log")
+        doc = read_toml(parts.rest)
+        log = log_entries(read_log(doc.get("log"), "log", source, sidecar), "log")
         history = doc.get("history")
         if not isinstance(history, dict):
             return None
-        before = _rebuilt(log, _resolved_history(history, source, sidecar))
+        before = rebuilt(log, resolved_history(history, source, sidecar))
         if before is None:
             return None
-        written = _Writer().state(before.encounter).encode("utf-8")
-        return before if _sha256(written) == parts.state_sum else None
+        written = Writer().state(before.encounter).encode("utf-8")
+        return before if sha256(written) == parts.state_sum else None
     except Exception:  # damaged in any way: the backups are next
         return None
 
@@ -169,5 +169,5 @@ def set_aside(path: Path) -> Path:
         n += 1
         aside = aside.with_name(f"{path.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}-{n}")
     os.replace(path, aside)
-    _forget(path)
+    forget(path)
     return aside

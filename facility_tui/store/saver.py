@@ -12,13 +12,13 @@ from pathlib import Path
 
 from facility_tui.session import Session
 from facility_tui.store.atomic import write_atomic, write_error
-from facility_tui.store.backups import BACKUPS_KEPT, _backups
+from facility_tui.store.backups import BACKUPS_KEPT, backup_entries
 from facility_tui.store.errors import ChangedOnDisk, SaveError
-from facility_tui.store.files import SUFFIX, _read, _same_file, file_signature, sidecar_for
-from facility_tui.store.format import _MAGIC3
-from facility_tui.store.lock import _held, _held_guard, lock_save
-from facility_tui.store.logfiles import _CHUNK_NAME, _Chunk
-from facility_tui.store.writer import Snapshot, _Writer
+from facility_tui.store.files import SUFFIX, file_signature, read_file, same_file, sidecar_for
+from facility_tui.store.format import MAGIC3
+from facility_tui.store.lock import held_guard, held_locks, lock_save
+from facility_tui.store.logfiles import CHUNK_NAME, Chunk
+from facility_tui.store.writer import Snapshot, Writer
 
 
 class _Saver:
@@ -28,7 +28,7 @@ class _Saver:
         self.path = path
         self.sidecar = sidecar_for(path)
         self.lock = threading.Lock()
-        self.writer = _Writer()
+        self.writer = Writer()
         self.present: set[str] | None = None  # log file names in the sidecar
         self.good: set[str] = set()  # ...of which these are known to hold what we would write
         self.backup_round: int | None = None
@@ -38,8 +38,8 @@ class _Saver:
     def save(self, snap: Snapshot) -> None:
         with self.lock:
             key = os.path.abspath(self.path)
-            with _held_guard:
-                lock = _held.get(key)
+            with held_guard:
+                lock = held_locks.get(key)
             if lock is not None:
                 lock.wrote = True
                 self._save(snap)
@@ -52,8 +52,8 @@ class _Saver:
         """Write ``snap`` as the newest backup (under the lock, as ``save``); its name."""
         with self.lock:
             key = os.path.abspath(self.path)
-            with _held_guard:
-                held = _held.get(key)
+            with held_guard:
+                held = held_locks.get(key)
             try:
                 if held is not None:
                     held.wrote = True
@@ -71,7 +71,7 @@ class _Saver:
         # process between two holds of its lock)? Then it is not written over unasked. One
         # ``stat``, after the rendering so that an edit has the least time to slip in before
         # the file is replaced. A file gone is written again, its folder looked at anew.
-        if self.wrote is not None and not _same_file(now := file_signature(self.path), self.wrote):
+        if self.wrote is not None and not same_file(now := file_signature(self.path), self.wrote):
             if now is not None:
                 raise ChangedOnDisk(self.path)
             self.present, self.good, self.backup_round = None, set(), None
@@ -97,8 +97,8 @@ class _Saver:
         self.writer.forget_unused()
 
     def _first_look(self) -> None:
-        self.present = {p.name for p in self.sidecar.iterdir() if _CHUNK_NAME.fullmatch(p.name)}
-        found = _backups(self.sidecar)
+        self.present = {p.name for p in self.sidecar.iterdir() if CHUNK_NAME.fullmatch(p.name)}
+        found = backup_entries(self.sidecar)
         if found:
             self.backup_seq, self.backup_round = found[0][0], found[0][1]
         self._keep_legacy()
@@ -106,22 +106,22 @@ class _Saver:
     def _keep_legacy(self) -> None:
         """Keep a copy of a save written by an older version before it is first replaced."""
         try:
-            raw = _read(self.path)
+            raw = read_file(self.path)
         except SaveError:
             return
-        if raw.strip() and not raw.startswith(_MAGIC3):  # schema 1 or 2
+        if raw.strip() and not raw.startswith(MAGIC3):  # schema 1 or 2
             stamp = time.strftime("%Y%m%d-%H%M%S")
             text = raw.decode("utf-8", "replace")
             write_atomic(self.sidecar / f"before-upgrade-{stamp}.toml", text)
 
-    def _put_chunk(self, ch: _Chunk) -> None:
+    def _put_chunk(self, ch: Chunk) -> None:
         assert self.present is not None
         if ch.name in self.good:
             return
         target = self.sidecar / ch.name
         if ch.name in self.present:
             with contextlib.suppress(SaveError):
-                if _read(target) == ch.text.encode("utf-8"):
+                if read_file(target) == ch.text.encode("utf-8"):
                     self.good.add(ch.name)
                     return
         write_atomic(target, ch.text)
@@ -131,12 +131,12 @@ class _Saver:
     def _backup(self, snap: Snapshot) -> str:
         self.sidecar.mkdir(parents=True, exist_ok=True)
         text = self.writer.render(snap, inline=True).text
-        found = _backups(self.sidecar)  # numbers only grow, whoever wrote the last one
+        found = backup_entries(self.sidecar)  # numbers only grow, whoever wrote the last one
         self.backup_seq = max(self.backup_seq, found[0][0] if found else 0) + 1
         name = f"backup-{self.backup_seq:06d}-r{snap.encounter.round:04d}.toml"
         write_atomic(self.sidecar / name, text)
         self.backup_round = snap.encounter.round
-        for _, _, old in _backups(self.sidecar)[BACKUPS_KEPT:]:
+        for _, _, old in backup_entries(self.sidecar)[BACKUPS_KEPT:]:
             with contextlib.suppress(OSError):
                 old.unlink()
         return name
@@ -164,15 +164,11 @@ def saver_for(path: Path) -> _Saver:
         return saver
 
 
-def _forget(path: Path) -> None:
-    with _savers_lock:
-        _savers.pop(os.path.abspath(path), None)
-
-
 def forget(path: Path) -> None:
     """Forget what this process knew of the save at ``path``: its files were moved away or put
-    back (the campaign browser), so the next write there looks at them anew."""
-    _forget(path)
+    back (the campaign browser), or read as damaged, so the next write there looks at them anew."""
+    with _savers_lock:
+        _savers.pop(os.path.abspath(path), None)
 
 
 def save_snapshot(snap: Snapshot, path: Path) -> None:
@@ -220,6 +216,6 @@ def keep_copy(
         n += 1
         target = folder / f"{kind}-{stamp}-{n}{SUFFIX}"
     if session is not None:
-        text = _Writer().render(Snapshot.of(session), inline=True).text
+        text = Writer().render(Snapshot.of(session), inline=True).text
     write_atomic(target, text or "")
     return target

@@ -12,22 +12,22 @@ from facility_tui.codec import encode, encode_sparse
 from facility_tui.model import Encounter, LogEntry
 from facility_tui.session import Session, Step
 from facility_tui.store.format import (
-    _INTRO,
+    INTRO,
     SCHEMA_VERSION,
-    _array,
-    _bare,
-    _combatant_text,
-    _json_line,
-    _line,
-    _lines,
-    _literal,
-    _toml,
-    _toml_key,
-    _toml_str,
+    bare,
+    combatant_text,
+    json_line,
+    literal,
+    log_line,
     sign3,
     table_lines,
+    toml_array,
+    toml_key,
+    toml_lines,
+    toml_str,
+    toml_value,
 )
-from facility_tui.store.logfiles import _Chunk, _Chunker
+from facility_tui.store.logfiles import Chunk, Chunker
 
 
 # The store's own records are NamedTuples, not attrs classes like the model's: an attrs class
@@ -54,14 +54,14 @@ class Snapshot(NamedTuple):
 class _Rendered(NamedTuple):
     state: str  # the fight, as a GM reads it
     rest: str  # the log and the history
-    chunks: tuple[_Chunk, ...]  # log files the rest refers to
+    chunks: tuple[Chunk, ...]  # log files the rest refers to
 
     @property
     def text(self) -> str:
         return sign3(self.state, self.rest)
 
 
-class _Writer:
+class Writer:
     """Renders documents; remembers the text of each combatant, step and log entry it wrote.
 
     Combatants, steps and log entries are immutable and shared between successive encounters,
@@ -71,7 +71,7 @@ class _Writer:
     """
 
     def __init__(self) -> None:
-        self.chunker = _Chunker()
+        self.chunker = Chunker()
         self._lines: dict[tuple[int, int], tuple[object, str]] = {}
         self._used: dict[tuple[int, int], tuple[object, str]] = {}
 
@@ -87,27 +87,27 @@ class _Writer:
         self._lines, self._used = self._used, {}
 
     def _item(self, obj: object) -> str:
-        return self._cached(obj, lambda o: _json_line(encode(o)), 1)
+        return self._cached(obj, lambda o: json_line(encode(o)), 1)
 
     def _sparse_item(self, obj: object) -> str:
-        return self._cached(obj, lambda o: _json_line(encode_sparse(o)), 2)
+        return self._cached(obj, lambda o: json_line(encode_sparse(o)), 2)
 
     def _entry(self, entry: LogEntry) -> str:
-        return self._cached(entry, _line, 3)
+        return self._cached(entry, log_line, 3)
 
     def _table(self, c: object) -> str:
-        return self._cached(c, _combatant_text, 4)
+        return self._cached(c, combatant_text, 4)
 
     def state(self, enc: Encounter) -> str:
         """The part of the main file a GM reads and may edit: the encounter and its combatants
         as TOML tables, each written sparsely (only what differs from a fresh one)."""
-        data = encode(_bare(enc))
+        data = encode(bare(enc))
         data.pop("log", None)
         data.pop("combatants", None)
         data["state"] = encode_sparse(enc.state)
         head = "\n".join(
             [
-                *_INTRO,
+                *INTRO,
                 f"schema_version = {SCHEMA_VERSION}",
                 'kind = "save"',
                 f'app = "facility-tui {__version__}"',
@@ -120,20 +120,20 @@ class _Writer:
 
     def _encounter(self, table: str, enc: Encounter) -> str:
         """An encounter in the compact form of the history: TOML, combatants as JSON lines."""
-        data = encode(_bare(enc))
+        data = encode(bare(enc))
         data.pop("log", None)
         data.pop("combatants", None)
         state = data.pop("state", {})
         lines = [f"\n[{table}]\n"]
-        lines.extend(f"{_toml_key(k)} = {_toml(v)}\n" for k, v in data.items())
-        lines.append(f"state = {_toml(state)}\n")
-        lines.append(_lines("combatants", [self._sparse_item(c) for c in enc.combatants]))
+        lines.extend(f"{toml_key(k)} = {toml_value(v)}\n" for k, v in data.items())
+        lines.append(f"state = {toml_value(state)}\n")
+        lines.append(toml_lines("combatants", [self._sparse_item(c) for c in enc.combatants]))
         return "".join(lines)
 
     def _log_table(
         self,
         table: str,
-        chunks: Sequence[_Chunk],
+        chunks: Sequence[Chunk],
         log: tuple[LogEntry, ...],
         tail: int,
         inline: bool,
@@ -145,8 +145,8 @@ class _Writer:
         else:
             files = [c.name for c in chunks]
             lines = tail_lines
-        return f"[{table}]\n{_array('files', [_toml_str(f) for f in files])}" + (
-            f"entries = {_literal(lines)}\n"
+        return f"[{table}]\n{toml_array('files', [toml_str(f) for f in files])}" + (
+            f"entries = {literal(lines)}\n"
         )
 
     def render(self, snap: Snapshot, *, inline: bool) -> _Rendered:
@@ -159,8 +159,8 @@ class _Writer:
             self._log_table("log", chunks, enc.log, tail, inline),
             "\n[history]\n",
             f"base_log = {n}\n" if base_is_prefix else "",
-            _lines("undo", [self._item(s) for s in snap.undo]),
-            _lines("redo", [self._item(s) for s in snap.redo]),
+            toml_lines("undo", [self._item(s) for s in snap.undo]),
+            toml_lines("redo", [self._item(s) for s in snap.redo]),
             self._encounter("history.base", base),
         ]
         if not base_is_prefix:
@@ -175,4 +175,4 @@ class _Writer:
 
 def dumps(session: Session) -> str:
     """A whole, self-contained save of ``session`` (checksummed, every log entry inline)."""
-    return _Writer().render(Snapshot.of(session), inline=True).text
+    return Writer().render(Snapshot.of(session), inline=True).text
