@@ -67,7 +67,7 @@ def measure(events: int, combatants: int, repeat: int) -> dict[str, float]:
             out["save, no fsync"] = median_ms(times)
         finally:
             os.fsync = real_fsync
-        saver = store._saver(path)
+        saver = store.saver.saver_for(path)
         snap = store.Snapshot.of(session)
         times = []
         for _ in range(repeat):

@@ -70,7 +70,7 @@ def render(members: Sequence[Member]) -> str:
     (a hand edit's comments and layout go; the version before is kept for ``party undo``)."""
     out = [HEADER]
     for m in members:
-        out.append("\n".join(["", *store._table_lines("[[pc]]", "pc", member_data(m)), ""]))
+        out.append("\n".join(["", *store.table_lines("[[pc]]", "pc", member_data(m)), ""]))
     return "".join(out)
 
 
@@ -102,7 +102,7 @@ def _unkeep(path: Path) -> tuple[str, str]:
 
 
 def _write_error(campaign: Campaign, err: OSError) -> CommandError:
-    return CommandError(store._write_error(campaign.party, err, "the party was not changed"))
+    return CommandError(store.write_error(campaign.party, err, "the party was not changed"))
 
 
 def write(campaign: Campaign, text: str, what: str) -> None:

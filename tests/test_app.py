@@ -290,7 +290,7 @@ async def test_status_line_says_when_saved_and_when_saving_fails(
         def full(*_: object, **__: object) -> None:
             raise OSError(errno.ENOSPC, "No space left on device")
 
-        monkeypatch.setattr(store, "write_atomic", full)
+        monkeypatch.setattr(store.saver, "write_atomic", full)
         await pilot.press("s")
         assert not app.workspace.flush(1.0)
         await pilot.pause()

@@ -36,7 +36,7 @@ def fight(system: str) -> Session:
 def saved(tmp_path: Path, system: str) -> Path:
     path = tmp_path / "deck.toml"
     store.save(fight(system), path)
-    store._forget(path)
+    store.forget(path)
     return path
 
 
@@ -295,7 +295,7 @@ def test_a_bom_crlf_and_blank_lines_after_the_end_are_the_editors(tmp_path: Path
     s = fight("2297")
     path = tmp_path / "deck.toml"
     store.save(s, path)
-    store._forget(path)
+    store.forget(path)
     path.write_bytes(change(path.read_bytes()))
     session, message = store.load_or_recover(path, keep_aside=False)
     assert message is None

@@ -38,7 +38,7 @@ def accepted_edit_then_bad_one(tmp_path: Path) -> Path:
     then the same line edited to a value the checks refuse."""
     path = tmp_path / "deck.toml"
     store.save(demo_fight(), path)
-    store._forget(path)
+    store.forget(path)
     edit(path, "hlt = 32", "hlt = 36")
     ws = Workspace(tmp_path)
     ws.autosave()
@@ -46,7 +46,7 @@ def accepted_edit_then_bad_one(tmp_path: Path) -> Path:
     assert any("edited outside facility-tui" in m for m in messages), messages
     assert blanc_hlt(ws.session) == 36
     assert ws.close()
-    store._forget(path)  # another run of the app
+    store.forget(path)  # another run of the app
     edit(path, "hlt = 36", 'hlt = "ten"')
     return path
 
@@ -78,7 +78,7 @@ def test_the_newest_backup_holds_the_accepted_edit_and_the_close(tmp_path: Path)
     assert good.source == store.backups(path)[0] and blanc_hlt(good.session) == 36
     assert "round 1" in good.describe and "cannot be told" in good.lacks
     # the app's close keeps the last state it showed
-    store._forget(path)
+    store.forget(path)
     path.unlink()
     ws = Workspace(tmp_path)
     ws.autosave()
@@ -99,24 +99,13 @@ def test_a_backup_lacking_the_last_lines_says_which(
     s.execute("roll 1d6")
     s.execute("roll 1d8")
     store.save(s, path)
-    store._forget(path)
+    store.forget(path)
     path.write_bytes(path.read_bytes().replace(b"[encounter]", b"[encounter"))  # no longer TOML
-    monkeypatch.setattr(store, "_as_written", lambda *_: None)  # a history that does not replay
+    # a history that does not replay
+    monkeypatch.setattr(store.recovery, "_as_written", lambda *_: None)
     good = store.newest_good(path)
     assert good.source.name.startswith("backup-")
     assert "last 2 log line(s)" in good.lacks and "1d8" in good.lacks
-
-
-def test_backups_stay_bounded(tmp_path: Path) -> None:
-    path = tmp_path / "deck.toml"
-    store.save(demo_fight(), path)
-    for hlt in range(33, 33 + 2 * store.BACKUPS_KEPT):
-        store._forget(path)
-        text = path.read_text()
-        path.write_text(text.replace(f"hlt = {hlt - 1}", f"hlt = {hlt}", 1))
-        opened = store.open_save(path)
-        store.save(opened.session, path)
-    assert len(store.backups(path)) == store.BACKUPS_KEPT
 
 
 def test_an_edit_made_while_the_save_is_open_is_not_written_over(tmp_path: Path) -> None:
@@ -171,7 +160,7 @@ def test_apply_refuses_with_status_2_and_goes_on_from_backup(
     assert "last wrote deck.toml" in err and "kept as deck.toml.corrupt-" in err
     aside = list(tmp_path.glob("deck.toml.corrupt-*"))
     assert len(aside) == 1 and aside[0].read_bytes() == bad
-    store._forget(path)
+    store.forget(path)
     session = store.load(path)
     assert blanc_hlt(session) == 36 and "1d6" in session.encounter.log[-1].text
 
@@ -181,7 +170,7 @@ def test_closing_while_an_outside_edit_waits_keeps_both(tmp_path: Path) -> None:
     the window's fight is kept beside it, never lost."""
     path = tmp_path / "deck.toml"
     store.save(demo_fight(), path)
-    store._forget(path)
+    store.forget(path)
     changes: list[Path] = []
     ws = Workspace(tmp_path)
     ws.autosave(changed=changes.append)

@@ -76,7 +76,7 @@ async def test_a_refused_edit_is_asked_and_b_opens_the_version_before_it(tmp_pat
         await until(pilot, lambda: aside[0].name in toasts(app))
         assert "last wrote deck.toml" in toasts(app)
         assert app.workspace.flush()
-    store._forget(path)
+    store.forget(path)
     assert blanc_hlt(store.load(path)) == 36
 
 
@@ -150,7 +150,7 @@ async def test_an_edit_while_open_is_not_written_over_and_t_takes_it(tmp_path: P
         assert len(kept) == 1 and store.load(kept[0]).encounter == mine
         await until(pilot, lambda: kept[0].name in toasts(app))
         assert app.workspace.flush()
-        store._forget(path)
+        store.forget(path)
         assert store.load(path).encounter.name == "Boarding the Jean Bart II"
         await pilot.press("n")  # and saving goes on
         assert app.workspace.flush()
@@ -173,7 +173,7 @@ async def test_an_edit_while_open_k_keeps_the_windows_fight(tmp_path: Path) -> N
         await until(pilot, lambda: kept[0].name in toasts(app))
         await pilot.press("n")
         assert app.workspace.flush()
-        store._forget(path)
+        store.forget(path)
         assert store.load(path).encounter == app.workspace.encounter
 
 

@@ -60,7 +60,7 @@ def test_failure_at_each_step_keeps_the_old_save(
     steps_seen = set()
     n = 0
     while True:
-        store._forget(path)  # each attempt starts like a new process: nothing cached
+        store.forget(path)  # each attempt starts like a new process: nothing cached
         before = path.read_bytes()
         injector.arm(n)
         try:
@@ -68,7 +68,7 @@ def test_failure_at_each_step_keeps_the_old_save(
         except store.SaveError as err:
             message = str(err)
             assert str(path) in message and os.strerror(code) in message and "\n" not in message
-            assert store._HINTS[code] in message
+            assert store.atomic.HINTS[code] in message
             steps_seen.add(injector.failed)
             loaded = store.load(path)
             if "was saved but its backup" in message:

@@ -34,7 +34,7 @@ def demo_fight() -> Session:
 def saved(tmp_path: Path, session: Session | None = None) -> Path:
     path = tmp_path / "deck.toml"
     store.save(session or demo_fight(), path)
-    store._forget(path)  # read back as another run of the app would
+    store.forget(path)  # read back as another run of the app would
     return path
 
 
@@ -191,7 +191,7 @@ def test_health_name_and_ammo_edited_by_hand_open_as_one_undoable_step(tmp_path:
     assert session.encounter == enc
     # written again, it is machine-written (no message) and loads as itself, edit step and all
     store.save(session, path)
-    store._forget(path)
+    store.forget(path)
     again, note = store.load_or_recover(path)
     assert note is None
     same(again, session)
@@ -373,7 +373,7 @@ def test_apply_on_a_hand_edited_save_keeps_the_version_before(tmp_path: Path) ->
     ok = subprocess.run([*run, "roll 1d6"], capture_output=True, text=True, timeout=60)
     assert ok.returncode == 0, ok.stderr
     assert "kept the version before the edit as backup-" in ok.stderr
-    store._forget(path)
+    store.forget(path)
     session, message = store.load_or_recover(path)
     assert message is None and session.encounter.get("sgt-blanc").sheet.hlt == 31
     session.undo()
@@ -395,7 +395,7 @@ def test_schema_2_fixture_migrates_and_nothing_is_lost(tmp_path: Path) -> None:
     assert path.read_text().startswith("#facility-tui state-sha256=")
     kept = list((tmp_path / "a.d").glob("before-upgrade-*.toml"))
     assert len(kept) == 1 and kept[0].read_bytes() == (FIXTURES / "v2-2297-long.toml").read_bytes()
-    store._forget(path)
+    store.forget(path)
     same(store.load(path), old)
     assert len(old.encounter.log) > 3 * store.CHUNK_MIN
 

@@ -91,7 +91,7 @@ def test_save_then_load_is_the_identity_history_included(
         folder = Path(tempfile.mkdtemp(prefix="facility-history-"))
         try:
             store.save(made, folder / "f.toml")
-            store._forget(folder / "f.toml")  # read it back as another run would
+            store.forget(folder / "f.toml")  # read it back as another run would
             loaded = store.load(folder / "f.toml")
         finally:
             shutil.rmtree(folder, ignore_errors=True)

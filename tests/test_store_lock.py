@@ -97,7 +97,7 @@ def apply(path: Path, *lines: str) -> subprocess.CompletedProcess[str]:
 
 
 def names(path: Path) -> list[str]:
-    store._forget(path)
+    store.forget(path)
     return [c.name for c in store.load(path).encounter.combatants]
 
 
@@ -208,7 +208,7 @@ def test_switching_saves_and_back_after_another_writer_loses_nothing(tmp_path: P
         ws.execute("next")
     assert ws.close()
 
-    store._forget(path)
+    store.forget(path)
     loaded = store.load(path)  # every log file it refers to is there
     assert loaded.encounter == ws.encounter
     numbers = backup_numbers(path)
@@ -324,7 +324,7 @@ def test_backup_numbers_never_repeat(tmp_path: Path) -> None:
     s = fought(1)
     store.save(s, path)
     for _ in range(3):
-        store._forget(path)  # each save like a new process: numbers come from the folder
+        store.forget(path)  # each save like a new process: numbers come from the folder
         s.apply("next")
         s.apply("next")
         store.save(s, path)

@@ -85,7 +85,7 @@ class SaveReload(RuleBasedStateMachine):
     def reload(self, fresh_process: bool) -> None:
         store.save(self.session, self.path)
         if fresh_process:
-            store._forget(self.path)  # as if another run of the app opened it
+            store.forget(self.path)  # as if another run of the app opened it
         loaded = store.load(self.path)
         self.same(loaded, self.session)
         self.session = loaded

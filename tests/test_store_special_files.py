@@ -74,7 +74,7 @@ def test_a_log_file_that_is_a_pipe_is_damage_not_a_hang(tmp_path: Path) -> None:
     path = tmp_path / "fight.toml"
     s = fought(20)  # long enough to seal log files
     store.save(s, path)
-    store._forget(path)
+    store.forget(path)
     chunk = sorted((tmp_path / "fight.d").glob("log-*.toml"))[0]
     chunk.unlink()
     os.mkfifo(chunk)

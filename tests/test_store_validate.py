@@ -22,7 +22,7 @@ def resigned(text: str, edit: Callable[[str], str]) -> str:
     body = edit(body_of(text))
     assert body != body_of(text), "the edit changed nothing"
     state, rest = body.split("\n" + store.SEPARATOR + "\n")
-    return store._sign3(state + "\n", rest.removesuffix(store.END_LINE + "\n"))
+    return store.format.sign3(state + "\n", rest.removesuffix(store.END_LINE + "\n"))
 
 
 def hand_edited(text: str, edit: Callable[[str], str]) -> str:
@@ -153,7 +153,7 @@ def test_on_disk_it_is_left_untouched_and_a_backup_offered(
     path = tmp_path / "fight.toml"
     s = fought(1)
     store.save(s, path)  # with a backup of this round in fight.d/
-    store._forget(path)
+    store.forget(path)
     bad = resigned(path.read_text(), CASES[case][0])
     path.write_text(bad)
     with pytest.raises(store.InvalidSave, match=re.escape(CASES[case][1])):

@@ -1,0 +1,136 @@
+"""Saving and loading sessions: checksummed TOML, written atomically, with write-once log files.
+
+A save is addressed by one path, ``fight.toml``; next to it lives the folder ``fight.d/``. The main
+file holds the current encounter (without its log), the end of the log, and the undo/redo history.
+The rest of the log sits in ``fight.d/log-*.toml`` files of a few dozen to a few hundred entries
+each: a log file is written once, when its entries are sealed, named after its checksum and never
+rewritten. So the cost of a save depends on the combatants, the history and the current round, not
+on how long the fight has run. ``fight.d/backup-*.toml`` are whole, self-contained copies taken when
+the round changes, when a hand edit is accepted and when the app closes (the last
+``BACKUPS_KEPT``); ``newest_good`` offers them (or the fight as last written, rebuilt from a refused
+file's own history) once the GM is asked, never unasked.
+
+Every file starts with a line ``#facility-tui sha256=<hex>`` over the rest of its bytes, which the
+loader verifies before parsing: an empty, truncated or changed file is refused (``DamagedSave``),
+never read as a blank or partial fight. Log entries are stored as one JSON array per line inside a
+TOML literal string: still a TOML file anyone can read, and ten times faster to load than tables.
+
+Writes never leave a half file: the text is serialized first, written to a temporary file in the
+same folder, fsynced, moved over the old file with ``os.replace`` and the folder fsynced. Log files
+go first, the main file next, the backup last, so a crash at any moment leaves a loadable save.
+
+The on-disk layout is described in ``docs/save-format.md``; older versions load through
+``migrations``. History is the oldest encounter undo can reach (``history.base``) plus the steps
+from there; loading replays them with their recorded dice and checks they arrive at the saved
+encounter, else the fight loads without its history.
+
+The package re-exports its public names here (``store.save``, ``store.load``...); its modules, each
+importing only those below it: ``recovery`` (a refused save's newest good version), ``opening``
+(load, open), ``saver`` (save, backups written), ``reader`` (bytes to a session) and ``lock`` (one
+writer per save), ``writer`` (a session to text) and ``checks`` (what a fight and a hand edit
+must be), ``logfiles`` (the write-once log files) and ``backups`` (their names, listed),
+``format`` (checksums, TOML, log lines) and ``atomic`` (writes that never leave a half file),
+``files`` (a save's file names, reading one whole), ``errors``.
+"""
+
+from __future__ import annotations
+
+from facility_tui.store.atomic import TEMP_PREFIX, sweep_temp, write_atomic, write_error
+from facility_tui.store.backups import BACKUPS_KEPT, backups
+from facility_tui.store.checks import MAX_ROLLS, MAX_ROUND
+from facility_tui.store.errors import (
+    ChangedOnDisk,
+    DamagedSave,
+    InvalidSave,
+    NewerSave,
+    SaveError,
+    SaveHeld,
+)
+from facility_tui.store.files import (
+    MAX_SAVE_BYTES,
+    NAME_MAX,
+    SIDECAR_SUFFIX,
+    SUFFIX,
+    file_signature,
+    in_use,
+    list_saves,
+    path_for,
+    read_regular,
+    sidecar_for,
+)
+from facility_tui.store.format import (
+    END_LINE,
+    LOG_SCHEMA,
+    SCHEMA_VERSION,
+    SEPARATOR,
+    encounter_data,
+    table_lines,
+)
+from facility_tui.store.lock import LOCK_NAME, Holder, WriteLock, holder, lock_save
+from facility_tui.store.logfiles import CHUNK_MAX, CHUNK_MIN
+from facility_tui.store.opening import Opened, blank, fresh_session, load, open_save, session_of
+from facility_tui.store.reader import Loaded, loads
+from facility_tui.store.recovery import Good, load_or_recover, newest_good, recover, set_aside
+from facility_tui.store.saver import expect, forget, keep_backup, keep_copy, save, save_snapshot
+from facility_tui.store.writer import Snapshot, dumps
+
+__all__ = [
+    "BACKUPS_KEPT",
+    "CHUNK_MAX",
+    "CHUNK_MIN",
+    "END_LINE",
+    "LOCK_NAME",
+    "LOG_SCHEMA",
+    "MAX_ROLLS",
+    "MAX_ROUND",
+    "MAX_SAVE_BYTES",
+    "NAME_MAX",
+    "SCHEMA_VERSION",
+    "SEPARATOR",
+    "SIDECAR_SUFFIX",
+    "SUFFIX",
+    "TEMP_PREFIX",
+    "ChangedOnDisk",
+    "DamagedSave",
+    "Good",
+    "Holder",
+    "InvalidSave",
+    "Loaded",
+    "NewerSave",
+    "Opened",
+    "SaveError",
+    "SaveHeld",
+    "Snapshot",
+    "WriteLock",
+    "backups",
+    "blank",
+    "dumps",
+    "encounter_data",
+    "expect",
+    "file_signature",
+    "forget",
+    "fresh_session",
+    "holder",
+    "in_use",
+    "keep_backup",
+    "keep_copy",
+    "list_saves",
+    "load",
+    "load_or_recover",
+    "loads",
+    "lock_save",
+    "newest_good",
+    "open_save",
+    "path_for",
+    "read_regular",
+    "recover",
+    "save",
+    "save_snapshot",
+    "session_of",
+    "set_aside",
+    "sidecar_for",
+    "sweep_temp",
+    "table_lines",
+    "write_atomic",
+    "write_error",
+]

@@ -1,0 +1,29 @@
+"""A save's backups (``fight.d/backup-*.toml``): how they are named, how many are kept, and
+listing them newest first."""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from pathlib import Path
+
+from facility_tui.store.files import sidecar_for
+
+BACKUPS_KEPT = 8  # whole copies: round changes, hand edits accepted, the app closing
+
+_BACKUP_NAME = re.compile(r"backup-(\d{6,})-r(-?\d+)\.toml")
+
+
+def backups(path: Path) -> list[Path]:
+    """The backups of a save, the newest first."""
+    return [p for _, _, p in backup_entries(sidecar_for(path))]
+
+
+def backup_entries(sidecar: Path) -> list[tuple[int, int, Path]]:
+    found = []
+    with contextlib.suppress(OSError):
+        for p in sidecar.iterdir():
+            m = _BACKUP_NAME.fullmatch(p.name)
+            if m:
+                found.append((int(m.group(1)), int(m.group(2)), p))
+    return sorted(found, reverse=True)

@@ -1,0 +1,373 @@
+"""Reading a save's bytes back into a session: older schemas through ``migrations``, the log files
+read in, the history replayed and checked against the fight, and a hand edit made one undoable
+step (or refused)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from facility_tui.codec import DecodeError
+from facility_tui.handedit import encounter_from
+from facility_tui.model import Encounter, Kind, LogEntry
+from facility_tui.session import Session, Step, run_step
+from facility_tui.store.checks import (
+    at_line,
+    check_edit,
+    check_encounter,
+    check_keys,
+    check_rules,
+    check_top,
+    empty_like,
+    shown,
+    sided,
+)
+from facility_tui.store.errors import DamagedSave, Invalid, InvalidSave
+from facility_tui.store.format import (
+    END_LINE,
+    HEADER3,
+    MAGIC3,
+    SEPARATOR,
+    SHAPE_ERRORS,
+    decode_steps,
+    json_rows,
+    log_entries,
+    parse,
+    read_toml,
+    schema_of,
+    sha256,
+)
+from facility_tui.store.logfiles import read_log
+from facility_tui.store.writer import Writer
+
+
+def loads(text: str, source: str = "save") -> Session:
+    """The session of a self-contained save text (``dumps``, a backup, or an older version)."""
+    return session_from(text.encode("utf-8"), source, None).session
+
+
+class Loaded(NamedTuple):
+    """What reading a save gave: the session, and for a save edited outside facility-tui, a
+    line saying what changed and the session as facility-tui last wrote it (for a backup)."""
+
+    session: Session
+    edit: str | None = None
+    before: Session | None = None
+    read: tuple[int, ...] | None = None  # the file's signature as read (``file_signature``)
+
+
+_BOM = b"\xef\xbb\xbf"  # what some editors put at the top of a UTF-8 file: not the save's
+
+
+def session_from(raw: bytes, source: str, sidecar: Path | None) -> Loaded:
+    from facility_tui.migrations import migrate
+
+    raw = raw.removeprefix(_BOM)
+    if raw.startswith(MAGIC3):
+        return _session_from_v3(raw, source, sidecar)
+    doc = parse(raw, source)
+    try:
+        if doc["schema_version"] >= 2:
+            doc = _resolve(doc, source, sidecar)
+        doc = migrate(doc)
+        check_encounter(doc.get("encounter"), "encounter")
+        log = log_entries(doc.get("log"), "log")
+        enc = encounter_from(doc.get("encounter"), log=log)
+    except Invalid as err:
+        raise InvalidSave(f"{source}: {err}; it was left untouched") from None
+    except SHAPE_ERRORS as err:  # any shape a damaged or hand-made file can take
+        raise DamagedSave(f"{source} is damaged ({_reason(err)}); it was left untouched") from None
+    return Loaded(_with_history(enc, doc.get("history")))
+
+
+class _Parts(NamedTuple):
+    state: str  # the fight: from the second line to the separator
+    rest: str  # the log and the history: from the separator to the end line
+    state_sum: str  # the checksum the header gives the state
+    edited: bool  # the state's checksum does not match: changed outside facility-tui
+
+
+def split3(raw: bytes, source: str) -> _Parts:
+    """The two parts of a schema-3 file, checked: a header with two checksums, the separator,
+    the end line (a file cut short has none), and the history part as written. Only the state
+    part may differ from its checksum: an edit, checked next (``_session_from_v3``)."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise DamagedSave(f"{source} is damaged: not UTF-8 text; it was left untouched") from None
+    if "\r" in text:  # an editor that writes CRLF line ends: the same lines
+        text = text.replace("\r\n", "\n")
+    nl = text.find("\n")
+    header = HEADER3.fullmatch(text[:nl]) if nl >= 0 else None
+    if header is None:
+        raise DamagedSave(f"{source} is damaged: its checksum line is cut or changed")
+    # Blank lines and spaces after the end line are an editor's (``echo "" >> f.toml``, a
+    # final newline added or taken away): they hold nothing, so no checksum needs to cover them.
+    # Anything else there, and any change above the end line, is still found.
+    body = text[nl + 1 :].rstrip(" \t\n")
+    if body.endswith("\n" + END_LINE) or body == END_LINE:
+        body = body[: -len(END_LINE)]
+    else:
+        raise DamagedSave(
+            f"{source} is incomplete: its last line ({END_LINE!r}) is missing, so it was cut "
+            "short (a write or copy that did not finish); it was left untouched"
+        )
+    cut = body.rfind("\n" + SEPARATOR + "\n")
+    if cut < 0 and body.startswith(SEPARATOR + "\n"):
+        cut = -1
+    elif cut < 0:
+        at = body.rfind(SEPARATOR)
+        if at >= 0:  # an edit joined text to it (a table pasted without its last newline)
+            line = body[:at].count("\n") + 2
+            raise DamagedSave(
+                f"{source}:{line}: the separator line before the log and history has text "
+                "joined to it: it must be a line of its own; it was left untouched"
+            )
+        raise DamagedSave(
+            f"{source} is damaged: its separator line before the log and history is missing; "
+            "it was left untouched"
+        )
+    state, rest = body[: cut + 1], body[cut + 2 + len(SEPARATOR) :]
+    if sha256(rest.encode("utf-8")) != header.group(2):
+        raise DamagedSave(
+            f"{source} is damaged: its log and history (below the separator line) do not match "
+            "their checksum (they are not to be edited); it was left untouched"
+        )
+    digest = sha256(state.encode("utf-8"))
+    return _Parts(state, rest, header.group(1), digest != header.group(1))
+
+
+def _session_from_v3(raw: bytes, source: str, sidecar: Path | None) -> Loaded:
+    parts = split3(raw, source)
+    offset = 1  # the state part starts on the file's second line
+    try:
+        doc = read_toml(parts.state + parts.rest)
+    except (RecursionError, ValueError) as err:  # (TOMLDecodeError is a ValueError)
+        what = str(err).splitlines()[0] if str(err) else type(err).__name__
+        if parts.edited:
+            m = re.search(r"\(at line (\d+), column \d+\)$", what)
+            at = f":{int(m.group(1)) + offset}" if m else ""
+            what = what[: m.start()].strip() if m else what
+            raise InvalidSave(
+                f"{source}{at}: {what[:1].lower()}{what[1:]} (edited outside facility-tui: "
+                "not TOML); it was left untouched"
+            ) from None
+        raise DamagedSave(
+            f"{source} is not a readable save ({what}); it was left untouched"
+        ) from None
+    if parts.edited:
+        check_top(doc, parts.state, source, offset)
+    schema_of(doc, source)
+    try:
+        try:
+            doc = _resolve3(doc, source, sidecar)
+            enc, history = _fight3(doc, parts.edited)
+        except (Invalid, DecodeError, *SHAPE_ERRORS) as err:
+            if not parts.edited:
+                raise
+            raise InvalidSave(at_line(source, parts.state, offset, err)) from None
+    except Invalid as err:
+        raise InvalidSave(f"{source}: {err}; it was left untouched") from None
+    except SHAPE_ERRORS as err:
+        raise DamagedSave(f"{source} is damaged ({_reason(err)}); it was left untouched") from None
+    if not parts.edited:
+        return Loaded(_with_history(enc, history))
+    return _edited(enc, history, parts, source, offset)
+
+
+def _resolve3(doc: dict[str, Any], source: str, sidecar: Path | None) -> dict[str, Any]:
+    """A schema-3 document laid out like a resolved schema-2 one (``migrations``): the
+    combatants inside ``encounter``, the logs read in as rows."""
+    if doc.get("kind") != "save":
+        raise DecodeError(f"a {doc.get('kind')!r} file, not a save")
+    encounter = doc.get("encounter")
+    if not isinstance(encounter, dict):
+        raise Invalid("encounter must be a table")
+    combatants = doc.get("combatants", [])
+    if "combatants" in encounter:
+        raise Invalid("encounter.combatants: combatants are [[combatants]] tables of their own")
+    out = dict(doc)
+    out.pop("combatants", None)
+    out["encounter"] = {**encounter, "combatants": combatants}
+    out["log"] = read_log(doc.get("log"), "log", source, sidecar)
+    history = doc.get("history")
+    if isinstance(history, dict):
+        out["history"] = resolved_history(history, source, sidecar)
+    return out
+
+
+def _fight3(doc: dict[str, Any], strict: bool) -> tuple[Encounter, Any]:
+    data = doc["encounter"]
+    check_encounter(data, "encounter", "combatants")
+    if strict:
+        check_keys(data)
+    log = log_entries(doc.get("log"), "log")
+    return encounter_from(data, log=log), doc.get("history")
+
+
+def _edited(enc: Encounter, history: Any, parts: _Parts, source: str, offset: int) -> Loaded:
+    """A save whose fight was changed outside facility-tui and reads as a fight: the history
+    up to the state facility-tui wrote (replayed, and checked against the state's checksum),
+    then the edit as one step. If that state cannot be rebuilt, the edited fight opens alone."""
+    from facility_tui import handedit
+
+    enc = sided(enc, parts.state, source, offset)
+    before = rebuilt(enc.log, history)
+    kept = () if before is None else before.encounter.combatants
+    enc = handedit.numbered(enc, frozenset(c.id for c in kept if not c.handle))
+    if before is not None and before.encounter == enc:
+        before.encounter = enc
+        return Loaded(before)  # only comments or layout changed (or the checksum line)
+    if before is not None:
+        written = Writer().state(before.encounter)
+        if sha256(written.encode("utf-8")) != parts.state_sum:
+            before = None
+    if before is None:
+        check_edit(handedit.changes(empty_like(enc), enc), enc, parts.state, source, offset)
+        check_rules(None, enc, parts.state, source, offset)
+        note = (
+            "Edited outside facility-tui; the state before the edit could not be rebuilt, so "
+            "the fight opens without its undo history"
+        )
+        return Loaded(Session(enc.logged(note, Kind.OVERRIDE)), f"{source}: {note.lower()}")
+    found = handedit.changes(before.encounter, enc)
+    check_edit(found, enc, parts.state, source, offset)
+    check_rules(before.encounter, enc, parts.state, source, offset)
+    summary = handedit.describe(found)
+    step = Step(handedit.EDIT_LINE, (), handedit.edit_data(before.encounter, enc, summary))
+    after = before.fork()
+    after.record(step)
+    return Loaded(after, f"{source} was edited outside facility-tui: {summary}", before)
+
+
+def _reason(err: Exception) -> str:
+    text = str(err).splitlines()[0] if str(err) else ""
+    return text[:200] or type(err).__name__
+
+
+def _resolve(doc: dict[str, Any], source: str, sidecar: Path | None) -> dict[str, Any]:
+    """Read the log files a schema-2 document refers to; its logs become lists of rows."""
+    if doc.get("kind") != "save":
+        raise DecodeError(f"a {doc.get('kind')!r} file, not a save")
+    out = dict(doc)
+    out["encounter"] = _unpacked(doc.get("encounter"), "encounter")
+    out["log"] = read_log(doc.get("log"), "log", source, sidecar)
+    history = doc.get("history")
+    if isinstance(history, dict):
+        out["history"] = resolved_history(history, source, sidecar)
+    return out
+
+
+def resolved_history(history: dict[str, Any], source: str, sidecar: Path | None) -> Any:
+    """The history table with its steps, base and base log read from their lines (schema 2 and
+    3 keep it alike)."""
+    history = dict(history)
+    for key in ("undo", "redo"):
+        history[key] = json_rows(history.get(key, ""), f"history.{key}")
+    if "base" in history:
+        history["base"] = _unpacked(history["base"], "history.base")
+    if "base_rows" in history:
+        history["base_rows"] = read_log(history["base_rows"], "history.base_rows", source, sidecar)
+    return history
+
+
+def _unpacked(encounter: Any, where: str) -> dict[str, Any]:
+    """An encounter table with its combatants read from their JSON lines."""
+    if not isinstance(encounter, dict):
+        raise DecodeError(f"{where}: expected a table")
+    out = dict(encounter)
+    if "combatants" in encounter:  # (a missing key stays missing, for check_encounter to name)
+        lines = encounter["combatants"]
+        if not isinstance(lines, str):
+            raise Invalid(f"{where}.combatants must be lines of tables, got {shown(lines)}")
+        out["combatants"] = json_rows(lines, f"{where}.combatants")
+    return out
+
+
+def rebuilt(log: tuple[LogEntry, ...], history: Any) -> Session | None:
+    """The session the history leads to (its base, replayed), or ``None`` if it does not."""
+    if not isinstance(history, dict):
+        return None
+    try:
+        undo = decode_steps(history.get("undo", []), "history.undo")
+        redo = decode_steps(history.get("redo", []), "history.redo")
+        if "base_rows" in history:
+            base_log = log_entries(history["base_rows"], "history.base_rows")
+        else:
+            n = history.get("base_log", 0)
+            if type(n) is not int or not 0 <= n <= len(log):
+                raise DecodeError("history.base_log out of range")
+            base_log = log[:n]
+        check_encounter(history.get("base"), "history.base")
+        base = encounter_from(history["base"], log=base_log)
+        return _in_saved_words(_replay(base, undo, redo), log)
+    except Exception:  # a history that does not replay is dropped, whatever the reason
+        return None
+
+
+def _in_saved_words(session: Session, log: tuple[LogEntry, ...]) -> Session:
+    """The replayed history with the saved log's words, where only the words differ.
+
+    A later version may word a log line differently ('1 rounds' became '1 round'); the replay
+    then writes the new words while the save holds the old. Same length, rounds and kinds: the
+    saved lines are taken, in the last state and in each earlier one whose log leads to it
+    (its last line the very entry the last state has there), so undo shows the log as it was
+    written and an old save keeps its history. Anything more is a real difference, left for
+    the caller's comparison to refuse."""
+    from attrs import evolve
+
+    last = session.encounter.log
+    if last == log or len(last) != len(log):
+        return session
+    if any(a.round != b.round or a.kind != b.kind for a, b in zip(last, log, strict=True)):
+        return session
+    undo = []
+    for step, state in session.undo_states:
+        n = len(state.log)
+        if n and n <= len(last) and state.log[n - 1] is last[n - 1]:
+            state = evolve(state, log=log[:n])
+        undo.append((step, state))
+    return Session(evolve(session.encounter, log=log), undo, session.redo_steps, session.limit)
+
+
+def _with_history(enc: Encounter, history: Any) -> Session:
+    if not isinstance(history, dict):
+        return Session(enc)
+    session = rebuilt(enc.log, history)
+    if session is None or session.encounter != enc:
+        note = "Undo history could not be rebuilt from the save; the fight itself is intact"
+        return Session(enc.logged(note, Kind.INFO))
+    session.encounter = enc  # identical value; keep the loaded one
+    return session
+
+
+# Stands in for the base's log while a history is replayed (see ``_replay``); compared by identity.
+_REPLAY_MARK = LogEntry(-1, "(the log before the oldest step)", Kind.INFO)
+
+
+def _replay(base: Encounter, steps: Sequence[Step], redo: Sequence[Step]) -> Session:
+    """Like ``session.rebuild``, at a cost that does not grow with the log.
+
+    Appending to a 10,000-entry log copies it, so the steps are replayed from ``base`` with its
+    log stood in for by one marker entry. A command either keeps the log, appending to it (the
+    marker stays in front, and each result gets the base's log back in its place), or starts a
+    new one (``new``: the marker is gone, and the log is the result's own, as are those of the
+    steps after it). So every state of the history gets the log it had when its step was made,
+    whatever the base's log and however many ``new`` the history holds. No command reads the
+    log; one that did (and saw the marker) would make the replay miss the saved encounter, and
+    the history would be dropped with a note (see ``_with_history``), never the fight.
+    """
+    from attrs import evolve
+
+    enc = evolve(base, log=(_REPLAY_MARK,))
+    states = [base]
+    for step in steps:
+        enc = run_step(enc, step)
+        log = enc.log
+        if log and log[0] is _REPLAY_MARK:
+            states.append(evolve(enc, log=base.log + log[1:]))
+        else:
+            states.append(enc)
+    return Session(states[-1], list(zip(steps, states[:-1], strict=True)), redo)

@@ -1,0 +1,173 @@
+"""A refused save's newest good version, offered once the GM is asked: the fight as facility-tui
+last wrote the file (rebuilt from its own history), else its newest backup that loads; and the
+refused file renamed aside, never deleted."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import NamedTuple
+
+from facility_tui.model import LogEntry
+from facility_tui.session import Session
+from facility_tui.store.backups import backups
+from facility_tui.store.errors import DamagedSave, SaveError
+from facility_tui.store.files import read_regular, sidecar_for
+from facility_tui.store.format import log_entries, read_toml, sha256
+from facility_tui.store.logfiles import read_log
+from facility_tui.store.opening import Opened, load, open_save
+from facility_tui.store.reader import rebuilt, resolved_history, split3
+from facility_tui.store.saver import forget
+from facility_tui.store.writer import Writer
+
+
+class Good(NamedTuple):
+    """The newest good version of a refused save (``newest_good``)."""
+
+    session: Session
+    source: Path  # the refused file itself (its last version facility-tui wrote) or a backup
+    written: float  # when it was written (seconds since the epoch)
+    describe: str  # which version, and how old, for the GM
+    lacks: str  # what it lacks compared with the refused file, as far as can be told
+
+
+def newest_good(path: Path, now: float | None = None) -> Good:
+    """The newest version of the refused save at ``path`` that loads: the fight as
+    facility-tui last wrote the file (rebuilt from the file's own log and history, checked
+    against the fight's checksum: what the GM saw before editing it), else the newest backup
+    that loads. Raises ``DamagedSave`` if there is none."""
+    now = time.time() if now is None else now
+    try:
+        raw, st = read_regular(path)
+    except SaveError:
+        raw, st = b"", None
+    sidecar = sidecar_for(path)
+    kept = _log_of(raw, str(path), sidecar)
+    own = _as_written(raw, str(path), sidecar)
+    if own is not None and st is not None:
+        return Good(
+            own,
+            path,
+            st.st_mtime,
+            f"the fight as facility-tui last wrote {path.name} ({_age(now - st.st_mtime)})",
+            "it lacks only the refused edit",
+        )
+    for candidate in backups(path):
+        try:
+            session = load(candidate)
+            written = candidate.stat().st_mtime
+        except (SaveError, OSError):
+            continue
+        described = (
+            f"its backup {candidate.name} of round {session.encounter.round} "
+            f"({_age(now - written)})"
+        )
+        later = st.st_mtime - written if st is not None else 0.0
+        return Good(session, candidate, written, described, _lacking(session, kept, later))
+    raise DamagedSave(f"no good version of {path.name}: no backup in {sidecar} loads")
+
+
+def _age(seconds: float) -> str:
+    return f"written {_span(seconds)} ago" if seconds >= 60 else "written less than a minute ago"
+
+
+def _span(seconds: float) -> str:
+    minutes = int(max(seconds, 0) // 60)
+    if minutes < 120:
+        return f"{minutes} min"
+    if minutes < 48 * 60:
+        return f"{minutes // 60} h"
+    return f"{minutes // (24 * 60)} days"
+
+
+def _lacking(good: Session, kept: tuple[LogEntry, ...] | None, later: float) -> str:
+    """What ``good`` lacks compared with a refused file whose log is ``kept`` (``None``: not
+    readable) and which was written ``later`` seconds after it."""
+    have = good.encounter.log
+    if kept is None:
+        after = f", written {_span(later)} after it" if later >= 60 else ""
+        return f"what it lacks cannot be told (the refused file's log is unreadable{after})"
+    if kept == have:
+        return "its log is the refused file's: it lacks only what was changed by hand"
+    if len(kept) > len(have) and kept[: len(have)] == have:
+        missing = kept[len(have) :]
+        return (
+            f"it lacks the refused file's last {len(missing)} log line(s), the last: "
+            f"{missing[-1].text}"
+        )
+    return "its log and the refused file's differ (another branch of the fight)"
+
+
+def _log_of(raw: bytes, source: str, sidecar: Path) -> tuple[LogEntry, ...] | None:
+    """The log a schema-3 file holds below its separator (which its checksum guards), whatever
+    its fight part holds; ``None`` if it cannot be read."""
+    try:
+        rest = split3(raw, source).rest
+        return log_entries(read_log(read_toml(rest).get("log"), "log", source, sidecar), "log")
+    except Exception:  # damaged in any way: nothing can be told from it
+        return None
+
+
+def _as_written(raw: bytes, source: str, sidecar: Path) -> Session | None:
+    """The fight of an edited schema-3 file as facility-tui wrote it before the edit: its log
+    and history replayed, and checked against the fight's checksum. ``None`` if the file is
+    not an edited one or the fight cannot be rebuilt."""
+    try:
+        parts = split3(raw, source)
+        if not parts.edited:
+            return None
+        doc = read_toml(parts.rest)
+        log = log_entries(read_log(doc.get("log"), "log", source, sidecar), "log")
+        history = doc.get("history")
+        if not isinstance(history, dict):
+            return None
+        before = rebuilt(log, resolved_history(history, source, sidecar))
+        if before is None:
+            return None
+        written = Writer().state(before.encounter).encode("utf-8")
+        return before if sha256(written) == parts.state_sum else None
+    except Exception:  # damaged in any way: the backups are next
+        return None
+
+
+def recover(path: Path, *, keep_aside: bool = True) -> Opened:
+    """The newest good version of the refused save at ``path`` (``newest_good``), when the GM
+    chose it; with ``keep_aside`` the refused file is renamed aside first (never deleted) and
+    the message names it. Raises ``DamagedSave`` if there is no good version."""
+    good = newest_good(path)
+    opened = f"opened {good.describe}; {good.lacks}"
+    if not keep_aside:
+        return Opened(good.session, opened, recovered_from=good.source)
+    try:
+        kept = f"{path.name} kept as {set_aside(path).name}"
+    except OSError as move:
+        kept = f"could not rename {path.name} aside ({move.strerror or move})"
+    return Opened(good.session, f"{kept}; {opened}", recovered_from=good.source)
+
+
+def load_or_recover(
+    path: Path, *, keep_aside: bool = True, from_backup: bool = False
+) -> tuple[Session, str | None]:
+    """``open_save`` as ``(session, message)``: the message says what was done, or is ``None``.
+    With ``from_backup`` a refused save gives its newest good version (``recover``)."""
+    try:
+        got = open_save(path, keep_aside=keep_aside)
+    except DamagedSave:
+        if not from_backup:
+            raise
+        got = recover(path, keep_aside=keep_aside)
+    return got.session, got.message
+
+
+def set_aside(path: Path) -> Path:
+    """Rename a rejected save to ``<name>.corrupt-<time>`` next to it (never deleted); the new
+    name. Raises ``OSError`` if it cannot be renamed."""
+    aside = path.with_name(f"{path.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}")
+    n = 1
+    while aside.exists():
+        n += 1
+        aside = aside.with_name(f"{path.name}.corrupt-{time.strftime('%Y%m%d-%H%M%S')}-{n}")
+    os.replace(path, aside)
+    forget(path)
+    return aside
