@@ -151,6 +151,8 @@ class OrderList(InitiativeList):
             short = rules.short_forms.get(title, ("", {}))[0]
             columns.append(Column(title, role, short, least))
         titles = [c.title for c in columns]
+        if rules is not self._rules:
+            self.forget_measures()  # (its short forms are another system's)
         self._rules = rules
         self.abbreviated = (
             titles.index("Side"),
