@@ -674,12 +674,14 @@ def _place(order: tuple[str, ...], cid: str) -> int | None:
     """``cid``'s place in ``order`` (its first), None if it is not in it."""
     if len(order) <= 24:
         return order.index(cid) if cid in order else None
-    if not _PLACES or _PLACES[0][0] is not order:
+    kept = _PLACES[0] if _PLACES else None
+    if kept is None or kept[0] is not order:
         places: dict[str, int] = {}
         for i, slot in enumerate(order):
             places.setdefault(slot, i)
-        _PLACES[:] = [(order, places)]
-    return _PLACES[0][1].get(cid)
+        kept = (order, places)
+        _PLACES[:] = [kept]  # (a forecast's thread may ask about another order meanwhile)
+    return kept[1].get(cid)
 
 
 @frozen
