@@ -119,3 +119,39 @@ def test_a_place_in_the_order_is_where_a_scan_finds_it(orders: list[list[str]]) 
         for i in range(42):
             cid = f"c{i}"
             assert system._place(order, cid) == (order.index(cid) if cid in order else None)
+
+
+FACILITY = (
+    "new facility T seed={seed}",
+    "add Dee side=pc phy=2",
+    "add Eve side=pc sci=-1 ins=1 adm=1 ppe=Earmuffs",
+    "add Grunt track=12",
+    "add Brute track=30",
+)
+FACILITY_LINES = st.one_of(
+    st.sampled_from(["next", "next", "undo", "redo"]),
+    st.builds(
+        "wound {} {} {}".format,
+        st.sampled_from(["dee", "eve"]),
+        st.integers(1, 5),
+        st.sampled_from(["phy", "sci", "nor"]),
+    ),
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 99), st.lists(FACILITY_LINES, max_size=30))
+def test_facility_rows_kept_by_sheet_are_its_summaries(seed: int, lines: list[str]) -> None:
+    session = Session(evolve(blank(), seed=seed))
+    for line in FACILITY:
+        session.execute(line.format(seed=seed))
+    session.execute("start")
+    for line in lines:
+        try:
+            session.execute(line)
+        except CommandError:
+            continue
+        enc = session.encounter
+        rules = rules_for(enc.system)
+        for c in enc.combatants:
+            assert rules.list_row(enc, c) == rules.summary(enc, c), line
