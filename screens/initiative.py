@@ -15,8 +15,10 @@ command line), where a widget would repaint all of itself.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from functools import lru_cache
+from itertools import zip_longest
 from typing import ClassVar, Self
 
 from attrs import evolve
@@ -81,6 +83,20 @@ def _count(counts: list[dict[int, int]], widths: tuple[int, ...], step: int) -> 
             tally[width] = n
         else:
             del tally[width]
+
+
+def _tallies(widths: list[tuple[int, ...]], n: int) -> list[dict[int, int]]:
+    """Each of ``n`` columns' tally of these rows' cell widths (``_count`` row by row, at once:
+    a round's start re-measures every row)."""
+    columns = list(zip_longest(*widths))[:n]
+    tallies: list[dict[int, int]] = [Counter(column) for column in columns]
+    for tally in tallies:
+        tally.pop(None, None)  # type: ignore[call-overload]  # (a row shorter than the others)
+    return tallies + [{} for _ in range(n - len(tallies))]
+
+
+CELLS_KEPT = 8192  # texts whose measures are kept (then forgotten all at once)
+EARLIER = 2  # the measures of rows shown before kept (undo across a round's start shows them)
 
 
 @lru_cache(maxsize=16)
@@ -173,6 +189,10 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
         self.rows: list[Row] = []
         self._index: dict[str, int] = {}  # row key -> row index
         self._measures: dict[str, Measure] = {}  # row key -> its cells' widths, and short forms
+        # (column, text) -> its width, short form and that one's width: a round's start gives
+        # every row new cells, most of them the texts measured before
+        self._cell_measures: dict[tuple[int, str], tuple[int, Cell, int]] = {}
+        self._earlier: list[dict[str, Measure]] = []  # the last measures before: undo shows them
         self._full: list[int] = []  # each column's widest cell (its title too)
         self._short: list[int] = []  # the same, abbreviated
         self._flex = -1  # the names' column
@@ -233,7 +253,7 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
         if reshaped:
             self.columns = shaped
             self._flex = next((j for j, c in enumerate(shaped) if c.role is Role.NAME), -1)
-            self._measures = {}
+            self.forget_measures()
             old_rows = []
         changed: list[int] = []
         moved = len(new_rows) != old_count  # rows added, removed or reordered: a new index
@@ -273,8 +293,7 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
             self._set_virtual_size()
             start = min(len(new_rows), old_count)
             changed.extend(range(start, max(len(new_rows), old_count)))
-        for i in changed:
-            self._refresh_row(i)
+        self._refresh_rows(changed)
         if self.cursor_key != old_key:
             self._refresh_row(self._index.get(old_key, -1) if old_key else -1)
             self._refresh_row(self._cursor)
@@ -294,36 +313,50 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
             return
         self._refresh_row(i)
 
+    def forget_measures(self) -> None:
+        """Cells are abbreviated differently from now on: measure them again."""
+        self._cell_measures = {}
+        self._measures = {}
+        self._earlier = []
+
     def _measure(self, cells: list[Cell]) -> Measure:
-        full = tuple(_length(c) for c in cells)
         name = self._name_of(cells)
         if not self.abbreviated:
+            full = tuple(_length(c) for c in cells)
             return cells, full, tuple(cells), full, name
-        short, widths = list(cells), list(full)
-        for j in self.abbreviated:
-            if j < len(short):
-                short[j] = self.abbreviate(j, cells[j])
-                widths[j] = _length(short[j])
-        return cells, full, tuple(short), tuple(widths), name
+        known = self._cell_measures
+        if len(known) > CELLS_KEPT:
+            known.clear()
+        measured = []
+        for j, cell in enumerate(cells):
+            m = known.get((j, cell)) if isinstance(cell, str) else None
+            if m is None:
+                short = self.abbreviate(j, cell) if j in self.abbreviated else cell
+                m = (_length(cell), short, _length(short))
+                if isinstance(cell, str):
+                    known[j, cell] = m
+            measured.append(m)
+        full = tuple(m[0] for m in measured)
+        return cells, full, tuple(m[1] for m in measured), tuple(m[2] for m in measured), name
 
     def _remeasure(self) -> bool:
         """Each column's width from every row now (rows measured once per new cells), and the
         names; True when the layout changes."""
         measures = self._measures
+        self._earlier = [dict(measures), *self._earlier][:EARLIER]
         for key, cells in self.rows:
             m = measures.get(key)
             if m is None or m[0] is not cells:
-                measures[key] = self._measure(cells)
+                kept = (e.get(key) for e in self._earlier)
+                m = next((m for m in kept if m is not None and m[0] is cells), None)
+                measures[key] = m or self._measure(cells)
         rows = [measures[key] for key, _ in self.rows]
         n = len(self.columns)
-        self._counts = ([{} for _ in range(n)], [{} for _ in range(n)])
+        self._counts = (_tallies([m[1] for m in rows], n), _tallies([m[3] for m in rows], n))
         self._titles = (
             [max(cell_len(c.title), c.least[0]) for c in self.columns],
             [max(cell_len(c.short or c.title), c.least[1]) for c in self.columns],
         )
-        for m in rows:
-            _count(self._counts[0], m[1], 1)
-            _count(self._counts[1], m[3], 1)
         if self._flex >= 0:
             self._names_now = tuple(measures[key][4] for key, _ in self.rows)
         return self._adopt(*self._widest(), self._names_now)
@@ -510,11 +543,17 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
         self._style_memo = None
 
     def _refresh_row(self, i: int) -> None:
-        if i < 0:
-            return
-        y = i + 1 - round(self.scroll_y)
-        if 1 <= y < self.size.height:
-            self.refresh(Region(0, y, self.size.width, 1))
+        self._refresh_rows([i])
+
+    def _refresh_rows(self, rows: list[int]) -> None:
+        """Repaint these rows where they are in sight (a round's start changes all 1,000: the
+        scroll offset and size are read once)."""
+        top = round(self.scroll_y) - 1
+        width, height = self.size
+        for i in rows:
+            y = i - top
+            if i >= 0 and 1 <= y < height:
+                self.refresh(Region(0, y, width, 1))
 
     # -- rendering ----------------------------------------------------------------------------
 

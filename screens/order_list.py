@@ -38,8 +38,10 @@ BASE_COLUMNS = [
 ]
 ESSENTIAL = 3  # the rules' first columns are never left out (list them in the order they matter)
 
-# What a row's cells were computed from, and the cells: by combatant id.
-RowCells = dict[str, tuple[tuple[object, ...], list[Cell]]]
+# What a row's cells were computed from, and the cells, by combatant id: the rows of the last few
+# listings, newest first (undo across a round's start shows the listing before it again).
+RowCells = dict[str, list[tuple[tuple[object, ...], list[Cell]]]]
+KEPT = 3  # listings whose rows are kept (the one shown, and two before it)
 # The rows last shown: (shared inputs, ids in order, combatants, their turn marks).
 Listing = tuple[tuple[object, ...], list[str], list[Combatant], list[str]]
 
@@ -57,7 +59,7 @@ def row_cells(rules: RuleSystem, enc: Encounter, c: Combatant, i: int, mark: str
     acting = mark == ACTING
     turn = Text(mark, style="bold green") if acting else mark
     number = list_number(enc, c, i)
-    summary = rules.summary(enc, c)
+    summary = rules.list_row(enc, c)
     name = Text(printable(c.name), style=SIDE_STYLE.get(c.side, ""))
     if c.hidden:  # kept from the player view (``hide``): said in words, before the name
         name = Text.assemble((HIDDEN, "dim"), name)
@@ -109,6 +111,7 @@ class OrderList(InitiativeList):
         self._rules: RuleSystem | None = None
         self.row_cache: RowCells = {}
         self.listing: Listing | None = None
+        self._inputs: list[tuple[object, ...]] = []  # the last listings' shared inputs
         self._shown: Encounter | None = None  # the encounter the rows were last made from
 
     def abbreviate(self, column: int, cell: Cell) -> Cell:
@@ -148,6 +151,8 @@ class OrderList(InitiativeList):
             short = rules.short_forms.get(title, ("", {}))[0]
             columns.append(Column(title, role, short, least))
         titles = [c.title for c in columns]
+        if rules is not self._rules:
+            self.forget_measures()  # (its short forms are another system's)
         self._rules = rules
         self.abbreviated = (
             titles.index("Side"),
@@ -168,6 +173,10 @@ class OrderList(InitiativeList):
             enc.numbered,
             len(columns),
         )
+        # (one object per distinct inputs: a row's kept inputs then compare by identity, not
+        # by a round's order of 1,000 ids)
+        shared = next((kept for kept in self._inputs if kept == shared), shared)
+        self._inputs = [shared, *(kept for kept in self._inputs if kept is not shared)][:KEPT]
         acting = turn_marks(enc, listing)
         ids = [c.id for c in listing]
         last = self.listing
@@ -181,7 +190,7 @@ class OrderList(InitiativeList):
                     cells = self._cells_of(rules, enc, c, i + 1, now, shared, self.row_cache)
                     self.set_cells(i, cells)
         else:
-            cache, self.row_cache = self.row_cache, {}  # (keeps the rows shown now only)
+            cache, self.row_cache = self.row_cache, {}  # (keeps the rows listed now only)
             self.set_rows(
                 columns,
                 [
@@ -210,10 +219,10 @@ class OrderList(InitiativeList):
         """A row's cells, taken from ``cache`` while their inputs are the same objects (a row
         moved by an insertion above it is computed again; one that kept its place is not)."""
         inputs = (c, i, acting, shared)
-        kept = cache.get(c.id)
-        if kept is not None and kept[0] == inputs:
-            cells = kept[1]
-        else:
+        kept = cache.get(c.id, [])
+        cells = next((cells for was, cells in kept if was == inputs), None)
+        if cells is None:
             cells = row_cells(rules, enc, c, i, acting)
-        self.row_cache[c.id] = (inputs, cells)
+        others = [entry for entry in kept if entry[0] != inputs]
+        self.row_cache[c.id] = [(inputs, cells), *others][:KEPT]
         return cells

@@ -239,6 +239,11 @@ class RuleSystem:
         ``show --json``). Screens show them; they never compute rules themselves."""
         return {}
 
+    def list_row(self, enc: Encounter, c: Combatant) -> dict[str, Any]:
+        """The list's row: ``summary``'s values for ``columns`` (at least). The list asks for
+        every row at a round's start; a rule system may work out these alone, faster."""
+        return self.summary(enc, c)
+
     def public_state(self, enc: Encounter, c: Combatant) -> Public:
         """What the players may know of a combatant (the player view, a public report): its
         state in words from the rules' own figures."""

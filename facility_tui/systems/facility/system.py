@@ -92,6 +92,11 @@ OUT_OF_FIGHT = (
 )
 
 
+# The list's rows worked out lately, by sheet (``FacilityRules.list_row``).
+_ROWS: dict[int, tuple[Any, dict[str, Any]]] = {}
+_ROWS_KEPT = 8192  # (then forgotten all at once)
+
+
 class FacilityRules(RuleSystem):
     info = INFO
     system = INFO.id
@@ -336,6 +341,18 @@ class FacilityRules(RuleSystem):
             "Impaired": impaired_count(s) if not simple(s) else 0,
             "Saves": " ".join(f"{k[0].upper()}{signed(save_value(s, k))}" for k in SAVES),
         }
+
+    def list_row(self, enc: Encounter, c: Combatant) -> dict[str, Any]:
+        """``summary``, which reads the sheet alone, kept by sheet (the object: sheets are
+        immutable): a round's start asks for every row again, of which few sheets changed."""
+        kept = _ROWS.get(id(c.sheet))
+        if kept is not None and kept[0] is c.sheet:
+            return dict(kept[1])
+        row = self.summary(enc, c)
+        if len(_ROWS) >= _ROWS_KEPT:
+            _ROWS.clear()
+        _ROWS[id(c.sheet)] = (c.sheet, dict(row))
+        return row
 
     def details(self, enc: Encounter, c: Combatant) -> list[Detail]:
         s = sheet_of(c)

@@ -340,7 +340,30 @@ def reaction_block(enc: Encounter, s: Sheet2297) -> str:
     return ""
 
 
+# The economies worked out lately, by combatant (the object: the model is immutable). The list
+# asks for every row's each time a round starts or is undone, when nearly every combatant is the
+# same object as before: only the first turn's changed.
+_ECONOMIES: dict[int, tuple[Combatant, bool, bool, Economy]] = {}
+_ECONOMIES_KEPT = 8192  # (then forgotten all at once: a few rounds of 1,000 combatants)
+
+
 def economy(enc: Encounter, c: Combatant) -> Economy:
+    """A4: the actions left this turn (its turn), or its next turn's as things stand. Reads
+    the encounter only for whether it is ``c``'s turn and whether this round is the one its
+    Edge boost is for (``shown_initiative``): memoised on those and the combatant."""
+    acting = in_turn(enc, c.id)
+    boosted = sheet_of(c).boost_round == max(enc.round, 1)
+    kept = _ECONOMIES.get(id(c))
+    if kept is not None and kept[0] is c and kept[1] == acting and kept[2] == boosted:
+        return kept[3]
+    eco = _economy(enc, c)
+    if len(_ECONOMIES) >= _ECONOMIES_KEPT:
+        _ECONOMIES.clear()
+    _ECONOMIES[id(c)] = (c, acting, boosted, eco)
+    return eco
+
+
+def _economy(enc: Encounter, c: Combatant) -> Economy:
     s = sheet_of(c)
     if in_turn(enc, c.id):
         b, major, move, minor, cap, _, reason = pool(enc, s)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from attrs import evolve
+from attrs import evolve, frozen
 
 from facility_tui.dice import Dice
 from facility_tui.grammar import CommandError, parse
@@ -455,22 +455,18 @@ class Rules2297(RuleSystem):
         init = shown_initiative(enc, c)
         eco = economy(enc, c)
         pt, dr = layered(s.armor)
-        state = status(s)
-        dmg = f"{s.total}/{s.hlt}" + (f" ({s.stun}s)" if s.stun else "")
-        shown_effects = [
-            *s.conditions(),
-            *(describe(e) for e in s.effects if e.kind is not EKind.COND),
-        ]
+        cells = sheet_cells(s)
+        state = cells.status
         return {
             "Init": str(init),
             "Actions": actions_cell(enc, c, eco, state),
-            "Injury": s.level.word if s.level.rank else "-",
-            "Damage": f"{meter(s.total, s.hlt)} {dmg}",
-            "Fatigue": f"{meter(s.fatigue, s.sta)} {s.fatigue}/{s.sta}",
+            "Injury": cells.injury,
+            "Damage": cells.damage,
+            "Fatigue": cells.fatigue,
             "Band": f"{band(init).name} {init}",
-            "Effects": ", ".join(shown_effects) or "-",  # (whole: the list cuts it to its room)
+            "Effects": cells.effects,
             "Ma/Mo/Mi R": eco.compact,
-            "Dmg": dmg,
+            "Dmg": cells.dmg,
             "initiative": init,
             "band": band(init).name,
             "actions": {"major": eco.major, "move": eco.move, "minor": eco.minor},
@@ -503,6 +499,19 @@ class Rules2297(RuleSystem):
             ],
             "recover_due": s.recover_due,
             "idle_rounds": s.idle_turns,
+        }
+
+    def list_row(self, enc: Encounter, c: Combatant) -> dict[str, Any]:
+        """``summary``'s columns alone, worked out the same way (a round's start asks for every
+        row; the rest of the summary is for ``show --json`` and the report)."""
+        cells = sheet_cells(sheet_of(c))
+        return {
+            "Init": str(shown_initiative(enc, c)),
+            "Actions": actions_cell(enc, c, economy(enc, c), cells.status),
+            "Injury": cells.injury,
+            "Damage": cells.damage,
+            "Fatigue": cells.fatigue,
+            "Effects": cells.effects,
         }
 
     def details(self, enc: Encounter, c: Combatant) -> list[Detail]:
@@ -642,9 +651,10 @@ def actions_cell(enc: Encounter, c: Combatant, eco: Economy, state: str) -> str:
         return out
     acting = enc.current == c.id
     if not acting and enc.phase is Phase.ACTIVE:
-        if c.id not in enc.order:
+        place = _place(enc.order, c.id)
+        if place is None:
             return f"next rd {r}"  # joined mid-round (C1): acts from the next round
-        if enc.order.index(c.id) < enc.turn:
+        if place < enc.turn:
             return f"done {r}"
     left = eco.major + eco.move + eco.minor
     if eco.cap == 0 or left == 0:
@@ -653,6 +663,66 @@ def actions_cell(enc: Encounter, c: Combatant, eco: Economy, state: str) -> str:
         what = "minor" if eco.major == eco.move == 0 else "act"
         return f"{eco.cap} {what} {r}"
     return f"{eco.major}/{eco.move}/{eco.minor} {r}"
+
+
+# The round's order as places by id, for the order last asked about: the list asks each row's
+# place, and a scan of 1,000 ids per row is O(n²).
+_PLACES: list[tuple[tuple[str, ...], dict[str, int]]] = []
+
+
+def _place(order: tuple[str, ...], cid: str) -> int | None:
+    """``cid``'s place in ``order`` (its first), None if it is not in it."""
+    if len(order) <= 24:
+        return order.index(cid) if cid in order else None
+    kept = _PLACES[0] if _PLACES else None
+    if kept is None or kept[0] is not order:
+        places: dict[str, int] = {}
+        for i, slot in enumerate(order):
+            places.setdefault(slot, i)
+        kept = (order, places)
+        _PLACES[:] = [kept]  # (a forecast's thread may ask about another order meanwhile)
+    return kept[1].get(cid)
+
+
+@frozen
+class SheetCells:
+    """The list's cells that a sheet alone gives (A7, A8, A9)."""
+
+    status: str  # ``status``
+    injury: str
+    dmg: str  # damage taken / Health, and stun
+    damage: str  # its bar, then ``dmg``
+    fatigue: str
+    effects: str  # conditions, then the other effects (whole: the list cuts it to its room)
+
+
+# The cells worked out lately, by sheet (the object: sheets are immutable). A round's start
+# redraws every row, of which nearly every sheet is the one drawn before.
+_SHEET_CELLS: dict[int, tuple[Sheet2297, SheetCells]] = {}
+_SHEET_CELLS_KEPT = 8192  # (then forgotten all at once)
+
+
+def sheet_cells(s: Sheet2297) -> SheetCells:
+    kept = _SHEET_CELLS.get(id(s))
+    if kept is not None and kept[0] is s:
+        return kept[1]
+    dmg = f"{s.total}/{s.hlt}" + (f" ({s.stun}s)" if s.stun else "")
+    shown_effects = [
+        *s.conditions(),
+        *(describe(e) for e in s.effects if e.kind is not EKind.COND),
+    ]
+    cells = SheetCells(
+        status=status(s),
+        injury=s.level.word if s.level.rank else "-",
+        dmg=dmg,
+        damage=f"{meter(s.total, s.hlt)} {dmg}",
+        fatigue=f"{meter(s.fatigue, s.sta)} {s.fatigue}/{s.sta}",
+        effects=", ".join(shown_effects) or "-",
+    )
+    if len(_SHEET_CELLS) >= _SHEET_CELLS_KEPT:
+        _SHEET_CELLS.clear()
+    _SHEET_CELLS[id(s)] = (s, cells)
+    return cells
 
 
 # How the players hear of one who is out (``status``): "down" says no more than they can see.
