@@ -655,7 +655,10 @@ def validate_cmd(paths: Sequence[Path]) -> int:
         files = (
             sorted(f for f in path.glob("*.toml") if not _leftover(f)) if path.is_dir() else [path]
         )
-        if not files:
+        campaign_files = path.is_dir() and any(
+            (path / folder).is_dir() for folder in ("templates", "catalogs")
+        )
+        if not files and not campaign_files:
             _out(f"{path}: no .toml file in this folder")
             problems += 1
         for file in files:
@@ -672,6 +675,7 @@ def validate_cmd(paths: Sequence[Path]) -> int:
                 _out(f"{path}/{problem}")
                 problems += 1
         if path.is_dir() and (path / "catalogs").is_dir():
+            checked += len(list((path / "catalogs").glob("*.toml")))
             for problem in _catalog_problems(path):
                 _out(problem)
                 problems += 1

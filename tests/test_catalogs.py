@@ -426,6 +426,21 @@ def test_validate_checks_a_campaigns_catalogs(
     ]
 
 
+def test_validate_takes_a_campaign_of_catalogs_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A campaign folder with its catalogs and no fight yet is no problem: its files are
+    checked and counted; an empty folder still says it has nothing to check."""
+    from facility_tui.cli import main
+
+    (tmp_path / "empty").mkdir()
+    assert main(["validate", str(tmp_path / "empty")]) == 1
+    assert "no .toml file in this folder" in capsys.readouterr().out
+    _write(tmp_path, "rails.toml", RAILS)
+    assert main(["validate", str(tmp_path)]) == 0
+    assert capsys.readouterr().out.splitlines() == ["1 file checked: no problem"]
+
+
 def test_every_package_of_the_rule_systems_and_its_catalogs_go_in_the_wheel() -> None:
     """pyproject lists the packages by hand: a rule system's subpackage or its catalog files left
     out would be missing from an installed tracker."""
