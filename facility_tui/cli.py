@@ -526,7 +526,7 @@ def _opened(save: Path, from_backup: bool) -> Any:
     from facility_tui import store
 
     try:
-        opened = store.open_save(save, keep_aside=False)
+        opened = store.open_save(save, keep_aside=False, later=True)
     except store.DamagedSave as err:
         if not from_backup:
             _err(f"{err}; {FROM_BACKUP}")

@@ -16,6 +16,8 @@ from typing import Any, Union
 
 import attrs
 
+from facility_tui.logseq import Log
+
 
 class DecodeError(ValueError):
     """Data that does not fit the model; ``where`` is the key path (``combatants[2].sheet.hlt``)
@@ -36,7 +38,7 @@ def encode(value: Any) -> Any:
         return out
     if isinstance(value, enum.Enum):
         return value.value
-    if isinstance(value, tuple | list):
+    if isinstance(value, tuple | list | Log):
         return [encode(v) for v in value if v is not None]
     if isinstance(value, dict):
         return {str(k): encode(v) for k, v in value.items() if v is not None}
@@ -83,7 +85,7 @@ def encode_sparse(value: Any) -> Any:
         return out
     if isinstance(value, enum.Enum):
         return value.value
-    if isinstance(value, tuple | list):
+    if isinstance(value, tuple | list | Log):
         return [encode_sparse(v) for v in value if v is not None]
     if isinstance(value, dict):
         return {str(k): encode_sparse(v) for k, v in value.items() if v is not None}
@@ -100,7 +102,7 @@ def unknown_key(
     if origin in (Union, types.UnionType):
         found = [unknown_key(a, data, where, sheets) for a in typing.get_args(cls)]
         return None if None in found else found[0]
-    if origin is tuple and isinstance(data, list):
+    if origin in (tuple, Log) and isinstance(data, list):
         args = typing.get_args(cls)
         for i, v in enumerate(data):
             arg = args[0] if len(args) == 2 and args[1] is Ellipsis else args[min(i, len(args) - 1)]
@@ -159,6 +161,9 @@ def decode(cls: Any, data: Any, *, where: str = "") -> Any:
             except DecodeError:
                 continue
         raise DecodeError(f"{where or 'value'}: {data!r} fits none of {cls}", where)
+    if origin is Log:  # read as the tuple it holds
+        (entry,) = typing.get_args(cls)
+        return Log.of(decode(tuple[entry, ...], data, where=where))  # type: ignore[valid-type]
     if origin is tuple:
         args = typing.get_args(cls)
         if not isinstance(data, list):

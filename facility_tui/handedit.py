@@ -10,6 +10,7 @@ a save and its load stay the identity.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from facility_tui.codec import DecodeError, decode, decode_attrs, encode, encode_sparse
@@ -27,7 +28,7 @@ SHOWN_CHANGES = 6  # changes named in the message and the log line; the rest are
 def encounter_from(
     data: Any,
     *,
-    log: tuple[LogEntry, ...] | None = None,
+    log: Sequence[LogEntry] | None = None,
     known: dict[str, Combatant] | None = None,
     where: str = "combatants",
 ) -> Encounter:

@@ -15,6 +15,8 @@ from typing import Any
 
 from attrs import evolve, field, frozen
 
+from facility_tui.logseq import Log, as_log
+
 
 class Phase(enum.StrEnum):
     SETUP = "setup"
@@ -83,7 +85,8 @@ class Encounter:
     turn: int = 0  # index into ``order``
     order: tuple[str, ...] = ()  # whose turns this round: combatant ids (2297) or sides (Facility)
     combatants: tuple[Combatant, ...] = ()
-    log: tuple[LogEntry, ...] = ()
+    # the log shares its entries with the logs it grew from (``logseq``): a tuple given is made one
+    log: Log[LogEntry] = field(factory=Log, converter=as_log)
     state: Any = field(factory=Sheet)  # encounter-wide data of the rule system
     table_dice: TableDice = field(default=TableDice.APP, metadata={"omit_default": True})
     # The last handle given (``Combatant.handle``). -1, the value of a save written before
@@ -130,12 +133,11 @@ class Encounter:
     # -- building new values -----------------------------------------------------------------
 
     def logged(self, text: str, kind: Kind = Kind.INFO) -> Encounter:
-        # one copy of the log, where (*log, entry) would make two
-        return evolve(self, log=self.log + (LogEntry(self.round, text, kind),))  # noqa: RUF005
+        return evolve(self, log=self.log.extended((LogEntry(self.round, text, kind),)))
 
     def logged_all(self, lines: Iterable[tuple[str, Kind]]) -> Encounter:
         new = tuple(LogEntry(self.round, t, k) for t, k in lines)
-        return evolve(self, log=self.log + new) if new else self
+        return evolve(self, log=self.log.extended(new)) if new else self
 
     def joined(self, combatant: Combatant, *, made: bool = False) -> Encounter:
         """``combatant`` at the end of the list with the next handle: added by the GM, or

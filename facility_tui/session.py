@@ -9,7 +9,7 @@ the steps, rebuilt by replaying them (see ``store``).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from attrs import field, frozen
 
@@ -51,6 +51,18 @@ def run_step(enc: Encounter, step: Step) -> Encounter:
     return apply(enc, step.line, step.rolls, reads=step.reads).encounter
 
 
+class Later(NamedTuple):
+    """A saved history not yet replayed: its oldest state, its steps, and the replay (with the
+    recorded dice) checked against the fight as saved, ``None`` if it does not lead there."""
+
+    base: Encounter
+    steps: tuple[Step, ...]
+    replay: Callable[[], Session | None]
+
+
+LOST = "the save's undo history could not be rebuilt; the fight itself is intact"
+
+
 @frozen
 class Outcome:
     message: str
@@ -65,6 +77,7 @@ class Session:
         undo: Sequence[tuple[Step, Encounter]] = (),
         redo: Sequence[Step] = (),
         limit: int = HISTORY_LIMIT,
+        later: Later | None = None,
     ) -> None:
         self.encounter = encounter
         self._undo: list[tuple[Step, Encounter]] = list(undo)
@@ -72,22 +85,43 @@ class Session:
         self.limit = limit
         self.listeners: list[Callable[[Session], None]] = []
         self.campaign: Campaign | None = None  # the folder its commands read templates... from
+        # A history opened from a save is replayed when first needed (``settle``): opening a
+        # save reads the fight, not the 200 steps that led to it. Until then ``_undo`` holds
+        # only the steps made since, and saving writes the saved steps as they were read.
+        self._later = later
+        self.lost: str | None = None  # why the saved history was dropped, once ``settle`` knows
 
     def fork(self) -> Session:
         """A session with the same state and history, changed on its own from now on."""
-        forked = Session(self.encounter, self._undo, self._redo, self.limit)
+        forked = Session(self.encounter, self._undo, self._redo, self.limit, self._later)
         forked.campaign = self.campaign
+        forked.lost = self.lost
         return forked
+
+    def settle(self) -> str | None:
+        """Replay a history opened from a save, if not done yet; the reason, if it was dropped."""
+        later, self._later = self._later, None
+        if later is None:
+            return None
+        replayed = later.replay()
+        if replayed is None:
+            self.lost = LOST
+            return self.lost
+        self._undo[:0] = replayed._undo
+        self._trim()
+        return None
 
     # -- history views ------------------------------------------------------------------------
 
     @property
     def undo_steps(self) -> list[Step]:
-        return [s for s, _ in self._undo]
+        saved = list(self._later.steps) if self._later is not None else []
+        return saved + [s for s, _ in self._undo]
 
     @property
     def undo_states(self) -> list[tuple[Step, Encounter]]:
         """Each step with the state it was made from, the oldest first."""
+        self.settle()
         return list(self._undo)
 
     @property
@@ -98,15 +132,18 @@ class Session:
     @property
     def base(self) -> Encounter:
         """The oldest encounter the history can go back to."""
+        if self._later is not None:
+            return self._later.base
         return self._undo[0][1] if self._undo else self.encounter
 
     @property
     def states(self) -> list[Encounter]:
         """The encounters the kept history went through, oldest first, ending with this one."""
+        self.settle()
         return [*(e for _, e in self._undo), self.encounter]
 
     def can_undo(self) -> bool:
-        return bool(self._undo)
+        return bool(self._undo) or (self._later is not None and bool(self._later.steps))
 
     def can_redo(self) -> bool:
         return bool(self._redo)
@@ -138,8 +175,9 @@ class Session:
         return self._changed(before, applied.encounter, f"Done: {applied.line}")
 
     def undo(self) -> Outcome:
+        self.settle()
         if not self._undo:
-            raise CommandError("nothing to undo")
+            raise CommandError(f"nothing to undo: {self.lost}" if self.lost else "nothing to undo")
         step, before = self._undo.pop()
         self._redo.append(step)
         current = self.encounter
@@ -167,6 +205,10 @@ class Session:
 
     def _push(self, step: Step, before: Encounter) -> None:
         self._undo.append((step, before))
+        if self._later is None:  # (a saved history not replayed yet is cut when it is)
+            self._trim()
+
+    def _trim(self) -> None:
         if len(self._undo) > self.limit:
             del self._undo[: len(self._undo) - self.limit]
 
@@ -185,7 +227,7 @@ def new_entries(before: Encounter, after: Encounter) -> tuple[LogEntry, ...]:
     n = len(before.log)
     if n <= len(after.log) and (n == 0 or after.log[n - 1] is before.log[-1]):
         return after.log[n:]
-    return after.log
+    return tuple(after.log)
 
 
 def rebuild(base: Encounter, steps: Sequence[Step], redo: Sequence[Step] = ()) -> Session:

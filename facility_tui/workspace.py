@@ -24,6 +24,7 @@ import contextlib
 import os
 import threading
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from attrs import evolve
@@ -315,7 +316,7 @@ class Workspace:
         nothing changed here."""
         if not self.read_only and self.holds(path) and self._same(path, self.path):
             return None  # it is the one shown: reading it again could only lose the newest change
-        return self._open(path, store.open_save)
+        return self._open(path, partial(store.open_save, later=True))
 
     def open_good(self, path: Path) -> str:
         """Open the newest good version of a refused save, chosen by the GM: the refused file

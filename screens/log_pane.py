@@ -141,7 +141,9 @@ class LogPane(OwnLines, ScrollView):
         return Text("Log: " + " · ".join(parts) + " (e, c: all)" if parts else "Log")
 
     def _view(self, log: Sequence[LogEntry]) -> Sequence[LogEntry]:
-        """The entries the filter keeps; for a log that grew, only the new entries are looked at."""
+        """The last ``keep`` entries the filter keeps (the pane shows no more lines than that);
+        for a log that grew, only the new entries are looked at, and a new filter reads the log
+        back from its end only as far as it needs (a long campaign's log is not read whole)."""
         keeps = self._keeps
         if keeps is None:
             return log
@@ -149,9 +151,15 @@ class LogPane(OwnLines, ScrollView):
         if 0 < len(was) <= len(log) and log[len(was) - 1] is was[-1]:
             new = [e for e in log[len(was) :] if keeps(e)]
             if new:
-                self._kept = self._kept + new
+                self._kept = (self._kept + new)[-self.keep :]
         else:
-            self._kept = [e for e in log if keeps(e)]
+            found: list[LogEntry] = []
+            for e in reversed(log):
+                if keeps(e):
+                    found.append(e)
+                    if len(found) >= self.keep:
+                        break
+            self._kept = found[::-1]
         self._kept_from = log
         return self._kept or self._none
 

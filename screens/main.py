@@ -69,6 +69,7 @@ QUICK_BINDINGS = {
 }
 SAVE_DELAY = 0.06  # s: a change is drawn first, then written (quit and round ends flush at once)
 FOLLOW_EVERY = 0.5  # s: how often a read-only view looks for its writer's autosaves
+SETTLE_AFTER = 0.2  # s: after a save opens (its first frame drawn), its undo history is replayed
 # The right column's width and the log's height follow the screen's size (styles/app.tcss):
 NARROW_BELOW = 110  # columns: below, the panes' column is narrow (the list keeps the rest)
 ROOMY_FROM = 160  # columns: from here, a wider column (longer bars)
@@ -290,6 +291,7 @@ class MainScreen(Screen[None]):
         if self.ws.refused is not None:
             self._ask_refused(*self.ws.refused)
         self.table.focus()
+        self.set_timer(SETTLE_AFTER, self._settle_history)
         self.collector.start()
         self.set_interval(COLLECT_EVERY, self.collector.tick)
         self.set_interval(FOLLOW_EVERY, self._follow)
@@ -654,6 +656,14 @@ class MainScreen(Screen[None]):
         self.refresh_all()
         if note:
             self.notify(note, severity="warning", timeout=15)
+        self.set_timer(SETTLE_AFTER, self._settle_history)
+
+    def _settle_history(self) -> None:
+        """Replay the undo history of the save just opened (``Session.settle``) once the fight
+        is on screen: opening shows the fight without waiting for its 200 steps."""
+        lost = self.ws.session.settle()
+        if lost:
+            self.notify(f"{lost[:1].upper()}{lost[1:]}: u cannot go back", severity="warning")
 
     # -- a refused save, an edit made outside while it is open: the GM chooses ----------------
 

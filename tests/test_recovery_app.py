@@ -215,3 +215,32 @@ async def test_opening_a_refused_save_from_the_app_can_keep_the_fight_shown(
         assert app.workspace.path == shown and path.read_bytes() == bad
         await pilot.press("s")
         assert app.workspace.flush()  # the fight shown goes on being saved
+
+
+async def test_the_app_replays_the_history_after_the_fight_shows_and_says_if_it_cannot(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A save opens with its undo history replayed once the fight is on screen; one whose
+    history no longer leads to the fight opens as saved, and the GM is told that u cannot go
+    back (the steps made since still undo)."""
+    from facility_tui.model import Encounter, Kind
+    from facility_tui.session import Session
+
+    s = Session(store.blank())
+    for line in ("add Alpha init=4", "add Beta init=2", "roll 1d6"):
+        s.execute(line)
+    path = tmp_path / "fight.toml"
+    store.save(s, path)
+    store.forget(path)
+    plain = Encounter.logged
+
+    def rekinded(self: Encounter, text: str, kind: Kind = Kind.INFO) -> Encounter:
+        return plain(self, text, Kind.OVERRIDE if text.startswith("Added") else kind)
+
+    monkeypatch.setattr(Encounter, "logged", rekinded)
+    app = FacilityApp(save_dir=tmp_path, open_file=path)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        assert app.workspace.session.encounter == s.encounter
+        await until(pilot, lambda: "u cannot go back" in toasts(app))
+        assert "could not be rebuilt" in toasts(app)
+        assert not app.workspace.session.can_undo()

@@ -168,3 +168,86 @@ def test_a_log_that_differs_in_more_than_words_still_drops_the_history(monkeypat
     loaded = store.loads(saved)
     assert any("could not be rebuilt" in e.text for e in loaded.encounter.log)
     assert not loaded.can_undo()
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    system=st.sampled_from(ids()),
+    seed=st.integers(0, 2**31),
+    lines=moves,
+    undos=st.integers(0, 4),
+    after=st.lists(st.sampled_from(["roll 2d6", "log after opening", "next"]), max_size=4),
+    settle_first=st.booleans(),
+)
+def test_a_history_replayed_when_first_needed_is_the_history_replayed_at_once(
+    system: str,
+    seed: int,
+    lines: list[str],
+    undos: int,
+    after: list[str],
+    settle_first: bool,
+) -> None:
+    """Opened with its history for later (as the app and ``apply`` open a save): the fight,
+    the steps and the base are there at once without a replay; commands made before the
+    replay, a save of them, and undo / redo all the way give what opening it whole gives."""
+    made = play(base_encounter(system, 1, seed), lines, undos)
+    folder = Path(tempfile.mkdtemp(prefix="facility-later-"))
+    try:
+        path = folder / "f.toml"
+        store.save(made, path)
+        store.forget(path)
+        lazy = store.open_save(path, keep_aside=False, later=True).session
+        assert lazy.encounter == made.encounter and lazy.base == made.base
+        assert lazy.undo_steps == made.undo_steps and lazy.redo_steps == made.redo_steps
+        assert lazy.can_undo() == made.can_undo()
+        if settle_first:
+            assert lazy.settle() is None
+        for line in after:
+            for s in (lazy, made):
+                with contextlib.suppress(CommandError):
+                    s.execute(line)
+        store.save(lazy, path)  # the saved steps written as read, the new ones after them
+        store.forget(path)
+        again = store.open_save(path, keep_aside=False, later=True).session
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    assert again.undo_steps == lazy.undo_steps == made.undo_steps
+    assert_same(lazy, made.fork())
+    assert_same(again, made)
+
+
+def test_a_history_that_does_not_replay_is_told_when_it_is_needed(
+    monkeypatch,  # type: ignore[no-untyped-def]
+    tmp_path: Path,
+) -> None:
+    """Opened for later, a history that no longer leads to the saved fight is found when it is
+    replayed: the fight stays as saved, ``u`` says why it cannot go back, and the steps made
+    since opening still undo."""
+    s = play(base_encounter("2297", 0, 3), ["add Alpha init=4", "roll 1d6"], undos=0)
+    path = tmp_path / "f.toml"
+    store.save(s, path)
+    store.forget(path)
+    plain = Encounter.logged
+
+    def rekinded(self: Encounter, text: str, kind: Kind = Kind.INFO) -> Encounter:
+        return plain(self, text, Kind.OVERRIDE if text.startswith("Added") else kind)
+
+    monkeypatch.setattr(Encounter, "logged", rekinded)
+    lazy = store.open_save(path, keep_aside=False, later=True).session
+    assert lazy.encounter == s.encounter and lazy.can_undo()
+    lazy.execute("roll 1d6")
+    assert (
+        lazy.settle() == "the save's undo history could not be rebuilt; the fight itself is intact"
+    )
+    assert lazy.settle() is None  # told once
+    lazy.undo()
+    assert lazy.encounter == s.encounter
+    try:
+        lazy.undo()
+    except CommandError as err:
+        assert "could not be rebuilt" in str(err)
+    else:
+        raise AssertionError("undo went back past what could be rebuilt")
+    store.save(lazy, path)
+    store.forget(path)
+    assert store.load(path).encounter == s.encounter

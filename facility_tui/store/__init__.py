@@ -35,6 +35,7 @@ must be), ``logfiles`` (the write-once log files) and ``backups`` (their names, 
 
 from __future__ import annotations
 
+from facility_tui.logseq import CHUNK_MAX, CHUNK_MIN
 from facility_tui.store.atomic import TEMP_PREFIX, sweep_temp, write_atomic, write_error
 from facility_tui.store.backups import BACKUPS_KEPT, backups
 from facility_tui.store.checks import MAX_ROLLS, MAX_ROUND
@@ -67,7 +68,6 @@ from facility_tui.store.format import (
     table_lines,
 )
 from facility_tui.store.lock import LOCK_NAME, Holder, WriteLock, holder, lock_save
-from facility_tui.store.logfiles import CHUNK_MAX, CHUNK_MIN
 from facility_tui.store.opening import Opened, blank, fresh_session, load, open_save, session_of
 from facility_tui.store.reader import Loaded, loads
 from facility_tui.store.recovery import Good, load_or_recover, newest_good, recover, set_aside

@@ -6,11 +6,13 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable
+from functools import partial
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from facility_tui.codec import DecodeError
-from facility_tui.model import LogEntry
+from facility_tui.logseq import Block, Log, Page
+from facility_tui.model import Kind, LogEntry
 from facility_tui.store.errors import DamagedSave, SaveError
 from facility_tui.store.files import read_file
 from facility_tui.store.format import (
@@ -19,14 +21,12 @@ from facility_tui.store.format import (
     as_list,
     json_rows,
     literal,
+    log_entries,
     log_line,
     parse,
     sign,
     unsign,
 )
-
-CHUNK_MIN = 64  # a log file closes at the first round change after this many entries...
-CHUNK_MAX = 256  # ...or at this many
 
 CHUNK_NAME = re.compile(r"log-(\d{7,})-r(-?\d+)-([0-9a-f]{16})\.toml")
 
@@ -37,90 +37,130 @@ _CHUNK_BODY = re.compile(
 )
 
 
-class Chunk(NamedTuple):
-    """A sealed run of log entries and the text of its write-once file."""
+class Chunk:
+    """A sealed block of the log as its write-once file: where it starts, its name, and its
+    lines and text, made when first needed. A block read from a file (a ``Page``) keeps that
+    file as ``origin``: its text is the file's."""
 
-    start: int
-    entries: tuple[LogEntry, ...]
-    lines: str
-    name: str
-    text: str
+    __slots__ = ("_lines", "_text", "block", "name", "origin", "start")
+
+    def __init__(self, start: int, block: Block[LogEntry], name: str, origin: Path | None) -> None:
+        self.start = start
+        self.block = block
+        self.name = name
+        self.origin = origin
+        self._lines: str | None = None
+        self._text: str | None = None
+
+    @classmethod
+    def made(cls, start: int, block: Block[LogEntry]) -> Chunk:
+        entries = block.entries()
+        lines = "\n".join(log_line(e) for e in entries)
+        body = (
+            f'schema_version = {LOG_SCHEMA}\nkind = "log"\n'
+            f"start = {start}\ncount = {len(entries)}\nentries = {literal(lines)}\n"
+        )
+        text, digest = sign(body)
+        name = f"log-{start:07d}-r{entries[0].round:04d}-{digest[:16]}.toml"
+        chunk = cls(start, block, name, None)
+        chunk._lines, chunk._text = lines, text
+        return chunk
+
+    @property
+    def entries(self) -> tuple[LogEntry, ...]:
+        return self.block.entries()
+
+    @property
+    def lines(self) -> str:
+        if self._lines is None:
+            self._lines = "\n".join(log_line(e) for e in self.block.entries())
+        return self._lines
+
+    @property
+    def text(self) -> str:
+        """The file's text (a page's: read from its file again, not kept)."""
+        if self._text is not None:
+            return self._text
+        assert self.origin is not None
+        return read_file(self.origin).decode("utf-8")
 
 
-def _make_chunk(start: int, entries: tuple[LogEntry, ...]) -> Chunk:
-    lines = "\n".join(log_line(e) for e in entries)
-    body = (
-        f'schema_version = {LOG_SCHEMA}\nkind = "log"\n'
-        f"start = {start}\ncount = {len(entries)}\nentries = {literal(lines)}\n"
-    )
-    text, digest = sign(body)
-    name = f"log-{start:07d}-r{entries[0].round:04d}-{digest[:16]}.toml"
-    return Chunk(start, entries, lines, name, text)
-
-
-def _boundary(count: int, prev: LogEntry, cur: LogEntry) -> bool:
-    """Whether ``cur`` starts a new log file after ``count`` entries ending with ``prev``."""
-    return count >= CHUNK_MAX or (count >= CHUNK_MIN and cur.round != prev.round)
-
-
-class Chunker:
-    """Splits logs into sealed chunks, remembering them so that a save only looks at the tail.
-
-    The split is a function of the log alone (greedy from the start, see ``_boundary``), so a log
-    that grew by appending keeps its earlier chunks, and their files never change.
-    """
-
-    def __init__(self) -> None:
-        self.known: dict[int, list[Chunk]] = {}
-
-    def split(self, log: tuple[LogEntry, ...]) -> tuple[list[Chunk], int]:
-        """The sealed chunks that cover ``log[:n]`` and ``n``; the rest is the open tail."""
-        out: list[Chunk] = []
-        pos, size = 0, len(log)
-        while True:
-            for ch in self.known.get(pos, ()):
-                end = pos + len(ch.entries)
-                if (
-                    end < size
-                    and log[pos:end] == ch.entries
-                    and _boundary(len(ch.entries), log[end - 1], log[end])
-                ):
-                    out.append(ch)
-                    pos = end
-                    break
-            else:
-                break
-        start = pos
-        for i in range(pos + 1, size):
-            if _boundary(i - start, log[i - 1], log[i]):
-                ch = _make_chunk(start, log[start:i])
-                self.known.setdefault(start, []).append(ch)
-                out.append(ch)
-                start = i
-        return out, start
-
-    def keep(self, used: Iterable[Chunk]) -> None:
-        known: dict[int, list[Chunk]] = {}
-        for ch in used:
-            same = known.setdefault(ch.start, [])
-            if not any(c is ch for c in same):
-                same.append(ch)
-        self.known = known
+def split(log: Log[LogEntry]) -> tuple[list[Chunk], int]:
+    """The files of ``log``'s sealed blocks, and where its open tail starts. A block's file is
+    made once and kept with it, so a save looks only at the blocks sealed since the last."""
+    out: list[Chunk] = []
+    start = 0
+    for block in log.blocks:
+        ch = block.stored
+        if not isinstance(ch, Chunk) or ch.start != start:
+            ch = block.stored = Chunk.made(start, block)
+        out.append(ch)
+        start += len(block)
+    return out, start
 
 
 def read_log(table: Any, where: str, source: str, sidecar: Path | None) -> list[Any]:
-    if not isinstance(table, dict):
-        raise DecodeError(f"{where}: expected a table")
+    """The rows of the log a table refers to, its files read in whole (an older save's)."""
     rows: list[Any] = []
-    for name in as_list(table.get("files", []), f"{where}.files"):
-        if sidecar is None:
-            raise DecodeError(f"{where}: refers to log files; open the save by its path")
-        rows.extend(_read_chunk(sidecar, name, len(rows), source))
+    for path, doc in _files(table, where, source, sidecar):
+        if doc.get("start") != len(rows):
+            raise DamagedSave(f"{source} is damaged: its log file {path} is out of place")
+        found = json_rows(doc.get("entries"), f"{path.name}.entries")
+        if doc.get("count") != len(found):
+            raise DamagedSave(f"{source} is damaged: its log file {path} has the wrong length")
+        rows.extend(found)
     rows.extend(json_rows(table.get("entries", ""), f"{where}.entries"))
     return rows
 
 
-def _read_chunk(sidecar: Path, name: Any, start: int, source: str) -> list[Any]:
+def pages(table: Any, where: str, source: str, sidecar: Path | None) -> Log[LogEntry]:
+    """The log a table refers to: each file checked now (its checksum, its place) and read
+    when its entries are needed (``logseq.Page``); the table's own entries are the open tail."""
+    blocks: list[Block[LogEntry]] = []
+    start = 0
+    for path, doc in _files(table, where, source, sidecar):
+        count = doc.get("count")
+        if doc.get("start") != start or type(count) is not int or count <= 0:
+            raise DamagedSave(f"{source} is damaged: its log file {path} is out of place")
+        page: Page[LogEntry] = Page(count, partial(_page, path, count, source))
+        page.stored = Chunk(start, page, path.name, path)
+        blocks.append(page)
+        start += count
+    tail = log_entries(json_rows(table.get("entries", ""), f"{where}.entries"), f"{where}.entries")
+    return Log(tuple(blocks), tail)
+
+
+def _files(
+    table: Any, where: str, source: str, sidecar: Path | None
+) -> Iterable[tuple[Path, dict[str, Any]]]:
+    if not isinstance(table, dict):
+        raise DecodeError(f"{where}: expected a table")
+    for name in as_list(table.get("files", []), f"{where}.files"):
+        if sidecar is None:
+            raise DecodeError(f"{where}: refers to log files; open the save by its path")
+        yield _read_chunk(sidecar, name, source)
+
+
+def _page(path: Path, count: int, source: str) -> tuple[LogEntry, ...]:
+    """A page's entries, read again from its file; a file gone or changed since the save was
+    opened gives lines that say so, never an error in the middle of the fight."""
+    try:
+        _, doc = _read_chunk(path.parent, path.name, source)
+        entries = log_entries(json_rows(doc.get("entries"), path.name), path.name)
+        if len(entries) == count:
+            return entries
+        problem = "it has the wrong length"
+    except (SaveError, DecodeError) as err:
+        problem = str(err)
+    m = CHUNK_NAME.fullmatch(path.name)
+    rnd = int(m.group(2)) if m else 0
+    said = LogEntry(rnd, f"({count} log lines could not be read again: {problem})", Kind.INFO)
+    return (said,) + (LogEntry(rnd, "…", Kind.INFO),) * (count - 1)
+
+
+def _read_chunk(sidecar: Path, name: Any, source: str) -> tuple[Path, dict[str, Any]]:
+    """A log file's path and its document, checked against its checksum and its name; its
+    entries left as text."""
     m = CHUNK_NAME.fullmatch(name) if isinstance(name, str) else None
     if m is None:
         raise DecodeError(f"bad log file name {name!r}")
@@ -140,7 +180,7 @@ def _read_chunk(sidecar: Path, name: Any, start: int, source: str) -> list[Any]:
     except DamagedSave as err:
         raise DamagedSave(f"{source} cannot be read whole: {err}") from None
     fast = _CHUNK_BODY.fullmatch(body)
-    if fast is not None:  # the exact layout ``_make_chunk`` writes: skip the TOML parser
+    if fast is not None:  # the exact layout ``Chunk.made`` writes: skip the TOML parser
         doc: dict[str, Any] = {
             "kind": "log",
             "start": int(fast.group(1)),
@@ -149,9 +189,6 @@ def _read_chunk(sidecar: Path, name: Any, start: int, source: str) -> list[Any]:
         }
     else:
         doc = parse(raw, str(path))
-    if doc.get("kind") != "log" or doc.get("start") != start:
+    if doc.get("kind") != "log":
         raise DamagedSave(f"{source} is damaged: its log file {path} is out of place")
-    rows = json_rows(doc.get("entries"), f"{name}.entries")
-    if doc.get("count") != len(rows):
-        raise DamagedSave(f"{source} is damaged: its log file {path} has the wrong length")
-    return rows
+    return path, doc

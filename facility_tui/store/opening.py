@@ -32,11 +32,11 @@ def session_of(raw: bytes, path: Path) -> Session:
     return session_from(raw, str(path), sidecar_for(path)).session
 
 
-def _load(path: Path) -> Loaded:
+def _load(path: Path, later: bool = False) -> Loaded:
     for attempt in range(5):
         raw, st = read_regular(path)
         try:
-            loaded = session_from(raw, str(path), sidecar_for(path))
+            loaded = session_from(raw, str(path), sidecar_for(path), later=later)
             return loaded._replace(read=signature_of(st))
         except DamagedSave:
             if attempt < 4 and file_signature(path) not in (None, signature_of(st)):
@@ -58,7 +58,7 @@ class Opened(NamedTuple):
     recovered_from: Path | None = None
 
 
-def open_save(path: Path, *, keep_aside: bool = True) -> Opened:
+def open_save(path: Path, *, keep_aside: bool = True, later: bool = False) -> Opened:
     """The session at ``path``. A save edited outside facility-tui opens with the edit as one
     undoable step; with ``keep_aside`` (the caller will write the save) the version before it
     and the edited one are written as backups first, so the newest good version is never older
@@ -66,8 +66,9 @@ def open_save(path: Path, *, keep_aside: bool = True) -> Opened:
 
     A damaged file, or an edit that fails its checks, raises ``DamagedSave`` (``InvalidSave``):
     nothing is opened in its place unasked; ``newest_good`` and ``recover`` offer the newest
-    good version. Raises ``SaveError`` if it cannot be read at all."""
-    loaded = _load(path)
+    good version. Raises ``SaveError`` if it cannot be read at all. ``later``: the undo
+    history is replayed when first needed (``Session.settle``), not before the fight shows."""
+    loaded = _load(path, later)
     if keep_aside:
         expect(path, loaded.read)
     if loaded.edit is None:

@@ -11,8 +11,9 @@ from typing import Any, NamedTuple
 
 from facility_tui.codec import DecodeError
 from facility_tui.handedit import encounter_from
+from facility_tui.logseq import Log
 from facility_tui.model import Encounter, Kind, LogEntry
-from facility_tui.session import Session, Step, run_step
+from facility_tui.session import Later, Session, Step, rebuild
 from facility_tui.store.checks import (
     at_line,
     check_edit,
@@ -39,7 +40,7 @@ from facility_tui.store.format import (
     schema_of,
     sha256,
 )
-from facility_tui.store.logfiles import read_log
+from facility_tui.store.logfiles import pages, read_log
 from facility_tui.store.writer import Writer
 
 
@@ -61,12 +62,13 @@ class Loaded(NamedTuple):
 _BOM = b"\xef\xbb\xbf"  # what some editors put at the top of a UTF-8 file: not the save's
 
 
-def session_from(raw: bytes, source: str, sidecar: Path | None) -> Loaded:
+def session_from(raw: bytes, source: str, sidecar: Path | None, *, later: bool = False) -> Loaded:
+    """The session of a save's bytes; ``later``: its history replayed when first needed."""
     from facility_tui.migrations import migrate
 
     raw = raw.removeprefix(_BOM)
     if raw.startswith(MAGIC3):
-        return _session_from_v3(raw, source, sidecar)
+        return _session_from_v3(raw, source, sidecar, later)
     doc = parse(raw, source)
     try:
         if doc["schema_version"] >= 2:
@@ -79,7 +81,7 @@ def session_from(raw: bytes, source: str, sidecar: Path | None) -> Loaded:
         raise InvalidSave(f"{source}: {err}; it was left untouched") from None
     except SHAPE_ERRORS as err:  # any shape a damaged or hand-made file can take
         raise DamagedSave(f"{source} is damaged ({_reason(err)}); it was left untouched") from None
-    return Loaded(_with_history(enc, doc.get("history")))
+    return Loaded(_with_history(enc, doc.get("history"), later))
 
 
 class _Parts(NamedTuple):
@@ -139,7 +141,7 @@ def split3(raw: bytes, source: str) -> _Parts:
     return _Parts(state, rest, header.group(1), digest != header.group(1))
 
 
-def _session_from_v3(raw: bytes, source: str, sidecar: Path | None) -> Loaded:
+def _session_from_v3(raw: bytes, source: str, sidecar: Path | None, later: bool) -> Loaded:
     parts = split3(raw, source)
     offset = 1  # the state part starts on the file's second line
     try:
@@ -173,7 +175,7 @@ def _session_from_v3(raw: bytes, source: str, sidecar: Path | None) -> Loaded:
     except SHAPE_ERRORS as err:
         raise DamagedSave(f"{source} is damaged ({_reason(err)}); it was left untouched") from None
     if not parts.edited:
-        return Loaded(_with_history(enc, history))
+        return Loaded(_with_history(enc, history, later))
     return _edited(enc, history, parts, source, offset)
 
 
@@ -191,10 +193,10 @@ def _resolve3(doc: dict[str, Any], source: str, sidecar: Path | None) -> dict[st
     out = dict(doc)
     out.pop("combatants", None)
     out["encounter"] = {**encounter, "combatants": combatants}
-    out["log"] = read_log(doc.get("log"), "log", source, sidecar)
+    out["log"] = pages(doc.get("log"), "log", source, sidecar)
     history = doc.get("history")
     if isinstance(history, dict):
-        out["history"] = resolved_history(history, source, sidecar)
+        out["history"] = resolved_history(history, source, sidecar, lazy=True)
     return out
 
 
@@ -203,7 +205,7 @@ def _fight3(doc: dict[str, Any], strict: bool) -> tuple[Encounter, Any]:
     check_encounter(data, "encounter", "combatants")
     if strict:
         check_keys(data)
-    log = log_entries(doc.get("log"), "log")
+    log = doc.get("log")
     return encounter_from(data, log=log), doc.get("history")
 
 
@@ -260,16 +262,19 @@ def _resolve(doc: dict[str, Any], source: str, sidecar: Path | None) -> dict[str
     return out
 
 
-def resolved_history(history: dict[str, Any], source: str, sidecar: Path | None) -> Any:
+def resolved_history(
+    history: dict[str, Any], source: str, sidecar: Path | None, *, lazy: bool = False
+) -> Any:
     """The history table with its steps, base and base log read from their lines (schema 2 and
-    3 keep it alike)."""
+    3 keep it alike; ``lazy``: the base log's files as pages, ``logfiles.pages``)."""
     history = dict(history)
     for key in ("undo", "redo"):
         history[key] = json_rows(history.get(key, ""), f"history.{key}")
     if "base" in history:
         history["base"] = _unpacked(history["base"], "history.base")
     if "base_rows" in history:
-        history["base_rows"] = read_log(history["base_rows"], "history.base_rows", source, sidecar)
+        read = pages if lazy else read_log
+        history["base_rows"] = read(history["base_rows"], "history.base_rows", source, sidecar)
     return history
 
 
@@ -286,28 +291,49 @@ def _unpacked(encounter: Any, where: str) -> dict[str, Any]:
     return out
 
 
-def rebuilt(log: tuple[LogEntry, ...], history: Any) -> Session | None:
-    """The session the history leads to (its base, replayed), or ``None`` if it does not."""
-    if not isinstance(history, dict):
-        return None
+class _Saved(NamedTuple):
+    """A history as saved: its oldest state and the steps from it, decoded, not replayed."""
+
+    base: Encounter
+    undo: list[Step]
+    redo: list[Step]
+
+
+def _saved_history(log: Log[LogEntry], history: dict[str, Any]) -> _Saved | None:
     try:
         undo = decode_steps(history.get("undo", []), "history.undo")
         redo = decode_steps(history.get("redo", []), "history.redo")
         if "base_rows" in history:
-            base_log = log_entries(history["base_rows"], "history.base_rows")
+            rows = history["base_rows"]
+            base_log = rows if isinstance(rows, Log) else log_entries(rows, "history.base_rows")
         else:
             n = history.get("base_log", 0)
             if type(n) is not int or not 0 <= n <= len(log):
                 raise DecodeError("history.base_log out of range")
-            base_log = log[:n]
+            base_log = log.head(n)
         check_encounter(history.get("base"), "history.base")
-        base = encounter_from(history["base"], log=base_log)
-        return _in_saved_words(_replay(base, undo, redo), log)
+        return _Saved(encounter_from(history["base"], log=base_log), undo, redo)
+    except Exception:  # a history that cannot be read is dropped, whatever the reason
+        return None
+
+
+def _replayed(saved: _Saved, log: Log[LogEntry]) -> Session | None:
+    try:
+        return _in_saved_words(rebuild(saved.base, saved.undo, saved.redo), log)
     except Exception:  # a history that does not replay is dropped, whatever the reason
         return None
 
 
-def _in_saved_words(session: Session, log: tuple[LogEntry, ...]) -> Session:
+def rebuilt(log: Sequence[LogEntry], history: Any) -> Session | None:
+    """The session the history leads to (its base, replayed), or ``None`` if it does not."""
+    if not isinstance(history, dict):
+        return None
+    log = Log.of(log)
+    saved = _saved_history(log, history)
+    return None if saved is None else _replayed(saved, log)
+
+
+def _in_saved_words(session: Session, log: Log[LogEntry]) -> Session:
     """The replayed history with the saved log's words, where only the words differ.
 
     A later version may word a log line differently ('1 rounds' became '1 round'); the replay
@@ -327,47 +353,27 @@ def _in_saved_words(session: Session, log: tuple[LogEntry, ...]) -> Session:
     for step, state in session.undo_states:
         n = len(state.log)
         if n and n <= len(last) and state.log[n - 1] is last[n - 1]:
-            state = evolve(state, log=log[:n])
+            state = evolve(state, log=log.head(n))
         undo.append((step, state))
     return Session(evolve(session.encounter, log=log), undo, session.redo_steps, session.limit)
 
 
-def _with_history(enc: Encounter, history: Any) -> Session:
+def _with_history(enc: Encounter, history: Any, later: bool = False) -> Session:
+    """The session of ``enc`` and its saved history, replayed and checked; with ``later``,
+    replayed when first needed (``Session.settle``): opening reads the fight, not its steps."""
     if not isinstance(history, dict):
         return Session(enc)
-    session = rebuilt(enc.log, history)
+    saved = _saved_history(enc.log, history)
+    if saved is not None and later:
+
+        def replay() -> Session | None:
+            session = _replayed(saved, enc.log)
+            return session if session is not None and session.encounter == enc else None
+
+        return Session(enc, redo=saved.redo, later=Later(saved.base, tuple(saved.undo), replay))
+    session = None if saved is None else _replayed(saved, enc.log)
     if session is None or session.encounter != enc:
         note = "Undo history could not be rebuilt from the save; the fight itself is intact"
         return Session(enc.logged(note, Kind.INFO))
     session.encounter = enc  # identical value; keep the loaded one
     return session
-
-
-# Stands in for the base's log while a history is replayed (see ``_replay``); compared by identity.
-_REPLAY_MARK = LogEntry(-1, "(the log before the oldest step)", Kind.INFO)
-
-
-def _replay(base: Encounter, steps: Sequence[Step], redo: Sequence[Step]) -> Session:
-    """Like ``session.rebuild``, at a cost that does not grow with the log.
-
-    Appending to a 10,000-entry log copies it, so the steps are replayed from ``base`` with its
-    log stood in for by one marker entry. A command either keeps the log, appending to it (the
-    marker stays in front, and each result gets the base's log back in its place), or starts a
-    new one (``new``: the marker is gone, and the log is the result's own, as are those of the
-    steps after it). So every state of the history gets the log it had when its step was made,
-    whatever the base's log and however many ``new`` the history holds. No command reads the
-    log; one that did (and saw the marker) would make the replay miss the saved encounter, and
-    the history would be dropped with a note (see ``_with_history``), never the fight.
-    """
-    from attrs import evolve
-
-    enc = evolve(base, log=(_REPLAY_MARK,))
-    states = [base]
-    for step in steps:
-        enc = run_step(enc, step)
-        log = enc.log
-        if log and log[0] is _REPLAY_MARK:
-            states.append(evolve(enc, log=base.log + log[1:]))
-        else:
-            states.append(enc)
-    return Session(states[-1], list(zip(steps, states[:-1], strict=True)), redo)

@@ -85,7 +85,6 @@ class _Saver:
             self.wrote = file_signature(self.path)
         except OSError as err:
             raise SaveError(write_error(self.path, err)) from err
-        self.writer.chunker.keep(rendered.chunks)
         try:
             if snap.encounter.round != self.backup_round:
                 self._backup(snap)
@@ -119,6 +118,9 @@ class _Saver:
         if ch.name in self.good:
             return
         target = self.sidecar / ch.name
+        if ch.name in self.present and ch.origin == target:  # read from this file, checked
+            self.good.add(ch.name)
+            return
         if ch.name in self.present:
             with contextlib.suppress(SaveError):
                 if read_file(target) == ch.text.encode("utf-8"):

@@ -9,6 +9,7 @@ from typing import Any, NamedTuple
 
 from facility_tui import __version__
 from facility_tui.codec import encode, encode_sparse
+from facility_tui.logseq import Log
 from facility_tui.model import Encounter, LogEntry
 from facility_tui.session import Session, Step
 from facility_tui.store.format import (
@@ -27,7 +28,7 @@ from facility_tui.store.format import (
     toml_str,
     toml_value,
 )
-from facility_tui.store.logfiles import Chunk, Chunker
+from facility_tui.store.logfiles import Chunk, split
 
 
 # The store's own records are NamedTuples, not attrs classes like the model's: an attrs class
@@ -71,7 +72,6 @@ class Writer:
     """
 
     def __init__(self) -> None:
-        self.chunker = Chunker()
         self._lines: dict[tuple[int, int], tuple[object, str]] = {}
         self._used: dict[tuple[int, int], tuple[object, str]] = {}
 
@@ -134,7 +134,7 @@ class Writer:
         self,
         table: str,
         chunks: Sequence[Chunk],
-        log: tuple[LogEntry, ...],
+        log: Log[LogEntry],
         tail: int,
         inline: bool,
     ) -> str:
@@ -151,10 +151,10 @@ class Writer:
 
     def render(self, snap: Snapshot, *, inline: bool) -> _Rendered:
         enc, base = snap.encounter, snap.base
-        chunks, tail = self.chunker.split(enc.log)
+        chunks, tail = split(enc.log)
         used = list(chunks)
         n = len(base.log)
-        base_is_prefix = n <= len(enc.log) and enc.log[:n] == base.log
+        base_is_prefix = enc.log.starts_with(base.log)
         parts = [
             self._log_table("log", chunks, enc.log, tail, inline),
             "\n[history]\n",
@@ -164,7 +164,7 @@ class Writer:
             self._encounter("history.base", base),
         ]
         if not base_is_prefix:
-            base_chunks, base_tail = self.chunker.split(base.log)
+            base_chunks, base_tail = split(base.log)
             used.extend(base_chunks)
             parts.append(
                 "\n"
