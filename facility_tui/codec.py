@@ -148,6 +148,13 @@ def got(value: Any) -> str:
 
 def decode(cls: Any, data: Any, *, where: str = "") -> Any:
     """Build a value of type ``cls`` from plain data; ``DecodeError`` names what does not fit."""
+    try:
+        return _fast(cls)(data)
+    except _Miss:
+        return _decode(cls, data, where=where)  # the same rules, step by step: the message
+
+
+def _decode(cls: Any, data: Any, *, where: str = "") -> Any:
     if cls is Any:
         return data
     origin = typing.get_origin(cls)
@@ -208,6 +215,13 @@ def decode(cls: Any, data: Any, *, where: str = "") -> Any:
 
 
 def decode_attrs(cls: type, data: Any, *, where: str = "", **given: Any) -> Any:
+    try:
+        return _fast_attrs(cls, data, given)
+    except _Miss:
+        return _decode_attrs(cls, data, where=where, **given)
+
+
+def _decode_attrs(cls: type, data: Any, *, where: str = "", **given: Any) -> Any:
     if not isinstance(data, dict):
         raise DecodeError(f"{where or cls.__name__}: expected a table", where)
     hints = _hints(cls)
@@ -220,3 +234,152 @@ def decode_attrs(cls: type, data: Any, *, where: str = "", **given: Any) -> Any:
         return cls(**kwargs)
     except (TypeError, ValueError) as err:
         raise DecodeError(f"{where or cls.__name__}: {err}", where) from None
+
+
+# -- the same rules, as one function per type ---------------------------------------------------
+
+# ``decode`` works out what to do from the type hints at every value, and names where it is
+# (``combatants[2].sheet.hlt``) at every step: a thousand combatants' sheets took most of the time
+# a big save takes to open. Each type gets one function, made once, that builds the same value or
+# gives up (``_Miss``) without a word; ``decode`` then goes the slow way to say what did not fit.
+
+
+class _Miss(Exception):
+    pass
+
+
+Fast = typing.Callable[[Any], Any]
+_FAST: dict[Any, Fast] = {}
+
+
+def _fast(cls: Any) -> Fast:
+    made = _FAST.get(cls)
+    if made is None:
+        made = _FAST[cls] = _make_fast(cls)
+    return made
+
+
+def _keep(data: Any) -> Any:
+    return data
+
+
+def _make_fast(cls: Any) -> Fast:  # one branch per kind of type, as ``_decode``
+    if cls is Any:
+        return _keep
+    origin = typing.get_origin(cls)
+    if origin in (Union, types.UnionType):
+        args = typing.get_args(cls)
+        options = [a for a in args if a is not type(None)]
+        nullable = len(options) < len(args)
+
+        def union(data: Any) -> Any:
+            if data is None and nullable:
+                return None
+            for option in options:
+                try:
+                    return _fast(option)(data)
+                except _Miss:
+                    continue
+            raise _Miss
+
+        return union
+    if origin is Log:
+        (entry,) = typing.get_args(cls)
+        entries = _fast(tuple[entry, ...])  # type: ignore[valid-type]
+        return lambda data: Log.of(entries(data))
+    if origin is tuple:
+        args = typing.get_args(cls)
+        if len(args) == 2 and args[1] is Ellipsis:
+            item = args[0]
+
+            def many(data: Any) -> Any:
+                if not isinstance(data, list):
+                    raise _Miss
+                one = _fast(item)
+                return tuple([one(v) for v in data])
+
+            return many
+
+        def fixed(data: Any) -> Any:
+            if not isinstance(data, list) or len(args) != len(data):
+                raise _Miss
+            return tuple([_fast(a)(v) for a, v in zip(args, data, strict=True)])
+
+        return fixed
+    if origin is dict:
+        vt = typing.get_args(cls)[1]
+
+        def table(data: Any) -> Any:
+            if not isinstance(data, dict):
+                raise _Miss
+            one = _fast(vt)
+            return {str(k): one(v) for k, v in data.items()}
+
+        return table
+    if isinstance(cls, type) and attrs.has(cls):
+        return lambda data: _fast_attrs(cls, data, {})
+    if isinstance(cls, type) and issubclass(cls, enum.Enum):
+
+        def member(data: Any) -> Any:
+            try:
+                return cls(data)
+            except ValueError:
+                raise _Miss from None
+
+        return member
+    if cls is bool:
+        return _fast_bool
+    if cls is int:
+        return _fast_int
+    if cls is float:
+        return _fast_float
+    if cls is str:
+        return _fast_str
+    return _miss
+
+
+def _miss(data: Any) -> Any:
+    raise _Miss
+
+
+def _fast_bool(data: Any) -> Any:
+    if isinstance(data, bool):
+        return data
+    raise _Miss
+
+
+def _fast_int(data: Any) -> Any:
+    if isinstance(data, int) and not isinstance(data, bool):
+        return data
+    raise _Miss
+
+
+def _fast_float(data: Any) -> Any:
+    if isinstance(data, int | float) and not isinstance(data, bool):
+        return float(data)
+    raise _Miss
+
+
+def _fast_str(data: Any) -> Any:
+    if isinstance(data, str):
+        return data
+    raise _Miss
+
+
+@cache
+def _field_types(cls: type) -> tuple[tuple[str, Any], ...]:
+    hints = _hints(cls)
+    return tuple((f.name, hints[f.name]) for f in attrs.fields(cls))
+
+
+def _fast_attrs(cls: type, data: Any, given: dict[str, Any]) -> Any:
+    if not isinstance(data, dict):
+        raise _Miss
+    kwargs = dict(given)
+    for name, hint in _field_types(cls):
+        if name in data and name not in kwargs:
+            kwargs[name] = _fast(hint)(data[name])
+    try:
+        return cls(**kwargs)
+    except (TypeError, ValueError):
+        raise _Miss from None

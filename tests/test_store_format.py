@@ -146,3 +146,33 @@ def test_a_schema_2_history_keeps_what_set_injury_did_then() -> None:
     out = migrations.migrate(doc)["history"]
     assert [s["line"] for s in out["undo"]] == ["set blanc injury serious effects=no", "next"]
     assert out["redo"] == [{"line": "set a injury light effects=yes"}]
+
+
+def test_a_save_reformats_only_the_combatants_changed_since_it_was_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Opened and saved again, a fight reuses each unchanged combatant's table as it was read
+    (a thousand-goon fight's ``apply`` formats the few a command changed), and the file is the
+    one a writer formatting every table afresh writes."""
+    from facility_tui.store import format as fmt
+    from facility_tui.store import writer
+
+    s = fight(*(f"add Goon{i} init={i}" for i in range(12)), "start")
+    path = tmp_path / "f.toml"
+    store.save(s, path)
+    store.forget(path)
+    opened = store.open_save(path, keep_aside=False, later=True).session
+    made: list[str] = []
+    real = fmt.combatant_text
+
+    def counted(c: object) -> str:
+        made.append(getattr(c, "id", "?"))
+        return real(c)
+
+    monkeypatch.setattr(writer, "combatant_text", counted)
+    opened.execute("hit goon3 5")
+    store.save(opened, path)
+    assert made == ["goon3"]
+    monkeypatch.setattr(writer, "combatant_text", real)
+    fresh = writer.Writer().state(opened.encounter)
+    assert path.read_text().split("\n", 1)[1].startswith(fresh)

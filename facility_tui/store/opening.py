@@ -11,7 +11,7 @@ from facility_tui.session import Session
 from facility_tui.store.errors import DamagedSave, SaveError
 from facility_tui.store.files import file_signature, read_regular, sidecar_for, signature_of
 from facility_tui.store.reader import Loaded, session_from
-from facility_tui.store.saver import expect, forget, keep_backup
+from facility_tui.store.saver import expect, forget, keep_backup, remember
 from facility_tui.systems import DEFAULT, rules_for
 
 
@@ -37,6 +37,7 @@ def _load(path: Path, later: bool = False) -> Loaded:
         raw, st = read_regular(path)
         try:
             loaded = session_from(raw, str(path), sidecar_for(path), later=later)
+            remember(path, loaded.tables)
             return loaded._replace(read=signature_of(st))
         except DamagedSave:
             if attempt < 4 and file_signature(path) not in (None, signature_of(st)):

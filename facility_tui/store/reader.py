@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 from facility_tui.codec import DecodeError
 from facility_tui.handedit import encounter_from
 from facility_tui.logseq import Log
-from facility_tui.model import Encounter, Kind, LogEntry
+from facility_tui.model import Combatant, Encounter, Kind, LogEntry
 from facility_tui.session import Later, Session, Step, rebuild
 from facility_tui.store.checks import (
     at_line,
@@ -57,6 +57,8 @@ class Loaded(NamedTuple):
     edit: str | None = None
     before: Session | None = None
     read: tuple[int, ...] | None = None  # the file's signature as read (``file_signature``)
+    # each combatant with its table's text as read, for the next save to reuse (``tables``)
+    tables: tuple[tuple[Combatant, str], ...] = ()
 
 
 _BOM = b"\xef\xbb\xbf"  # what some editors put at the top of a UTF-8 file: not the save's
@@ -175,8 +177,26 @@ def _session_from_v3(raw: bytes, source: str, sidecar: Path | None, later: bool)
     except SHAPE_ERRORS as err:
         raise DamagedSave(f"{source} is damaged ({_reason(err)}); it was left untouched") from None
     if not parts.edited:
-        return Loaded(_with_history(enc, history, later))
+        return Loaded(_with_history(enc, history, later), tables=tables(parts.state, enc))
     return _edited(enc, history, parts, source, offset)
+
+
+_TABLE = "\n[[combatants]]\n"
+
+
+def tables(state: str, enc: Encounter) -> tuple[tuple[Combatant, str], ...]:
+    """Each combatant of a state part facility-tui wrote, with its table's text: a save of a
+    thousand combatants reformats only those that changed since (``Writer.remember``). Empty
+    if the text does not split into one table per combatant, as the writer lays them out."""
+    starts = []
+    at = state.find(_TABLE)
+    while at >= 0:
+        starts.append(at)
+        at = state.find(_TABLE, at + 1)
+    if not starts or len(starts) != len(enc.combatants) or not state.endswith("\n\n"):
+        return ()
+    ends = [*starts[1:], len(state) - 1]
+    return tuple((c, state[a:b]) for c, a, b in zip(enc.combatants, starts, ends, strict=True))
 
 
 def _resolve3(doc: dict[str, Any], source: str, sidecar: Path | None) -> dict[str, Any]:

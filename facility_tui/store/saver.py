@@ -8,8 +8,10 @@ import contextlib
 import os
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
+from facility_tui.model import Combatant
 from facility_tui.session import Session
 from facility_tui.store.atomic import write_atomic, write_error
 from facility_tui.store.backups import BACKUPS_KEPT, backup_entries
@@ -164,6 +166,11 @@ def saver_for(path: Path) -> _Saver:
         if saver is None:
             saver = _savers[key] = _Saver(path)
         return saver
+
+
+def remember(path: Path, tables: Sequence[tuple[Combatant, str]]) -> None:
+    """The combatants' tables of the save just read at ``path``, for its next save to reuse."""
+    saver_for(path).writer.remember(tables)
 
 
 def forget(path: Path) -> None:

@@ -10,7 +10,7 @@ from typing import Any, NamedTuple
 from facility_tui import __version__
 from facility_tui.codec import encode, encode_sparse
 from facility_tui.logseq import Log
-from facility_tui.model import Encounter, LogEntry
+from facility_tui.model import Combatant, Encounter, LogEntry
 from facility_tui.session import Session, Step
 from facility_tui.store.format import (
     INTRO,
@@ -82,6 +82,11 @@ class Writer:
             hit = (obj, make(obj))
         self._used[key] = hit
         return hit[1]
+
+    def remember(self, tables: Sequence[tuple[Combatant, str]]) -> None:
+        """Take each combatant's table as read from the file (``reader.tables``)."""
+        for c, text in tables:
+            self._lines[(id(c), 4)] = (c, text)
 
     def forget_unused(self) -> None:
         self._lines, self._used = self._used, {}
