@@ -347,7 +347,7 @@ class Workspace:
         be read."""
         self._wait_for_writes(path)
         seen = store.file_signature(path) or ()  # before reading: a write meanwhile is seen
-        session, note = store.load_or_recover(path, keep_aside=False, from_backup=True)
+        session, note = store.load_or_recover(path, keep_aside=False, from_backup=True, later=True)
         self._use(session, path, seen=seen)
         return note
 
@@ -369,7 +369,7 @@ class Workspace:
         if seen is None or seen == self._seen:
             return False  # not written since (or not there just now: its writer replaces it)
         try:
-            session, _ = store.load_or_recover(self.path, keep_aside=False)
+            session, _ = store.load_or_recover(self.path, keep_aside=False, later=True)
         except store.SaveError:
             return False
         with self._guard:

@@ -147,12 +147,13 @@ def recover(path: Path, *, keep_aside: bool = True) -> Opened:
 
 
 def load_or_recover(
-    path: Path, *, keep_aside: bool = True, from_backup: bool = False
+    path: Path, *, keep_aside: bool = True, from_backup: bool = False, later: bool = False
 ) -> tuple[Session, str | None]:
     """``open_save`` as ``(session, message)``: the message says what was done, or is ``None``.
-    With ``from_backup`` a refused save gives its newest good version (``recover``)."""
+    With ``from_backup`` a refused save gives its newest good version (``recover``); ``later``
+    as ``open_save``'s."""
     try:
-        got = open_save(path, keep_aside=keep_aside)
+        got = open_save(path, keep_aside=keep_aside, later=later)
     except DamagedSave:
         if not from_backup:
             raise
