@@ -25,12 +25,12 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from attrs import define, evolve, field, frozen
+from attrs import define, field, frozen
 
 from facility_tui.call import resolve
 from facility_tui.dispatch import apply, listed
 from facility_tui.grammar import CommandError
-from facility_tui.model import ENEMIES, PCS, Combatant, Encounter, Phase
+from facility_tui.model import ENEMIES, PCS, Combatant, Encounter, Phase, evolve
 from facility_tui.plays import PLAY_WORDS, Play, PlayError, TurnPlay, parse_play
 from facility_tui.report import md
 from facility_tui.systems import RuleSystem, rules_for

@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from attrs import evolve, frozen
+from attrs import frozen
 
 from facility_tui.dice import Dice, DiceError, Roll
-from facility_tui.model import Combatant, Encounter, Kind, LogEntry, Phase
+from facility_tui.model import Combatant, Encounter, Kind, LogEntry, Phase, evolve
 from facility_tui.systems.r2297.rules import (
     INJURY_FATIGUE,
     Band,
