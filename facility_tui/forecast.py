@@ -113,30 +113,52 @@ def play_once(start: Encounter, plays: Mapping[str, Play], seed: int) -> Outcome
     spent = [0] * len(ids)
 
     seen = {c.id: c for c in enc.combatants}
+    watched = enc.combatants
+    here = set(seen)  # the ids in the list
+    won = winner(enc, ids, fates)
 
     def watch(enc: Encounter) -> None:
-        """Who fell (the first to), and the ammo spent: read again only for a combatant the
-        line changed (an unchanged one is the same value)."""
-        nonlocal first
+        """Who fell (the first to), the ammo spent, and the side left standing: read again only
+        for a combatant the line changed (an unchanged one is the same value), and not at all
+        when none changed (the same list)."""
+        nonlocal first, watched, won
+        if enc.combatants is watched:
+            return
+        watched = enc.combatants
+        now_in: dict[str, Combatant] = {}
+        for c in watched:
+            now_in.setdefault(c.id, c)  # (the first of an id, as ``Encounter.get`` finds)
+        changed = now_in.keys() != here
+        if changed:
+            here.clear()
+            here.update(now_in)
         for i, cid in enumerate(ids):
-            c = enc.get(cid) if enc.has(cid) else None
-            if c is None or c is seen.get(cid):
+            c = now_in.get(cid)
+            if c is None:
+                continue
+            was = seen.get(cid)
+            if c is was:
                 continue
             seen[cid] = c
-            fates[i] = rules.fallen(enc, c) or ""
-            if fates[i] and not first and cid not in down_at_start:
+            fate = rules.fallen(enc, c) or ""
+            if fate != fates[i] or was is None or c.side != was.side:
+                changed = True
+            fates[i] = fate
+            if fate and not first and cid not in down_at_start:
                 first = cid
             now = rules.ammo(c)
             spent[i] += max(0, ammo[i] - now)
             ammo[i] = now
+        if changed:
+            won = winner(enc, ids, fates)
 
-    if enc.phase is Phase.SETUP and winner(enc, ids, fates) is None:
+    if enc.phase is Phase.SETUP and won is None:
         enc = _run(enc, "start")
     enc = _settle(rules, enc)  # (a choice the GM left open takes the forecast's answer too)
     watch(enc)
     stop = ""
     start_round, acted = enc.round, enc.round
-    while (won := winner(enc, ids, fates)) is None:
+    while won is None:
         if enc.phase is not Phase.ACTIVE:
             raise ForecastError("the combat has ended: 'resume' it to forecast")
         if enc.round - start_round >= MAX_ROUNDS:
