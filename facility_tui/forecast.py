@@ -126,8 +126,8 @@ def play_once(start: Encounter, plays: Mapping[str, Play], seed: int) -> Outcome
             return
         watched = enc.combatants
         now_in: dict[str, Combatant] = {}
-        for c in watched:
-            now_in.setdefault(c.id, c)  # (the first of an id, as ``Encounter.get`` finds)
+        for one in watched:
+            now_in.setdefault(one.id, one)  # (the first of an id, as ``Encounter.get`` finds)
         changed = now_in.keys() != here
         if changed:
             here.clear()
