@@ -22,15 +22,16 @@ import random
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
+import attrs
 from attrs import define, field, frozen
 
 from facility_tui.call import resolve
 from facility_tui.dispatch import apply, listed
 from facility_tui.grammar import CommandError
-from facility_tui.model import ENEMIES, PCS, Combatant, Encounter, Phase, evolve
+from facility_tui.model import ENEMIES, PCS, Combatant, Encounter, Kind, Phase, evolve
 from facility_tui.plays import PLAY_WORDS, Play, PlayError, TurnPlay, parse_play
 from facility_tui.report import md
 from facility_tui.systems import RuleSystem, rules_for
@@ -99,13 +100,36 @@ def _settle(rules: RuleSystem, enc: Encounter) -> Encounter:
     return enc
 
 
+@frozen
+class Unlogged(Encounter):
+    """An encounter whose log keeps no line, the copies a play makes: the forecast reads no
+    log, and each line logged was a copy of the whole encounter. The rules run alike (a test
+    plays the same seeds both ways and compares the encounters, apart from the log); a round
+    hook's own lines still reach the log, which a play empties after each turn."""
+
+    def logged(self, text: str, kind: Kind = Kind.INFO) -> Encounter:
+        return self
+
+    def logged_all(self, lines: Iterable[tuple[str, Kind]]) -> Encounter:
+        return self
+
+
 def play_once(start: Encounter, plays: Mapping[str, Play], seed: int) -> Outcome:
     """Play ``start`` out once with its dice seeded by ``seed`` (its own rolls are the rules';
     the tactics' random picks come from a generator of the same seed)."""
+    return play(start, plays, seed)[0]
+
+
+def play(
+    start: Encounter, plays: Mapping[str, Play], seed: int, *, logged: bool = False
+) -> tuple[Outcome, Encounter]:
+    """``play_once``, with the encounter it ends with; ``logged``: its lines are logged (as
+    the table's are), else not (``Unlogged``)."""
     rules = rules_for(start.system)
     ids = [c.id for c in roster(start)]
     rng = random.Random(seed)
-    enc = evolve(start, seed=seed, rolls=0, log=())
+    fields = {f.name: getattr(start, f.name) for f in attrs.fields(Encounter)}
+    enc = (Encounter if logged else Unlogged)(**{**fields, "seed": seed, "rolls": 0, "log": ()})
     fates = _fates(rules, enc, ids)
     down_at_start = {cid for cid, fate in zip(ids, fates, strict=True) if fate}
     first = ""
@@ -189,7 +213,7 @@ def play_once(start: Encounter, plays: Mapping[str, Play], seed: int) -> Outcome
         "fled" if fate == "fled" else rules.state_word(enc, enc.get(cid)) if enc.has(cid) else ""
         for cid, fate in zip(ids, fates, strict=True)
     )
-    return Outcome(won or "", stop, enc.round, tuple(fates), ends, tuple(spent), first)
+    return Outcome(won or "", stop, enc.round, tuple(fates), ends, tuple(spent), first), enc
 
 
 def _run(enc: Encounter, line: str) -> Encounter:
