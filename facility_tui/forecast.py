@@ -323,11 +323,13 @@ _JOB: tuple[Encounter, dict[str, Play], int] | None = None  # a worker's fight, 
 
 def _worker(job: tuple[Encounter, dict[str, Play], int]) -> None:
     """A worker's start: the fight is sent once (a task is only its range of plays), and it
-    runs at a lower priority, so the tracker's keys come first on a busy core."""
+    runs at the lowest priority (nice 19, as the viewers do): the tracker's keys come first on
+    a busy core (at nice 10 a key's p95 rose by 8-13 ms while the pool played, at 19 by none
+    measurable: ``benchmarks.forecast_keys``), and an idle core is the pool's all the same."""
     global _JOB
     _JOB = job
     with contextlib.suppress(AttributeError, OSError):  # (no nice on some platforms)
-        os.nice(10)
+        os.nice(19)
 
 
 def _worker_chunk(span: tuple[int, int]) -> Tally:
@@ -444,6 +446,8 @@ def _start_helpers() -> None:
         if sys.__stderr__ is not None:
             sys.stderr = sys.__stderr__
         resource_tracker.ensure_running()
+        # a worker forks from a server that has imported the rules already (not each anew)
+        forkserver.set_forkserver_preload([__name__])
         forkserver.ensure_running()
     finally:
         sys.stderr = saved
