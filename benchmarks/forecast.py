@@ -7,7 +7,8 @@ per second in one process and the commands a play takes (their ratio), then the 
 of ``runs`` plays with the pool (one worker per core): wall time, plays per second, and the
 CPU seconds the workers' plays took (on a busy machine the wall time says more about the
 neighbours than about the forecast: the CPU seconds do not).
-Budget: 1,000 plays within 10 s on 2 cores.
+Budget: 1,000 plays within 10 s on 2 cores. The keys while a forecast plays:
+``benchmarks.forecast_keys``.
 """
 
 from __future__ import annotations

@@ -12,12 +12,12 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from attrs import evolve, frozen
+from attrs import frozen
 
 from facility_tui.campaign import Reads
 from facility_tui.dice import Dice, DiceError, Roll
 from facility_tui.grammar import CommandError, Parsed
-from facility_tui.model import ENEMIES, PCS, Combatant, Encounter, Kind, Phase
+from facility_tui.model import ENEMIES, PCS, Combatant, Encounter, Kind, Phase, evolve
 from facility_tui.text import MAX_NAME, MAX_NOTE
 
 if TYPE_CHECKING:

@@ -22,6 +22,7 @@ import random
 import re
 import threading
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 from typing import Any
 
 from attrs import field, frozen
@@ -230,6 +231,7 @@ def _d20() -> Any:
     return _roller
 
 
+@lru_cache(maxsize=1024)  # (by expression: a fight rolls the same few; a refusal is not kept)
 def _check_limits(expr: str) -> None:
     if len(expr) > MAX_EXPR:
         raise DiceError(f"dice expression of {len(expr)} characters: at most {MAX_EXPR}")
@@ -255,20 +257,28 @@ _SIMPLE = re.compile(r"(\d*)d(\d+)(?:([+-])(\d+))?")
 def roll_simple(expr: str, rng: random.Random, take: Take | None = None) -> Roll | None:
     """``NdM`` or ``NdM±K`` without d20 (which costs 0.2 s to import): the same draws from the
     RNG and the same text as d20 gives, so either path rolls alike. None for anything else."""
-    m = _SIMPLE.fullmatch(expr)
-    if m is None or m.group(1) == "0":
+    read = _simple(expr)
+    if read is None:
         return None
-    count, sides = int(m.group(1) or 1), int(m.group(2))
+    count, sides, sign, k = read
     dice = [rng.randrange(sides) + 1 for _ in range(count)]
     if take is not None:
         dice = [take(sides, d) for d in dice]
     total = sum(dice)
     detail = f"{count}d{sides} ({', '.join(map(str, dice))})"
-    if m.group(3):
-        k = int(m.group(4))
-        total += k if m.group(3) == "+" else -k
-        detail += f" {m.group(3)} {k}"
+    if sign:
+        total += k if sign == "+" else -k
+        detail += f" {sign} {k}"
     return Roll(expr, total, f"{detail} = {total}")
+
+
+@lru_cache(maxsize=1024)
+def _simple(expr: str) -> tuple[int, int, str, int] | None:
+    """``NdM±K`` read: (N, M, the sign or "", K); None for anything else."""
+    m = _SIMPLE.fullmatch(expr)
+    if m is None or m.group(1) == "0":
+        return None
+    return int(m.group(1) or 1), int(m.group(2)), m.group(3) or "", int(m.group(4) or 0)
 
 
 def roll_d20(expr: str, rng: random.Random, take: Take | None = None) -> Roll:

@@ -11,14 +11,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from functools import cache
 
-from attrs import evolve, frozen
+from attrs import frozen
 
 from facility_tui import roster, verbs
 from facility_tui.call import Call, Spec, commands_in
 from facility_tui.campaign import Campaign, CampaignError, Read, Reads
 from facility_tui.dice import Dice, DiceError, Face, NeedRoll, Roll, parse_faces
 from facility_tui.grammar import CommandError, Parsed, UnknownCommand, parse, split_dice, with_dice
-from facility_tui.model import PCS, Combatant, Encounter, Kind, TableDice
+from facility_tui.model import PCS, Combatant, Encounter, Kind, TableDice, evolve
 from facility_tui.systems import RuleSystem, ids, rules_for
 from facility_tui.text import did_you_mean
 

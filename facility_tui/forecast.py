@@ -22,15 +22,16 @@ import random
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
-from attrs import define, evolve, field, frozen
+import attrs
+from attrs import define, field, frozen
 
 from facility_tui.call import resolve
 from facility_tui.dispatch import apply, listed
 from facility_tui.grammar import CommandError
-from facility_tui.model import ENEMIES, PCS, Combatant, Encounter, Phase
+from facility_tui.model import ENEMIES, PCS, Combatant, Encounter, Kind, Phase, evolve
 from facility_tui.plays import PLAY_WORDS, Play, PlayError, TurnPlay, parse_play
 from facility_tui.report import md
 from facility_tui.systems import RuleSystem, rules_for
@@ -99,13 +100,36 @@ def _settle(rules: RuleSystem, enc: Encounter) -> Encounter:
     return enc
 
 
+@frozen
+class Unlogged(Encounter):
+    """An encounter whose log keeps no line, the copies a play makes: the forecast reads no
+    log, and each line logged was a copy of the whole encounter. The rules run alike (a test
+    plays the same seeds both ways and compares the encounters, apart from the log); a round
+    hook's own lines still reach the log, which a play empties after each turn."""
+
+    def logged(self, text: str, kind: Kind = Kind.INFO) -> Encounter:
+        return self
+
+    def logged_all(self, lines: Iterable[tuple[str, Kind]]) -> Encounter:
+        return self
+
+
 def play_once(start: Encounter, plays: Mapping[str, Play], seed: int) -> Outcome:
     """Play ``start`` out once with its dice seeded by ``seed`` (its own rolls are the rules';
     the tactics' random picks come from a generator of the same seed)."""
+    return play(start, plays, seed)[0]
+
+
+def play(
+    start: Encounter, plays: Mapping[str, Play], seed: int, *, logged: bool = False
+) -> tuple[Outcome, Encounter]:
+    """``play_once``, with the encounter it ends with; ``logged``: its lines are logged (as
+    the table's are), else not (``Unlogged``)."""
     rules = rules_for(start.system)
     ids = [c.id for c in roster(start)]
     rng = random.Random(seed)
-    enc = evolve(start, seed=seed, rolls=0, log=())
+    fields = {f.name: getattr(start, f.name) for f in attrs.fields(Encounter)}
+    enc = (Encounter if logged else Unlogged)(**{**fields, "seed": seed, "rolls": 0, "log": ()})
     fates = _fates(rules, enc, ids)
     down_at_start = {cid for cid, fate in zip(ids, fates, strict=True) if fate}
     first = ""
@@ -113,30 +137,52 @@ def play_once(start: Encounter, plays: Mapping[str, Play], seed: int) -> Outcome
     spent = [0] * len(ids)
 
     seen = {c.id: c for c in enc.combatants}
+    watched = enc.combatants
+    here = set(seen)  # the ids in the list
+    won = winner(enc, ids, fates)
 
     def watch(enc: Encounter) -> None:
-        """Who fell (the first to), and the ammo spent: read again only for a combatant the
-        line changed (an unchanged one is the same value)."""
-        nonlocal first
+        """Who fell (the first to), the ammo spent, and the side left standing: read again only
+        for a combatant the line changed (an unchanged one is the same value), and not at all
+        when none changed (the same list)."""
+        nonlocal first, watched, won
+        if enc.combatants is watched:
+            return
+        watched = enc.combatants
+        now_in: dict[str, Combatant] = {}
+        for one in watched:
+            now_in.setdefault(one.id, one)  # (the first of an id, as ``Encounter.get`` finds)
+        changed = now_in.keys() != here
+        if changed:
+            here.clear()
+            here.update(now_in)
         for i, cid in enumerate(ids):
-            c = enc.get(cid) if enc.has(cid) else None
-            if c is None or c is seen.get(cid):
+            c = now_in.get(cid)
+            if c is None:
+                continue
+            was = seen.get(cid)
+            if c is was:
                 continue
             seen[cid] = c
-            fates[i] = rules.fallen(enc, c) or ""
-            if fates[i] and not first and cid not in down_at_start:
+            fate = rules.fallen(enc, c) or ""
+            if fate != fates[i] or was is None or c.side != was.side:
+                changed = True
+            fates[i] = fate
+            if fate and not first and cid not in down_at_start:
                 first = cid
             now = rules.ammo(c)
             spent[i] += max(0, ammo[i] - now)
             ammo[i] = now
+        if changed:
+            won = winner(enc, ids, fates)
 
-    if enc.phase is Phase.SETUP and winner(enc, ids, fates) is None:
+    if enc.phase is Phase.SETUP and won is None:
         enc = _run(enc, "start")
     enc = _settle(rules, enc)  # (a choice the GM left open takes the forecast's answer too)
     watch(enc)
     stop = ""
     start_round, acted = enc.round, enc.round
-    while (won := winner(enc, ids, fates)) is None:
+    while won is None:
         if enc.phase is not Phase.ACTIVE:
             raise ForecastError("the combat has ended: 'resume' it to forecast")
         if enc.round - start_round >= MAX_ROUNDS:
@@ -167,7 +213,7 @@ def play_once(start: Encounter, plays: Mapping[str, Play], seed: int) -> Outcome
         "fled" if fate == "fled" else rules.state_word(enc, enc.get(cid)) if enc.has(cid) else ""
         for cid, fate in zip(ids, fates, strict=True)
     )
-    return Outcome(won or "", stop, enc.round, tuple(fates), ends, tuple(spent), first)
+    return Outcome(won or "", stop, enc.round, tuple(fates), ends, tuple(spent), first), enc
 
 
 def _run(enc: Encounter, line: str) -> Encounter:
@@ -277,11 +323,13 @@ _JOB: tuple[Encounter, dict[str, Play], int] | None = None  # a worker's fight, 
 
 def _worker(job: tuple[Encounter, dict[str, Play], int]) -> None:
     """A worker's start: the fight is sent once (a task is only its range of plays), and it
-    runs at a lower priority, so the tracker's keys come first on a busy core."""
+    runs at the lowest priority (nice 19, as the viewers do): the tracker's keys come first on
+    a busy core (at nice 10 a key's p95 rose by 8-13 ms while the pool played, at 19 by none
+    measurable: ``benchmarks.forecast_keys``), and an idle core is the pool's all the same."""
     global _JOB
     _JOB = job
     with contextlib.suppress(AttributeError, OSError):  # (no nice on some platforms)
-        os.nice(10)
+        os.nice(19)
 
 
 def _worker_chunk(span: tuple[int, int]) -> Tally:
@@ -398,6 +446,8 @@ def _start_helpers() -> None:
         if sys.__stderr__ is not None:
             sys.stderr = sys.__stderr__
         resource_tracker.ensure_running()
+        # a worker forks from a server that has imported the rules already (not each anew)
+        forkserver.set_forkserver_preload([__name__])
         forkserver.ensure_running()
     finally:
         sys.stderr = saved

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, TypeVar
 
-from attrs import evolve, field, frozen
+import attrs
+from attrs import field, frozen
 
 from facility_tui.logseq import Log, as_log
 
@@ -207,3 +208,49 @@ def _carry_index(old: tuple[Combatant, ...], new: tuple[Combatant, ...]) -> None
 def _remember(cs: tuple[Combatant, ...], index: dict[str, int]) -> None:
     _INDEXES.append((cs, index))
     del _INDEXES[:-_KEPT]
+
+
+# -- copies with changes --------------------------------------------------------------------------
+
+_T = TypeVar("_T")
+_COPIERS: dict[type, Any] = {}
+
+
+def evolve(inst: _T, **changes: Any) -> _T:
+    """``attrs.evolve``, three times faster for the model's frozen values (a 2297 sheet has 49
+    fields, and the engine copies one for each change it makes: a forecast makes thousands a
+    second). The copy is made field by field by code written once per class; a class whose
+    ``__init__`` does more than set its fields (validators, converters) goes through
+    ``attrs.evolve``."""
+    copier = _COPIERS.get(inst.__class__)
+    if copier is None:
+        copier = _COPIERS[inst.__class__] = _copier(inst.__class__)
+    return copier(inst, changes)  # type: ignore[no-any-return]
+
+
+def _copier(cls: type) -> Any:
+    fields = attrs.fields(cls)
+    names = {f.name for f in fields}
+    slots = {s for k in cls.__mro__ for s in getattr(k, "__slots__", ())} - {"__weakref__"}
+    if (
+        "__slots__" not in vars(cls)
+        or slots != names
+        or hasattr(cls, "__attrs_post_init__")
+        or any(f.validator or f.converter or not f.init or f.alias != f.name for f in fields)
+    ):
+        return lambda inst, changes: attrs.evolve(inst, **changes)
+    body = "".join(f"    put({f.name!r}, inst.{f.name})\n" for f in fields)
+    source = (
+        "def copy(inst, changes):\n"
+        "    new = new_of(cls)\n"
+        "    put = set_on.__get__(new)\n"
+        f"{body}"
+        "    for key, value in changes.items():\n"
+        "        if key not in names:\n"
+        "            raise TypeError(f'{cls.__name__} has no field {key!r}')\n"
+        "        put(key, value)\n"
+        "    return new\n"
+    )
+    scope = {"new_of": object.__new__, "set_on": object.__setattr__, "cls": cls, "names": names}
+    exec(source, scope)
+    return scope["copy"]

@@ -15,10 +15,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from attrs import evolve
-
 from facility_tui.dice import Dice
-from facility_tui.model import Encounter, Kind, Phase
+from facility_tui.model import Encounter, Kind, Phase, evolve
 
 if TYPE_CHECKING:
     from facility_tui.systems import RuleSystem

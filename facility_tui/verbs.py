@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from attrs import evolve
-
 from facility_tui import rounds, templates
 from facility_tui.call import Call, command, side_of, unique_id
 from facility_tui.grammar import CommandError
-from facility_tui.model import Combatant, Encounter, Kind, Phase, TableDice
+from facility_tui.model import Combatant, Encounter, Kind, Phase, TableDice, evolve
 from facility_tui.systems import ids, rules_for
 from facility_tui.text import MAX_TITLE
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 import enum
 from typing import Any
 
-from attrs import evolve, frozen
+from attrs import frozen
 
 from facility_tui import rounds
 from facility_tui.call import Call
 from facility_tui.grammar import CommandError, quote
-from facility_tui.model import ENEMIES, PCS, Combatant, Encounter, Phase
+from facility_tui.model import ENEMIES, PCS, Combatant, Encounter, Phase, evolve
 from facility_tui.systems.facility.core import (
     FacilitySheet,
     can_act,

@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from attrs import evolve, frozen
+from attrs import frozen
 
 from facility_tui.dice import Dice, DiceError, Roll
-from facility_tui.model import Combatant, Encounter, Kind, LogEntry, Phase
+from facility_tui.model import Combatant, Encounter, Kind, LogEntry, Phase, evolve
 from facility_tui.systems.r2297.rules import (
     INJURY_FATIGUE,
     Band,
@@ -302,11 +302,14 @@ def limit_of(enc: Encounter, s: Sheet2297) -> tuple[str, str]:
     return "", ""
 
 
-def pool(enc: Encounter, s: Sheet2297) -> tuple[Band, int, int, int, int, str, str]:
-    """Actions the current turn grants before spending: band, major, move, minor, cap, limit."""
+def pool(
+    enc: Encounter, s: Sheet2297, limit: tuple[str, str] | None = None
+) -> tuple[Band, int, int, int, int, str, str]:
+    """Actions the current turn grants before spending: band, major, move, minor, cap, limit
+    (``limit``: the sheet's ``limit_of``, when the caller has it already)."""
     b = band(s.turn_init)
     major, move, minor, cap = b.major, b.move, b.minor, -1
-    kind, reason = limit_of(enc, s)
+    kind, reason = limit or limit_of(enc, s)
     if kind == "nothing":
         major = move = minor = cap = 0
     elif kind == "minor":
@@ -330,9 +333,9 @@ def pool(enc: Encounter, s: Sheet2297) -> tuple[Band, int, int, int, int, str, s
     return b, major, move, minor, cap, kind, reason
 
 
-def reaction_block(enc: Encounter, s: Sheet2297) -> str:
+def reaction_block(enc: Encounter, s: Sheet2297, limit: tuple[str, str] | None = None) -> str:
     """Why a Reaction is not available ("" when it is): A2, A4, A7, A8."""
-    kind, reason = limit_of(enc, s)
+    kind, reason = limit or limit_of(enc, s)
     if kind in ("nothing", "minor", "one"):
         return f"no Reactions while {reason}"
     if s.reaction_used:
@@ -365,8 +368,10 @@ def economy(enc: Encounter, c: Combatant) -> Economy:
 
 def _economy(enc: Encounter, c: Combatant) -> Economy:
     s = sheet_of(c)
+    # (asked once: the next turn's sheet below differs only in what a limit does not read)
+    limit = limit_of(enc, s)
     if in_turn(enc, c.id):
-        b, major, move, minor, cap, _, reason = pool(enc, s)
+        b, major, move, minor, cap, _, reason = pool(enc, s, limit)
         major, move, minor = (
             max(0, major - s.spent_major),
             max(0, move - s.spent_move),
@@ -378,8 +383,8 @@ def _economy(enc: Encounter, c: Combatant) -> Economy:
                 major = move = minor = 0
     else:  # what its next turn would grant, as things stand
         preview = evolve(s, turn_init=shown_initiative(enc, c), **FRESH_TURN)
-        b, major, move, minor, cap, _, reason = pool(enc, preview)
-    block = reaction_block(enc, s)
+        b, major, move, minor, cap, _, reason = pool(enc, preview, limit)
+    block = reaction_block(enc, s, limit)
     return Economy(b, major, move, minor, cap, reason, not block, block)
 
 

@@ -31,17 +31,31 @@ ASSUMPTIONS = (
 )
 
 
+# What ``fallen`` found lately, by sheet (the object: a sheet is immutable). A play asks it of
+# every combatant after each line and for each target pick, when few sheets changed.
+_FALLEN: dict[int, tuple[Sheet2297, str]] = {}
+_FALLEN_KEPT = 4096  # (then forgotten all at once)
+
+
 def fallen(c: Combatant) -> str:
     """Out of the fight, and how: "" (standing), "fled", "down" (unconscious or incapacitated),
     "dying" (dying or dead)."""
     s = sheet_of(c)
+    kept = _FALLEN.get(id(s))
+    if kept is not None and kept[0] is s:
+        return kept[1]
     if s.dead or dying(s):
-        return "dying"
-    if s.has(FLED):
-        return "fled"
-    if unconscious(s) or incapacitated(s):
-        return "down"
-    return ""
+        how = "dying"
+    elif s.has(FLED):
+        how = "fled"
+    elif unconscious(s) or incapacitated(s):
+        how = "down"
+    else:
+        how = ""
+    if len(_FALLEN) >= _FALLEN_KEPT:
+        _FALLEN.clear()
+    _FALLEN[id(s)] = (s, how)
+    return how
 
 
 def hurt(s: Sheet2297) -> int:

@@ -4,11 +4,11 @@ the attack and other marks (F7).
 
 from __future__ import annotations
 
-from attrs import evolve, frozen
+from attrs import frozen
 
 from facility_tui.call import Call
 from facility_tui.grammar import CommandError
-from facility_tui.model import Combatant, Encounter, Kind
+from facility_tui.model import Combatant, Encounter, Kind, evolve
 from facility_tui.systems.facility.commands.helpers import (
     DAMAGE_ROLLS,
     HELP_ROLLS,

@@ -7,12 +7,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from attrs import evolve
-
 from facility_tui.call import Call, declarer
 from facility_tui.dice import Roll
 from facility_tui.grammar import CommandError
-from facility_tui.model import PCS, Combatant, Encounter, Kind, Phase
+from facility_tui.model import PCS, Combatant, Encounter, Kind, Phase, evolve
 from facility_tui.systems.facility.core import (
     STAT_NAMES,
     STATS,

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from attrs import evolve, frozen
+from attrs import frozen
 
 from facility_tui.call import Call
 from facility_tui.grammar import CommandError
-from facility_tui.model import Combatant, Encounter, Kind, Phase
+from facility_tui.model import Combatant, Encounter, Kind, Phase, evolve
 from facility_tui.systems.r2297.commands.helpers import rule, sheet, who
 from facility_tui.systems.r2297.engine import (
     Ctx,

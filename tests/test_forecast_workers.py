@@ -1,0 +1,26 @@
+"""The forecast's worker processes play at the lowest priority (issue 26: the tracker's keys come
+first on a busy core) and stop when the forecast is closed."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+
+from facility_tui import forecast
+from facility_tui.dispatch import apply
+from facility_tui.model import Encounter
+from facility_tui.systems import rules_for
+
+
+def test_workers_run_at_nice_19_and_end_with_the_forecast() -> None:
+    enc = Encounter("x", "facility")
+    for line in rules_for("facility").demo:
+        enc = apply(enc, line).encounter
+    plays = forecast.run(enc, 400, 1, processes=2, chunk=5)
+    first = next(plays)  # (the pool is up and playing)
+    assert first.runs == 5
+    workers = [p for p in multiprocessing.active_children() if p.pid is not None]
+    assert len(workers) == 2
+    assert {os.getpriority(os.PRIO_PROCESS, p.pid or 0) for p in workers} == {19}
+    plays.close()
+    assert not [p for p in workers if p.is_alive()]
