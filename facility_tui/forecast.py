@@ -402,6 +402,7 @@ def run(
     (the app's escape): true, the workers are stopped and nothing more is yielded; closing the
     iterator stops them too."""
     check(enc)
+    enc = evolve(enc, log=())  # (no play reads it: a long campaign's is not sent to the workers)
     plays = dict(plays or {})
     tally = Tally(tuple(c.id for c in roster(enc)))
     spans = [(first, min(chunk, runs - first)) for first in range(0, runs, chunk)]

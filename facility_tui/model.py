@@ -219,9 +219,9 @@ _COPIERS: dict[type, Any] = {}
 def evolve(inst: _T, **changes: Any) -> _T:
     """``attrs.evolve``, three times faster for the model's frozen values (a 2297 sheet has 49
     fields, and the engine copies one for each change it makes: a forecast makes thousands a
-    second). The copy is made field by field by code written once per class; a class whose
-    ``__init__`` does more than set its fields (validators, converters) goes through
-    ``attrs.evolve``."""
+    second). The copy is made field by field by code written once per class, a changed value
+    through its field's converter (the encounter's log); a class whose ``__init__`` does more
+    than set and convert its fields (validators) goes through ``attrs.evolve``."""
     copier = _COPIERS.get(inst.__class__)
     if copier is None:
         copier = _COPIERS[inst.__class__] = _copier(inst.__class__)
@@ -236,9 +236,11 @@ def _copier(cls: type) -> Any:
         "__slots__" not in vars(cls)
         or slots != names
         or hasattr(cls, "__attrs_post_init__")
-        or any(f.validator or f.converter or not f.init or f.alias != f.name for f in fields)
+        or any(f.validator or not f.init or f.alias != f.name for f in fields)
+        or any(f.converter is not None and not _plain(f.converter) for f in fields)
     ):
         return lambda inst, changes: attrs.evolve(inst, **changes)
+    converters = {f.name: f.converter for f in fields if f.converter is not None}
     body = "".join(f"    put({f.name!r}, inst.{f.name})\n" for f in fields)
     source = (
         "def copy(inst, changes):\n"
@@ -248,9 +250,21 @@ def _copier(cls: type) -> Any:
         "    for key, value in changes.items():\n"
         "        if key not in names:\n"
         "            raise TypeError(f'{cls.__name__} has no field {key!r}')\n"
-        "        put(key, value)\n"
+        "        convert = converters.get(key)\n"
+        "        put(key, value if convert is None else convert(value))\n"
         "    return new\n"
     )
-    scope = {"new_of": object.__new__, "set_on": object.__setattr__, "cls": cls, "names": names}
+    scope = {
+        "new_of": object.__new__,
+        "set_on": object.__setattr__,
+        "cls": cls,
+        "names": names,
+        "converters": converters,
+    }
     exec(source, scope)
     return scope["copy"]
+
+
+def _plain(converter: Any) -> bool:
+    """A converter that takes the value alone (not an ``attrs.Converter`` wanting the instance)."""
+    return callable(converter) and not isinstance(converter, attrs.Converter)
