@@ -67,7 +67,8 @@ QUICK_BINDINGS = {
     for each in infos()
     for k in each.quick_keys
 }
-SAVE_DELAY = 0.06  # s: a change is drawn first, then written (quit and round ends flush at once)
+SAVE_DELAY = 0.06  # s: a change is drawn first, then written (quit flushes at once)
+FRAME_WAIT = 0.5  # s: a round's end is written once its frame is drawn (at the latest after this)
 FOLLOW_EVERY = 0.5  # s: how often a read-only view looks for its writer's autosaves
 # The right column's width and the log's height follow the screen's size (styles/app.tcss):
 NARROW_BELOW = 110  # columns: below, the panes' column is narrow (the list keeps the rest)
@@ -281,7 +282,9 @@ class MainScreen(Screen[None]):
         def changed(path: Path) -> None:
             self.post_message(self.ChangedOutside(path))
 
-        self.ws.autosave(saved=saved, failed=failed, changed=changed, delay=SAVE_DELAY)
+        self.ws.autosave(
+            saved=saved, failed=failed, changed=changed, delay=SAVE_DELAY, frame_wait=FRAME_WAIT
+        )
         messages = self.ws.open_initial(self._open_file)
         self._show_written()
         self.refresh_all()
@@ -323,6 +326,7 @@ class MainScreen(Screen[None]):
         enc = self.ws.encounter
         open_before = bool(self._choices)
         self._publish()
+        self.call_after_refresh(self.ws.drawn)  # (a round's end is written after its frame)
         if (
             before is None
             or (before.phase, before.system) != (enc.phase, enc.system)
