@@ -168,10 +168,11 @@ class MainScreen(Screen[None]):
     class SaveStatus(Message):
         """Posted from the autosaver's thread (``post_message`` is thread-safe)."""
 
-        def __init__(self, when: float | None, error: str | None) -> None:
+        def __init__(self, when: float | None, error: str | None, path: Path | None = None) -> None:
             super().__init__()
             self.when = when
             self.error = error
+            self.path = path  # the file written (None: not said)
 
     class ChangedOutside(Message):
         """Posted from the autosaver's thread: the save was changed outside facility-tui."""
@@ -273,8 +274,8 @@ class MainScreen(Screen[None]):
         self.remove_class("-no-details")  # enter on a row: its panes are shown
 
     def on_mount(self) -> None:
-        def saved(_path: Path, when: float) -> None:  # (on the autosaver's thread)
-            self.post_message(self.SaveStatus(when, None))
+        def saved(path: Path, when: float) -> None:  # (on the autosaver's thread)
+            self.post_message(self.SaveStatus(when, None, path))
 
         def failed(message: str) -> None:
             self.post_message(self.SaveStatus(None, message))
@@ -316,6 +317,7 @@ class MainScreen(Screen[None]):
         """Show the workspace's fight anew (at start-up, and once another one is shown)."""
         self.table.reset()  # another fight: the cursor goes to whoever is acting
         self._publish()
+        self.call_after_refresh(self.ws.drawn)
         # A loaded session (its log, its undo history) is long-lived: move it out of the
         # collector's way, or a full collection traversing it (50+ ms at 200 combatants) now
         # and then lands in a key press. New objects are still collected as usual.
@@ -382,7 +384,7 @@ class MainScreen(Screen[None]):
             if self.save_state != "NOT SAVED":  # say it once, not at every retry
                 self.notify(event.error, severity="error", timeout=15)
             self.save_state = "NOT SAVED"
-        else:
+        elif event.path is None or event.path == self.ws.path:  # (not the fight left just now)
             self.save_state = f"saved {self.app.clock()}"  # type: ignore[attr-defined]
         self.path = self.ws.path
         self.collector.quiet_moment()  # the change is drawn and written: a quiet moment
