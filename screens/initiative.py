@@ -319,8 +319,14 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
         self._measures = {}
         self._earlier = []
 
-    def _measure(self, cells: list[Cell]) -> Measure:
-        name = self._name_of(cells)
+    def _measure(self, cells: list[Cell], old: Measure | None = None) -> Measure:
+        """A row's measures; a cell that is the very object of its ``old`` cells keeps its
+        measures (a round's start changes a cell or two of each row)."""
+        was = old[0] if old is not None and len(old[0]) == len(cells) else None
+        if was is not None and self._flex >= 0 and was[self._flex] is cells[self._flex]:
+            name = old[4]  # type: ignore[index]
+        else:
+            name = self._name_of(cells)
         if not self.abbreviated:
             full = tuple(_length(c) for c in cells)
             return cells, full, tuple(cells), full, name
@@ -329,6 +335,9 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
             known.clear()
         measured = []
         for j, cell in enumerate(cells):
+            if was is not None and was[j] is cell:
+                measured.append((old[1][j], old[2][j], old[3][j]))  # type: ignore[index]
+                continue
             m = known.get((j, cell)) if isinstance(cell, str) else None
             if m is None:
                 short = self.abbreviate(j, cell) if j in self.abbreviated else cell
@@ -348,8 +357,8 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
             m = measures.get(key)
             if m is None or m[0] is not cells:
                 kept = (e.get(key) for e in self._earlier)
-                m = next((m for m in kept if m is not None and m[0] is cells), None)
-                measures[key] = m or self._measure(cells)
+                found = next((m for m in kept if m is not None and m[0] is cells), None)
+                measures[key] = found or self._measure(cells, m)
         rows = [measures[key] for key, _ in self.rows]
         n = len(self.columns)
         self._counts = (_tallies([m[1] for m in rows], n), _tallies([m[3] for m in rows], n))
@@ -374,7 +383,7 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
         """Row ``i`` (measured before, in its place) has new cells: its widths and name take
         the place of its old ones in the columns' tallies and the names."""
         old = self._measures[key]
-        new = self._measures[key] = self._measure(cells)
+        new = self._measures[key] = self._measure(cells, old)
         full_counts, short_counts = self._counts
         _count(full_counts, old[1], -1)
         _count(full_counts, new[1], 1)

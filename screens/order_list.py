@@ -13,6 +13,8 @@ The cursor is the selection: it stays on its combatant, and follows the turn whe
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from rich.cells import cell_len
 from rich.text import Text
 from textual.reactive import Reactive
@@ -57,20 +59,31 @@ def row_cells(rules: RuleSystem, enc: Encounter, c: Combatant, i: int, mark: str
     handles), name (coloured by side; ``(h)`` when hidden from players), side, initiative, the
     rules' columns."""
     acting = mark == ACTING
-    turn = Text(mark, style="bold green") if acting else mark
+    turn = _ACTING_MARK if acting else mark
     number = list_number(enc, c, i)
     summary = rules.list_row(enc, c)
-    name = Text(printable(c.name), style=SIDE_STYLE.get(c.side, ""))
-    if c.hidden:  # kept from the player view (``hide``): said in words, before the name
-        name = Text.assemble((HIDDEN, "dim"), name)
-    if acting:
-        name.stylize("bold")
     side = SIDE_WORD.get(c.side) or printable(c.side[:2].upper())
-    cells: list[Cell] = [turn, number, name, side]
+    cells: list[Cell] = [turn, number, name_cell(c.name, c.side, c.hidden, acting), side]
     if rules.show_initiative:
         cells.append(str(c.initiative))
     cells += [printable(str(summary.get(col, ""))) for col in rules.columns]
     return cells
+
+
+_ACTING_MARK = Text(ACTING, style="bold green")
+
+
+@lru_cache(maxsize=8192)
+def name_cell(name: str, side: str, hidden: bool, acting: bool) -> Text:
+    """A row's name cell: coloured by side, ``(h)`` before it when hidden, bold when acting.
+    The same object for the same name and marks (never changed once made): a round's start
+    gives every row new cells, and a name that is the one shown compares by identity."""
+    cell = Text(printable(name), style=SIDE_STYLE.get(side, ""))
+    if hidden:  # kept from the player view (``hide``): said in words, before the name
+        cell = Text.assemble((HIDDEN, "dim"), cell)
+    if acting:
+        cell.stylize("bold")
+    return cell
 
 
 def short_forms_help(rules: RuleSystem) -> list[str]:
@@ -220,9 +233,17 @@ class OrderList(InitiativeList):
         moved by an insertion above it is computed again; one that kept its place is not)."""
         inputs = (c, i, acting, shared)
         kept = cache.get(c.id, [])
-        cells = next((cells for was, cells in kept if was == inputs), None)
+        # (by identity: a combatant changed at a round's start is another object, equal or not,
+        # and comparing it to the one kept compares its whole sheet)
+        cells = next((cells for was, cells in kept if _same_inputs(was, inputs)), None)
         if cells is None:
             cells = row_cells(rules, enc, c, i, acting)
-        others = [entry for entry in kept if entry[0] != inputs]
+        others = [entry for entry in kept if not _same_inputs(entry[0], inputs)]
         self.row_cache[c.id] = [(inputs, cells), *others][:KEPT]
         return cells
+
+
+def _same_inputs(was: tuple[object, ...], now: tuple[object, ...]) -> bool:
+    """A kept row's inputs are these: the same combatant and shared inputs (objects), place
+    and turn mark."""
+    return was[0] is now[0] and was[1] == now[1] and was[2] == now[2] and was[3] is now[3]
