@@ -42,6 +42,19 @@ Row = tuple[str, list[Cell]]
 # its name as (mark, name).
 Measure = tuple[list[Cell], tuple[int, ...], tuple[Cell, ...], tuple[int, ...], tuple[str, str]]
 
+# Rows shown lately and what was made of them (``keep_shown``): (the rows object given out, the
+# rows, their index by key, measures, each column's tallies, titles' widths, names).
+Kept = tuple[
+    Sequence[Row],
+    list[Row],
+    dict[str, int],
+    dict[str, Measure],
+    tuple[list[dict[int, int]], ...],
+    tuple[list[int], list[int]],
+    tuple[tuple[str, str], ...],
+]
+KEPT_LISTINGS = 3  # (undo across a round's start, and back again)
+
 SELECTED = "▌"  # the selected row's mark, before its first column: a sign besides its colour
 
 
@@ -211,6 +224,7 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
         self._strips: dict[str, tuple[tuple[object, ...], Strip]] = {}
         self._header: tuple[tuple[object, ...], Strip] | None = None
         self._style_memo: tuple[Style, Style, Style, Style, Style] | None = None
+        self._kept: list[Kept] = []  # rows shown lately and their measures, newest first
         self.rendered_rows = 0
         """How many row strips were rendered (cache misses): for tests and profiling."""
 
@@ -241,13 +255,51 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
         """Show these rows; repaint only those whose key, position or cells changed.
 
         The cursor stays on the row with the same key (or the same index if that row is gone).
+        Rows that ``keep_shown`` gave are shown again from the measures they had then (undo
+        across a round's start): no row is measured.
         """
-        old_key = self.cursor_key
-        old_rows, old_count = self.rows, len(self.rows)
         shaped = [
             c if isinstance(c, Column) else Column(c, Role.NAME if c == self.flex else Role.KEEP)
             for c in columns
         ]
+        again = next((kept for kept in self._kept if kept[0] is rows), None)
+        if again is not None and shaped == self.columns:
+            self._show_again(again)
+            return
+        self._set_rows(shaped, rows)
+
+    def keep_shown(self) -> list[Row]:
+        """The rows shown now, as a list of their own: given to ``set_rows`` again (unchanged)
+        they are shown from the measures they have now."""
+        rows = list(self.rows)
+        counts = tuple([dict(tally) for tally in part] for part in self._counts)
+        measures = dict(self._measures)
+        kept = (rows, rows, self._index, measures, counts, self._titles, self._names_now)
+        self._kept = [kept, *self._kept][:KEPT_LISTINGS]
+        return rows
+
+    def _show_again(self, kept: Kept) -> None:
+        """Rows shown lately, with their measures as they were then: no row is measured."""
+        old_key = self.cursor_key
+        _, rows, index, measures, counts, titles, names = kept
+        self.rows, self._index, self._measures = list(rows), index, dict(measures)  # (copies:
+        # ``set_cells`` changes them in place, the kept ones stay as they were)
+        self._counts = ([dict(t) for t in counts[0]], [dict(t) for t in counts[1]])
+        self._titles, self._names_now = titles, names
+        self._strips.clear()  # (a row's strip is kept by its key, not by its cells)
+        cursor = index.get(old_key, self._cursor) if old_key is not None else self._cursor
+        self._cursor = max(0, min(cursor, len(rows) - 1))
+        if self._adopt(*self._widest(), names):
+            self._relayout()
+            return
+        self._set_virtual_size()
+        self.refresh()  # every row in sight may have changed
+        if self.cursor_key != old_key:
+            self._scroll_to_cursor()
+
+    def _set_rows(self, shaped: list[Column], rows: Sequence[Row]) -> None:
+        old_key = self.cursor_key
+        old_rows, old_count = self.rows, len(self.rows)
         new_rows = list(rows)  # cells are kept as given: pass new lists, do not mutate shown ones
         reshaped = shaped != self.columns
         if reshaped:
@@ -318,6 +370,7 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
         self._cell_measures = {}
         self._measures = {}
         self._earlier = []
+        self._kept = []
 
     def _measure(self, cells: list[Cell], old: Measure | None = None) -> Measure:
         """A row's measures; a cell that is the very object of its ``old`` cells keeps its

@@ -62,13 +62,11 @@ def text_lines(console: Console, text: Text, width: int) -> list[Strip]:
         base = console.get_style(text.style) if isinstance(text.style, str) else text.style
         plain = text.plain
         cuts = [0, *wrap_offsets(plain, width), len(plain)]
-        lines = []
+        wrapped = []
         for a, b in pairwise(cuts):
-            line = plain[a:b]
-            if len(line) > width:  # spaces past the edge are dropped, then the line is cut
-                line = line[: max(width, len(line.rstrip()))][:width]
-            lines.append(Strip([Segment(line, base or None)], len(line)))
-        return lines
+            piece = plain[a:b][:width]  # (only spaces hang past the edge: Rich drops them)
+            wrapped.append(Strip([Segment(piece, base or None)], len(piece)))
+        return wrapped
     options = console.options.update_width(width).update(height=None)
     lines = []
     for segments in console.render_lines(text, options, pad=False):

@@ -13,6 +13,7 @@ The cursor is the selection: it stays on its combatant, and follows the turn whe
 
 from __future__ import annotations
 
+import operator
 from functools import lru_cache
 
 from rich.cells import cell_len
@@ -24,7 +25,7 @@ from facility_tui.model import ENEMIES, PCS, Combatant, Encounter
 from facility_tui.systems import RuleSystem, rules_for
 from facility_tui.text import printable
 
-from .initiative import Cell, InitiativeList
+from .initiative import Cell, InitiativeList, Row
 from .list_layout import Column, Role
 
 SIDE_STYLE = {PCS: "cyan", ENEMIES: "red"}  # names are coloured by side, and marked in words:
@@ -126,6 +127,8 @@ class OrderList(InitiativeList):
         self.listing: Listing | None = None
         self._inputs: list[tuple[object, ...]] = []  # the last listings' shared inputs
         self._shown: Encounter | None = None  # the encounter the rows were last made from
+        # The last listings left, as they were shown, and what they were made from.
+        self._listings: list[tuple[tuple[object, ...], list[Combatant], list[str], list[Row]]] = []
 
     def abbreviate(self, column: int, cell: Cell) -> Cell:
         """A rules' column in its short form (``RuleSystem.short_forms``)."""
@@ -203,14 +206,27 @@ class OrderList(InitiativeList):
                     cells = self._cells_of(rules, enc, c, i + 1, now, shared, self.row_cache)
                     self.set_cells(i, cells)
         else:
-            cache, self.row_cache = self.row_cache, {}  # (keeps the rows listed now only)
-            self.set_rows(
-                columns,
-                [
+            # Another listing (a round's start): the one left is kept as shown, and one shown
+            # lately from the same inputs and combatants (objects) is shown again as it was,
+            # nothing worked out or measured again (undo across a round's start, redo).
+            if last is not None and self.rows:
+                left = (last[0], last[2], last[3], self.keep_shown())
+                self._listings = [left, *self._listings][:KEPT]
+            again = next(
+                (
+                    rows
+                    for inputs, combatants, marks, rows in self._listings
+                    if inputs is shared and marks == acting and _same_objects(combatants, listing)
+                ),
+                None,
+            )
+            if again is None:
+                cache, self.row_cache = self.row_cache, {}  # (keeps the rows listed now only)
+                again = [
                     (c.id, self._cells_of(rules, enc, c, i, now, shared, cache))
                     for i, (c, now) in enumerate(zip(listing, acting, strict=True), 1)
-                ],
-            )
+                ]
+            self.set_rows(columns, again)
         before, self._shown = self._shown, enc
         target = selected
         turn_moved = before is None or (before.round, before.turn) != (enc.round, enc.turn)
@@ -241,6 +257,11 @@ class OrderList(InitiativeList):
         others = [entry for entry in kept if not _same_inputs(entry[0], inputs)]
         self.row_cache[c.id] = [(inputs, cells), *others][:KEPT]
         return cells
+
+
+def _same_objects(kept: list[Combatant], now: list[Combatant]) -> bool:
+    """The same combatants (objects) in the same order."""
+    return len(kept) == len(now) and all(map(operator.is_, kept, now))
 
 
 def _same_inputs(was: tuple[object, ...], now: tuple[object, ...]) -> bool:
