@@ -18,7 +18,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from functools import lru_cache
-from itertools import zip_longest
+from itertools import compress, zip_longest
+from operator import is_not
 from typing import ClassVar, Self
 
 from attrs import evolve
@@ -386,20 +387,25 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
         known = self._cell_measures
         if len(known) > CELLS_KEPT:
             known.clear()
-        measured = []
-        for j, cell in enumerate(cells):
-            if was is not None and was[j] is cell:
-                measured.append((old[1][j], old[2][j], old[3][j]))  # type: ignore[index]
-                continue
-            m = known.get((j, cell)) if isinstance(cell, str) else None
-            if m is None:
-                short = self.abbreviate(j, cell) if j in self.abbreviated else cell
-                m = (_length(cell), short, _length(short))
-                if isinstance(cell, str):
-                    known[j, cell] = m
-            measured.append(m)
+        if was is not None and old is not None:  # only the cells that are other objects
+            full_widths, shorts, short_widths = list(old[1]), list(old[2]), list(old[3])
+            for j in compress(range(len(cells)), map(is_not, was, cells)):
+                full_widths[j], shorts[j], short_widths[j] = self._cell_measure(j, cells[j])
+            return cells, tuple(full_widths), tuple(shorts), tuple(short_widths), name
+        measured = [self._cell_measure(j, cell) for j, cell in enumerate(cells)]
         full = tuple(m[0] for m in measured)
         return cells, full, tuple(m[1] for m in measured), tuple(m[2] for m in measured), name
+
+    def _cell_measure(self, j: int, cell: Cell) -> tuple[int, Cell, int]:
+        """A cell's width, its short form in column ``j`` and that one's width."""
+        known = self._cell_measures
+        m = known.get((j, cell)) if isinstance(cell, str) else None
+        if m is None:
+            short = self.abbreviate(j, cell) if j in self.abbreviated else cell
+            m = (_length(cell), short, _length(short))
+            if isinstance(cell, str):
+                known[j, cell] = m
+        return m
 
     def _remeasure(self) -> bool:
         """Each column's width from every row now (rows measured once per new cells), and the
