@@ -169,6 +169,15 @@ async def _round_keys(combatants: int, presses: int, folder: Path) -> tuple[Time
             await timed("u", None if warm else "back", first)  # back across it, to the last turn
             await timed("u", None, first)  # one turn further back
             await timed("n", None if warm else "mid", first)  # n mid-round, to the last turn
+            # On to the next round's last turn, so that every timed round's end starts a round
+            # never shown before (a round shown before finds its rows kept): its turns are
+            # played in the core, then shown once.
+            await timed("n", None, first + 1)
+            first += 1
+            while ws.encounter.turn < len(ws.encounter.order) - 1:
+                ws.session.execute("next")
+            app.screen.refresh_all()
+            await _settle(pilot)
         table = app.screen.query_one("#order")
         columns = [c.title for c in table.columns]
         rows = [[str(x) for x in cells] for _key, cells in table.rows]
@@ -251,7 +260,8 @@ def measure(
     if combatants:
         first = next(i for i, r in enumerate(rows) if r.figure.lstrip().startswith("key"))
         rows[first].note = (
-            f"n ends the round / u takes it back / n mid-round, from the last turn of a round; "
+            f"n ends the round (a round not shown before) / u takes it back / n mid-round, from "
+            "the last turn of a round; "
             f"bare: DataTable cursor down/up with the same rows; {presses} presses per key and "
             f"session, median of {sessions} session(s)"
         )

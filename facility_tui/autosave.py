@@ -6,7 +6,9 @@ serialization) and wakes the writer thread, which saves the newest snapshot of e
 of requests while a write is running is coalesced into one write. A failed write (disk full,
 read-only, permission denied) is reported and retried with back-off, always with the newest
 snapshot, while the fight stays in memory. ``flush`` waits until everything requested so far is on
-disk (round end, exit); ``close`` flushes and stops the thread.
+disk (round end, exit); ``close`` flushes and stops the thread. A UI may have a change wait before
+its write (``delay``), and an urgent one (a round's end) wait for the frame that shows it
+(``frame_wait``, ended by ``drawn``).
 
 A file changed by someone else since it was last written or read (``store.ChangedOnDisk``: an
 editor, mid-session) is not written over: its change is held, ``changed(path)`` is called, and
@@ -60,9 +62,13 @@ class Autosaver:
         retry_delays: Sequence[float] = RETRY_DELAYS,
         writer: Writer = store.save_snapshot,
         delay: float = 0.0,
+        frame_wait: float = 0.0,
     ) -> None:
         self.path = path
         self._delay = delay  # seconds from the first change of a burst to its write
+        # seconds an urgent change waits at most for ``drawn`` (0: no UI, written at once)
+        self._frame_wait = frame_wait
+        self._awaiting_frame = False
         self._saved_cb = saved
         self._failed_cb = failed
         self._changed_cb = changed
@@ -101,7 +107,13 @@ class Autosaver:
                 raise RuntimeError("Autosaver.request after close()")
             self._seq += 1
             if urgent and not self._failures:
-                self._retry_at = 0.0
+                if self._frame_wait:  # after the frame that shows it (``drawn``), not during it
+                    waiting = self._retry_at if self._pending or self._inflight else 0.0
+                    limit = time.monotonic() + self._frame_wait
+                    self._retry_at = min(waiting, limit) if waiting else limit
+                    self._awaiting_frame = True
+                else:
+                    self._retry_at = 0.0
             elif self._delay and not self._pending and self._inflight is None:
                 # let the screen draw this change before the write takes its share of the CPU;
                 # later changes of the burst join this write instead of delaying it further
@@ -109,6 +121,17 @@ class Autosaver:
             self._pending.pop(target, None)  # re-insert: the order is that of the oldest change
             self._pending[target] = _Job(self._seq, target, snap)
             self._cond.notify_all()
+
+    def drawn(self) -> None:
+        """The UI has drawn the changes requested so far: an urgent write waiting for its frame
+        starts now. (A round's end changes every row: written at once, its write would take
+        the CPU from the frame that shows it.)"""
+        with self._cond:
+            if self._awaiting_frame:
+                self._awaiting_frame = False
+                if not self._failures:
+                    self._retry_at = 0.0
+                self._cond.notify_all()
 
     @property
     def pending(self) -> bool:

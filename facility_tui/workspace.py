@@ -69,9 +69,11 @@ class Workspace:
         failed: Failed | None = None,
         changed: Changed | None = None,
         delay: float = 0.0,
+        frame_wait: float = 0.0,
     ) -> None:
         """Save every change from now on, in the background; the callbacks run on its thread.
-        ``delay``: how long a change may wait for its write (a UI lets its frame go first).
+        ``delay``: how long a change may wait for its write (a UI lets its frame go first);
+        ``frame_wait``: how long a round's end may wait for ``drawn``.
         ``changed(path)``: the save was changed outside facility-tui; its writes wait for
         ``take_edit`` or ``keep_mine``."""
 
@@ -80,7 +82,9 @@ class Workspace:
             if saved is not None:
                 saved(path, when)
 
-        self.saver = Autosaver(saved=on_saved, failed=failed, changed=changed, delay=delay)
+        self.saver = Autosaver(
+            saved=on_saved, failed=failed, changed=changed, delay=delay, frame_wait=frame_wait
+        )
         self.session.listeners.append(self._changed)
 
     def _use(self, session: Session, path: Path, *, seen: tuple[int, ...] | None = None) -> None:
@@ -103,6 +107,11 @@ class Workspace:
             boundary = (enc.round, enc.phase) != self._saved_round  # round ends are never delayed
             self._saved_round = (enc.round, enc.phase)
             self.saver.request(session, self.path, urgent=boundary)
+
+    def drawn(self) -> None:
+        """The UI shows the last change: a round's end waiting for its frame is written now."""
+        if self.saver is not None:
+            self.saver.drawn()
 
     def save_soon(self) -> None:
         """Save the current state even though nothing changed (a new or recovered fight)."""

@@ -18,7 +18,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from functools import lru_cache
-from itertools import zip_longest
+from itertools import compress, zip_longest
+from operator import is_not
 from typing import ClassVar, Self
 
 from attrs import evolve
@@ -41,6 +42,19 @@ Row = tuple[str, list[Cell]]
 # A row's measures: its cells (as given), each cell's width, its abbreviated cells and theirs,
 # its name as (mark, name).
 Measure = tuple[list[Cell], tuple[int, ...], tuple[Cell, ...], tuple[int, ...], tuple[str, str]]
+
+# Rows shown lately and what was made of them (``keep_shown``): (the rows object given out, the
+# rows, their index by key, measures, each column's tallies, titles' widths, names).
+Kept = tuple[
+    Sequence[Row],
+    list[Row],
+    dict[str, int],
+    dict[str, Measure],
+    tuple[list[dict[int, int]], ...],
+    tuple[list[int], list[int]],
+    tuple[tuple[str, str], ...],
+]
+KEPT_LISTINGS = 3  # (undo across a round's start, and back again)
 
 SELECTED = "▌"  # the selected row's mark, before its first column: a sign besides its colour
 
@@ -211,6 +225,7 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
         self._strips: dict[str, tuple[tuple[object, ...], Strip]] = {}
         self._header: tuple[tuple[object, ...], Strip] | None = None
         self._style_memo: tuple[Style, Style, Style, Style, Style] | None = None
+        self._kept: list[Kept] = []  # rows shown lately and their measures, newest first
         self.rendered_rows = 0
         """How many row strips were rendered (cache misses): for tests and profiling."""
 
@@ -241,13 +256,51 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
         """Show these rows; repaint only those whose key, position or cells changed.
 
         The cursor stays on the row with the same key (or the same index if that row is gone).
+        Rows that ``keep_shown`` gave are shown again from the measures they had then (undo
+        across a round's start): no row is measured.
         """
-        old_key = self.cursor_key
-        old_rows, old_count = self.rows, len(self.rows)
         shaped = [
             c if isinstance(c, Column) else Column(c, Role.NAME if c == self.flex else Role.KEEP)
             for c in columns
         ]
+        again = next((kept for kept in self._kept if kept[0] is rows), None)
+        if again is not None and shaped == self.columns:
+            self._show_again(again)
+            return
+        self._set_rows(shaped, rows)
+
+    def keep_shown(self) -> list[Row]:
+        """The rows shown now, as a list of their own: given to ``set_rows`` again (unchanged)
+        they are shown from the measures they have now."""
+        rows = list(self.rows)
+        counts = tuple([dict(tally) for tally in part] for part in self._counts)
+        measures = dict(self._measures)
+        kept = (rows, rows, self._index, measures, counts, self._titles, self._names_now)
+        self._kept = [kept, *self._kept][:KEPT_LISTINGS]
+        return rows
+
+    def _show_again(self, kept: Kept) -> None:
+        """Rows shown lately, with their measures as they were then: no row is measured."""
+        old_key = self.cursor_key
+        _, rows, index, measures, counts, titles, names = kept
+        self.rows, self._index, self._measures = list(rows), index, dict(measures)  # (copies:
+        # ``set_cells`` changes them in place, the kept ones stay as they were)
+        self._counts = ([dict(t) for t in counts[0]], [dict(t) for t in counts[1]])
+        self._titles, self._names_now = titles, names
+        self._strips.clear()  # (a row's strip is kept by its key, not by its cells)
+        cursor = index.get(old_key, self._cursor) if old_key is not None else self._cursor
+        self._cursor = max(0, min(cursor, len(rows) - 1))
+        if self._adopt(*self._widest(), names):
+            self._relayout()
+            return
+        self._set_virtual_size()
+        self.refresh()  # every row in sight may have changed
+        if self.cursor_key != old_key:
+            self._scroll_to_cursor()
+
+    def _set_rows(self, shaped: list[Column], rows: Sequence[Row]) -> None:
+        old_key = self.cursor_key
+        old_rows, old_count = self.rows, len(self.rows)
         new_rows = list(rows)  # cells are kept as given: pass new lists, do not mutate shown ones
         reshaped = shaped != self.columns
         if reshaped:
@@ -318,26 +371,41 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
         self._cell_measures = {}
         self._measures = {}
         self._earlier = []
+        self._kept = []
 
-    def _measure(self, cells: list[Cell]) -> Measure:
-        name = self._name_of(cells)
+    def _measure(self, cells: list[Cell], old: Measure | None = None) -> Measure:
+        """A row's measures; a cell that is the very object of its ``old`` cells keeps its
+        measures (a round's start changes a cell or two of each row)."""
+        was = old[0] if old is not None and len(old[0]) == len(cells) else None
+        if was is not None and self._flex >= 0 and was[self._flex] is cells[self._flex]:
+            name = old[4]  # type: ignore[index]
+        else:
+            name = self._name_of(cells)
         if not self.abbreviated:
             full = tuple(_length(c) for c in cells)
             return cells, full, tuple(cells), full, name
         known = self._cell_measures
         if len(known) > CELLS_KEPT:
             known.clear()
-        measured = []
-        for j, cell in enumerate(cells):
-            m = known.get((j, cell)) if isinstance(cell, str) else None
-            if m is None:
-                short = self.abbreviate(j, cell) if j in self.abbreviated else cell
-                m = (_length(cell), short, _length(short))
-                if isinstance(cell, str):
-                    known[j, cell] = m
-            measured.append(m)
+        if was is not None and old is not None:  # only the cells that are other objects
+            full_widths, shorts, short_widths = list(old[1]), list(old[2]), list(old[3])
+            for j in compress(range(len(cells)), map(is_not, was, cells)):
+                full_widths[j], shorts[j], short_widths[j] = self._cell_measure(j, cells[j])
+            return cells, tuple(full_widths), tuple(shorts), tuple(short_widths), name
+        measured = [self._cell_measure(j, cell) for j, cell in enumerate(cells)]
         full = tuple(m[0] for m in measured)
         return cells, full, tuple(m[1] for m in measured), tuple(m[2] for m in measured), name
+
+    def _cell_measure(self, j: int, cell: Cell) -> tuple[int, Cell, int]:
+        """A cell's width, its short form in column ``j`` and that one's width."""
+        known = self._cell_measures
+        m = known.get((j, cell)) if isinstance(cell, str) else None
+        if m is None:
+            short = self.abbreviate(j, cell) if j in self.abbreviated else cell
+            m = (_length(cell), short, _length(short))
+            if isinstance(cell, str):
+                known[j, cell] = m
+        return m
 
     def _remeasure(self) -> bool:
         """Each column's width from every row now (rows measured once per new cells), and the
@@ -348,8 +416,8 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
             m = measures.get(key)
             if m is None or m[0] is not cells:
                 kept = (e.get(key) for e in self._earlier)
-                m = next((m for m in kept if m is not None and m[0] is cells), None)
-                measures[key] = m or self._measure(cells)
+                found = next((m for m in kept if m is not None and m[0] is cells), None)
+                measures[key] = found or self._measure(cells, m)
         rows = [measures[key] for key, _ in self.rows]
         n = len(self.columns)
         self._counts = (_tallies([m[1] for m in rows], n), _tallies([m[3] for m in rows], n))
@@ -374,7 +442,7 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
         """Row ``i`` (measured before, in its place) has new cells: its widths and name take
         the place of its old ones in the columns' tallies and the names."""
         old = self._measures[key]
-        new = self._measures[key] = self._measure(cells)
+        new = self._measures[key] = self._measure(cells, old)
         full_counts, short_counts = self._counts
         _count(full_counts, old[1], -1)
         _count(full_counts, new[1], 1)

@@ -223,13 +223,25 @@ class LogPane(OwnLines, ScrollView):
         ):  # grown (the usual key press): render only the new entries
             if len(self._cache) > 4 * self.keep:
                 self._cache.clear()  # (entries are cached for undo's redraw; keep that bounded)
-            added = [s for e in log[len(shown) :] for s in self._entry_lines(e, width)]
+            added = self._last_lines(log[len(shown) :], width)
             if not added:
                 return lines
             lines = lines + added
             return lines[-self.keep :] if len(lines) > self.keep else lines
         self._tail_width = width
         return self._full_tail(log, width)
+
+    def _last_lines(self, entries: Sequence[LogEntry], width: int) -> list[Strip]:
+        """The lines of these entries, but only as many of the last as the pane keeps (a
+        command that logs a thousand lines renders the last ``keep``)."""
+        chunks: list[list[Strip]] = []
+        count = 0
+        for entry in reversed(entries):
+            chunks.append(self._entry_lines(entry, width))
+            count += len(chunks[-1])
+            if count >= self.keep:
+                break
+        return [strip for chunk in reversed(chunks) for strip in chunk]
 
     def _full_tail(self, log: Sequence[LogEntry], width: int) -> list[Strip]:
         chunks: list[list[Strip]] = []

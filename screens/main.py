@@ -67,7 +67,8 @@ QUICK_BINDINGS = {
     for each in infos()
     for k in each.quick_keys
 }
-SAVE_DELAY = 0.06  # s: a change is drawn first, then written (quit and round ends flush at once)
+SAVE_DELAY = 0.06  # s: a change is drawn first, then written (quit flushes at once)
+FRAME_WAIT = 0.5  # s: a round's end is written once its frame is drawn (at the latest after this)
 FOLLOW_EVERY = 0.5  # s: how often a read-only view looks for its writer's autosaves
 SETTLE_AFTER = 0.2  # s: after a save opens (its first frame drawn), its undo history is replayed
 # The right column's width and the log's height follow the screen's size (styles/app.tcss):
@@ -168,10 +169,11 @@ class MainScreen(Screen[None]):
     class SaveStatus(Message):
         """Posted from the autosaver's thread (``post_message`` is thread-safe)."""
 
-        def __init__(self, when: float | None, error: str | None) -> None:
+        def __init__(self, when: float | None, error: str | None, path: Path | None = None) -> None:
             super().__init__()
             self.when = when
             self.error = error
+            self.path = path  # the file written (None: not said)
 
     class ChangedOutside(Message):
         """Posted from the autosaver's thread: the save was changed outside facility-tui."""
@@ -273,8 +275,8 @@ class MainScreen(Screen[None]):
         self.remove_class("-no-details")  # enter on a row: its panes are shown
 
     def on_mount(self) -> None:
-        def saved(_path: Path, when: float) -> None:  # (on the autosaver's thread)
-            self.post_message(self.SaveStatus(when, None))
+        def saved(path: Path, when: float) -> None:  # (on the autosaver's thread)
+            self.post_message(self.SaveStatus(when, None, path))
 
         def failed(message: str) -> None:
             self.post_message(self.SaveStatus(None, message))
@@ -282,7 +284,9 @@ class MainScreen(Screen[None]):
         def changed(path: Path) -> None:
             self.post_message(self.ChangedOutside(path))
 
-        self.ws.autosave(saved=saved, failed=failed, changed=changed, delay=SAVE_DELAY)
+        self.ws.autosave(
+            saved=saved, failed=failed, changed=changed, delay=SAVE_DELAY, frame_wait=FRAME_WAIT
+        )
         messages = self.ws.open_initial(self._open_file)
         self._show_written()
         self.refresh_all()
@@ -315,6 +319,7 @@ class MainScreen(Screen[None]):
         """Show the workspace's fight anew (at start-up, and once another one is shown)."""
         self.table.reset()  # another fight: the cursor goes to whoever is acting
         self._publish()
+        self.call_after_refresh(self.ws.drawn)
         # A loaded session (its log, its undo history) is long-lived: move it out of the
         # collector's way, or a full collection traversing it (50+ ms at 200 combatants) now
         # and then lands in a key press. New objects are still collected as usual.
@@ -325,6 +330,7 @@ class MainScreen(Screen[None]):
         enc = self.ws.encounter
         open_before = bool(self._choices)
         self._publish()
+        self.call_after_refresh(self.ws.drawn)  # (a round's end is written after its frame)
         if (
             before is None
             or (before.phase, before.system) != (enc.phase, enc.system)
@@ -380,7 +386,7 @@ class MainScreen(Screen[None]):
             if self.save_state != "NOT SAVED":  # say it once, not at every retry
                 self.notify(event.error, severity="error", timeout=15)
             self.save_state = "NOT SAVED"
-        else:
+        elif event.path is None or event.path == self.ws.path:  # (not the fight left just now)
             self.save_state = f"saved {self.app.clock()}"  # type: ignore[attr-defined]
         self.path = self.ws.path
         self.collector.quiet_moment()  # the change is drawn and written: a quiet moment

@@ -13,6 +13,9 @@ The cursor is the selection: it stays on its combatant, and follows the turn whe
 
 from __future__ import annotations
 
+import operator
+from functools import lru_cache
+
 from rich.cells import cell_len
 from rich.text import Text
 from textual.reactive import Reactive
@@ -22,7 +25,7 @@ from facility_tui.model import ENEMIES, PCS, Combatant, Encounter
 from facility_tui.systems import RuleSystem, rules_for
 from facility_tui.text import printable
 
-from .initiative import Cell, InitiativeList
+from .initiative import Cell, InitiativeList, Row
 from .list_layout import Column, Role
 
 SIDE_STYLE = {PCS: "cyan", ENEMIES: "red"}  # names are coloured by side, and marked in words:
@@ -57,20 +60,31 @@ def row_cells(rules: RuleSystem, enc: Encounter, c: Combatant, i: int, mark: str
     handles), name (coloured by side; ``(h)`` when hidden from players), side, initiative, the
     rules' columns."""
     acting = mark == ACTING
-    turn = Text(mark, style="bold green") if acting else mark
+    turn = _ACTING_MARK if acting else mark
     number = list_number(enc, c, i)
     summary = rules.list_row(enc, c)
-    name = Text(printable(c.name), style=SIDE_STYLE.get(c.side, ""))
-    if c.hidden:  # kept from the player view (``hide``): said in words, before the name
-        name = Text.assemble((HIDDEN, "dim"), name)
-    if acting:
-        name.stylize("bold")
     side = SIDE_WORD.get(c.side) or printable(c.side[:2].upper())
-    cells: list[Cell] = [turn, number, name, side]
+    cells: list[Cell] = [turn, number, name_cell(c.name, c.side, c.hidden, acting), side]
     if rules.show_initiative:
         cells.append(str(c.initiative))
     cells += [printable(str(summary.get(col, ""))) for col in rules.columns]
     return cells
+
+
+_ACTING_MARK = Text(ACTING, style="bold green")
+
+
+@lru_cache(maxsize=8192)
+def name_cell(name: str, side: str, hidden: bool, acting: bool) -> Text:
+    """A row's name cell: coloured by side, ``(h)`` before it when hidden, bold when acting.
+    The same object for the same name and marks (never changed once made): a round's start
+    gives every row new cells, and a name that is the one shown compares by identity."""
+    cell = Text(printable(name), style=SIDE_STYLE.get(side, ""))
+    if hidden:  # kept from the player view (``hide``): said in words, before the name
+        cell = Text.assemble((HIDDEN, "dim"), cell)
+    if acting:
+        cell.stylize("bold")
+    return cell
 
 
 def short_forms_help(rules: RuleSystem) -> list[str]:
@@ -113,6 +127,8 @@ class OrderList(InitiativeList):
         self.listing: Listing | None = None
         self._inputs: list[tuple[object, ...]] = []  # the last listings' shared inputs
         self._shown: Encounter | None = None  # the encounter the rows were last made from
+        # The last listings left, as they were shown, and what they were made from.
+        self._listings: list[tuple[tuple[object, ...], list[Combatant], list[str], list[Row]]] = []
 
     def abbreviate(self, column: int, cell: Cell) -> Cell:
         """A rules' column in its short form (``RuleSystem.short_forms``)."""
@@ -190,14 +206,27 @@ class OrderList(InitiativeList):
                     cells = self._cells_of(rules, enc, c, i + 1, now, shared, self.row_cache)
                     self.set_cells(i, cells)
         else:
-            cache, self.row_cache = self.row_cache, {}  # (keeps the rows listed now only)
-            self.set_rows(
-                columns,
-                [
+            # Another listing (a round's start): the one left is kept as shown, and one shown
+            # lately from the same inputs and combatants (objects) is shown again as it was,
+            # nothing worked out or measured again (undo across a round's start, redo).
+            if last is not None and self.rows:
+                left = (last[0], last[2], last[3], self.keep_shown())
+                self._listings = [left, *self._listings][:KEPT]
+            again = next(
+                (
+                    rows
+                    for inputs, combatants, marks, rows in self._listings
+                    if inputs is shared and marks == acting and _same_objects(combatants, listing)
+                ),
+                None,
+            )
+            if again is None:
+                cache, self.row_cache = self.row_cache, {}  # (keeps the rows listed now only)
+                again = [
                     (c.id, self._cells_of(rules, enc, c, i, now, shared, cache))
                     for i, (c, now) in enumerate(zip(listing, acting, strict=True), 1)
-                ],
-            )
+                ]
+            self.set_rows(columns, again)
         before, self._shown = self._shown, enc
         target = selected
         turn_moved = before is None or (before.round, before.turn) != (enc.round, enc.turn)
@@ -220,9 +249,22 @@ class OrderList(InitiativeList):
         moved by an insertion above it is computed again; one that kept its place is not)."""
         inputs = (c, i, acting, shared)
         kept = cache.get(c.id, [])
-        cells = next((cells for was, cells in kept if was == inputs), None)
+        # (by identity: a combatant changed at a round's start is another object, equal or not,
+        # and comparing it to the one kept compares its whole sheet)
+        cells = next((cells for was, cells in kept if _same_inputs(was, inputs)), None)
         if cells is None:
             cells = row_cells(rules, enc, c, i, acting)
-        others = [entry for entry in kept if entry[0] != inputs]
+        others = [entry for entry in kept if not _same_inputs(entry[0], inputs)]
         self.row_cache[c.id] = [(inputs, cells), *others][:KEPT]
         return cells
+
+
+def _same_objects(kept: list[Combatant], now: list[Combatant]) -> bool:
+    """The same combatants (objects) in the same order."""
+    return len(kept) == len(now) and all(map(operator.is_, kept, now))
+
+
+def _same_inputs(was: tuple[object, ...], now: tuple[object, ...]) -> bool:
+    """A kept row's inputs are these: the same combatant and shared inputs (objects), place
+    and turn mark."""
+    return was[0] is now[0] and was[1] == now[1] and was[2] == now[2] and was[3] is now[3]

@@ -89,6 +89,33 @@ def test_a_delay_lets_a_burst_wait_but_not_an_urgent_change(tmp_path: Path) -> N
     assert saver.close()
 
 
+def test_an_urgent_change_waits_for_its_frame_then_is_written(tmp_path: Path) -> None:
+    """A round's end in the app: written once the UI says its frame is drawn, not while the
+    frame is being made; at the latest after ``frame_wait``, drawn or not."""
+    path = tmp_path / "f.toml"
+    wrote = threading.Event()
+    saver = Autosaver(path, saved=lambda *_: wrote.set(), delay=30.0, frame_wait=30.0)
+    s = fight()
+    s.apply("next")
+    saver.request(s, urgent=True)
+    assert not wrote.wait(0.3) and saver.pending  # its frame is not drawn yet
+    saver.drawn()
+    assert wrote.wait(5) and store.load(path).encounter == s.encounter
+    wrote.clear()
+    s.apply("roll 1d6")
+    saver.request(s)
+    saver.drawn()  # a change that is not urgent keeps its delay
+    assert not wrote.wait(0.3) and saver.pending
+    assert saver.flush(5) and store.load(path).encounter == s.encounter
+    assert saver.close()
+    quick = Autosaver(path, saved=lambda *_: wrote.set(), frame_wait=0.2)
+    wrote.clear()
+    s.apply("next")
+    quick.request(s, urgent=True)  # no frame drawn: written after frame_wait all the same
+    assert wrote.wait(5) and store.load(path).encounter == s.encounter
+    assert quick.close()
+
+
 def test_failures_are_reported_and_retried_with_the_newest_state(tmp_path: Path) -> None:
     path = tmp_path / "f.toml"
     rec = Recorder()

@@ -293,3 +293,41 @@ async def test_the_log_filter_title_shows_a_name_as_typed(tmp_path: Path) -> Non
         await pilot.press("c", "l")
         await settle(pilot)
         assert app.is_running
+
+
+async def test_the_logs_lines_are_a_full_render_after_a_burst_a_long_order_and_undo(
+    tmp_path: Path,
+) -> None:
+    """The log renders only the lines it keeps of what was added (a burst of a thousand lines,
+    a round's order naming 60 in 20 lines): what it keeps is what rendering the whole log
+    afresh keeps, across rounds, a burst and undo."""
+    app = FacilityApp(save_dir=tmp_path, seed=1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        goons = "add Goon count=30 init=1d100"
+        await fresh(app, pilot, "new 2297 Deck seed=5", goons, goons, "start")
+        main = main_of(app)
+        log = main.query_one(LogPane)
+
+        def same_as_a_full_render() -> None:
+            width = log.scrollable_content_region.width
+            shown = [[(s.text, s.style) for s in line] for line in log.lines]
+            kept = log._shown, log._cache
+            log._cache = {}
+            afresh = log._full_tail(app.workspace.encounter.log, width)
+            log._shown, log._cache = kept  # (the pane goes on from its own state)
+            assert shown == [[(s.text, s.style) for s in line] for line in afresh]
+            assert len(shown) == log.keep  # (the log is longer than the pane keeps)
+
+        for _ in range(120):  # past the round's end: its order is a long line
+            main.run_line("next")
+        await settle(pilot)
+        same_as_a_full_render()
+        for _ in range(1000):  # a burst, shown at once
+            app.workspace.session.execute("roll 1d6")
+        main.run_line("roll 1d4")
+        await settle(pilot)
+        same_as_a_full_render()
+        for _ in range(3):
+            await pilot.press("u")
+        await settle(pilot)
+        same_as_a_full_render()

@@ -418,3 +418,52 @@ async def test_the_first_injury_does_not_move_the_columns(tmp_path: Path) -> Non
         assert run_left_open(screen, "undo")
         await settle(pilot)
         assert screen.table._layout_now == before
+
+
+async def test_rows_kept_and_shown_again_look_as_the_same_rows_given_afresh() -> None:
+    """Rows ``keep_shown`` gave, shown again after others (undo across a round's start), are
+    shown from the measures they had: their lines are those of a list given them anew."""
+    rng = random.Random(25)
+    columns = [Column(" "), Column("Name", Role.NAME), Column("HP", short="H"), Column("Fx")]
+
+    def row(i: int) -> Row:
+        name = rng.choice(["Containment Drone", "Boarder", "Officer Reyes", "X"])
+        return (f"c{i}", [" ", Text(f"{name} {i}"), "9" * rng.randint(1, 12), "x" * i])
+
+    def lines(table: InitiativeList) -> list[str]:
+        return [strip.text for strip in table.strips(range(table.size.height))]
+
+    app = OneList()
+    async with app.run_test(size=(60, 12)) as pilot:
+        table = app.query_one(InitiativeList)
+        table.abbreviated = (2,)
+        table.abbreviate = halved  # type: ignore[method-assign,assignment]
+        table.set_rows(columns, [row(i) for i in range(rng.randint(3, 9))])
+        kept: list[list[Row]] = []
+        shown_again = 0
+        for step in range(120):
+            move = rng.randrange(4)
+            if move == 0 and kept:  # a listing kept lately, shown again
+                rows = rng.choice(kept)
+                shown_again += table._kept[0][0] is not rows and any(
+                    k[0] is rows for k in table._kept
+                )
+                table.set_rows(columns, rows)
+            elif move == 1:  # a new listing: the one shown is kept
+                kept = [table.keep_shown(), *kept][:3]
+                table.set_rows(columns, [row(i) for i in range(rng.randint(3, 9))])
+            elif table.rows:  # one row changes
+                i = rng.randrange(len(table.rows))
+                table.set_cells(i, row(i)[1])
+            if rng.random() < 0.3:
+                table.move_cursor(rng.randint(-3, 3))
+            await pilot.pause()
+            seen, cursor = lines(table), table.cursor_key
+            rows, kept_before = list(table.rows), table._kept
+            table.columns = []  # the oracle: measured and laid out anew
+            table.set_rows(columns, rows)
+            table._kept = kept_before  # (what the list kept, it goes on with)
+            await pilot.pause()
+            assert table.cursor_key == cursor
+            assert seen == lines(table), step
+        assert shown_again >= 10

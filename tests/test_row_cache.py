@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from attrs import evolve
+from facility_tui.screens.order_list import OrderList
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -87,26 +89,44 @@ def test_memoised_rows_are_the_rows_worked_out_afresh(seed: int, lines: list[str
                 assert engine.economy(shown, c) == engine._economy(shown, c)
 
 
-async def test_the_list_across_a_round_and_back_is_a_full_render(tmp_path: Path) -> None:
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)])
+async def test_the_list_across_a_round_and_back_is_a_full_render(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    """Rows, measures and lines: undo across a round's start shows the rows kept from before
+    (``InitiativeList.set_rows`` given them again), a full render lists and lays out anew."""
     app = FacilityApp(save_dir=tmp_path, seed=1, demo="2297")
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=size) as pilot:
         await settle(pilot)
         main = screen(app)
+        table = main.table
         await pilot.press("s")
         await settle(pilot)
         crossed = 0
-        for key in ["n"] * 8 + ["u"] * 8 + ["n"] * 8 + ["ctrl+y"] * 2:
+        for key in ["n"] * 8 + ["u"] * 8 + ["n"] * 8 + ["ctrl+y"] * 2 + ["u"] * 9:
             before = app.workspace.encounter
             await pilot.press(key)
             await pilot.pause()
             enc = app.workspace.encounter
             crossed += enc.round != before.round
-            shown = _table_rows(app)
+            shown, lines = _table_rows(app), _lines(table)
             assert [k for k, _ in shown] == [c.id for c in listed(enc)]
-            main.table.listing, main.table.row_cache = None, {}  # the oracle: all rows anew
-            main.table.show(enc)
+            # the oracle: all rows anew, every row measured and the list laid out anew (what
+            # the list kept, it goes on with)
+            kept = table._listings, table._kept
+            table.listing, table.row_cache, table._listings = None, {}, []
+            table.columns = []
+            table.show(enc)
+            table._listings, table._kept = kept
             assert shown == _table_rows(app), key
-        assert crossed >= 3  # forward across a round's start, back across it, and forward again
+            assert lines == _lines(table), key
+        assert crossed >= 4  # forward across a round's start, back, forward, back
+
+
+def _lines(table: OrderList) -> list[str]:
+    """The list's lines in sight, as drawn."""
+    height = table.scrollable_content_region.height
+    return ["".join(s.text for s in strip) for strip in table.strips(range(height))]
 
 
 @settings(max_examples=60, deadline=None)
