@@ -46,6 +46,9 @@ class Ctx:
         self.dice = dice
         self._changed: dict[str, Combatant] = {}  # id -> the combatant as changed since
         self._lines: list[LogEntry] = []
+        # id -> combatant of ``_enc`` (the first of an id, as ``Encounter.get``), made when first
+        # asked: the engine names combatants by id dozens of times in a turn
+        self._ids: dict[str, Combatant] | None = None
 
     @property
     def enc(self) -> Encounter:
@@ -54,6 +57,8 @@ class Ctx:
             if changed:
                 combatants = tuple([changed.get(c.id, c) for c in enc.combatants])
                 enc = evolve(enc, combatants=combatants)
+                if self._ids is not None:
+                    self._ids.update(changed)
             if self._lines:
                 enc = evolve(enc, log=enc.log + tuple(self._lines))
             self._enc, self._changed, self._lines = enc, {}, []
@@ -61,7 +66,7 @@ class Ctx:
 
     @enc.setter
     def enc(self, enc: Encounter) -> None:
-        self._enc, self._changed, self._lines = enc, {}, []
+        self._enc, self._changed, self._lines, self._ids = enc, {}, [], None
 
     @staticmethod
     def of(call: Call) -> Ctx:
@@ -69,12 +74,17 @@ class Ctx:
 
     def combatant(self, cid: str) -> Combatant:
         c = self._changed.get(cid)
-        return c if c is not None else self._enc.get(cid)
+        return c if c is not None else self._known()[cid]
+
+    def _known(self) -> dict[str, Combatant]:
+        if self._ids is None:
+            self._ids = {c.id: c for c in reversed(self._enc.combatants)}
+        return self._ids
 
     def roll(self, expr: str, what: str, by: str | None = None) -> Roll:
         """Roll ``expr`` for ``what`` (logged), a roll of combatant ``by`` (the GM types it when
         table dice say so)."""
-        c = self.combatant(by) if by is not None and self._enc.has(by) else None
+        c = self.combatant(by) if by is not None and by in self._known() else None
         try:
             roll = self.dice.roll(expr, what, side=c.side if c else None, who=c.name if c else "")
         except DiceError as err:
