@@ -744,7 +744,7 @@ def lapse_offers(ctx: Ctx) -> None:
     (soak still lowers the injury later, by hand)."""
     for c in ctx.enc.combatants:
         s = sheet_of(c)
-        if any(i.offered for i in s.injuries):
+        if s.injuries and any(i.offered for i in s.injuries):
             ctx.put(c.id, injuries=tuple(evolve(i, offered=False) for i in s.injuries))
 
 
@@ -796,7 +796,11 @@ def relevel(ctx: Ctx, cid: str, injury: Injury, new_level: Level, why: str) -> I
 def expire_pinned_by(ctx: Ctx, cid: str, why: str = "acts") -> None:
     """A11 (Decision): Pinned lasts until the start of the pinning attacker's next turn (a
     Reaction does not end it)."""
-    pinned = [c for c in ctx.enc.combatants if any(e.by == cid for e in c.sheet.effects)]
+    pinned = [
+        c
+        for c in ctx.enc.combatants
+        if c.sheet.effects and any(e.by == cid for e in c.sheet.effects)
+    ]
     for c in pinned:  # only those it pins: a turn costs O(combatants), not O(combatants²)
         gone = remove_effects(ctx, c.id, lambda e: e.by != cid)
         for e in gone:
@@ -923,8 +927,8 @@ def end_turn(ctx: Ctx, cid: str) -> None:
                 kept.append(evolve(e, rounds=left))
         else:
             kept.append(e)
-    ctx.put(cid, effects=tuple(kept))
-    s = ctx.sheet(cid)
+    if len(kept) != len(s.effects) or any(k is not e for k, e in zip(kept, s.effects)):
+        s = ctx.put(cid, effects=tuple(kept))
     if s.ext_name and s.ext_turn != turn and s.ext_step:
         ctx.log(
             f"{name}: extended '{s.ext_name}' not advanced this turn ({s.ext_step}/{s.ext_total})"
