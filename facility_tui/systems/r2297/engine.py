@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from attrs import frozen
 
 from facility_tui.dice import Dice, DiceError, Roll
-from facility_tui.model import Combatant, Encounter, Kind, LogEntry, Phase, evolve
+from facility_tui.model import Combatant, Encounter, Kind, Phase, evolve
 from facility_tui.systems.r2297.rules import (
     INJURY_FATIGUE,
     Band,
@@ -45,7 +45,7 @@ class Ctx:
         self._enc = enc
         self.dice = dice
         self._changed: dict[str, Combatant] = {}  # id -> the combatant as changed since
-        self._lines: list[LogEntry] = []
+        self._lines: list[tuple[str, Kind]] = []
         # id -> combatant of ``_enc`` (the first of an id, as ``Encounter.get``), made when first
         # asked: the engine names combatants by id dozens of times in a turn
         self._ids: dict[str, Combatant] | None = None
@@ -59,8 +59,8 @@ class Ctx:
                 enc = evolve(enc, combatants=combatants)
                 if self._ids is not None:
                     self._ids.update(changed)
-            if self._lines:
-                enc = evolve(enc, log=enc.log + tuple(self._lines))
+            if self._lines:  # (an encounter that keeps no log, a forecast's play, drops them)
+                enc = enc.logged_all(self._lines)
             self._enc, self._changed, self._lines = enc, {}, []
         return self._enc
 
@@ -93,7 +93,7 @@ class Ctx:
         return roll
 
     def log(self, text: str, kind: Kind = Kind.INFO) -> None:
-        self._lines.append(LogEntry(self._enc.round, text, kind))
+        self._lines.append((text, kind))
 
     def sheet(self, cid: str) -> Sheet2297:
         s = self.combatant(cid).sheet
