@@ -927,7 +927,7 @@ def end_turn(ctx: Ctx, cid: str) -> None:
                 kept.append(evolve(e, rounds=left))
         else:
             kept.append(e)
-    if len(kept) != len(s.effects) or any(k is not e for k, e in zip(kept, s.effects)):
+    if len(kept) != len(s.effects) or any(k is not e for k, e in zip(kept, s.effects, strict=True)):
         s = ctx.put(cid, effects=tuple(kept))
     if s.ext_name and s.ext_turn != turn and s.ext_step:
         ctx.log(
