@@ -190,10 +190,10 @@ def play(
             here.clear()
             here.update(now_in)
         for i, cid in enumerate(ids):
-            c = now_in.get(cid)
-            if c is None or c is seen.get(cid):
+            now = now_in.get(cid)
+            if now is None or now is seen.get(cid):
                 continue
-            if look(enc, i, c):
+            if look(enc, i, now):
                 changed = True
         if changed:
             won = winner(enc, ids, fates)

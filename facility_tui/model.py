@@ -248,8 +248,9 @@ def _copier(cls: type) -> Any:
         (cls,),
         {"__slots__": (), "__setattr__": object.__setattr__, "__delattr__": object.__delattr__},
     )
+    probe: Any = object.__new__(unfrozen)
     try:
-        object.__new__(unfrozen).__class__ = cls
+        probe.__class__ = cls
     except TypeError:  # pragma: no cover - a layout Python would not swap
         return lambda inst, changes: attrs.evolve(inst, **changes)
     converters = {f.name: f.converter for f in fields if f.converter is not None}
