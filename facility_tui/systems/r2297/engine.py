@@ -121,11 +121,15 @@ class Ctx:
 
 
 class _CallCtx(Ctx):
-    """A command's ``Ctx``: its encounter is the call's, its rolls and log lines the call's."""
+    """A command's ``Ctx``: its encounter is the call's, its rolls and log lines the call's.
+    It finds a combatant by id in a dict of the call's combatants (kept while they are the
+    same, and through its own changes: an attack names them dozens of times)."""
 
-    def __init__(self, call: Call) -> None:  # (no state of its own: the call holds it)
+    def __init__(self, call: Call) -> None:  # (the call holds the state: the encounter)
         self.call = call
         self.dice = call.dice
+        self._ids: dict[str, Combatant] | None = None
+        self._of: tuple[Combatant, ...] | None = None  # the combatants ``_ids`` is of
 
     @property
     def enc(self) -> Encounter:
@@ -135,26 +139,41 @@ class _CallCtx(Ctx):
     def enc(self, enc: Encounter) -> None:
         self.call.enc = enc
 
+    def _known(self) -> dict[str, Combatant]:
+        cs = self.call.enc.combatants
+        if self._ids is None or cs is not self._of:
+            self._ids, self._of = {c.id: c for c in reversed(cs)}, cs
+        return self._ids
+
+    def _swap(self, c: Combatant) -> None:
+        """``c`` in the place of the combatant of its id (found by ``combatant`` just before)."""
+        self.call.enc = self.call.enc.replace(c)
+        if self._ids is not None:
+            self._ids[c.id], self._of = c, self.call.enc.combatants
+
     def combatant(self, cid: str) -> Combatant:
-        return self.call.enc.get(cid)
+        return self._known()[cid]
 
     def roll(self, expr: str, what: str, by: str | None = None) -> Roll:
-        c = self.enc.get(by) if by is not None and self.enc.has(by) else None
+        c = self._known().get(by) if by is not None else None
         return self.call.roll(expr, what, c)
 
     def log(self, text: str, kind: Kind = Kind.INFO) -> None:
         self.call.log(text, kind)
 
     def update(self, cid: str, **changes: Any) -> None:
-        self.call.enc = self.call.enc.update(cid, **changes)
+        self._swap(evolve(self.combatant(cid), **changes))
 
     def put(self, cid: str, **changes: Any) -> Sheet2297:
-        self.call.enc = self.call.enc.update_sheet(cid, **changes)
+        c = self.combatant(cid)
+        s = c.sheet
+        if any(getattr(s, k) != v for k, v in changes.items()):
+            self._swap(evolve(c, sheet=evolve(s, **changes)))
         return self.sheet(cid)
 
     def edit(self, cid: str, fn: Callable[[Sheet2297], Sheet2297]) -> Sheet2297:
-        c = self.call.enc.get(cid)
-        self.call.enc = self.call.enc.replace(evolve(c, sheet=fn(c.sheet)))
+        c = self.combatant(cid)
+        self._swap(evolve(c, sheet=fn(c.sheet)))
         return self.sheet(cid)
 
 
