@@ -314,19 +314,23 @@ def limit_of(enc: Encounter, s: Sheet2297) -> tuple[str, str]:
         return "nothing", "dead"
     if dying(s):
         return "nothing", "dying"
-    if unconscious(s):
+    if s.has("unconscious"):
+        return "nothing", "unconscious"
+    tiredness_now = tired(s)  # (asked once, as the level: the checks below read them in turn)
+    if tiredness_now is Tired.UNCONSCIOUS:
         return "nothing", "unconscious"
     if surprised(s):
         return "nothing", "surprised (Unaware)"
-    if s.level in (Level.CRITICAL, Level.LETHAL):
-        return "minor", f"{s.level.word} injury"
+    level = s.level
+    if level in (Level.CRITICAL, Level.LETHAL):
+        return "minor", f"{level.word} injury"
     if incapacitated(s):
         return "minor", "incapacitated"
-    if tired(s) is Tired.EXHAUSTED:
+    if tiredness_now is Tired.EXHAUSTED:
         return "minor", "exhausted"
-    if s.level is Level.SERIOUS:
+    if level is Level.SERIOUS:
         return "one", "Serious injury"
-    if tired(s) is Tired.FATIGUED:
+    if tiredness_now is Tired.FATIGUED:
         return "fatigued", f"fatigued (loses a {s.fatigued_loses.capitalize()})"
     return "", ""
 
