@@ -139,40 +139,62 @@ def play(
     seen = {c.id: c for c in enc.combatants}
     watched = enc.combatants
     here = set(seen)  # the ids in the list
+    place = {cid: i for i, cid in enumerate(ids)}
+    unique = len(here) == len(watched)  # (no id twice: a changed one is read where it is)
     won = winner(enc, ids, fates)
+
+    def look(enc: Encounter, i: int, c: Combatant) -> bool:
+        """Combatant ``c`` (``ids[i]``) changed: whether the side left standing may have too."""
+        nonlocal first
+        cid = ids[i]
+        was = seen.get(cid)
+        seen[cid] = c
+        fate = rules.fallen(enc, c) or ""
+        moved = fate != fates[i] or was is None or c.side != was.side
+        fates[i] = fate
+        if fate and not first and cid not in down_at_start:
+            first = cid
+        now = rules.ammo(c)
+        spent[i] += max(0, ammo[i] - now)
+        ammo[i] = now
+        return moved
 
     def watch(enc: Encounter) -> None:
         """Who fell (the first to), the ammo spent, and the side left standing: read again only
         for a combatant the line changed (an unchanged one is the same value), and not at all
         when none changed (the same list)."""
-        nonlocal first, watched, won
-        if enc.combatants is watched:
+        nonlocal watched, won, unique
+        old, watched = watched, enc.combatants
+        if watched is old:
             return
-        watched = enc.combatants
+        if unique and len(watched) == len(old):  # (the same ids in the same places: the usual)
+            changed, same = False, True
+            for c, was in zip(watched, old, strict=True):
+                if c is not was:
+                    if c.id != was.id:
+                        same = False
+                        break
+                    i = place.get(c.id)
+                    if i is not None and look(enc, i, c):
+                        changed = True
+            if same:
+                if changed:
+                    won = winner(enc, ids, fates)
+                return
         now_in: dict[str, Combatant] = {}
         for one in watched:
             now_in.setdefault(one.id, one)  # (the first of an id, as ``Encounter.get`` finds)
+        unique = len(now_in) == len(watched)
         changed = now_in.keys() != here
         if changed:
             here.clear()
             here.update(now_in)
         for i, cid in enumerate(ids):
-            c = now_in.get(cid)
-            if c is None:
+            now = now_in.get(cid)
+            if now is None or now is seen.get(cid):
                 continue
-            was = seen.get(cid)
-            if c is was:
-                continue
-            seen[cid] = c
-            fate = rules.fallen(enc, c) or ""
-            if fate != fates[i] or was is None or c.side != was.side:
+            if look(enc, i, now):
                 changed = True
-            fates[i] = fate
-            if fate and not first and cid not in down_at_start:
-                first = cid
-            now = rules.ammo(c)
-            spent[i] += max(0, ammo[i] - now)
-            ammo[i] = now
         if changed:
             won = winner(enc, ids, fates)
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from attrs import frozen
 
 from facility_tui.dice import Dice, DiceError, Roll
-from facility_tui.model import Combatant, Encounter, Kind, LogEntry, Phase, evolve
+from facility_tui.model import Combatant, Encounter, Kind, Phase, evolve
 from facility_tui.systems.r2297.rules import (
     INJURY_FATIGUE,
     Band,
@@ -45,7 +45,10 @@ class Ctx:
         self._enc = enc
         self.dice = dice
         self._changed: dict[str, Combatant] = {}  # id -> the combatant as changed since
-        self._lines: list[LogEntry] = []
+        self._lines: list[tuple[str, Kind]] = []
+        # id -> combatant of ``_enc`` (the first of an id, as ``Encounter.get``), made when first
+        # asked: the engine names combatants by id dozens of times in a turn
+        self._ids: dict[str, Combatant] | None = None
 
     @property
     def enc(self) -> Encounter:
@@ -54,14 +57,16 @@ class Ctx:
             if changed:
                 combatants = tuple([changed.get(c.id, c) for c in enc.combatants])
                 enc = evolve(enc, combatants=combatants)
-            if self._lines:
-                enc = evolve(enc, log=enc.log + tuple(self._lines))
+                if self._ids is not None:
+                    self._ids.update(changed)
+            if self._lines:  # (an encounter that keeps no log, a forecast's play, drops them)
+                enc = enc.logged_all(self._lines)
             self._enc, self._changed, self._lines = enc, {}, []
         return self._enc
 
     @enc.setter
     def enc(self, enc: Encounter) -> None:
-        self._enc, self._changed, self._lines = enc, {}, []
+        self._enc, self._changed, self._lines, self._ids = enc, {}, [], None
 
     @staticmethod
     def of(call: Call) -> Ctx:
@@ -69,12 +74,17 @@ class Ctx:
 
     def combatant(self, cid: str) -> Combatant:
         c = self._changed.get(cid)
-        return c if c is not None else self._enc.get(cid)
+        return c if c is not None else self._known()[cid]
+
+    def _known(self) -> dict[str, Combatant]:
+        if self._ids is None:
+            self._ids = {c.id: c for c in reversed(self._enc.combatants)}
+        return self._ids
 
     def roll(self, expr: str, what: str, by: str | None = None) -> Roll:
         """Roll ``expr`` for ``what`` (logged), a roll of combatant ``by`` (the GM types it when
         table dice say so)."""
-        c = self.combatant(by) if by is not None and self._enc.has(by) else None
+        c = self.combatant(by) if by is not None and by in self._known() else None
         try:
             roll = self.dice.roll(expr, what, side=c.side if c else None, who=c.name if c else "")
         except DiceError as err:
@@ -83,7 +93,7 @@ class Ctx:
         return roll
 
     def log(self, text: str, kind: Kind = Kind.INFO) -> None:
-        self._lines.append(LogEntry(self._enc.round, text, kind))
+        self._lines.append((text, kind))
 
     def sheet(self, cid: str) -> Sheet2297:
         s = self.combatant(cid).sheet
@@ -111,11 +121,15 @@ class Ctx:
 
 
 class _CallCtx(Ctx):
-    """A command's ``Ctx``: its encounter is the call's, its rolls and log lines the call's."""
+    """A command's ``Ctx``: its encounter is the call's, its rolls and log lines the call's.
+    It finds a combatant by id in a dict of the call's combatants (kept while they are the
+    same, and through its own changes: an attack names them dozens of times)."""
 
-    def __init__(self, call: Call) -> None:  # (no state of its own: the call holds it)
+    def __init__(self, call: Call) -> None:  # (the call holds the state: the encounter)
         self.call = call
         self.dice = call.dice
+        self._ids: dict[str, Combatant] | None = None
+        self._of: tuple[Combatant, ...] | None = None  # the combatants ``_ids`` is of
 
     @property
     def enc(self) -> Encounter:
@@ -125,26 +139,41 @@ class _CallCtx(Ctx):
     def enc(self, enc: Encounter) -> None:
         self.call.enc = enc
 
+    def _known(self) -> dict[str, Combatant]:
+        cs = self.call.enc.combatants
+        if self._ids is None or cs is not self._of:
+            self._ids, self._of = {c.id: c for c in reversed(cs)}, cs
+        return self._ids
+
+    def _swap(self, c: Combatant) -> None:
+        """``c`` in the place of the combatant of its id (found by ``combatant`` just before)."""
+        self.call.enc = self.call.enc.replace(c)
+        if self._ids is not None:
+            self._ids[c.id], self._of = c, self.call.enc.combatants
+
     def combatant(self, cid: str) -> Combatant:
-        return self.call.enc.get(cid)
+        return self._known()[cid]
 
     def roll(self, expr: str, what: str, by: str | None = None) -> Roll:
-        c = self.enc.get(by) if by is not None and self.enc.has(by) else None
+        c = self._known().get(by) if by is not None else None
         return self.call.roll(expr, what, c)
 
     def log(self, text: str, kind: Kind = Kind.INFO) -> None:
         self.call.log(text, kind)
 
     def update(self, cid: str, **changes: Any) -> None:
-        self.call.enc = self.call.enc.update(cid, **changes)
+        self._swap(evolve(self.combatant(cid), **changes))
 
     def put(self, cid: str, **changes: Any) -> Sheet2297:
-        self.call.enc = self.call.enc.update_sheet(cid, **changes)
+        c = self.combatant(cid)
+        s = c.sheet
+        if any(getattr(s, k) != v for k, v in changes.items()):
+            self._swap(evolve(c, sheet=evolve(s, **changes)))
         return self.sheet(cid)
 
     def edit(self, cid: str, fn: Callable[[Sheet2297], Sheet2297]) -> Sheet2297:
-        c = self.call.enc.get(cid)
-        self.call.enc = self.call.enc.replace(evolve(c, sheet=fn(c.sheet)))
+        c = self.combatant(cid)
+        self._swap(evolve(c, sheet=fn(c.sheet)))
         return self.sheet(cid)
 
 
@@ -285,19 +314,23 @@ def limit_of(enc: Encounter, s: Sheet2297) -> tuple[str, str]:
         return "nothing", "dead"
     if dying(s):
         return "nothing", "dying"
-    if unconscious(s):
+    if s.has("unconscious"):
+        return "nothing", "unconscious"
+    tiredness_now = tired(s)  # (asked once, as the level: the checks below read them in turn)
+    if tiredness_now is Tired.UNCONSCIOUS:
         return "nothing", "unconscious"
     if surprised(s):
         return "nothing", "surprised (Unaware)"
-    if s.level in (Level.CRITICAL, Level.LETHAL):
-        return "minor", f"{s.level.word} injury"
+    level = s.level
+    if level in (Level.CRITICAL, Level.LETHAL):
+        return "minor", f"{level.word} injury"
     if incapacitated(s):
         return "minor", "incapacitated"
-    if tired(s) is Tired.EXHAUSTED:
+    if tiredness_now is Tired.EXHAUSTED:
         return "minor", "exhausted"
-    if s.level is Level.SERIOUS:
+    if level is Level.SERIOUS:
         return "one", "Serious injury"
-    if tired(s) is Tired.FATIGUED:
+    if tiredness_now is Tired.FATIGUED:
         return "fatigued", f"fatigued (loses a {s.fatigued_loses.capitalize()})"
     return "", ""
 
@@ -734,7 +767,7 @@ def lapse_offers(ctx: Ctx) -> None:
     (soak still lowers the injury later, by hand)."""
     for c in ctx.enc.combatants:
         s = sheet_of(c)
-        if any(i.offered for i in s.injuries):
+        if s.injuries and any(i.offered for i in s.injuries):
             ctx.put(c.id, injuries=tuple(evolve(i, offered=False) for i in s.injuries))
 
 
@@ -786,7 +819,11 @@ def relevel(ctx: Ctx, cid: str, injury: Injury, new_level: Level, why: str) -> I
 def expire_pinned_by(ctx: Ctx, cid: str, why: str = "acts") -> None:
     """A11 (Decision): Pinned lasts until the start of the pinning attacker's next turn (a
     Reaction does not end it)."""
-    pinned = [c for c in ctx.enc.combatants if any(e.by == cid for e in c.sheet.effects)]
+    pinned = [
+        c
+        for c in ctx.enc.combatants
+        if c.sheet.effects and any(e.by == cid for e in c.sheet.effects)
+    ]
     for c in pinned:  # only those it pins: a turn costs O(combatants), not O(combatants²)
         gone = remove_effects(ctx, c.id, lambda e: e.by != cid)
         for e in gone:
@@ -913,8 +950,8 @@ def end_turn(ctx: Ctx, cid: str) -> None:
                 kept.append(evolve(e, rounds=left))
         else:
             kept.append(e)
-    ctx.put(cid, effects=tuple(kept))
-    s = ctx.sheet(cid)
+    if len(kept) != len(s.effects) or any(k is not e for k, e in zip(kept, s.effects, strict=True)):
+        s = ctx.put(cid, effects=tuple(kept))
     if s.ext_name and s.ext_turn != turn and s.ext_step:
         ctx.log(
             f"{name}: extended '{s.ext_name}' not advanced this turn ({s.ext_step}/{s.ext_total})"

@@ -201,12 +201,16 @@ class Sheet2297:
     @property
     def level(self) -> Level:
         """A7: the worst current injury."""
+        if not self.injuries:  # (most sheets, asked each time an action is counted)
+            return Level.NONE
         return max((i.level for i in self.injuries), key=lambda lv: lv.rank, default=Level.NONE)
 
     def conditions(self) -> list[str]:
         return [e.label for e in self.effects if e.kind is EKind.COND]
 
     def has(self, condition: str) -> bool:
+        if not self.effects:  # (most sheets, asked each time an action is counted)
+            return False
         return condition.lower() in (c.lower() for c in self.conditions())
 
     @property
