@@ -223,8 +223,8 @@ async def test_the_app_replays_the_history_after_the_fight_shows_and_says_if_it_
     """A save opens with its undo history replayed once the fight is on screen; one whose
     history no longer leads to the fight opens as saved, and the GM is told that u cannot go
     back (the steps made since still undo)."""
-    from facility_tui.model import Encounter, Kind
     from facility_tui.session import Session
+    from tests.test_store_history import rekind_added_lines
 
     s = Session(store.blank())
     for line in ("add Alpha init=4", "add Beta init=2", "roll 1d6"):
@@ -232,12 +232,7 @@ async def test_the_app_replays_the_history_after_the_fight_shows_and_says_if_it_
     path = tmp_path / "fight.toml"
     store.save(s, path)
     store.forget(path)
-    plain = Encounter.logged
-
-    def rekinded(self: Encounter, text: str, kind: Kind = Kind.INFO) -> Encounter:
-        return plain(self, text, Kind.OVERRIDE if text.startswith("Added") else kind)
-
-    monkeypatch.setattr(Encounter, "logged", rekinded)
+    rekind_added_lines(monkeypatch)
     app = FacilityApp(save_dir=tmp_path, open_file=path)
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
         assert app.workspace.session.encounter == s.encounter

@@ -7,6 +7,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -154,17 +155,23 @@ def test_a_log_line_reworded_by_a_later_version_keeps_the_history(monkeypatch) -
     assert loaded.encounter.log[-1].text == "Joined Alpha (enemies)"
 
 
-def test_a_log_that_differs_in_more_than_words_still_drops_the_history(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    """Only the words may differ: a replay that logs another kind of line is a history that
-    no longer leads to the saved fight, dropped with its note (the fight itself is kept)."""
-    s = play(base_encounter("2297", 0, 3), ["add Alpha init=4", "roll 1d6"], undos=0)
-    saved = store.dumps(s)
+def rekind_added_lines(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A later version that logs 'Added …' as another kind of line: a saved history replayed
+    with it no longer leads to the saved fight."""
     plain = Encounter.logged
 
     def rekinded(self: Encounter, text: str, kind: Kind = Kind.INFO) -> Encounter:
         return plain(self, text, Kind.OVERRIDE if text.startswith("Added") else kind)
 
     monkeypatch.setattr(Encounter, "logged", rekinded)
+
+
+def test_a_log_that_differs_in_more_than_words_still_drops_the_history(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Only the words may differ: a replay that logs another kind of line is a history that
+    no longer leads to the saved fight, dropped with its note (the fight itself is kept)."""
+    s = play(base_encounter("2297", 0, 3), ["add Alpha init=4", "roll 1d6"], undos=0)
+    saved = store.dumps(s)
+    rekind_added_lines(monkeypatch)
     loaded = store.loads(saved)
     assert any("could not be rebuilt" in e.text for e in loaded.encounter.log)
     assert not loaded.can_undo()
@@ -227,12 +234,7 @@ def test_a_history_that_does_not_replay_is_told_when_it_is_needed(
     path = tmp_path / "f.toml"
     store.save(s, path)
     store.forget(path)
-    plain = Encounter.logged
-
-    def rekinded(self: Encounter, text: str, kind: Kind = Kind.INFO) -> Encounter:
-        return plain(self, text, Kind.OVERRIDE if text.startswith("Added") else kind)
-
-    monkeypatch.setattr(Encounter, "logged", rekinded)
+    rekind_added_lines(monkeypatch)
     lazy = store.open_save(path, keep_aside=False, later=True).session
     assert lazy.encounter == s.encounter and lazy.can_undo()
     lazy.execute("roll 1d6")
