@@ -156,12 +156,17 @@ def test_a_save_reformats_only_the_combatants_changed_since_it_was_read(
     one a writer formatting every table afresh writes."""
     from facility_tui.store import format as fmt
     from facility_tui.store import writer
+    from facility_tui.store.saver import saver_for
 
     s = fight(*(f"add Goon{i} init={i}" for i in range(12)), "start")
     path = tmp_path / "f.toml"
     store.save(s, path)
     store.forget(path)
     opened = store.open_save(path, keep_aside=False, later=True).session
+    # a view reading the save again at each autosave keeps the tables of the last read only
+    store.open_save(path, keep_aside=False, later=True)
+    opened = store.open_save(path, keep_aside=False, later=True).session
+    assert len(saver_for(path).writer._read) == len(opened.encounter.combatants)
     made: list[str] = []
     real = fmt.combatant_text
 

@@ -74,10 +74,13 @@ class Writer:
     def __init__(self) -> None:
         self._lines: dict[tuple[int, int], tuple[object, str]] = {}
         self._used: dict[tuple[int, int], tuple[object, str]] = {}
+        # the tables of the save last read (``remember``): replaced by each read, so a view
+        # that reads a save again at each of its writer's autosaves keeps only the newest
+        self._read: dict[tuple[int, int], tuple[object, str]] = {}
 
     def _cached(self, obj: object, make: Any, form: int = 0) -> str:
         key = (id(obj), form)
-        hit = self._lines.get(key) or self._used.get(key)
+        hit = self._lines.get(key) or self._used.get(key) or self._read.get(key)
         if hit is None or hit[0] is not obj:
             hit = (obj, make(obj))
         self._used[key] = hit
@@ -85,11 +88,10 @@ class Writer:
 
     def remember(self, tables: Sequence[tuple[Combatant, str]]) -> None:
         """Take each combatant's table as read from the file (``reader.tables``)."""
-        for c, text in tables:
-            self._lines[(id(c), 4)] = (c, text)
+        self._read = {(id(c), 4): (c, text) for c, text in tables}
 
     def forget_unused(self) -> None:
-        self._lines, self._used = self._used, {}
+        self._lines, self._used, self._read = self._used, {}, {}
 
     def _item(self, obj: object) -> str:
         return self._cached(obj, lambda o: json_line(encode(o)), 1)
