@@ -16,6 +16,7 @@ and kept only among the most recently read pages, so memory stays bounded in the
 from __future__ import annotations
 
 import bisect
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, Generic, Protocol, TypeVar, overload
@@ -69,20 +70,25 @@ class Page(Block[E]):
         return self._count
 
     def entries(self) -> tuple[E, ...]:
-        got = _PAGES.get(self)
-        if got is None:
-            got = self._load()
-            if len(got) != self._count:
-                raise ValueError(f"a log page read {len(got)} entries, not {self._count}")
+        with _PAGES_LOCK:
+            got = _PAGES.get(self)
+            if got is not None:
+                _PAGES.move_to_end(self)
+                return got
+        got = self._load()  # (outside the lock: a file read)
+        if len(got) != self._count:
+            raise ValueError(f"a log page read {len(got)} entries, not {self._count}")
+        with _PAGES_LOCK:
             _PAGES[self] = got
             if len(_PAGES) > PAGES_KEPT:
                 _PAGES.popitem(last=False)
-        else:
-            _PAGES.move_to_end(self)
         return got
 
 
+# The pages read last; the app's thread and the autosave's (a backup writes the log whole) both
+# read pages, so the two steps of a lookup are kept together.
 _PAGES: OrderedDict[Page[Any], tuple[Any, ...]] = OrderedDict()
+_PAGES_LOCK = threading.Lock()
 
 
 class Log(Sequence[E]):

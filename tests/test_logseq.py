@@ -80,3 +80,28 @@ def test_a_page_is_read_when_needed_and_only_the_latest_are_kept() -> None:
     assert len(logseq._PAGES) <= logseq.PAGES_KEPT
     reads.clear()
     assert log[250].text == "2.50" and reads == [2]  # let go of since: read again
+
+
+def test_two_threads_reading_pages_at_once_get_their_entries() -> None:
+    """The app reads pages while the autosave's thread writes a backup of the whole log."""
+    import threading
+
+    def page(i: int) -> Page[LogEntry]:
+        return Page(10, lambda: tuple(LogEntry(i, f"{i}.{n}") for n in range(10)))
+
+    log: Log[LogEntry] = Log(tuple(page(i) for i in range(3 * logseq.PAGES_KEPT)), ())
+    wrong: list[BaseException] = []
+
+    def read_all() -> None:
+        try:
+            for _ in range(20):
+                assert [e.text for e in log][::10] == [f"{i}.0" for i in range(len(log.blocks))]
+        except BaseException as err:
+            wrong.append(err)
+
+    threads = [threading.Thread(target=read_all) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert wrong == []
