@@ -8,6 +8,7 @@ show (A4 economy, injury level, damage, fatigue).
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from attrs import evolve, frozen
@@ -34,6 +35,7 @@ from facility_tui.systems.r2297.engine import (
     disadvantaged,
     dying,
     economy,
+    effective_initiative,
     end_turn,
     expire_pins_of_the_dead,
     incapacitated,
@@ -218,11 +220,16 @@ class Rules2297(RuleSystem):
         return ctx.enc
 
     def round_order(self, enc: Encounter, dice: Dice) -> Encounter:
-        """A3: effective initiative of each combatant's turn in this round; ties AG, CU, d10."""
+        """A3: effective initiative of each combatant's turn in this round; ties AG, CU, d10.
+
+        Each pass reads a sheet once and changes only what must change: at 1,000 combatants a
+        round's start is one key press, and most combatants have nothing to do in most passes.
+        (The passes stay apart: their rolls and lines come in this order.)"""
         ctx = Ctx(enc, dice)
         for c in enc.combatants:
             s = sheet_of(c)
-            ctx.put(c.id, reaction_used=False)
+            if s.reaction_used:
+                ctx.put(c.id, reaction_used=False)
             if s.refocus >= 0:
                 ctx.update(c.id, initiative=s.refocus)
                 ctx.put(c.id, refocus=-1, rolled=True)
@@ -235,62 +242,73 @@ class Rules2297(RuleSystem):
                 ctx.put(c.id, rolled=True)
         for c in ctx.enc.combatants:
             s = sheet_of(c)
-            if s.boost_pending and init_locked(s):
+            if not s.boost_pending:
+                continue
+            if init_locked(s):
                 ctx.put(c.id, boost_pending=False)
                 ctx.log(
                     f"{c.name}'s Edge boost has no effect: {init_locked(s)}, initiative cannot "
                     "rise (A9)",
                     Kind.EFFECT,
                 )
-            elif s.boost_pending:
+            else:
                 boost = ctx.roll("2d6", f"{c.name} Edge boost", c.id).total
                 ctx.put(c.id, boost=boost, boost_round=enc.round, boost_pending=False)
         expire_pins_of_the_dead(ctx)
+        rnd = ctx.enc.round
         alive = [c for c in ctx.enc.combatants if not sheet_of(c).dead]
-        eff = {c.id: self.round_initiative(ctx.enc, c) for c in alive}
-        self._break_ties(ctx, alive, eff)
-        alive = [ctx.combatant(c.id) for c in alive]
-        alive.sort(
-            key=lambda c: (-eff[c.id], -sheet_of(c).ag, -sheet_of(c).cu, -sheet_of(c).tiebreak)
-        )
+        eff = {}
+        for c in alive:
+            s = sheet_of(c)
+            eff[c.id] = effective_initiative(s, c.initiative, s.turns + 1, rnd)
+        if self._break_ties(ctx, alive, eff):
+            alive = [ctx.combatant(c.id) for c in alive]
+        keys = {}
+        for c in alive:
+            s = sheet_of(c)
+            keys[c.id] = (-eff[c.id], -s.ag, -s.cu, -s.tiebreak)
+        alive.sort(key=lambda c: keys[c.id])
         shown = ", ".join(f"{c.name} {eff[c.id]}" for c in alive)
         ctx.log(f"Round {enc.round} order: {shown or 'no one'}", Kind.TURN)
         return evolve(ctx.enc, order=tuple(c.id for c in alive))
 
     @staticmethod
     def round_initiative(enc: Encounter, c: Combatant) -> int:
-        from facility_tui.systems.r2297.engine import effective_initiative
-
         s = sheet_of(c)
         return effective_initiative(s, c.initiative, s.turns + 1, enc.round)
 
     @staticmethod
-    def _break_ties(ctx: Ctx, alive: list[Combatant], eff: dict[str, int]) -> None:
+    def _break_ties(ctx: Ctx, alive: list[Combatant], eff: dict[str, int]) -> bool:
         """A3: a d10 roll-off, kept so the order stays stable; tied roll-offs are rolled again.
+        True when a roll-off was rolled (a sheet changed).
 
         Only those still tied roll again, and a new roll only orders them among themselves: each
         pass scales the group's kept values by 11 before adding the new d10s, so an earlier
         roll-off always outranks a later one. More than ten tied need several passes, never an
         endless re-roll; after ``PASSES`` the rest keep the order they are listed in."""
-        groups: dict[tuple[int, int, int], list[str]] = {}
+        groups: dict[tuple[int, int, int], list[Combatant]] = {}
         for c in alive:
             s = sheet_of(c)
-            groups.setdefault((eff[c.id], s.ag, s.cu), []).append(c.id)
-        for members in groups.values():
-            if len(members) < 2:
+            groups.setdefault((eff[c.id], s.ag, s.cu), []).append(c)
+        rolled = False
+        for group in groups.values():
+            if len(group) < 2:
                 continue
+            values = [sheet_of(c).tiebreak for c in group]  # (no sheet of theirs changed yet)
+            members = [c.id for c in group]
             for _ in range(PASSES):
-                values = [ctx.sheet(m).tiebreak for m in members]
-                redo = {
-                    m for m, v in zip(members, values, strict=True) if v == 0 or values.count(v) > 1
-                }
+                seen = Counter(values)
+                redo = {m for m, v in zip(members, values, strict=True) if v == 0 or seen[v] > 1}
                 if not redo:
                     break
+                rolled = True
                 for m, v in zip(members, values, strict=True):
                     extra = (
                         ctx.roll("1d10", f"{ctx.name(m)} tie roll-off", m).total if m in redo else 0
                     )
                     ctx.put(m, tiebreak=v * 11 + extra)
+                values = [ctx.sheet(m).tiebreak for m in members]
+        return rolled
 
     def round_started(self, enc: Encounter, dice: Dice) -> Encounter:
         """A9: a stim patch's pending Grit check is due (each patch at its own time)."""
@@ -309,12 +327,17 @@ class Rules2297(RuleSystem):
         Exhausted are counted (every 10th offers fatigue −1 for the GM to confirm)."""
         ctx = Ctx(enc, dice)
         for c in enc.combatants:
-            gone = remove_effects(
-                ctx, c.id, lambda e: not (e.kind is EKind.COND and e.label == "overwatch")
-            )
-            if gone:
-                ctx.log(f"{c.name}'s unused Overwatch ends (end of round {enc.round})", Kind.EFFECT)
-            count_idle_round(ctx, c.id)
+            s = sheet_of(c)
+            if s.effects:  # (most have none: a round's end at 1,000 combatants is one key)
+                gone = remove_effects(
+                    ctx, c.id, lambda e: not (e.kind is EKind.COND and e.label == "overwatch")
+                )
+                if gone:
+                    ctx.log(
+                        f"{c.name}'s unused Overwatch ends (end of round {enc.round})", Kind.EFFECT
+                    )
+            if 2 * s.fatigue >= s.sta:  # Fatigued or worse: count_idle_round looks further
+                count_idle_round(ctx, c.id)
         return ctx.enc
 
     def turn_started(self, enc: Encounter, slot: str, dice: Dice) -> Encounter:
