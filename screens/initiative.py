@@ -16,7 +16,7 @@ command line), where a widget would repaint all of itself.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from itertools import compress, zip_longest
 from operator import is_not
@@ -200,7 +200,11 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
         self.flex = flex
         self.zebra_stripes = zebra_stripes
         self.columns: list[Column] = []
-        self.rows: list[Row] = []
+        self._rows: list[Row] = []
+        # Rows given as stand-ins (their cells as shown before) and how to make them real: a
+        # round's start at 1,000 combatants makes the rows in sight first, the rest after its
+        # frame (or at once, when one is drawn or the rows are read).
+        self._stand_ins: tuple[frozenset[int], Callable[[], Sequence[Row]]] | None = None
         self._index: dict[str, int] = {}  # row key -> row index
         self._measures: dict[str, Measure] = {}  # row key -> its cells' widths, and short forms
         # (column, text) -> its width, short form and that one's width: a round's start gives
@@ -232,8 +236,18 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
     # -- public API ---------------------------------------------------------------------------
 
     @property
+    def rows(self) -> list[Row]:
+        """The rows shown, every one real (stand-ins are made real first)."""
+        self.fill_rows()
+        return self._rows
+
+    def shown_rows(self) -> tuple[list[Row], dict[str, int]]:
+        """The rows as shown now, stand-ins too, and each key's place."""
+        return self._rows, self._index
+
+    @property
     def row_count(self) -> int:
-        return len(self.rows)
+        return len(self._rows)
 
     @property
     def cursor_row(self) -> int:
@@ -241,7 +255,7 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
 
     @property
     def cursor_key(self) -> str | None:
-        return self.rows[self._cursor][0] if self.rows else None
+        return self._rows[self._cursor][0] if self._rows else None
 
     @property
     def _widths(self) -> tuple[int, ...]:
@@ -252,13 +266,25 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
         """A cell's short form (for the columns in ``abbreviated``): the cell by default."""
         return cell
 
-    def set_rows(self, columns: Sequence[str | Column], rows: Sequence[Row]) -> None:
+    def set_rows(
+        self,
+        columns: Sequence[str | Column],
+        rows: Sequence[Row],
+        stand_ins: frozenset[int] = frozenset(),
+        real: Callable[[], Sequence[Row]] | None = None,
+    ) -> None:
         """Show these rows; repaint only those whose key, position or cells changed.
 
         The cursor stays on the row with the same key (or the same index if that row is gone).
         Rows that ``keep_shown`` gave are shown again from the measures they had then (undo
         across a round's start): no row is measured.
+
+        Rows at the places in ``stand_ins`` are stand-ins (cells shown before, measured then),
+        and ``real()`` gives every row as it is: those are shown after the next frame, or as soon
+        as a stand-in comes in sight or the rows are read (``fill_rows``). The columns may then
+        change width: only rows out of sight were stand-ins.
         """
+        self._stand_ins = None  # (these rows are the ones shown from now on)
         shaped = [
             c if isinstance(c, Column) else Column(c, Role.NAME if c == self.flex else Role.KEEP)
             for c in columns
@@ -268,6 +294,15 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
             self._show_again(again)
             return
         self._set_rows(shaped, rows)
+        if stand_ins and real is not None:
+            self._stand_ins = (stand_ins, real)
+            self.call_after_refresh(self.fill_rows)
+
+    def fill_rows(self) -> None:
+        """Make the stand-in rows real (see ``set_rows``): repaint those that changed."""
+        pending, self._stand_ins = self._stand_ins, None
+        if pending is not None:
+            self._set_rows(self.columns, pending[1]())
 
     def keep_shown(self) -> list[Row]:
         """The rows shown now, as a list of their own: given to ``set_rows`` again (unchanged)
@@ -283,7 +318,7 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
         """Rows shown lately, with their measures as they were then: no row is measured."""
         old_key = self.cursor_key
         _, rows, index, measures, counts, titles, names = kept
-        self.rows, self._index, self._measures = list(rows), index, dict(measures)  # (copies:
+        self._rows, self._index, self._measures = list(rows), index, dict(measures)  # (copies:
         # ``set_cells`` changes them in place, the kept ones stay as they were)
         self._counts = ([dict(t) for t in counts[0]], [dict(t) for t in counts[1]])
         self._titles, self._names_now = titles, names
@@ -300,7 +335,7 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
 
     def _set_rows(self, shaped: list[Column], rows: Sequence[Row]) -> None:
         old_key = self.cursor_key
-        old_rows, old_count = self.rows, len(self.rows)
+        old_rows, old_count = self._rows, len(self._rows)
         new_rows = list(rows)  # cells are kept as given: pass new lists, do not mutate shown ones
         reshaped = shaped != self.columns
         if reshaped:
@@ -325,7 +360,7 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
                     moved = True
             changed.append(i)
             self._strips.pop(key, None)
-        self.rows = new_rows
+        self._rows = new_rows
         if moved or reshaped:
             self._index = {key: i for i, (key, _) in enumerate(new_rows)}
             keys = self._index.keys()
@@ -355,10 +390,11 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
     def set_cells(self, i: int, cells: list[Cell]) -> None:
         """Give row ``i`` new cells (its key and place unchanged); repaint that row only, unless
         the layout changes. ``set_rows`` without looking at every other row."""
-        key, kept = self.rows[i]
+        self.fill_rows()
+        key, kept = self._rows[i]
         if kept is cells or _same(kept, cells):
             return
-        self.rows[i] = (key, cells)
+        self._rows[i] = (key, cells)
         self._strips.pop(key, None)
         self._count_row(i, key, cells)
         if self._adopt(*self._widest(), self._names_now):
@@ -412,13 +448,13 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
         names; True when the layout changes."""
         measures = self._measures
         self._earlier = [dict(measures), *self._earlier][:EARLIER]
-        for key, cells in self.rows:
+        for key, cells in self._rows:
             m = measures.get(key)
             if m is None or m[0] is not cells:
                 kept = (e.get(key) for e in self._earlier)
                 found = next((m for m in kept if m is not None and m[0] is cells), None)
                 measures[key] = found or self._measure(cells, m)
-        rows = [measures[key] for key, _ in self.rows]
+        rows = [measures[key] for key, _ in self._rows]
         n = len(self.columns)
         self._counts = (_tallies([m[1] for m in rows], n), _tallies([m[3] for m in rows], n))
         self._titles = (
@@ -426,7 +462,7 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
             [max(cell_len(c.short or c.title), c.least[1]) for c in self.columns],
         )
         if self._flex >= 0:
-            self._names_now = tuple(measures[key][4] for key, _ in self.rows)
+            self._names_now = tuple(measures[key][4] for key, _ in self._rows)
         return self._adopt(*self._widest(), self._names_now)
 
     def _widest(self) -> tuple[list[int], list[int]]:
@@ -514,7 +550,7 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
         self.move_cursor(direction * max(1, self._page_rows() - 1))
 
     def action_edge(self, end: int) -> None:
-        self._move(len(self.rows) - 1 if end else 0)
+        self._move(len(self._rows) - 1 if end else 0)
 
     def action_select(self) -> None:
         key = self.cursor_key
@@ -526,16 +562,16 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
         if offset is None or offset.y < 1:
             return
         i = offset.y - 1 + self.scroll_offset.y
-        if 0 <= i < len(self.rows):
+        if 0 <= i < len(self._rows):
             self._move(i)
             self.action_select()
 
     # -- cursor -------------------------------------------------------------------------------
 
     def _move(self, i: int) -> None:
-        if not self.rows:
+        if not self._rows:
             return
-        i = max(0, min(i, len(self.rows) - 1))
+        i = max(0, min(i, len(self._rows) - 1))
         if i == self._cursor:
             self._scroll_to_cursor()
             return
@@ -572,7 +608,7 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
         # Rows narrower than the list are padded to its width anyway; counting them as that wide
         # keeps a column growing inside it (a longer status) from costing a layout pass.
         width = max(self._layout_now.width, self.scrollable_content_region.width)
-        self.virtual_size = Size(width, len(self.rows) + 1)
+        self.virtual_size = Size(width, len(self._rows) + 1)
 
     def on_resize(self) -> None:
         if self._fit() != self._layout_now:
@@ -644,7 +680,7 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
     def _shown_cells(self, i: int) -> list[Cell]:
         """Row ``i``'s cells as the layout shows them: abbreviated columns in their short form,
         the name shortened."""
-        key, cells = self.rows[i]
+        key, cells = self._rows[i]
         layout = self._layout_now
         if layout.short:
             m = self._measures.get(key)
@@ -693,13 +729,18 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
         return Strip(segments).extend_cell_length(line_width, style)
 
     def strips(self, ys: range) -> list[Strip]:
+        pending = self._stand_ins
+        if pending is not None:
+            top = self.scroll_offset.y - 1
+            if any(y + top in pending[0] for y in ys):  # a stand-in comes in sight
+                self.fill_rows()
         width = self.scrollable_content_region.width
         if width != self._room:  # a scroll bar came or went: the room changed, not the size
             self._relayout()
         scroll_x, scroll_y = self.scroll_offset
         line_width = max(self.virtual_size.width, width)
         base, header, even_row, cursor_style = self._styles()
-        rows, drawn = self.rows, self._strips
+        rows, drawn = self._rows, self._strips
         layout, names = self._layout_now, self._shown_names
         lines: list[Strip] = []
         for y in ys:

@@ -197,13 +197,19 @@ class OrderList(InitiativeList):
         ids = [c.id for c in listing]
         last = self.listing
         self.listing = (shared, ids, listing, acting)
+        self.fill_rows()  # (rows stood in for at the last round's start are made first)
+        before, self._shown = self._shown, enc
+        target = selected
+        turn_moved = before is None or (before.round, before.turn) != (enc.round, enc.turn)
+        if enc.current and enc.has(enc.current) and (turn_moved or target is None):
+            target = enc.current
         if last is not None and last[0] == shared and last[1] == ids:
             # The same rows in the same order (a hit, a turn): the model is immutable, so only
             # rows whose combatant is another object, or whose turn came or went, get new cells.
             rows = zip(listing, last[2], acting, last[3], strict=True)
             for i, (c, was, now, then) in enumerate(rows):
                 if c is not was or now != then:
-                    cells = self._cells_of(rules, enc, c, i + 1, now, shared, self.row_cache)
+                    cells = self.cells_of(rules, enc, c, i + 1, now, shared, self.row_cache)
                     self.set_cells(i, cells)
         else:
             # Another listing (a round's start): the one left is kept as shown, and one shown
@@ -220,22 +226,28 @@ class OrderList(InitiativeList):
                 ),
                 None,
             )
-            if again is None:
+            if again is not None:
+                self.set_rows(columns, again)
+            else:
                 cache, self.row_cache = self.row_cache, {}  # (keeps the rows listed now only)
-                again = [
-                    (c.id, self._cells_of(rules, enc, c, i, now, shared, cache))
-                    for i, (c, now) in enumerate(zip(listing, acting, strict=True), 1)
-                ]
-            self.set_rows(columns, again)
-        before, self._shown = self._shown, enc
-        target = selected
-        turn_moved = before is None or (before.round, before.turn) != (enc.round, enc.turn)
-        if enc.current and enc.has(enc.current) and (turn_moved or target is None):
-            target = enc.current
+                at = ids.index(target) if target is not None and target in ids else None
+                made = _RoundRows(self, rules, enc, listing, acting, shared, cache)
+                stand_ins = made.rows(self._sight(at) if columns == self.columns else None)
+                self.set_rows(columns, made.made, stand_ins, made.real)
         if target is not None and enc.has(target):
             self.move_to(target)
 
-    def _cells_of(
+    def _sight(self, at: int | None) -> range:
+        """The rows in sight once the cursor has moved to row ``at`` (and a row either side)."""
+        page = self._page_rows()
+        top = round(self.scroll_y)
+        if at is not None and at < top:
+            top = at
+        elif at is not None and at >= top + page:
+            top = at - page + 1
+        return range(max(0, top - 1), top + page + 1)
+
+    def cells_of(
         self,
         rules: RuleSystem,
         enc: Encounter,
@@ -268,3 +280,49 @@ def _same_inputs(was: tuple[object, ...], now: tuple[object, ...]) -> bool:
     """A kept row's inputs are these: the same combatant and shared inputs (objects), place
     and turn mark."""
     return was[0] is now[0] and was[1] == now[1] and was[2] == now[2] and was[3] is now[3]
+
+
+class _RoundRows:
+    """A new listing's rows: made now where in sight, stood in for elsewhere by the cells the
+    same combatant was shown with (their measures kept), made for real after the frame
+    (``InitiativeList.set_rows``). A round's start at 1,000 combatants makes about 40 rows
+    before its frame, not 1,000."""
+
+    def __init__(
+        self,
+        owner: OrderList,
+        rules: RuleSystem,
+        enc: Encounter,
+        listing: list[Combatant],
+        acting: list[str],
+        shared: tuple[object, ...],
+        cache: RowCells,
+    ) -> None:
+        self.owner, self.rules, self.enc, self.shared, self.cache = owner, rules, enc, shared, cache
+        self.listing, self.acting = listing, acting
+        self.made: list[Row] = []
+        self.later: list[int] = []
+
+    def _cells(self, i: int) -> list[Cell]:
+        c, mark = self.listing[i], self.acting[i]
+        return self.owner.cells_of(self.rules, self.enc, c, i + 1, mark, self.shared, self.cache)
+
+    def rows(self, sight: range | None) -> frozenset[int]:
+        """Make the rows in ``sight`` (every row when None) and those never shown; the places of
+        the others, stood in for."""
+        shown, index = self.owner.shown_rows()
+        made, later = self.made, self.later
+        for i, c in enumerate(self.listing):
+            was = index.get(c.id) if sight is not None and i not in sight else None
+            if was is None:
+                made.append((c.id, self._cells(i)))
+            else:
+                made.append((c.id, shown[was][1]))
+                later.append(i)
+        return frozenset(later)
+
+    def real(self) -> list[Row]:
+        rows = list(self.made)
+        for i in self.later:
+            rows[i] = (rows[i][0], self._cells(i))
+        return rows

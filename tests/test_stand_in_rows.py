@@ -1,0 +1,95 @@
+"""A round's start on a long list makes the rows in sight before its frame and the others after
+it (issue 25: 1,000 combatants): the rows in sight are real at once, a stand-in never shows, and
+once made the list is the full render of the fight."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from attrs import evolve
+from facility_tui.screens.order_list import OrderList, row_cells, turn_marks
+
+from facility_tui import store
+from facility_tui.app import FacilityApp
+from facility_tui.dispatch import listed
+from facility_tui.model import Encounter
+from facility_tui.session import Session
+from facility_tui.systems import rules_for
+from tests.test_app import _table_rows, screen, settle
+
+GOONS = 70  # rows: far more than an 80x24 list shows
+
+
+def _fight(folder: Path) -> None:
+    """A started 2297 fight of 70 goons and a long-named one at the list's end, at the last
+    turn of round 1: the next ``n`` starts round 2 (every row's Actions changes)."""
+    session = Session(evolve(store.blank(), seed=5))
+    session.execute(f"add Goon count={GOONS // 2} init=1d100")
+    session.execute(f"add Raider count={GOONS // 2} init=1d100")
+    session.execute("add Quartermaster Ottoline Vandersteen init=0")
+    session.execute("start")
+    while session.encounter.turn < len(session.encounter.order) - 1:
+        session.execute("next")
+    store.save(session, folder / "fight.toml")
+
+
+def _real_cells(enc: Encounter, i: int) -> list[str]:
+    """Row ``i``'s cells worked out afresh."""
+    rules = rules_for(enc.system)
+    listing = listed(enc)
+    c = listing[i]
+    return [repr(x) for x in row_cells(rules, enc, c, i + 1, turn_marks(enc, listing)[i])]
+
+
+def _lines(table: OrderList) -> list[str]:
+    height = table.scrollable_content_region.height
+    return ["".join(s.text for s in strip) for strip in table.strips(range(height))]
+
+
+def _full_render(table: OrderList, enc: Encounter) -> tuple[list[tuple[str, list[str]]], list[str]]:
+    """The rows and lines of the list shown afresh: nothing kept, every row made and measured."""
+    table.listing, table.row_cache, table._listings, table.columns = None, {}, [], []
+    table.show(enc)
+    return [(k, [repr(c) for c in cells]) for k, cells in table.shown_rows()[0]], _lines(table)
+
+
+@pytest.mark.parametrize("then", ["frame", "scroll", "read"])
+async def test_a_round_start_makes_the_rows_in_sight_first(tmp_path: Path, then: str) -> None:
+    _fight(tmp_path)
+    app = FacilityApp(save_dir=tmp_path, seed=1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        main = screen(app)
+        table = main.table
+        main.run_line("next")  # the round's start, up to (not including) its frame
+        enc = app.workspace.encounter
+        assert enc.round == 2
+        pending = table._stand_ins
+        assert pending is not None, "a long list's round start stands rows in"
+        stood_in = pending[0]
+        top = table.scroll_offset.y
+        page = table.scrollable_content_region.height - 1
+        in_sight = set(range(top, top + page))
+        assert in_sight.isdisjoint(stood_in)
+        assert len(stood_in) >= GOONS - 2 * page
+        shown = table.shown_rows()[0]
+        for i in sorted(in_sight)[:page]:
+            assert [repr(c) for c in shown[i][1]] == _real_cells(enc, i), i
+        if then == "frame":
+            await pilot.pause()  # the frame, then the rest are made
+            assert table._stand_ins is None
+        elif then == "scroll":
+            table.action_edge(1)  # the last rows come in sight before the frame
+            lines = _lines(table)
+            assert table._stand_ins is None
+            last = table.row_count - 1
+            assert [repr(c) for c in table.shown_rows()[0][last][1]] == _real_cells(enc, last)
+            assert "Vandersteen" in lines[-1]  # (its name shortened to its last word)
+        else:
+            rows = _table_rows(app)  # reading the rows makes them all
+            assert table._stand_ins is None
+            assert [r[1] for r in rows] == [_real_cells(enc, i) for i in range(len(rows))]
+        await settle(pilot)
+        rows, lines = _table_rows(app), _lines(table)
+        assert (rows, lines) == _full_render(table, enc)
