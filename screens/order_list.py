@@ -104,12 +104,15 @@ def turn_marks(enc: Encounter, listing: list[Combatant]) -> list[str]:
     """Each row's turn mark. A slot is a combatant's id, or a side (Facility) when no combatant
     has that id."""
     ids = {c.id for c in listing}
-
-    def holds(slot: str | None, c: Combatant) -> bool:
-        return slot is not None and (slot == c.id or (slot == c.side and slot not in ids))
-
-    current, upcoming = enc.current, enc.upcoming
-    return [ACTING if holds(current, c) else NEXT if holds(upcoming, c) else " " for c in listing]
+    marks = [" "] * len(listing)
+    for slot, mark in ((enc.upcoming, NEXT), (enc.current, ACTING)):  # (acting last: it wins)
+        if slot is None:
+            continue
+        by_side = slot not in ids
+        for i, c in enumerate(listing):
+            if c.id == slot or (by_side and c.side == slot):
+                marks[i] = mark
+    return marks
 
 
 class OrderList(InitiativeList):

@@ -14,13 +14,28 @@ KINDS = ("major", "move", "minor")
 SOURCES = {"minor": ("move", "major"), "move": ("major",)}
 
 
+# The last encounter asked and its choices: a key press asks for the same encounter's several
+# times (the list of choices before and after, the reminders, ``n``'s question), and each asking
+# reads every sheet (the model is immutable: the same object has the same choices).
+_last: tuple[Encounter | None, tuple[Choice, ...]] = (None, ())
+
+
 def choices(enc: Encounter) -> tuple[Choice, ...]:
     """A7: each injury whose Edge offer is open: spend 1 Edge to lower it one step, or take it
     as it is (the default: Edge is only spent when the player says so)."""
+    global _last
+    asked, found = _last
+    if asked is not enc:
+        found = _open_offers(enc)
+        _last = (enc, found)
+    return found
+
+
+def _open_offers(enc: Encounter) -> tuple[Choice, ...]:
     out = []
     for c in enc.combatants:
         s = sheet_of(c)
-        if s.edge < 1:
+        if s.edge < 1 or not s.injuries:
             continue
         for i in s.injuries:
             if not i.offered or i.soaked or i.aided or not i.level.rank:

@@ -611,8 +611,9 @@ class Rules2297(RuleSystem):
             for text in _bled(enc, c)
         ]
         for other in enc.combatants:
-            countdown = death_countdown(sheet_of(other))
-            if countdown is not None and not sheet_of(other).dead:
+            o = sheet_of(other)
+            countdown = death_countdown(o) if o.effects else None  # (most have no effect)
+            if countdown is not None and not o.dead:
                 left = f"{countdown.rounds} round{'s' if countdown.rounds != 1 else ''}"
                 out.append(
                     Detail("Dying", f"{other.name} dies in {left} unless stabilized", Tone.BAD)

@@ -1,3 +1,0 @@
-from benchmarks.run import main
-
-raise SystemExit(main())
