@@ -256,11 +256,13 @@ class Rules2297(RuleSystem):
                 ctx.put(c.id, boost=boost, boost_round=enc.round, boost_pending=False)
         expire_pins_of_the_dead(ctx)
         rnd = ctx.enc.round
-        alive = [c for c in ctx.enc.combatants if not sheet_of(c).dead]
-        eff = {}
-        for c in alive:
+        alive: list[Combatant] = []
+        eff: dict[str, int] = {}
+        for c in ctx.enc.combatants:
             s = sheet_of(c)
-            eff[c.id] = effective_initiative(s, c.initiative, s.turns + 1, rnd)
+            if not s.dead:
+                alive.append(c)
+                eff[c.id] = effective_initiative(s, c.initiative, s.turns + 1, rnd)
         if self._break_ties(ctx, alive, eff):
             alive = [ctx.combatant(c.id) for c in alive]
         keys = {}
@@ -295,6 +297,8 @@ class Rules2297(RuleSystem):
             if len(group) < 2:
                 continue
             values = [sheet_of(c).tiebreak for c in group]  # (no sheet of theirs changed yet)
+            if 0 not in values and len(set(values)) == len(values):
+                continue  # (told apart in an earlier round: the usual case)
             members = [c.id for c in group]
             for _ in range(PASSES):
                 seen = Counter(values)
