@@ -153,12 +153,20 @@ def acting_now(enc: Encounter, c: Combatant) -> bool:
 
 
 def reset_marks(enc: Encounter, cids: list[str]) -> Encounter:
-    for cid in cids:
-        c = enc.get(cid)
-        s = sheet_of(c)
-        if s.attack_used or s.other_used:
-            enc = enc.replace(evolve(c, sheet=evolve(s, attack_used=False, other_used=False)))
-    return enc
+    """These combatants' two marks back (F7), in one new list of combatants: a side of 1,000
+    whose turn starts is one key press, and a copy of the list per member was O(n²)."""
+    wanted = set(cids)
+    changed = False
+    combatants = []
+    for c in enc.combatants:
+        if c.id in wanted:
+            wanted.discard(c.id)  # (the first of a repeated id, as ``Encounter.get`` finds it)
+            s = sheet_of(c)
+            if s.attack_used or s.other_used:
+                c = evolve(c, sheet=evolve(s, attack_used=False, other_used=False))
+                changed = True
+        combatants.append(c)
+    return evolve(enc, combatants=tuple(combatants)) if changed else enc
 
 
 # -- F7 side initiative ----------------------------------------------------------------------------

@@ -262,7 +262,8 @@ class FacilityRules(RuleSystem):
                 evolve(c, sheet=evolve(sheet_of(c), attack_used=True, other_used=True))
             )
             enc = enc.logged(f"{c.name} acted as the vanguard and skips this turn")
-        out = [c for c in side if c.id not in able]
+        can = set(able)
+        out = [c for c in side if c.id not in can]
         if out:
             names = ", ".join(f"{c.name} ({condition(sheet_of(c)).value})" for c in out)
             enc = enc.logged(f"Cannot act: {names}")
