@@ -71,13 +71,20 @@ def load_line() -> tuple[str, bool]:
     return text, high
 
 
-def build_session(combatants: int, events: int = 0, seed: int = 7, init: str = "1d100") -> Session:
+def build_session(
+    combatants: int,
+    events: int = 0,
+    seed: int = 7,
+    init: str = "1d100",
+    system: str = "2297",
+) -> Session:
     """A started fight with ``combatants`` goons and at least ``events`` log entries.
 
     Built only from the common commands (``add``, ``start``, ``roll``), as a GM would. Initiative
     is ``1d100`` rather than ``2d6``: 200 goons on 2d6 tie in groups of a dozen or more, which the
     2297 d10 roll-off cannot separate, and ``start`` then logs ~17,000 roll-offs (see
-    docs/benchmarks.md); that would measure the roll-off, not 200 combatants.
+    docs/benchmarks.md); that would measure the roll-off, not 200 combatants. A Facility fight
+    (``system="facility"``) is two PCs and the rest grunts: its sides take turns, no initiative.
     """
     from attrs import evolve
 
@@ -86,11 +93,18 @@ def build_session(combatants: int, events: int = 0, seed: int = 7, init: str = "
 
     session = Session(evolve(blank(), seed=seed))
     left = combatants
+    if system == "facility":
+        session.execute(f"new facility Sizes seed={seed}")
+        session.execute("add Dee side=pc phy=2")
+        session.execute("add Eve side=pc ins=2")
+        left -= 2
+    goon = "add Goon init={init}" if system != "facility" else "add Grunt track=12"
     while left > 0:
         k = min(50, left)
-        session.execute(f"add Goon count={k} init={init}" if k > 1 else f"add Goon init={init}")
+        session.execute(goon.format(init=init) + (f" count={k}" if k > 1 else ""))
         left -= k
-    session.execute("start")
+    # (Facility: the GM says who goes first, so no initiative roll waits for its salvage)
+    session.execute("start first=pc" if system == "facility" else "start")
     while len(session.encounter.log) < events:
         session.execute("roll 2d6")
     return session

@@ -18,7 +18,7 @@ import asyncio
 import contextlib
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -51,16 +51,23 @@ class FrameClock:
         app._display = display
 
     async def press(self, pilot: Any, key: str, changed: Callable[[], bool]) -> float:
+        return await self.timed(pilot, lambda: pilot.press(key), changed)
+
+    async def timed(
+        self, pilot: Any, act: Callable[[], Awaitable[object]], changed: Callable[[], bool]
+    ) -> float:
+        """Seconds from ``act`` (a key press, or a change made as an app would make it) to the
+        first frame drawn once ``changed()`` holds."""
         self.changed, self.hit = changed, None
         t0 = time.perf_counter()
-        await pilot.press(key)
+        await act()
         for _ in range(200):
             if self.hit is not None:
                 break
             await pilot.pause()
         self.changed = None
         if self.hit is None:
-            raise RuntimeError(f"no frame after pressing {key!r}")
+            raise RuntimeError("no frame showed the change")
         return self.hit - t0
 
 

@@ -27,6 +27,7 @@ from benchmarks.common import Row, build_session, median, ms
 from benchmarks.keys import SCREEN, FrameClock, _bare, _quantiles, _settle
 
 COMBATANTS = (20, 200, 1_000)
+SYSTEMS = ("2297", "facility")  # the keys across a round, in each rule system
 EVENTS = (1_000, 10_000, 50_000)
 LOG_COMBATANTS = 20
 LINE = "roll 2d6"
@@ -130,9 +131,9 @@ def _launches(
     ]
 
 
-def _at_last_turn(combatants: int) -> Any:
+def _at_last_turn(combatants: int, system: str = "2297") -> Any:
     """A started fight at the last turn of its first round: the next ``n`` ends the round."""
-    session = build_session(combatants)
+    session = build_session(combatants, system=system)
     while session.encounter.turn < len(session.encounter.order) - 1:
         session.execute("next")
     return session
@@ -141,11 +142,13 @@ def _at_last_turn(combatants: int) -> Any:
 Times = dict[str, list[float]]
 
 
-async def _round_keys(combatants: int, presses: int, folder: Path) -> tuple[Times, Any]:
+async def _round_keys(
+    combatants: int, presses: int, folder: Path, system: str = "2297"
+) -> tuple[Times, Any]:
     from facility_tui import store
     from facility_tui.app import FacilityApp
 
-    store.save(_at_last_turn(combatants), folder / "fight.toml")
+    store.save(_at_last_turn(combatants, system), folder / "fight.toml")
     app = FacilityApp(save_dir=folder, seed=1)
     clock = FrameClock(app)
     times: Times = {"end": [], "back": [], "mid": []}
@@ -184,16 +187,49 @@ async def _round_keys(combatants: int, presses: int, folder: Path) -> tuple[Time
     return times, (columns, rows)
 
 
-def _keys(combatants: int, presses: int, sessions: int) -> list[Row]:
+async def _bare_repaint(columns: list[str], rows: list[list[str]], presses: int) -> list[float]:
+    """The bare app's least for a round's start: every row in sight of its DataTable (the same
+    rows) gets a new cell, as a round's start gives every row new actions; to the frame."""
+    from textual.widgets import DataTable
+
+    from benchmarks.child import bare_app
+
+    app = bare_app(columns, rows)
+    clock = FrameClock(app)
+    times: list[float] = []
+    async with app.run_test(size=SCREEN) as pilot:
+        await _settle(pilot)
+        table = app.query_one(DataTable)
+        column = len(columns) - 1
+        sight = min(table.row_count, table.scrollable_content_region.height - 1)
+        for i in range(presses + 1):
+
+            async def change(mark: str = f"round {i}") -> None:
+                for row in range(sight):
+                    table.update_cell_at((row, column), mark)
+
+            t = await clock.timed(pilot, change, lambda: True)
+            if i:
+                times.append(t)
+            await _settle(pilot)
+    return times
+
+
+def _keys(combatants: int, presses: int, sessions: int, system: str = "2297") -> list[Row]:
     ours: dict[str, list[tuple[float, float]]] = {}
     bare: list[tuple[float, float]] = []
+    repaint: list[tuple[float, float]] = []
     for _ in range(sessions):
         with tempfile.TemporaryDirectory(prefix="bench-sizes-keys-") as tmp:
-            times, (columns, rows) = asyncio.run(_round_keys(combatants, presses, Path(tmp)))
+            times, (columns, rows) = asyncio.run(
+                _round_keys(combatants, presses, Path(tmp), system)
+            )
         for kind, samples in times.items():
             ours.setdefault(kind, []).append(_quantiles(samples))
         bare.append(_quantiles(asyncio.run(_bare(columns, rows, presses))))
+        repaint.append(_quantiles(asyncio.run(_bare_repaint(columns, rows, presses))))
     bare_p50, bare_p95 = median([b[0] for b in bare]), median([b[1] for b in bare])
+    full_p50, full_p95 = median([b[0] for b in repaint]), median([b[1] for b in repaint])
     budget = 0.016 if combatants <= 200 else 0.050
     labels = {
         "mid": "n mid-round",
@@ -204,11 +240,14 @@ def _keys(combatants: int, presses: int, sessions: int) -> list[Row]:
     for kind in ("mid", "end", "back"):
         p50 = median([q[0] for q in ours[kind]])
         q95 = median([q[1] for q in ours[kind]])
+        # A round's keys change every row in sight: beside the bare table's repaint of them all
+        # (a mid-round n changes a row or two: beside its cursor move).
+        ref50, ref95 = (bare_p50, bare_p95) if kind == "mid" else (full_p50, full_p95)
         row = Row(
-            f"  key {labels[kind]}, {combatants:,} combatants",
+            f"  key {labels[kind]}, {combatants:,} combatants ({system})",
             f"p50 {ms(p50)} / p95 {ms(q95)}",
-            f"p50 {ms(bare_p50)} / p95 {ms(bare_p95)}",
-            q95 / bare_p95 if bare_p95 else None,
+            f"p50 {ms(ref50)} / p95 {ms(ref95)}",
+            q95 / ref95 if ref95 else None,
         )
         if combatants >= 200:  # the issue's budgets: 16 ms at 200, 50 ms at 1,000
             row.budget, row.ok = f"p95 ≤ {budget * 1000:.0f} ms", q95 <= budget
@@ -255,15 +294,17 @@ def measure(
         f"ratios: median of {repeat} paired launches; app opens a copy of a save of that size "
         f"(the log sizes: {LOG_COMBATANTS} combatants), bare shows the same rows"
     )
-    for n in combatants:
-        rows += _keys(n, presses, sessions)
+    for system in SYSTEMS:
+        for n in combatants:
+            rows += _keys(n, presses, sessions, system)
     if combatants:
         first = next(i for i, r in enumerate(rows) if r.figure.lstrip().startswith("key"))
         rows[first].note = (
             f"n ends the round (a round not shown before) / u takes it back / n mid-round, from "
             "the last turn of a round; "
-            f"bare: DataTable cursor down/up with the same rows; {presses} presses per key and "
-            f"session, median of {sessions} session(s)"
+            "bare: a DataTable with the same rows, every row in sight given a new cell (a mid-"
+            f"round n: its cursor down/up); {presses} presses per key and session, median of "
+            f"{sessions} session(s)"
         )
     if save_rows:
         save_rows[0].note = (

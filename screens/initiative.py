@@ -53,6 +53,7 @@ Kept = tuple[
     tuple[list[dict[int, int]], ...],
     tuple[list[int], list[int]],
     tuple[tuple[str, str], ...],
+    dict[str, tuple[tuple[object, ...], Strip]],
 ]
 KEPT_LISTINGS = 3  # (undo across a round's start, and back again)
 
@@ -310,19 +311,22 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
         rows = list(self.rows)
         counts = tuple([dict(tally) for tally in part] for part in self._counts)
         measures = dict(self._measures)
-        kept = (rows, rows, self._index, measures, counts, self._titles, self._names_now)
+        strips = dict(self._strips)  # (each drawn from the row's cells now, with its state)
+        kept = (rows, rows, self._index, measures, counts, self._titles, self._names_now, strips)
         self._kept = [kept, *self._kept][:KEPT_LISTINGS]
         return rows
 
     def _show_again(self, kept: Kept) -> None:
         """Rows shown lately, with their measures as they were then: no row is measured."""
         old_key = self.cursor_key
-        _, rows, index, measures, counts, titles, names = kept
+        _, rows, index, measures, counts, titles, names, strips = kept
         self._rows, self._index, self._measures = list(rows), index, dict(measures)  # (copies:
         # ``set_cells`` changes them in place, the kept ones stay as they were)
         self._counts = ([dict(t) for t in counts[0]], [dict(t) for t in counts[1]])
         self._titles, self._names_now = titles, names
-        self._strips.clear()  # (a row's strip is kept by its key, not by its cells)
+        # A row's strip is kept by its key, not by its cells: the strips drawn from these rows
+        # (each redrawn if its cursor, stripe or layout is another now)
+        self._strips = dict(strips)
         cursor = index.get(old_key, self._cursor) if old_key is not None else self._cursor
         self._cursor = max(0, min(cursor, len(rows) - 1))
         if self._adopt(*self._widest(), names):

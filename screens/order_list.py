@@ -25,7 +25,7 @@ from facility_tui.model import ENEMIES, PCS, Combatant, Encounter
 from facility_tui.systems import RuleSystem, rules_for
 from facility_tui.text import printable
 
-from .initiative import Cell, InitiativeList, Row
+from .initiative import FEW, Cell, InitiativeList, Row
 from .list_layout import Column, Role
 
 SIDE_STYLE = {PCS: "cyan", ENEMIES: "red"}  # names are coloured by side, and marked in words:
@@ -206,14 +206,24 @@ class OrderList(InitiativeList):
         turn_moved = before is None or (before.round, before.turn) != (enc.round, enc.turn)
         if enc.current and enc.has(enc.current) and (turn_moved or target is None):
             target = enc.current
+        at = ids.index(target) if target is not None and target in ids else None
         if last is not None and last[0] == shared and last[1] == ids:
             # The same rows in the same order (a hit, a turn): the model is immutable, so only
             # rows whose combatant is another object, or whose turn came or went, get new cells.
             rows = zip(listing, last[2], acting, last[3], strict=True)
-            for i, (c, was, now, then) in enumerate(rows):
-                if c is not was or now != then:
-                    cells = self.cells_of(rules, enc, c, i + 1, now, shared, self.row_cache)
+            changed = [
+                i for i, (c, was, now, then) in enumerate(rows) if c is not was or now != then
+            ]
+            if len(changed) <= FEW:
+                for i in changed:
+                    cells = self.cells_of(
+                        rules, enc, listing[i], i + 1, acting[i], shared, self.row_cache
+                    )
                     self.set_cells(i, cells)
+            else:  # many (a Facility side's turn marks each of its members): as a round's start
+                made = _RoundRows(self, rules, enc, listing, acting, shared, self.row_cache)
+                stand_ins = made.rows(self._sight(at), only=set(changed))
+                self.set_rows(columns, made.made, stand_ins, made.real)
         else:
             # Another listing (a round's start): the one left is kept as shown, and one shown
             # lately from the same inputs and combatants (objects) is shown again as it was,
@@ -233,7 +243,6 @@ class OrderList(InitiativeList):
                 self.set_rows(columns, again)
             else:
                 cache, self.row_cache = self.row_cache, {}  # (keeps the rows listed now only)
-                at = ids.index(target) if target is not None and target in ids else None
                 made = _RoundRows(self, rules, enc, listing, acting, shared, cache)
                 stand_ins = made.rows(self._sight(at) if columns == self.columns else None)
                 self.set_rows(columns, made.made, stand_ins, made.real)
@@ -310,12 +319,16 @@ class _RoundRows:
         c, mark = self.listing[i], self.acting[i]
         return self.owner.cells_of(self.rules, self.enc, c, i + 1, mark, self.shared, self.cache)
 
-    def rows(self, sight: range | None) -> frozenset[int]:
+    def rows(self, sight: range | None, only: set[int] | None = None) -> frozenset[int]:
         """Make the rows in ``sight`` (every row when None) and those never shown; the places of
-        the others, stood in for."""
+        the others, stood in for. With ``only``, the rows of the same listing to make: the
+        others are as shown."""
         shown, index = self.owner.shown_rows()
         made, later = self.made, self.later
         for i, c in enumerate(self.listing):
+            if only is not None and i not in only:
+                made.append(shown[i])
+                continue
             was = index.get(c.id) if sight is not None and i not in sight else None
             if was is None:
                 made.append((c.id, self._cells(i)))

@@ -59,9 +59,9 @@ def test_campaign_sizes_harness_reports_every_figure() -> None:
         assert f"peak memory at start-up, {label}" in figures
         assert f"`apply next`, {label}" in figures
     assert [f for f in figures if f.startswith("key")] == [
-        "key n mid-round, 3 combatants",
-        "key n that ends the round, 3 combatants",
-        "key u back across the round, 3 combatants",
+        f"key {key}, 3 combatants ({system})"
+        for system in ("2297", "facility")
+        for key in ("n mid-round", "n that ends the round", "u back across the round")
     ]
     assert "command + save, log 80" in figures
     assert "growth 40 → 80 events" in figures

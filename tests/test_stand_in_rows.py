@@ -1,6 +1,7 @@
-"""A round's start on a long list makes the rows in sight before its frame and the others after
-it (issue 25: 1,000 combatants): the rows in sight are real at once, a stand-in never shows, and
-once made the list is the full render of the fight."""
+"""A key that changes every row of a long list (2297: a round's start; Facility: a side's turn)
+makes the rows in sight before its frame and the others after it (issue 25: 1,000 combatants):
+the rows in sight are real at once, a stand-in never shows, and once made the list is the full
+render of the fight."""
 
 from __future__ import annotations
 
@@ -21,16 +22,25 @@ from tests.test_app import _table_rows, screen, settle
 GOONS = 70  # rows: far more than an 80x24 list shows
 
 
-def _fight(folder: Path) -> None:
-    """A started 2297 fight of 70 goons and a long-named one at the list's end, at the last
-    turn of round 1: the next ``n`` starts round 2 (every row's Actions changes)."""
+def _fight(folder: Path, system: str) -> None:
+    """A started fight of 70 and one long-named at the list's end, where the next ``n`` changes
+    every row: 2297 at the last turn of round 1 (round 2 starts: every row's Actions changes),
+    Facility at the PCs' turn (the enemies' turn: each enemy's row takes the turn's mark)."""
     session = Session(evolve(store.blank(), seed=5))
-    session.execute(f"add Goon count={GOONS // 2} init=1d100")
-    session.execute(f"add Raider count={GOONS // 2} init=1d100")
-    session.execute("add Quartermaster Ottoline Vandersteen init=0")
-    session.execute("start")
-    while session.encounter.turn < len(session.encounter.order) - 1:
-        session.execute("next")
+    if system == "facility":
+        session.execute("new facility T seed=5")
+        session.execute("add Dee side=pc")
+        session.execute(f"add Grunt count={GOONS // 2} track=12")
+        session.execute(f"add Brute count={GOONS // 2} track=20")
+        session.execute("add Quartermaster Ottoline Vandersteen")
+        session.execute("start first=pc")
+    else:
+        session.execute(f"add Goon count={GOONS // 2} init=1d100")
+        session.execute(f"add Raider count={GOONS // 2} init=1d100")
+        session.execute("add Quartermaster Ottoline Vandersteen init=0")
+        session.execute("start")
+        while session.encounter.turn < len(session.encounter.order) - 1:
+            session.execute("next")
     store.save(session, folder / "fight.toml")
 
 
@@ -54,17 +64,21 @@ def _full_render(table: OrderList, enc: Encounter) -> tuple[list[tuple[str, list
     return [(k, [repr(c) for c in cells]) for k, cells in table.shown_rows()[0]], _lines(table)
 
 
+@pytest.mark.parametrize("system", ["2297", "facility"])
 @pytest.mark.parametrize("then", ["frame", "scroll", "read"])
-async def test_a_round_start_makes_the_rows_in_sight_first(tmp_path: Path, then: str) -> None:
-    _fight(tmp_path)
+async def test_a_round_start_makes_the_rows_in_sight_first(
+    tmp_path: Path, then: str, system: str
+) -> None:
+    _fight(tmp_path, system)
     app = FacilityApp(save_dir=tmp_path, seed=1)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         main = screen(app)
         table = main.table
-        main.run_line("next")  # the round's start, up to (not including) its frame
+        before = app.workspace.encounter
+        main.run_line("next")  # every row changes, up to (not including) the frame
         enc = app.workspace.encounter
-        assert enc.round == 2
+        assert (enc.round, enc.turn) == ((2, 0) if system == "2297" else (before.round, 1))
         pending = table._stand_ins
         assert pending is not None, "a long list's round start stands rows in"
         stood_in = pending[0]
