@@ -7,6 +7,12 @@ widths), and ``set_rows`` diffs the new rows by key so that only changed lines a
 Column widths come from every row now (``list_layout.fit``), never from rows shown before: each
 column keeps a tally of its cells' widths, so a changed row is measured alone, not the other 199.
 
+A key that changes every row (a round's start, a Facility side's turn) need not make 1,000 rows
+before its frame: ``set_rows`` takes rows out of sight as stand-ins (the cells that row was shown
+with, measured then) and a way to make them real, which runs after the frame, or at once when a
+stand-in comes in sight or the rows are read. Until then the columns' widths count the stand-ins'
+cells as shown; the next frame has them exact (a column may then change by a cell or two).
+
 Colours come from component classes (``initiative-list--header``, ``--cursor``,
 ``--cursor-blurred``, ``--even-row``); ``styles/app.tcss`` sets them. Focus changes only the cursor
 row's look, and the list repaints only that row when focus comes and goes (every confirm on the
