@@ -215,6 +215,48 @@ async def _bare_repaint(columns: list[str], rows: list[list[str]], presses: int)
     return times
 
 
+async def _bare_floor(presses: int) -> list[float]:
+    """The least Textual takes to show a key that changes the whole screen: a bare app whose
+    one ``Static`` (between Header and Footer) is given a screenful of new lines; to the frame."""
+    from textual.app import App, ComposeResult
+    from textual.widgets import Footer, Header, Static
+
+    text = Static("")
+
+    class Floor(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Header()
+            yield text
+            yield Footer()
+
+    app = Floor()
+    clock = FrameClock(app)
+    times: list[float] = []
+    async with app.run_test(size=SCREEN) as pilot:
+        await _settle(pilot)
+        for i in range(presses + 1):
+
+            async def change(k: int = i) -> None:
+                text.update("\n".join(f"{n:4} Goon {n:<4} EN {k:3}  3/1/3 R" for n in range(40)))
+
+            t = await clock.timed(pilot, change, lambda: True)
+            if i:
+                times.append(t)
+            await _settle(pilot)
+    return times
+
+
+def _floor(presses: int, sessions: int) -> Row:
+    runs = [_quantiles(asyncio.run(_bare_floor(presses))) for _ in range(sessions)]
+    p50, q95 = median([r[0] for r in runs]), median([r[1] for r in runs])
+    return Row(
+        "  bare: a whole screen of new text (Header, Static, Footer)",
+        "—",
+        f"p50 {ms(p50)} / p95 {ms(q95)}",
+        note="the least a key that changes every row in sight can cost here, in any Textual app",
+    )
+
+
 def _keys(combatants: int, presses: int, sessions: int, system: str = "2297") -> list[Row]:
     ours: dict[str, list[tuple[float, float]]] = {}
     bare: list[tuple[float, float]] = []
@@ -297,6 +339,8 @@ def measure(
     for system in SYSTEMS:
         for n in combatants:
             rows += _keys(n, presses, sessions, system)
+    if combatants:
+        rows.append(_floor(presses, sessions))
     if combatants:
         first = next(i for i, r in enumerate(rows) if r.figure.lstrip().startswith("key"))
         rows[first].note = (
