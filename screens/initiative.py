@@ -371,6 +371,7 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
             changed.append(i)
             self._strips.pop(key, None)
         self._rows = new_rows
+        old_index = self._index
         if moved or reshaped:
             self._index = {key: i for i, (key, _) in enumerate(new_rows)}
             keys = self._index.keys()
@@ -378,12 +379,29 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
         if old_key is not None and old_key in self._index:
             self._cursor = self._index[old_key]
         self._cursor = max(0, min(self._cursor, len(new_rows) - 1))
-        if moved or reshaped or len(changed) > FEW:
-            relayout = self._remeasure()
-        else:
-            for i in changed:
+        # The same rows, perhaps in another order (a round's start; the tallies do not depend
+        # on the order): only rows with cells not measured yet are counted again, when few are.
+        measures = self._measures
+        fresh = [
+            i
+            for i in changed
+            if (m := measures.get(new_rows[i][0])) is None or m[0] is not new_rows[i][1]
+        ]
+        same_rows = not reshaped and (
+            not moved or (len(new_rows) == old_count and self._index.keys() == old_index.keys())
+        )
+        if (
+            same_rows
+            and len(fresh) <= max(FEW, len(new_rows) // 4)
+            and all(new_rows[i][0] in measures for i in fresh)
+        ):
+            if moved and self._flex >= 0:
+                self._names_now = tuple(measures[key][4] for key, _ in new_rows)
+            for i in fresh:
                 self._count_row(i, *new_rows[i])
             relayout = self._adopt(*self._widest(), self._names_now)
+        else:
+            relayout = self._remeasure()
         if relayout or reshaped:
             self._relayout()
             return
