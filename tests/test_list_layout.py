@@ -422,7 +422,8 @@ async def test_the_first_injury_does_not_move_the_columns(tmp_path: Path) -> Non
 
 async def test_rows_kept_and_shown_again_look_as_the_same_rows_given_afresh() -> None:
     """Rows ``keep_shown`` gave, shown again after others (undo across a round's start), are
-    shown from the measures they had: their lines are those of a list given them anew."""
+    shown from the measures they had, and the same rows reordered with a few new cells are
+    counted on from their tallies: their lines are those of a list given them anew."""
     rng = random.Random(25)
     columns = [Column(" "), Column("Name", Role.NAME), Column("HP", short="H"), Column("Fx")]
 
@@ -441,9 +442,15 @@ async def test_rows_kept_and_shown_again_look_as_the_same_rows_given_afresh() ->
         table.set_rows(columns, [row(i) for i in range(rng.randint(3, 9))])
         kept: list[list[Row]] = []
         shown_again = 0
-        for step in range(120):
-            move = rng.randrange(4)
-            if move == 0 and kept:  # a listing kept lately, shown again
+        for step in range(160):
+            move = rng.randrange(5)
+            if move == 4 and table.rows:  # the same rows in another order, a few new cells
+                rows = list(table.rows)  # (a round's start: the tallies are counted on)
+                rng.shuffle(rows)
+                for j in rng.sample(range(len(rows)), k=min(2, len(rows))):
+                    rows[j] = (rows[j][0], row(int(rows[j][0][1:]))[1])
+                table.set_rows(columns, rows)
+            elif move == 0 and kept:  # a listing kept lately, shown again
                 rows = rng.choice(kept)
                 shown_again += table._kept[0][0] is not rows and any(
                     k[0] is rows for k in table._kept
