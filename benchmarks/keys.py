@@ -128,7 +128,12 @@ async def _facility(combatants: int, presses: int, folder: Path) -> tuple[Times,
     return times, (columns, rows)
 
 
-async def _bare(columns: list[str], rows: list[list[str]], presses: int) -> list[float]:
+async def _bare(
+    columns: list[str], rows: list[list[str]], presses: int, repaint: bool = False
+) -> list[float]:
+    """The bare app's DataTable with the same rows, to the frame: its cursor moved down and up,
+    or (``repaint``) every row in sight given a new last cell, as a round's start gives every
+    row new actions."""
     from textual.widgets import DataTable
 
     from benchmarks.child import bare_app
@@ -139,10 +144,19 @@ async def _bare(columns: list[str], rows: list[list[str]], presses: int) -> list
     async with app.run_test(size=SCREEN) as pilot:
         await _settle(pilot)
         table = app.query_one(DataTable)
+        sight = range(min(table.row_count, table.scrollable_content_region.height - 1))
         for i in range(2 * presses + 2):
-            row = table.cursor_row
-            key = "down" if i % 2 == 0 else "up"
-            t = await clock.press(pilot, key, lambda r=row: table.cursor_row != r)
+            if repaint:
+
+                async def change(mark: str = f"round {i}") -> None:
+                    for row in sight:
+                        table.update_cell_at((row, len(columns) - 1), mark)
+
+                t = await clock.timed(pilot, change, lambda: True)
+            else:
+                row = table.cursor_row
+                key = "down" if i % 2 == 0 else "up"
+                t = await clock.press(pilot, key, lambda r=row: table.cursor_row != r)
             if i >= 2:
                 times.append(t)
             await _settle(pilot)

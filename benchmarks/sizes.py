@@ -187,34 +187,6 @@ async def _round_keys(
     return times, (columns, rows)
 
 
-async def _bare_repaint(columns: list[str], rows: list[list[str]], presses: int) -> list[float]:
-    """The bare app's least for a round's start: every row in sight of its DataTable (the same
-    rows) gets a new cell, as a round's start gives every row new actions; to the frame."""
-    from textual.widgets import DataTable
-
-    from benchmarks.child import bare_app
-
-    app = bare_app(columns, rows)
-    clock = FrameClock(app)
-    times: list[float] = []
-    async with app.run_test(size=SCREEN) as pilot:
-        await _settle(pilot)
-        table = app.query_one(DataTable)
-        column = len(columns) - 1
-        sight = min(table.row_count, table.scrollable_content_region.height - 1)
-        for i in range(presses + 1):
-
-            async def change(mark: str = f"round {i}") -> None:
-                for row in range(sight):
-                    table.update_cell_at((row, column), mark)
-
-            t = await clock.timed(pilot, change, lambda: True)
-            if i:
-                times.append(t)
-            await _settle(pilot)
-    return times
-
-
 async def _bare_floor(presses: int) -> list[float]:
     """The least Textual takes to show a key that changes the whole screen: a bare app whose
     one ``Static`` (between Header and Footer) is given a screenful of new lines; to the frame."""
@@ -269,7 +241,7 @@ def _keys(combatants: int, presses: int, sessions: int, system: str = "2297") ->
         for kind, samples in times.items():
             ours.setdefault(kind, []).append(_quantiles(samples))
         bare.append(_quantiles(asyncio.run(_bare(columns, rows, presses))))
-        repaint.append(_quantiles(asyncio.run(_bare_repaint(columns, rows, presses))))
+        repaint.append(_quantiles(asyncio.run(_bare(columns, rows, presses, repaint=True))))
     bare_p50, bare_p95 = median([b[0] for b in bare]), median([b[1] for b in bare])
     full_p50, full_p95 = median([b[0] for b in repaint]), median([b[1] for b in repaint])
     budget = 0.016 if combatants <= 200 else 0.050
