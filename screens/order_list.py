@@ -49,6 +49,11 @@ KEPT = 3  # listings whose rows are kept (the one shown, and two before it)
 Listing = tuple[tuple[object, ...], list[str], list[Combatant], list[str]]
 
 
+def short_side(side: str) -> str:
+    """A side in two cells: PC, EN, or the first two letters of the side a save names."""
+    return SIDE_WORD.get(side) or printable(side[:2].upper())
+
+
 def list_number(enc: Encounter, c: Combatant, i: int) -> str:
     """The # column: its handle (``-``: added by hand, none yet), or its place ``i`` in the list
     in a save from before handles."""
@@ -63,7 +68,7 @@ def row_cells(rules: RuleSystem, enc: Encounter, c: Combatant, i: int, mark: str
     turn = _ACTING_MARK if acting else mark
     number = list_number(enc, c, i)
     summary = rules.list_row(enc, c)
-    side = SIDE_WORD.get(c.side) or printable(c.side[:2].upper())
+    side = short_side(c.side)
     cells: list[Cell] = [turn, number, name_cell(c.name, c.side, c.hidden, acting), side]
     if rules.show_initiative:
         cells.append(str(c.initiative))

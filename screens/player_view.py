@@ -28,10 +28,13 @@ from facility_tui.text import printable
 from facility_tui.workspace import Workspace
 
 from .detail_pane import side_label
+from .order_list import short_side
 
 FOLLOW_EVERY = 0.5  # seconds between looks at the save (a stat each when it was not written)
 NAME_CELLS = 26  # the Name column's width: a longer name is shortened
+MIN_NAME_CELLS = 8  # narrower, names shorten to this and no less
 SIDE_CELLS = 6  # the Side column's: PC, Enemy
+SHORT_SIDE_CELLS = 2  # narrow: PC, EN
 
 
 def in_cells(text: str, width: int) -> str:
@@ -66,18 +69,36 @@ def turn_text(enc: Encounter) -> Text:
     return out
 
 
-def rows_text(enc: Encounter, height: int = 0) -> Text:
+def columns_for(width: int, state_cells: int) -> tuple[int, int]:
+    """The name's and the side's cells on a row ``width`` cells wide (0: any) whose state words
+    take up to ``state_cells``: the names give way first, then the side shortens (``EN``), so
+    that a state word stays on its row beside its name (a phone held upright: ~40 cells)."""
+    if not width:
+        return NAME_CELLS, SIDE_CELLS
+    for side in (SIDE_CELLS, SHORT_SIDE_CELLS):
+        name = width - len("▶  ") - side - 1 - state_cells  # (mark, and a space after each)
+        if name >= MIN_NAME_CELLS:
+            return min(NAME_CELLS, name), side
+    return MIN_NAME_CELLS, SHORT_SIDE_CELLS
+
+
+def rows_text(enc: Encounter, height: int = 0, width: int = 0) -> Text:
     """One row per combatant players may see: who acts, name, side, state, conditions, note;
-    a blank line between rows while they fit in ``height`` lines that way."""
+    a blank line between rows while they fit in ``height`` lines that way; the columns fit in
+    ``width`` (``columns_for``), conditions and notes wrap below."""
     out = Text()
     people = visible(enc)
     acting = enc.current
-    for c in people:
-        p = public_state(enc, c)
+    states = [public_state(enc, c) for c in people]
+    name_cells, side_cells = columns_for(
+        width, max((cell_len(printable(p.state)) for p in states), default=0)
+    )
+    for c, p in zip(people, states, strict=True):
         now = acting is not None and acting in (c.id, c.side)
+        side = side_label(c.side) if side_cells == SIDE_CELLS else short_side(c.side)
         out.append("▶ " if now else "  ", style="bold")
-        out.append(in_cells(printable(c.name), NAME_CELLS) + " ", style="bold" if now else "")
-        out.append(in_cells(side_label(c.side), SIDE_CELLS) + " ", style="dim")
+        out.append(in_cells(printable(c.name), name_cells) + " ", style="bold" if now else "")
+        out.append(in_cells(side, side_cells) + " ", style="dim")
         out.append(printable(p.state), style="bold red" if p.fallen else "bold")
         if p.conditions:
             out.append(" · " + printable(", ".join(p.conditions)), style="yellow")
@@ -94,14 +115,16 @@ class PlayerView(Screen[None]):
 
     DEFAULT_CSS = """
     PlayerView { padding: 0 1; }
-    PlayerView #pv-title { height: 1; text-style: bold; }
+    PlayerView #pv-title { height: 1; text-style: bold; text-wrap: nowrap; text-overflow: ellipsis; }
     PlayerView #pv-top { height: 5; margin-top: 1; }
     PlayerView #pv-round-box { width: auto; min-width: 12; }
     PlayerView #pv-round-label { width: auto; color: $text-muted; }
     PlayerView Digits { width: auto; }
-    PlayerView #pv-turn { margin-left: 3; width: 1fr; }
+    PlayerView #pv-turn { margin-left: 3; width: 1fr; text-wrap: nowrap; text-overflow: ellipsis; }
     PlayerView #pv-list { height: 1fr; margin-top: 1; border-top: solid $primary; }
-    PlayerView #pv-foot { dock: bottom; height: 1; color: $text-muted; }
+    PlayerView #pv-foot {
+        dock: bottom; height: 1; color: $text-muted; text-wrap: nowrap; text-overflow: ellipsis;
+    }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -148,7 +171,8 @@ class PlayerView(Screen[None]):
         self.query_one("#pv-round", Digits).update(str(enc.round))
         self.query_one("#pv-turn", Static).update(turn_text(enc))
         rows = self.query_one("#pv-list")
-        self.query_one("#pv-rows", Static).update(rows_text(enc, rows.size.height))
+        room = rows.scrollable_content_region
+        self.query_one("#pv-rows", Static).update(rows_text(enc, room.height, room.width))
         foot = f"player view · read-only · {printable(self.ws.path.name)} read {self._read_at}"
         self.query_one("#pv-foot", Static).update(Text(f"{foot} · q quits"))
 

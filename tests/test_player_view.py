@@ -245,3 +245,36 @@ def test_a_name_in_the_player_view_takes_exactly_its_column(name: str) -> None:
     assert cell_len(shown) == NAME_CELLS
     if cell_len(name) <= NAME_CELLS:
         assert shown.rstrip(" ") == name.rstrip(" ")
+
+
+@given(st.integers(24, 140))
+def test_watch_rows_keep_each_state_word_on_its_row_at_any_width(width: int) -> None:
+    """A phone held upright is ~40 cells wide: the names give way, then the side shortens, and
+    each row's mark, name, side and state stay within the width on one line (conditions after
+    them may wrap below), the states in one column."""
+    from facility_tui.screens.player_view import MIN_NAME_CELLS, rows_text
+    from rich.cells import cell_len
+
+    from facility_tui.report import public_state, visible
+
+    s = Session(evolve(blank(), seed=1))
+    for line in (
+        "new 2297 Deck seed=7",
+        "add Ana side=pc init=12",
+        'add "Aspirant-Commander Delacroix-Bessart" init=9',
+        "add Boarder init=8",
+        "start",
+        "hit boarder 25",  # dying, with conditions after the state
+    ):
+        s.execute(line)
+    enc = s.encounter
+    lines = [line for line in rows_text(enc, 0, width).plain.splitlines() if line.strip()]
+    states = [public_state(enc, c).state for c in visible(enc)]
+    assert len(lines) == len(states) == 3
+    columns = set()
+    for line, state in zip(lines, states, strict=True):
+        at = line.index(state, 2 + MIN_NAME_CELLS)
+        columns.add(cell_len(line[:at]))
+        if width >= 2 + MIN_NAME_CELLS + 1 + 2 + 1 + max(map(cell_len, states)):
+            assert cell_len(line[: at + len(state)]) <= width, (width, line)
+    assert len(columns) == 1, lines  # the same column on every row
