@@ -107,3 +107,24 @@ async def test_a_round_start_makes_the_rows_in_sight_first(
         await settle(pilot)
         rows, lines = _table_rows(app), _lines(table)
         assert (rows, lines) == _full_render(table, enc)
+
+
+@pytest.mark.parametrize("system", ["2297", "facility"])
+async def test_a_burst_of_keys_across_rounds_leaves_the_full_render(
+    tmp_path: Path, system: str
+) -> None:
+    """Keys pressed faster than a frame (across a round's start and back, scrolled to the end
+    and back): every line drawn is a real row's, and the list ends as the full render."""
+    _fight(tmp_path, system)
+    app = FacilityApp(save_dir=tmp_path, seed=1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        table = screen(app).table
+        keys = ["n", "n", "end", "n", "u", "u", "u", "home", "ctrl+y", "n", "end", "u", "n"]
+        for key in keys:
+            await pilot.press(key)  # (no pause: the next key may come before the frame)
+        await settle(pilot)
+        enc = app.workspace.encounter
+        rows, lines = _table_rows(app), _lines(table)
+        assert [r[1] for r in rows] == [_real_cells(enc, i) for i in range(len(rows))]
+        assert (rows, lines) == _full_render(table, enc)
