@@ -208,8 +208,10 @@ class _CallCtx(Ctx):
     def put(self, cid: str, **changes: Any) -> Sheet2297:
         c = self.combatant(cid)
         s = c.sheet
-        if any(getattr(s, k) != v for k, v in changes.items()):
-            self._swap(evolve(c, sheet=evolve(s, **changes)))
+        for key, value in changes.items():
+            if getattr(s, key) != value:
+                self._swap(evolve(c, sheet=evolve(s, **changes)))
+                break
         return self.sheet(cid)
 
     def edit(self, cid: str, fn: Callable[[Sheet2297], Sheet2297]) -> Sheet2297:
@@ -247,6 +249,8 @@ def unconscious(s: Sheet2297) -> bool:
 
 
 def dying(s: Sheet2297) -> bool:
+    if not s.effects:  # (most sheets: no scan)
+        return False
     return any(e.kind is EKind.DEATH for e in s.effects)
 
 

@@ -211,7 +211,8 @@ class Sheet2297:
     def has(self, condition: str) -> bool:
         if not self.effects:  # (most sheets, asked each time an action is counted)
             return False
-        return condition.lower() in (c.lower() for c in self.conditions())
+        condition = condition.lower()
+        return any(e.kind is EKind.COND and e.label.lower() == condition for e in self.effects)
 
     @property
     def pending_patches(self) -> tuple[Patch, ...]:
