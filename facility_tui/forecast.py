@@ -232,7 +232,8 @@ def play(
             enc = _settle(rules, enc)
             watch(enc)
         enc = _settle(rules, _run(enc, "next"))
-        enc = evolve(enc, log=())  # (the forecast reads no log: it would only grow)
+        if enc.log:  # (the forecast reads no log: it would only grow; a play's keeps none)
+            enc = evolve(enc, log=())
         watch(enc)
     ends = tuple(
         "fled" if fate == "fled" else rules.state_word(enc, enc.get(cid)) if enc.has(cid) else ""
