@@ -474,7 +474,7 @@ def _start_helpers() -> None:
             sys.stderr = sys.__stderr__
         resource_tracker.ensure_running()
         # a worker forks from a server that has imported the rules already (not each anew)
-        forkserver.set_forkserver_preload([__name__])
+        forkserver.set_forkserver_preload([__name__, "facility_tui.forecast_rules"])
         forkserver.ensure_running()
     finally:
         sys.stderr = saved
