@@ -606,7 +606,7 @@ def add_damage(ctx: Ctx, cid: str, amount: int, *, stun: bool = False) -> None:
 def inflict(ctx: Ctx, cid: str, injury: Injury) -> Injury:
     """A7: apply the on-infliction effects of ``injury.level``; returns the injury as recorded."""
     level, name, src = injury.level, ctx.name(cid), injury.id
-    due = next_turn_no(ctx.enc, cid)
+    due = ctx.sheet(cid).turns + 1  # (``next_turn_no``, read from the sheet as changed so far)
     fatigue = INJURY_FATIGUE[level]
     injury = evolve(injury, fatigue=fatigue)
     if level is Level.NONE:

@@ -245,7 +245,9 @@ def attack(call: Call) -> Encounter:
     weapons = tuple(used if w is weapon else w for w in sheet(c).weapons) if used else ()
     # (the rounds leave the weapon as the Major is spent: one copy of the sheet, logged after)
     charge_major(call, plan, {"weapons": weapons} if used else None)
-    ctx = Ctx.of(call)
+    # (its changes gathered and made into the call's encounter at the end, as a round hook's:
+    # a hit changes its target's sheet several times, and the encounter is read only after)
+    ctx = Ctx(call.enc, call.dice)
     if plan.disadv:
         ctx.log(f"{c.name} has Disadvantage ({plan.disadv}): net Advantage {adv + 1} → {adv}")
     if weapon and used:
@@ -269,7 +271,8 @@ def attack(call: Call) -> Encounter:
         ctx.log(f"{c.name}: {mode} adds +{plan.mode_d6}d6 damage{why}")
     for target in plan.named:
         one_attack(call, ctx, plan, target)
-    return ctx.enc
+    call.enc = ctx.enc
+    return call.enc
 
 
 def target_tn(t: Sheet2297, plan: AttackPlan) -> tuple[int, str]:
