@@ -270,11 +270,17 @@ def roll_simple(expr: str, rng: Rng, take: Take | None = None) -> Roll | None:
     if read is None:
         return None
     count, sides, sign, k = read
-    dice = [rng.randrange(sides) + 1 for _ in range(count)]
-    if take is not None:
-        dice = [take(sides, d) for d in dice]
-    total = sum(dice)
-    detail = f"{count}d{sides} ({', '.join(map(str, dice))})"
+    if count == 1:  # (one die: most rolls, 2297's attack d10s each one)
+        total = rng.randrange(sides) + 1
+        if take is not None:
+            total = take(sides, total)
+        detail = f"1d{sides} ({total})"
+    else:
+        dice = [rng.randrange(sides) + 1 for _ in range(count)]
+        if take is not None:
+            dice = [take(sides, d) for d in dice]
+        total = sum(dice)
+        detail = f"{count}d{sides} ({', '.join(map(str, dice))})"
     if sign:
         total += k if sign == "+" else -k
         detail += f" {sign} {k}"
@@ -419,6 +425,12 @@ class Dice:
                     who=who,
                     more=have > 0,
                 )
+        track = bool(self.typed) or self.ask is not None
+        if not track:  # (the tracker's own dice: most rolls, and every roll of a forecast)
+            roll = roll_simple(expr, rng) or roll_d20(expr, rng)
+            self.rolled.append(roll)
+            self.position += 1
+            return roll
         start, marked = self.used, [0, 0, 0]  # dice typed, dice in all, dice past the typed
 
         def take(sides: int, drawn: int) -> int:
@@ -436,15 +448,11 @@ class Dice:
             marked[0] += 1
             return face
 
-        track = bool(self.typed) or self.ask is not None
-        roll = roll_simple(expr, rng, take if track else None) or roll_d20(
-            expr, rng, take if track else None
-        )
+        roll = roll_simple(expr, rng, take) or roll_d20(expr, rng, take)
         if marked[0]:
             mark = TYPED if marked[0] == marked[1] else f" ({marked[0]} of {marked[1]} dice typed)"
             roll = Roll(roll.expr, roll.total, roll.detail + mark)
-        if track:
-            roll = Roll(roll.expr, roll.total, roll.detail, self.used - start)
+        roll = Roll(roll.expr, roll.total, roll.detail, self.used - start)
         if marked[2]:
             self._ran_past(what, expr)
         self.rolled.append(roll)

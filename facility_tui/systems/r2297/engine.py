@@ -249,9 +249,11 @@ def unconscious(s: Sheet2297) -> bool:
 
 
 def dying(s: Sheet2297) -> bool:
-    if not s.effects:  # (most sheets: no scan)
-        return False
-    return any(e.kind is EKind.DEATH for e in s.effects)
+    # (a loop, not any(): asked of every sheet many times a turn, a generator each time)
+    for e in s.effects:  # noqa: SIM110
+        if e.kind is EKind.DEATH:
+            return True
+    return False
 
 
 def incapacitated(s: Sheet2297) -> bool:
@@ -812,8 +814,10 @@ def lapse_offers(ctx: Ctx) -> None:
     (soak still lowers the injury later, by hand)."""
     for c in ctx.enc.combatants:
         s = sheet_of(c)
-        if s.injuries and any(i.offered for i in s.injuries):
-            ctx.put(c.id, injuries=tuple(evolve(i, offered=False) for i in s.injuries))
+        for i in s.injuries:  # (a loop: every turn's end scans every combatant)
+            if i.offered:
+                ctx.put(c.id, injuries=tuple(evolve(i, offered=False) for i in s.injuries))
+                break
 
 
 def lower_injury(ctx: Ctx, cid: str, injury: Injury) -> Injury:
@@ -864,11 +868,12 @@ def relevel(ctx: Ctx, cid: str, injury: Injury, new_level: Level, why: str) -> I
 def expire_pinned_by(ctx: Ctx, cid: str, why: str = "acts") -> None:
     """A11 (Decision): Pinned lasts until the start of the pinning attacker's next turn (a
     Reaction does not end it)."""
-    pinned = [
-        c
-        for c in ctx.enc.combatants
-        if c.sheet.effects and any(e.by == cid for e in c.sheet.effects)
-    ]
+    pinned = []
+    for c in ctx.enc.combatants:  # (a loop: every turn's start scans every combatant)
+        for e in c.sheet.effects:
+            if e.by == cid:
+                pinned.append(c)
+                break
     for c in pinned:  # only those it pins: a turn costs O(combatants), not O(combatants²)
         gone = remove_effects(ctx, c.id, lambda e: e.by != cid)
         for e in gone:

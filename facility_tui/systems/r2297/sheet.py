@@ -212,7 +212,10 @@ class Sheet2297:
         if not self.effects:  # (most sheets, asked each time an action is counted)
             return False
         condition = condition.lower()
-        return any(e.kind is EKind.COND and e.label.lower() == condition for e in self.effects)
+        for e in self.effects:  # noqa: SIM110 - (a loop, not any(): no generator each time)
+            if e.kind is EKind.COND and e.label.lower() == condition:
+                return True
+        return False
 
     @property
     def pending_patches(self) -> tuple[Patch, ...]:

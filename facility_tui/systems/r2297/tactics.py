@@ -71,9 +71,10 @@ def flees(s: Sheet2297, level: str) -> bool:
 
 def next_line(enc: Encounter, slot: str, turn: TurnPlay) -> str | None:
     """The next command line of ``slot``'s turn, or ``None`` when its play has no more."""
-    if not enc.has(slot):
+    try:
+        c = enc.get(slot)
+    except KeyError:  # (gone from the list)
         return None
-    c = enc.get(slot)
     s = sheet_of(c)
     if fallen(c):
         return None
