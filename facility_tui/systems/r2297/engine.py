@@ -359,14 +359,15 @@ def limit_of(enc: Encounter, s: Sheet2297) -> tuple[str, str]:
     """A4: the most restrictive limit, as (kind, reason): nothing / minor / one / fatigued / ""."""
     if s.dead:
         return "nothing", "dead"
-    if dying(s):
+    effects = bool(s.effects)  # (none: not dying, no condition; most sheets)
+    if effects and dying(s):
         return "nothing", "dying"
-    if s.has("unconscious"):
+    if effects and s.has("unconscious"):
         return "nothing", "unconscious"
     tiredness_now = tired(s)  # (asked once, as the level: the checks below read them in turn)
     if tiredness_now is Tired.UNCONSCIOUS:
         return "nothing", "unconscious"
-    if surprised(s):
+    if effects and surprised(s):
         return "nothing", "surprised (Unaware)"
     level = s.level
     if level in (Level.CRITICAL, Level.LETHAL):
@@ -1002,7 +1003,9 @@ def end_turn(ctx: Ctx, cid: str) -> None:
                 kept.append(evolve(e, rounds=left))
         else:
             kept.append(e)
-    if len(kept) != len(s.effects) or any(k is not e for k, e in zip(kept, s.effects, strict=True)):
+    if s.effects and (
+        len(kept) != len(s.effects) or any(k is not e for k, e in zip(kept, s.effects, strict=True))
+    ):
         s = ctx.put(cid, effects=tuple(kept))
     if s.ext_name and s.ext_turn != turn and s.ext_step:
         ctx.log(
