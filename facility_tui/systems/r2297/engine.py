@@ -122,8 +122,9 @@ class Ctx:
 
     def sheet(self, cid: str) -> Sheet2297:
         s = self._sheets.get(cid)
-        if s is None:
-            s = self._base(cid).sheet
+        if s is None:  # (``_base``, written out: the engine reads sheets dozens of times a turn)
+            c = self._changed.get(cid)
+            s = (c if c is not None else self._known()[cid]).sheet
         if not isinstance(s, Sheet2297):  # pragma: no cover - a 2297 encounter holds 2297 sheets
             raise RuleError("not a 2297 combatant")
         return s
