@@ -534,10 +534,21 @@ class Dice:
                     who=who,
                     more=have > 0,
                 )
+        if not self._replay and not self.typed and self.ask is None and 0 < sides <= MAX_SIDES:
+            return [self._die(sides) for _ in range(count)]  # (as ``roll`` rolls 1dN, directly)
         return [
             self.roll(f"1d{sides}", f"{what} ({i} of {count})", side=side, who=who)
             for i in range(1, count + 1)
         ]
+
+    def _die(self, sides: int) -> Roll:
+        """One ``1dN`` the tracker rolls (no typed face, no prompt, no record to replay): the
+        roll ``roll_simple`` makes of it, drawn at the next position."""
+        face = self._rng(self.seed, self.position).randrange(sides) + 1
+        roll = Roll(f"1d{sides}", face, f"1d{sides} ({face}) = {face}")
+        self.rolled.append(roll)
+        self.position += 1
+        return roll
 
     @property
     def surplus(self) -> int:

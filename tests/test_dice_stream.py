@@ -96,3 +96,22 @@ def test_a_forecast_play_draws_from_the_stream(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setattr(Stream, "randrange", counting)
     forecast.play_once(enc, {}, 3)
     assert drawn  # (the attack d10s at least)
+
+
+@given(
+    st.integers(0, 2**40),
+    st.integers(0, 500),
+    st.integers(1, 6),
+    st.sampled_from([6, 10, 20]),
+    st.booleans(),
+)
+def test_each_rolls_as_its_dice_rolled_one_by_one(
+    seed: int, position: int, count: int, sides: int, stream: bool
+) -> None:
+    """``each`` draws its dice directly when nothing is typed or asked: the same rolls, log
+    texts and positions as ``roll('1dN')`` made once per die."""
+    rng = Stream if stream else rng_for
+    many, one = Dice(seed, position, rng=rng), Dice(seed, position, rng=rng)
+    got = many.each(count, sides, "attack d10")
+    assert got == [one.roll(f"1d{sides}", "attack d10") for _ in range(count)]
+    assert many.rolled == one.rolled and many.position == one.position == position + count
