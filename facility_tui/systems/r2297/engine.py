@@ -437,7 +437,8 @@ def economy(enc: Encounter, c: Combatant) -> Economy:
     the encounter only for whether it is ``c``'s turn and whether this round is the one its
     Edge boost is for (``shown_initiative``): memoised on those and the combatant."""
     acting = in_turn(enc, c.id)
-    boosted = sheet_of(c).boost_round == max(enc.round, 1)
+    s = c.sheet  # (``sheet_of``, written out: asked of every row and every line)
+    boosted = (s.boost_round if isinstance(s, Sheet2297) else 0) == max(enc.round, 1)
     kept = _ECONOMIES.get(id(c))
     if kept is not None and kept[0] is c and kept[1] == acting and kept[2] == boosted:
         return kept[3]
@@ -909,7 +910,7 @@ def begin_turn(ctx: Ctx, cid: str) -> None:
     s = ctx.put(cid, turn_init=init)
     if s.dead:
         return
-    eco = economy(ctx.enc, ctx.enc.get(cid))
+    eco = economy(ctx.enc, ctx.combatant(cid))
     if eco.cap == 0:
         ctx.log(f"{name} cannot act ({eco.limit})", Kind.EFFECT)
         return

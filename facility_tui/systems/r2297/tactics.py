@@ -40,10 +40,10 @@ _FALLEN_KEPT = 4096  # (then forgotten all at once)
 def fallen(c: Combatant) -> str:
     """Out of the fight, and how: "" (standing), "fled", "down" (unconscious or incapacitated),
     "dying" (dying or dead)."""
-    s = sheet_of(c)
-    kept = _FALLEN.get(id(s))
-    if kept is not None and kept[0] is s:
+    kept = _FALLEN.get(id(c.sheet))
+    if kept is not None and kept[0] is c.sheet:
         return kept[1]
+    s = sheet_of(c)
     if s.dead or dying(s):
         how = "dying"
     elif s.has(FLED):
