@@ -37,11 +37,11 @@ def _engine_rate(enc: object, plays: int = 20) -> tuple[float, float]:
     plays recorded, then applied again, timed (the same encounters, the same dice)."""
     from facility_tui import dispatch, forecast
 
-    recorded: list[tuple[object, str]] = []
+    recorded: list[tuple[object, str, dict[str, object]]] = []
     real = dispatch.apply
 
     def recording(e, line, *args, **kwargs):  # type: ignore[no-untyped-def]
-        recorded.append((e, line))
+        recorded.append((e, line, kwargs))  # (with the play's dice stream)
         return real(e, line, *args, **kwargs)
 
     forecast.apply = recording  # type: ignore[assignment]
@@ -51,9 +51,9 @@ def _engine_rate(enc: object, plays: int = 20) -> tuple[float, float]:
     finally:
         forecast.apply = real  # type: ignore[assignment]
     t0 = time.perf_counter()
-    for e, line in recorded:
+    for e, line, kwargs in recorded:
         try:
-            real(e, line)  # type: ignore[arg-type]
+            real(e, line, **kwargs)  # type: ignore[arg-type]
         except Exception:
             continue
     took = time.perf_counter() - t0

@@ -169,6 +169,8 @@ class Call:
         return key in self.options
 
     def check_options(self) -> None:
+        if not self.options:  # (most lines)
+            return
         unknown = sorted(set(self.options) - self._used)
         if unknown:
             raise self.usage_error(f"'{self.verb}' does not take {', '.join(unknown)}=")

@@ -23,7 +23,7 @@ import re
 import threading
 from collections.abc import Callable, Sequence
 from functools import lru_cache
-from typing import Any
+from typing import Any, Protocol
 
 from attrs import field, frozen
 
@@ -197,11 +197,20 @@ def split_sum(total: int, sides: Sequence[int]) -> list[Face]:
 Take = Callable[[int, int], int]  # (sides, the face drawn) -> the face used
 
 
+class Rng(Protocol):
+    """What the dice draw from: ``random.Random``'s ``randrange``."""
+
+    def randrange(self, start: int, stop: int | None = None, step: int = 1) -> int: ...
+
+
+RngFor = Callable[[int, int], Rng]  # (seed, position) -> the generator of that roll
+
+
 class _Source(threading.local):
     """The RNG that ``d20`` draws from, set for the duration of one roll, and what picks each
     die's face (a typed one, or the one drawn)."""
 
-    rng: random.Random | None = None
+    rng: Rng | None = None
     take: Take | None = None
 
     def randrange(self, *args: int) -> int:
@@ -254,18 +263,24 @@ def _check_limits(expr: str) -> None:
 _SIMPLE = re.compile(r"(\d*)d(\d+)(?:([+-])(\d+))?")
 
 
-def roll_simple(expr: str, rng: random.Random, take: Take | None = None) -> Roll | None:
+def roll_simple(expr: str, rng: Rng, take: Take | None = None) -> Roll | None:
     """``NdM`` or ``NdM±K`` without d20 (which costs 0.2 s to import): the same draws from the
     RNG and the same text as d20 gives, so either path rolls alike. None for anything else."""
     read = _simple(expr)
     if read is None:
         return None
     count, sides, sign, k = read
-    dice = [rng.randrange(sides) + 1 for _ in range(count)]
-    if take is not None:
-        dice = [take(sides, d) for d in dice]
-    total = sum(dice)
-    detail = f"{count}d{sides} ({', '.join(map(str, dice))})"
+    if count == 1:  # (one die: most rolls, 2297's attack d10s each one)
+        total = rng.randrange(sides) + 1
+        if take is not None:
+            total = take(sides, total)
+        detail = f"1d{sides} ({total})"
+    else:
+        dice = [rng.randrange(sides) + 1 for _ in range(count)]
+        if take is not None:
+            dice = [take(sides, d) for d in dice]
+        total = sum(dice)
+        detail = f"{count}d{sides} ({', '.join(map(str, dice))})"
     if sign:
         total += k if sign == "+" else -k
         detail += f" {sign} {k}"
@@ -281,7 +296,7 @@ def _simple(expr: str) -> tuple[int, int, str, int] | None:
     return int(m.group(1) or 1), int(m.group(2)), m.group(3) or "", int(m.group(4) or 0)
 
 
-def roll_d20(expr: str, rng: random.Random, take: Take | None = None) -> Roll:
+def roll_d20(expr: str, rng: Rng, take: Take | None = None) -> Roll:
     """Any notation d20 knows (keep highest/lowest, several terms...)."""
     roller = _d20()
     import d20
@@ -308,6 +323,36 @@ def rng_for(seed: int, position: int) -> random.Random:
     return random.Random(f"{seed}:{position}")
 
 
+_MASK = (1 << 64) - 1
+_GAMMA = 0x9E3779B97F4A7C15  # SplitMix64's increment
+_SPACING = 0xD1B54A32D192ED03  # another odd constant: the start of each roll's draws
+
+
+class Stream:
+    """A cheap generator of roll number ``position`` of a seed (SplitMix64: each draw is a
+    scrambled step of a counter that starts where the seed and the position put it): the
+    forecast's plays, which only need to be reproducible seed for seed. ``rng_for`` builds a
+    Mersenne Twister from a hashed string for each roll (about 9 µs; this about 1): the table's
+    rolls, whose recorded semantics stay as they are, keep it."""
+
+    __slots__ = ("_state",)
+
+    def __init__(self, seed: int, position: int) -> None:
+        self._state = (seed * _GAMMA + position * _SPACING) & _MASK
+
+    def randrange(self, start: int, stop: int | None = None, step: int = 1) -> int:
+        if stop is None:
+            start, stop = 0, start
+        width = (stop - start + step - 1) // step
+        if width <= 0:
+            raise ValueError(f"empty range for randrange({start}, {stop}, {step})")
+        self._state = z = (self._state + _GAMMA) & _MASK
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+        # (a 64-bit draw scaled to the width: a bias of width / 2**64, nothing a forecast sees)
+        return start + step * (((z ^ (z >> 31)) * width) >> 64)
+
+
 Ask = Callable[[str | None], bool]  # whether the GM types a roll, by its owner's side
 
 
@@ -316,7 +361,9 @@ class Dice:
 
     ``typed``: the faces of the line's dice= (None for "?"), used die by die in rolling order.
     ``ask``: prompt mode: for a roll it says the GM types, a missing face raises ``NeedRoll``;
-    the other rolls take (or stand for) their places in the list with the tracker's dice."""
+    the other rolls take (or stand for) their places in the list with the tracker's dice.
+    ``rng``: the generator of a roll, by seed and position (``rng_for``; a forecast's plays:
+    ``Stream``)."""
 
     def __init__(
         self,
@@ -325,8 +372,10 @@ class Dice:
         replay: Sequence[Roll] = (),
         typed: Sequence[Face] = (),
         ask: Ask | None = None,
+        rng: RngFor = rng_for,
     ) -> None:
         self.seed = seed
+        self._rng = rng  # the generator of each roll (``Stream``: a forecast's plays)
         self.position = position
         self._replay = list(replay)
         self.rolled: list[Roll] = []
@@ -360,7 +409,7 @@ class Dice:
                 return recorded
             self._replay.clear()  # the history no longer lines up; roll fresh from here on
         _check_limits(expr)
-        rng = rng_for(self.seed, self.position)
+        rng = self._rng(self.seed, self.position)
         left = len(self.typed) - self.used
         if self.ask is not None and self.ask(side):
             sides = self._sides(expr)
@@ -376,6 +425,12 @@ class Dice:
                     who=who,
                     more=have > 0,
                 )
+        track = bool(self.typed) or self.ask is not None
+        if not track:  # (the tracker's own dice: most rolls, and every roll of a forecast)
+            roll = roll_simple(expr, rng) or roll_d20(expr, rng)
+            self.rolled.append(roll)
+            self.position += 1
+            return roll
         start, marked = self.used, [0, 0, 0]  # dice typed, dice in all, dice past the typed
 
         def take(sides: int, drawn: int) -> int:
@@ -393,15 +448,11 @@ class Dice:
             marked[0] += 1
             return face
 
-        track = bool(self.typed) or self.ask is not None
-        roll = roll_simple(expr, rng, take if track else None) or roll_d20(
-            expr, rng, take if track else None
-        )
+        roll = roll_simple(expr, rng, take) or roll_d20(expr, rng, take)
         if marked[0]:
             mark = TYPED if marked[0] == marked[1] else f" ({marked[0]} of {marked[1]} dice typed)"
             roll = Roll(roll.expr, roll.total, roll.detail + mark)
-        if track:
-            roll = Roll(roll.expr, roll.total, roll.detail, self.used - start)
+        roll = Roll(roll.expr, roll.total, roll.detail, self.used - start)
         if marked[2]:
             self._ran_past(what, expr)
         self.rolled.append(roll)
@@ -426,7 +477,7 @@ class Dice:
             sizes.append(sides)
             return drawn
 
-        roll_d20(expr, rng_for(self.seed, self.position), record)
+        roll_d20(expr, self._rng(self.seed, self.position), record)
         return sizes
 
     def new_seed(self) -> int:
@@ -435,7 +486,7 @@ class Dice:
             recorded = self._replay.pop(0)
         else:
             self._replay.clear()
-            n = rng_for(self.seed, self.position).randrange(1, 2**31)
+            n = self._rng(self.seed, self.position).randrange(1, 2**31)
             recorded = Roll("seed", n, str(n))
         self.rolled.append(recorded)
         self.position += 1
@@ -483,10 +534,21 @@ class Dice:
                     who=who,
                     more=have > 0,
                 )
+        if not self._replay and not self.typed and self.ask is None and 0 < sides <= MAX_SIDES:
+            return [self._die(sides) for _ in range(count)]  # (as ``roll`` rolls 1dN, directly)
         return [
             self.roll(f"1d{sides}", f"{what} ({i} of {count})", side=side, who=who)
             for i in range(1, count + 1)
         ]
+
+    def _die(self, sides: int) -> Roll:
+        """One ``1dN`` the tracker rolls (no typed face, no prompt, no record to replay): the
+        roll ``roll_simple`` makes of it, drawn at the next position."""
+        face = self._rng(self.seed, self.position).randrange(sides) + 1
+        roll = Roll(f"1d{sides}", face, f"1d{sides} ({face}) = {face}")
+        self.rolled.append(roll)
+        self.position += 1
+        return roll
 
     @property
     def surplus(self) -> int:

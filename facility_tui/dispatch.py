@@ -16,7 +16,7 @@ from attrs import frozen
 from facility_tui import roster, verbs
 from facility_tui.call import Call, Spec, commands_in
 from facility_tui.campaign import Campaign, CampaignError, Read, Reads
-from facility_tui.dice import Dice, DiceError, Face, NeedRoll, Roll, parse_faces
+from facility_tui.dice import Dice, DiceError, Face, NeedRoll, RngFor, Roll, parse_faces, rng_for
 from facility_tui.grammar import CommandError, Parsed, UnknownCommand, parse, split_dice, with_dice
 from facility_tui.model import PCS, Combatant, Encounter, Kind, TableDice, evolve
 from facility_tui.systems import RuleSystem, ids, rules_for
@@ -74,6 +74,7 @@ def apply(
     prompt: bool = False,
     campaign: Campaign | None = None,
     reads: Sequence[Read] | None = None,
+    rng: RngFor = rng_for,
 ) -> Applied:
     """Apply one command line; raises ``CommandError`` and leaves ``enc`` as it was on bad input.
     The line is read as the history records it: stripped (so ``a\\ `` at its end is an error
@@ -85,7 +86,8 @@ def apply(
     runs is returned with a "?" for each die the tracker rolled after the typed ones.
 
     What the command reads from ``campaign`` (a template, a catalog entry) is returned to be
-    kept with the step; ``reads`` gives it back when the step replays, and nothing is read."""
+    kept with the step; ``reads`` gives it back when the step replays, and nothing is read.
+    ``rng``: the generator of each roll (a forecast's plays draw from a cheaper one)."""
     line = line.strip()
     parsed = parse(line)
     rules = rules_for(enc.system)
@@ -100,7 +102,7 @@ def apply(
             raise CommandError(str(err)) from None
         parsed = Parsed(parsed.verb, parsed.args, tuple(options.items()))
     ask = asker(enc) if prompt else None
-    dice = Dice(enc.seed, enc.rolls, tuple(replay), typed, ask)
+    dice = Dice(enc.seed, enc.rolls, tuple(replay), typed, ask, rng)
     call = Call(spec, parsed, enc, dice, rules, Reads(campaign, reads))
     try:
         new = spec.run(call)

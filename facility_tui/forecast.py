@@ -29,6 +29,7 @@ import attrs
 from attrs import define, field, frozen
 
 from facility_tui.call import resolve
+from facility_tui.dice import Stream
 from facility_tui.dispatch import apply, listed
 from facility_tui.grammar import CommandError
 from facility_tui.model import ENEMIES, PCS, Combatant, Encounter, Kind, Phase, evolve
@@ -94,7 +95,7 @@ def _settle(rules: RuleSystem, enc: Encounter) -> Encounter:
         if not choices:
             break
         try:
-            enc = apply(enc, rules.settle(enc, choices[0])).encounter
+            enc = apply(enc, rules.settle(enc, choices[0]), rng=Stream).encounter
         except CommandError:
             break
     return enc
@@ -116,7 +117,9 @@ class Unlogged(Encounter):
 
 def play_once(start: Encounter, plays: Mapping[str, Play], seed: int) -> Outcome:
     """Play ``start`` out once with its dice seeded by ``seed`` (its own rolls are the rules';
-    the tactics' random picks come from a generator of the same seed)."""
+    the tactics' random picks come from a generator of the same seed). The dice draw from
+    ``dice.Stream``, cheaper than the table's generator: a play is reproducible seed for seed,
+    and is never replayed at the table."""
     return play(start, plays, seed)[0]
 
 
@@ -220,7 +223,7 @@ def play(
             if line is None or line in turn.refused:
                 break
             try:
-                enc = apply(enc, line).encounter
+                enc = apply(enc, line, rng=Stream).encounter
             except CommandError:
                 turn.refused.add(line)
                 continue
@@ -229,7 +232,8 @@ def play(
             enc = _settle(rules, enc)
             watch(enc)
         enc = _settle(rules, _run(enc, "next"))
-        enc = evolve(enc, log=())  # (the forecast reads no log: it would only grow)
+        if enc.log:  # (the forecast reads no log: it would only grow; a play's keeps none)
+            enc = evolve(enc, log=())
         watch(enc)
     ends = tuple(
         "fled" if fate == "fled" else rules.state_word(enc, enc.get(cid)) if enc.has(cid) else ""
@@ -240,7 +244,7 @@ def play(
 
 def _run(enc: Encounter, line: str) -> Encounter:
     try:
-        return apply(enc, line).encounter
+        return apply(enc, line, rng=Stream).encounter
     except CommandError as err:
         raise ForecastError(f"the rules refused '{line}' in round {enc.round}: {err}") from None
 
@@ -470,7 +474,7 @@ def _start_helpers() -> None:
             sys.stderr = sys.__stderr__
         resource_tracker.ensure_running()
         # a worker forks from a server that has imported the rules already (not each anew)
-        forkserver.set_forkserver_preload([__name__])
+        forkserver.set_forkserver_preload([__name__, "facility_tui.forecast_rules"])
         forkserver.ensure_running()
     finally:
         sys.stderr = saved

@@ -73,6 +73,7 @@ def parse(line: str) -> Parsed:
     return Parsed(words[0].lower(), tuple(args), tuple(options))
 
 
+@lru_cache(maxsize=4096)  # (a forecast's tactics name the same few combatants in every line)
 def quote(word: str) -> str:
     """``word`` as one argument of a line (quoted when it would read as options or words)."""
     quoted = shlex.quote(word)

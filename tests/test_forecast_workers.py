@@ -30,3 +30,17 @@ def test_workers_run_at_nice_19_and_end_with_the_forecast() -> None:
         time.sleep(0.05)
     plays.close()
     assert not [p for p in workers if p.is_alive()]
+
+
+def test_a_worker_starts_with_every_rule_systems_rules_loaded() -> None:
+    """The forkserver imports the rules once (``forecast_rules``): a worker forked from it
+    plays its first play without importing them first."""
+    forecast._start_helpers()
+    wanted = (
+        "facility_tui.systems.r2297.commands.attacks",
+        "facility_tui.systems.r2297.system",
+        "facility_tui.systems.facility.system",
+    )
+    ask = f"[m for m in {wanted!r} if m in __import__('sys').modules]"
+    with multiprocessing.get_context("forkserver").Pool(1) as pool:
+        assert pool.apply(eval, (ask,)) == list(wanted)

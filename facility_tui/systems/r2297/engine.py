@@ -39,12 +39,15 @@ class Ctx:
 
     A round hook's changes to sheets and its log lines are gathered and made into one new
     encounter when ``enc`` is next read: a round's start at 1,000 combatants changes every
-    sheet, and a new encounter per change copied the list each time (O(n²))."""
+    sheet, and a new encounter per change copied the list each time (O(n²)). A changed sheet
+    is kept as a sheet, and its combatant made once when the combatant or the encounter is
+    read: a turn's start changes one sheet several times and reads it in between."""
 
     def __init__(self, enc: Encounter, dice: Dice) -> None:
         self._enc = enc
         self.dice = dice
         self._changed: dict[str, Combatant] = {}  # id -> the combatant as changed since
+        self._sheets: dict[str, Any] = {}  # id -> its sheet as changed since (not yet made into it)
         self._lines: list[tuple[str, Kind]] = []
         # id -> combatant of ``_enc`` (the first of an id, as ``Encounter.get``), made when first
         # asked: the engine names combatants by id dozens of times in a turn
@@ -52,6 +55,8 @@ class Ctx:
 
     @property
     def enc(self) -> Encounter:
+        if self._sheets:
+            self._settle_sheets()
         if self._changed or self._lines:
             enc, changed = self._enc, self._changed
             if changed:
@@ -66,15 +71,35 @@ class Ctx:
 
     @enc.setter
     def enc(self, enc: Encounter) -> None:
-        self._enc, self._changed, self._lines, self._ids = enc, {}, [], None
+        self._enc, self._changed, self._sheets, self._lines, self._ids = enc, {}, {}, [], None
+
+    @property
+    def round(self) -> int:
+        """The encounter's round (what changes gathered here leave as it is)."""
+        return self._enc.round
+
+    def _settle_sheets(self) -> None:
+        """The changed sheets made into their combatants."""
+        for cid, sheet in self._sheets.items():
+            self._changed[cid] = evolve(self._base(cid), sheet=sheet)
+        self._sheets = {}
+
+    def _base(self, cid: str) -> Combatant:
+        """The combatant as changed, without a sheet changed since (its own fields: id, name,
+        side, initiative...)."""
+        c = self._changed.get(cid)
+        return c if c is not None else self._known()[cid]
 
     @staticmethod
     def of(call: Call) -> Ctx:
         return _CallCtx(call)
 
     def combatant(self, cid: str) -> Combatant:
-        c = self._changed.get(cid)
-        return c if c is not None else self._known()[cid]
+        sheet = self._sheets.pop(cid, None)
+        if sheet is not None:
+            c = self._changed[cid] = evolve(self._base(cid), sheet=sheet)
+            return c
+        return self._base(cid)
 
     def _known(self) -> dict[str, Combatant]:
         if self._ids is None:
@@ -84,7 +109,7 @@ class Ctx:
     def roll(self, expr: str, what: str, by: str | None = None) -> Roll:
         """Roll ``expr`` for ``what`` (logged), a roll of combatant ``by`` (the GM types it when
         table dice say so)."""
-        c = self.combatant(by) if by is not None and by in self._known() else None
+        c = self._base(by) if by is not None and by in self._known() else None
         try:
             roll = self.dice.roll(expr, what, side=c.side if c else None, who=c.name if c else "")
         except DiceError as err:
@@ -96,27 +121,31 @@ class Ctx:
         self._lines.append((text, kind))
 
     def sheet(self, cid: str) -> Sheet2297:
-        s = self.combatant(cid).sheet
+        s = self._sheets.get(cid)
+        if s is None:  # (``_base``, written out: the engine reads sheets dozens of times a turn)
+            c = self._changed.get(cid)
+            s = (c if c is not None else self._known()[cid]).sheet
         if not isinstance(s, Sheet2297):  # pragma: no cover - a 2297 encounter holds 2297 sheets
             raise RuleError("not a 2297 combatant")
         return s
 
     def name(self, cid: str) -> str:
-        return self.combatant(cid).name
+        return self._base(cid).name
 
     def update(self, cid: str, **changes: Any) -> None:
         """Change the combatant's own fields (its initiative)."""
         self._changed[cid] = evolve(self.combatant(cid), **changes)
 
     def put(self, cid: str, **changes: Any) -> Sheet2297:
-        c = self.combatant(cid)
-        if any(getattr(c.sheet, k) != v for k, v in changes.items()):
-            self._changed[cid] = evolve(c, sheet=evolve(c.sheet, **changes))
-        return self.sheet(cid)
+        s = self.sheet(cid)
+        for key, value in changes.items():
+            if getattr(s, key) != value:
+                s = self._sheets[cid] = evolve(s, **changes)
+                break
+        return s
 
     def edit(self, cid: str, fn: Callable[[Sheet2297], Sheet2297]) -> Sheet2297:
-        c = self.combatant(cid)
-        self._changed[cid] = evolve(c, sheet=fn(c.sheet))
+        self._sheets[cid] = fn(self.sheet(cid))
         return self.sheet(cid)
 
 
@@ -151,8 +180,21 @@ class _CallCtx(Ctx):
         if self._ids is not None:
             self._ids[c.id], self._of = c, self.call.enc.combatants
 
+    @property
+    def round(self) -> int:
+        return self.call.enc.round
+
     def combatant(self, cid: str) -> Combatant:
         return self._known()[cid]
+
+    def sheet(self, cid: str) -> Sheet2297:
+        s = self._known()[cid].sheet
+        if not isinstance(s, Sheet2297):  # pragma: no cover - a 2297 encounter holds 2297 sheets
+            raise RuleError("not a 2297 combatant")
+        return s
+
+    def name(self, cid: str) -> str:
+        return self._known()[cid].name
 
     def roll(self, expr: str, what: str, by: str | None = None) -> Roll:
         c = self._known().get(by) if by is not None else None
@@ -167,8 +209,10 @@ class _CallCtx(Ctx):
     def put(self, cid: str, **changes: Any) -> Sheet2297:
         c = self.combatant(cid)
         s = c.sheet
-        if any(getattr(s, k) != v for k, v in changes.items()):
-            self._swap(evolve(c, sheet=evolve(s, **changes)))
+        for key, value in changes.items():
+            if getattr(s, key) != value:
+                self._swap(evolve(c, sheet=evolve(s, **changes)))
+                break
         return self.sheet(cid)
 
     def edit(self, cid: str, fn: Callable[[Sheet2297], Sheet2297]) -> Sheet2297:
@@ -206,7 +250,11 @@ def unconscious(s: Sheet2297) -> bool:
 
 
 def dying(s: Sheet2297) -> bool:
-    return any(e.kind is EKind.DEATH for e in s.effects)
+    # (a loop, not any(): asked of every sheet many times a turn, a generator each time)
+    for e in s.effects:  # noqa: SIM110
+        if e.kind is EKind.DEATH:
+            return True
+    return False
 
 
 def incapacitated(s: Sheet2297) -> bool:
@@ -312,14 +360,15 @@ def limit_of(enc: Encounter, s: Sheet2297) -> tuple[str, str]:
     """A4: the most restrictive limit, as (kind, reason): nothing / minor / one / fatigued / ""."""
     if s.dead:
         return "nothing", "dead"
-    if dying(s):
+    effects = bool(s.effects)  # (none: not dying, no condition; most sheets)
+    if effects and dying(s):
         return "nothing", "dying"
-    if s.has("unconscious"):
+    if effects and s.has("unconscious"):
         return "nothing", "unconscious"
     tiredness_now = tired(s)  # (asked once, as the level: the checks below read them in turn)
     if tiredness_now is Tired.UNCONSCIOUS:
         return "nothing", "unconscious"
-    if surprised(s):
+    if effects and surprised(s):
         return "nothing", "surprised (Unaware)"
     level = s.level
     if level in (Level.CRITICAL, Level.LETHAL):
@@ -388,7 +437,8 @@ def economy(enc: Encounter, c: Combatant) -> Economy:
     the encounter only for whether it is ``c``'s turn and whether this round is the one its
     Edge boost is for (``shown_initiative``): memoised on those and the combatant."""
     acting = in_turn(enc, c.id)
-    boosted = sheet_of(c).boost_round == max(enc.round, 1)
+    s = c.sheet  # (``sheet_of``, written out: asked of every row and every line)
+    boosted = (s.boost_round if isinstance(s, Sheet2297) else 0) == max(enc.round, 1)
     kept = _ECONOMIES.get(id(c))
     if kept is not None and kept[0] is c and kept[1] == acting and kept[2] == boosted:
         return kept[3]
@@ -503,7 +553,7 @@ def add_fatigue(ctx: Ctx, cid: str, amount: int, why: str) -> None:
         if after is Tired.UNCONSCIOUS:
             add_condition(ctx, cid, "prone")
         if after is Tired.EXHAUSTED:
-            ctx.put(cid, exhausted_round=ctx.enc.round, idle_turns=0)
+            ctx.put(cid, exhausted_round=ctx.round, idle_turns=0)
     if after is not Tired.EXHAUSTED:
         ctx.put(cid, idle_turns=0)
 
@@ -561,7 +611,7 @@ def add_damage(ctx: Ctx, cid: str, amount: int, *, stun: bool = False) -> None:
 def inflict(ctx: Ctx, cid: str, injury: Injury) -> Injury:
     """A7: apply the on-infliction effects of ``injury.level``; returns the injury as recorded."""
     level, name, src = injury.level, ctx.name(cid), injury.id
-    due = next_turn_no(ctx.enc, cid)
+    due = ctx.sheet(cid).turns + 1  # (``next_turn_no``, read from the sheet as changed so far)
     fatigue = INJURY_FATIGUE[level]
     injury = evolve(injury, fatigue=fatigue)
     if level is Level.NONE:
@@ -634,7 +684,7 @@ def inflict(ctx: Ctx, cid: str, injury: Injury) -> Injury:
 
 def record_injury(ctx: Ctx, cid: str, level: Level, damage: int) -> Injury:
     s = ctx.sheet(cid)
-    injury = Injury(s.next_id, level, level, ctx.enc.round, damage)
+    injury = Injury(s.next_id, level, level, ctx.round, damage)
     ctx.put(cid, next_id=s.next_id + 1)
     injury = inflict(ctx, cid, injury)
     ctx.edit(cid, lambda s: evolve(s, injuries=(*s.injuries, injury)))
@@ -767,8 +817,10 @@ def lapse_offers(ctx: Ctx) -> None:
     (soak still lowers the injury later, by hand)."""
     for c in ctx.enc.combatants:
         s = sheet_of(c)
-        if s.injuries and any(i.offered for i in s.injuries):
-            ctx.put(c.id, injuries=tuple(evolve(i, offered=False) for i in s.injuries))
+        for i in s.injuries:  # (a loop: every turn's end scans every combatant)
+            if i.offered:
+                ctx.put(c.id, injuries=tuple(evolve(i, offered=False) for i in s.injuries))
+                break
 
 
 def lower_injury(ctx: Ctx, cid: str, injury: Injury) -> Injury:
@@ -819,11 +871,12 @@ def relevel(ctx: Ctx, cid: str, injury: Injury, new_level: Level, why: str) -> I
 def expire_pinned_by(ctx: Ctx, cid: str, why: str = "acts") -> None:
     """A11 (Decision): Pinned lasts until the start of the pinning attacker's next turn (a
     Reaction does not end it)."""
-    pinned = [
-        c
-        for c in ctx.enc.combatants
-        if c.sheet.effects and any(e.by == cid for e in c.sheet.effects)
-    ]
+    pinned = []
+    for c in ctx.enc.combatants:  # (a loop: every turn's start scans every combatant)
+        for e in c.sheet.effects:
+            if e.by == cid:
+                pinned.append(c)
+                break
     for c in pinned:  # only those it pins: a turn costs O(combatants), not O(combatants²)
         gone = remove_effects(ctx, c.id, lambda e: e.by != cid)
         for e in gone:
@@ -843,19 +896,21 @@ def begin_turn(ctx: Ctx, cid: str) -> None:
     s = ctx.sheet(cid)
     name = ctx.name(cid)
     turn = s.turns + 1
-    s = ctx.put(cid, turns=turn, **FRESH_TURN)
+    # (what it pinned goes first, while the encounter is as it was: the scan of every
+    # combatant reads it whole; this turn's own marks change no one else's sheet)
     expire_pinned_by(ctx, cid)
+    s = ctx.put(cid, turns=turn, **FRESH_TURN)
     for e in s.effects:
-        if e.kind is EKind.COND and e.until_round and ctx.enc.round >= e.until_round:
+        if e.kind is EKind.COND and e.until_round and ctx.round >= e.until_round:
             drop_effect(ctx, cid, e)
             ctx.log(f"{name} is no longer {e.label}", Kind.EFFECT)
     tick(ctx, cid)
     s = ctx.sheet(cid)
-    init = effective_initiative(s, ctx.enc.get(cid).initiative, turn, ctx.enc.round)
+    init = effective_initiative(s, ctx.combatant(cid).initiative, turn, ctx.round)
     s = ctx.put(cid, turn_init=init)
     if s.dead:
         return
-    eco = economy(ctx.enc, ctx.enc.get(cid))
+    eco = economy(ctx.enc, ctx.combatant(cid))
     if eco.cap == 0:
         ctx.log(f"{name} cannot act ({eco.limit})", Kind.EFFECT)
         return
@@ -950,7 +1005,9 @@ def end_turn(ctx: Ctx, cid: str) -> None:
                 kept.append(evolve(e, rounds=left))
         else:
             kept.append(e)
-    if len(kept) != len(s.effects) or any(k is not e for k, e in zip(kept, s.effects, strict=True)):
+    if s.effects and (
+        len(kept) != len(s.effects) or any(k is not e for k, e in zip(kept, s.effects, strict=True))
+    ):
         s = ctx.put(cid, effects=tuple(kept))
     if s.ext_name and s.ext_turn != turn and s.ext_step:
         ctx.log(
@@ -966,7 +1023,7 @@ def count_idle_round(ctx: Ctx, cid: str) -> None:
     action (a Reaction counts as one) counts an idle round; every 10th earns fatigue −1,
     offered for the GM to confirm (``recover WHO``)."""
     s = ctx.sheet(cid)
-    rnd = ctx.enc.round
+    rnd = ctx.round
     if s.dead or tired(s) is not Tired.EXHAUSTED or s.exhausted_round >= rnd:
         return
     if s.acted_round == rnd:

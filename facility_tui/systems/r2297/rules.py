@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import enum
 import re
+from functools import lru_cache
 
 from attrs import frozen
 
@@ -145,6 +146,7 @@ class DamageType(enum.StrEnum):
     ENERGY = "energy"
 
 
+@lru_cache(maxsize=256)  # (an attack reads them each time, from the same few texts)
 def parse_type(text: str) -> DamageType:
     t = text.strip().lower()
     for kind in DamageType:
@@ -242,6 +244,7 @@ def mitigate(
     return Mitigation(raw, pt, dr, final)
 
 
+@lru_cache(maxsize=256)  # (an attack reads them each time, from the same few texts)
 def parse_ap(text: str) -> tuple[int, int]:
     """Armor piercing as ``PT`` or ``PT/DR`` (e.g. ``ap=5`` or ``ap=5/20``)."""
     m = re.fullmatch(r"\s*(\d+)\s*(?:/\s*(\d+)\s*)?", text)
@@ -294,6 +297,7 @@ AMMO = {"SS": 1, "SA": 3, "BF": 5, "AF": 10}
 BURST_DICE = {"BF": 1, "AF": 2}
 
 
+@lru_cache(maxsize=256)  # (an attack reads them each time, from the same few texts)
 def attack_pool(net_advantage: int) -> str:
     """A5: 2d10, plus one d10 per net Advantage (keep the two highest) or Disadvantage (lowest)."""
     if net_advantage > 0:
@@ -381,6 +385,7 @@ def fire_mode(mode: str, targets: int, net_advantage: int, pick: str = "") -> tu
     return 0, 0
 
 
+@lru_cache(maxsize=256)  # (an attack reads them each time, from the same few texts)
 def add_dice(expr: str, extra: int) -> str:
     """Add ``extra`` d6 to a damage expression: ``3d6+2`` with 2 → ``5d6+2``."""
     if extra == 0:

@@ -211,7 +211,11 @@ class Sheet2297:
     def has(self, condition: str) -> bool:
         if not self.effects:  # (most sheets, asked each time an action is counted)
             return False
-        return condition.lower() in (c.lower() for c in self.conditions())
+        condition = condition.lower()
+        for e in self.effects:  # noqa: SIM110 - (a loop, not any(): no generator each time)
+            if e.kind is EKind.COND and e.label.lower() == condition:
+                return True
+        return False
 
     @property
     def pending_patches(self) -> tuple[Patch, ...]:

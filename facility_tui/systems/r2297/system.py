@@ -649,7 +649,10 @@ class Rules2297(RuleSystem):
         return tactics.fallen(c)
 
     def ammo(self, c: Combatant) -> int:
-        return sum(w.ammo for w in sheet_of(c).weapons)
+        total = 0
+        for w in sheet_of(c).weapons:  # (a loop: the forecast asks after each line that changed c)
+            total += w.ammo
+        return total
 
 
 # The list's Actions cell for a combatant who is out, saying why (A4, A8, A9): a word, never a

@@ -40,10 +40,10 @@ _FALLEN_KEPT = 4096  # (then forgotten all at once)
 def fallen(c: Combatant) -> str:
     """Out of the fight, and how: "" (standing), "fled", "down" (unconscious or incapacitated),
     "dying" (dying or dead)."""
-    s = sheet_of(c)
-    kept = _FALLEN.get(id(s))
-    if kept is not None and kept[0] is s:
+    kept = _FALLEN.get(id(c.sheet))
+    if kept is not None and kept[0] is c.sheet:
         return kept[1]
+    s = sheet_of(c)
     if s.dead or dying(s):
         how = "dying"
     elif s.has(FLED):
@@ -71,9 +71,10 @@ def flees(s: Sheet2297, level: str) -> bool:
 
 def next_line(enc: Encounter, slot: str, turn: TurnPlay) -> str | None:
     """The next command line of ``slot``'s turn, or ``None`` when its play has no more."""
-    if not enc.has(slot):
+    try:
+        c = enc.get(slot)
+    except KeyError:  # (gone from the list)
         return None
-    c = enc.get(slot)
     s = sheet_of(c)
     if fallen(c):
         return None

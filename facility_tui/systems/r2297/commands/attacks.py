@@ -4,6 +4,9 @@ applied as ``hit`` does) and reloading.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from attrs import frozen
 
 from facility_tui.call import Call
@@ -178,15 +181,16 @@ def read_attack(call: Call) -> AttackPlan:
     )
 
 
-def charge_major(call: Call, plan: AttackPlan) -> None:
+def charge_major(call: Call, plan: AttackPlan, also: Mapping[str, Any] | None = None) -> None:
     """A4/A5: an attack in the attacker's turn is its Major; refused, with the way out named,
-    when none is left. ``free`` (a Reaction's attack, overwatch, GM fiat) spends nothing."""
+    when none is left. ``free`` (a Reaction's attack, overwatch, GM fiat) spends nothing.
+    ``also``: the attacker's sheet's other changes, made with the spending (``charge``)."""
     c = plan.c
     if "free" in plan.flags:
         call.log(f"{c.name}: a free attack (no action spent)")
     elif plan.charged:
         try:
-            charge(call, call.enc.get(c.id), ("major",), "Major", "attack")
+            charge(call, call.enc.get(c.id), ("major",), "Major", "attack", also)
         except CommandError as err:
             raise CommandError(f"{err}; 'free' attacks without spending it") from None
     elif call.enc.phase is Phase.ACTIVE:
@@ -237,14 +241,17 @@ def preview_attack(call: Call) -> list[str]:
 def attack(call: Call) -> Encounter:
     plan = read_attack(call)
     c, weapon, mode, targets, adv = plan.c, plan.weapon, plan.mode, plan.targets, plan.adv
-    charge_major(call, plan)
-    ctx = Ctx.of(call)
+    used = evolve(weapon, ammo=weapon.ammo - plan.ammo) if weapon and plan.ammo else None
+    weapons = tuple(used if w is weapon else w for w in sheet(c).weapons) if used else ()
+    # (the rounds leave the weapon as the Major is spent: one copy of the sheet, logged after)
+    charge_major(call, plan, {"weapons": weapons} if used else None)
+    # (its changes gathered and made into the call's encounter at the end, as a round hook's:
+    # a hit changes its target's sheet several times, and the encounter is read only after)
+    ctx = Ctx(call.enc, call.dice)
     if plan.disadv:
         ctx.log(f"{c.name} has Disadvantage ({plan.disadv}): net Advantage {adv + 1} → {adv}")
-    if weapon and plan.ammo:
-        s = ctx.sheet(c.id)
-        used = evolve(weapon, ammo=weapon.ammo - plan.ammo)
-        ctx.put(c.id, weapons=tuple(used if w is weapon else w for w in s.weapons))
+    if weapon and used:
+        ctx.put(c.id, weapons=weapons)  # (done with the Major when it was spent)
         per = f", 10 per target × {targets}" if mode == "AF" and targets > 1 else ""
         ctx.log(
             f"{c.name}: {weapon.name} {mode} uses {counted(plan.ammo, 'round')}{per} "
@@ -264,7 +271,8 @@ def attack(call: Call) -> Encounter:
         ctx.log(f"{c.name}: {mode} adds +{plan.mode_d6}d6 damage{why}")
     for target in plan.named:
         one_attack(call, ctx, plan, target)
-    return ctx.enc
+    call.enc = ctx.enc
+    return call.enc
 
 
 def target_tn(t: Sheet2297, plan: AttackPlan) -> tuple[int, str]:

@@ -4,7 +4,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from facility_tui.call import Call, declarer
 from facility_tui.catalog import Lookup, finder
@@ -87,10 +88,16 @@ def downgrade_for_one_action(call: Call, c: Combatant, want: str, eco: Economy) 
 
 
 def charge(
-    call: Call, c: Combatant, kinds: tuple[str, ...], what: str, note: str = ""
+    call: Call,
+    c: Combatant,
+    kinds: tuple[str, ...],
+    what: str,
+    note: str = "",
+    also: Mapping[str, Any] | None = None,
 ) -> Combatant:
     """A4: spend ``kinds`` of the acting ``c``'s actions (logged), refusing what it does not
-    have."""
+    have; ``also``: more of its sheet's fields the action changes (an attack's ammo), set with
+    the spending (one copy of the sheet)."""
     eco = economy(call.enc, c)
     if len(kinds) == 1 and eco.cap > 0 and getattr(eco, kinds[0]) < 1:
         eco = downgrade_for_one_action(call, c, kinds[0], eco)
@@ -119,6 +126,7 @@ def charge(
         spent_move=s.spent_move + kinds.count("move"),
         spent_minor=s.spent_minor + kinds.count("minor"),
         acted_round=call.enc.round,
+        **(also or {}),
     )
     after = economy(call.enc, call.enc.get(c.id))
     call.log(

@@ -1,0 +1,99 @@
+"""2297's ``Ctx`` gathers a round hook's changes (issue 26's speed): a changed sheet is made into
+its combatant, and the combatants into an encounter, only when read. Played seed for seed, the
+encounters are those of a ``Ctx`` that puts every change into the encounter at once, log and all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from facility_tui import dispatch, forecast
+from facility_tui.dice import Dice
+from facility_tui.dispatch import apply
+from facility_tui.model import Encounter, evolve
+from facility_tui.plays import parse_play
+from facility_tui.systems import rules_for
+from facility_tui.systems.r2297 import engine
+from facility_tui.systems.r2297.engine import Ctx
+
+
+def demo() -> Encounter:
+    enc = Encounter("x", "2297")
+    for line in rules_for("2297").demo:
+        enc = apply(enc, line).encounter
+    return enc
+
+
+DEMO = demo()
+
+
+def at_once(method: Callable[..., Any]) -> Callable[..., Any]:
+    """``method`` of a ``Ctx``, then the encounter read: each change lands in it at once."""
+
+    def eager(self: Ctx, *args: Any, **kwargs: Any) -> Any:
+        out = method(self, *args, **kwargs)
+        self.enc  # noqa: B018 - (the read that makes the encounter)
+        return out
+
+    return eager
+
+
+def played(start: Encounter, seed: int, plays: dict[str, Any]) -> list[tuple[str, Encounter]]:
+    """Each line a logged play ran, with the encounter it gave."""
+    seen: list[tuple[str, Encounter]] = []
+
+    def recording(enc: Encounter, line: str, *args: Any, **kwargs: Any) -> dispatch.Applied:
+        done = dispatch.apply(enc, line, *args, **kwargs)
+        seen.append((line, done.encounter))
+        return done
+
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(forecast, "apply", recording)
+        forecast.play(start, plays, seed, logged=True)
+    return seen
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    seed=st.integers(0, 2**62),
+    words=st.sampled_from(["", "focus", "spread", "flee at moderate"]),
+)
+def test_a_gathering_ctx_plays_as_one_that_changes_at_once(seed: int, words: str) -> None:
+    plays = {forecast.roster(DEMO)[0].id: parse_play(words)} if words else {}
+    gathered = played(DEMO, seed, plays)
+    with pytest.MonkeyPatch.context() as m:
+        for name in ("put", "edit", "update", "combatant", "roll"):
+            m.setattr(engine.Ctx, name, at_once(getattr(engine.Ctx, name)))
+        eager = played(DEMO, seed, plays)
+    assert len(gathered) == len(eager) > 10
+    for (line, enc), (eager_line, eager_enc) in zip(gathered, eager, strict=True):
+        assert line == eager_line
+        assert enc == eager_enc, line
+        assert list(enc.log) == list(eager_enc.log), line
+
+
+def test_a_hooks_reads_see_its_own_changes() -> None:
+    """A sheet changed and not yet made into its combatant is what the hook reads back: by
+    ``sheet``, ``combatant``, ``put``'s answer and the encounter."""
+    enc = DEMO
+    cid = enc.combatants[0].id
+    ctx = Ctx(enc, Dice(1, 0))
+    s = ctx.put(cid, fatigue=7)
+    assert s.fatigue == 7 and ctx.sheet(cid) is s
+    assert ctx.put(cid, fatigue=7) is s  # (no change: no copy)
+    s2 = ctx.edit(cid, lambda s: evolve(s, damage=3))
+    assert (s2.fatigue, s2.damage) == (7, 3)
+    assert ctx.name(cid) == enc.combatants[0].name
+    ctx.update(cid, initiative=42)
+    c = ctx.combatant(cid)
+    assert (c.initiative, c.sheet.fatigue, c.sheet.damage) == (42, 7, 3)
+    ctx.put(cid, damage=4)
+    got = ctx.enc.get(cid)
+    assert (got.initiative, got.sheet.fatigue, got.sheet.damage) == (42, 7, 4)
+    assert ctx.round == enc.round
+    assert enc.get(cid).sheet.fatigue == DEMO.get(cid).sheet.fatigue  # (the value given is kept)
