@@ -115,7 +115,9 @@ class PlayerView(Screen[None]):
 
     DEFAULT_CSS = """
     PlayerView { padding: 0 1; }
-    PlayerView #pv-title { height: 1; text-style: bold; text-wrap: nowrap; text-overflow: ellipsis; }
+    PlayerView #pv-title {
+        height: 1; text-style: bold; text-wrap: nowrap; text-overflow: ellipsis;
+    }
     PlayerView #pv-top { height: 5; margin-top: 1; }
     PlayerView #pv-round-box { width: auto; min-width: 12; }
     PlayerView #pv-round-label { width: auto; color: $text-muted; }
