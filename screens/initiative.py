@@ -612,13 +612,24 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
     def _page_rows(self) -> int:
         return max(1, self.scrollable_content_region.height - 1)
 
+    def _top_showing(self, i: int) -> int:
+        """The first row in sight once row ``i`` is brought into sight by the least scroll."""
+        top, shown = round(self.scroll_y), self._page_rows()
+        if i < top:
+            return i
+        if i >= top + shown:
+            return i - shown + 1
+        return top
+
     def _scroll_to_cursor(self) -> None:
-        top = round(self.scroll_y)
-        shown = self._page_rows()
-        if self._cursor < top:
-            self.scroll_to(y=self._cursor, animate=False, immediate=True)
-        elif self._cursor >= top + shown:
-            self.scroll_to(y=self._cursor - shown + 1, animate=False, immediate=True)
+        top = self._top_showing(self._cursor)
+        if top != round(self.scroll_y):
+            self.scroll_to(y=top, animate=False, immediate=True)
+
+    def rows_in_sight(self, at: int | None = None) -> range:
+        """The rows in sight (and one either side) once row ``at`` is brought into sight."""
+        top = round(self.scroll_y) if at is None else self._top_showing(at)
+        return range(max(0, top - 1), top + self._page_rows() + 1)
 
     # -- layout -------------------------------------------------------------------------------
 

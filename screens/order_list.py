@@ -227,7 +227,7 @@ class OrderList(InitiativeList):
                     self.set_cells(i, cells)
             else:  # many (a Facility side's turn marks each of its members): as a round's start
                 made = _RoundRows(self, rules, enc, listing, acting, shared, self.row_cache)
-                stand_ins = made.rows(self._sight(at), only=set(changed))
+                stand_ins = made.rows(self.rows_in_sight(at), only=set(changed))
                 self.set_rows(columns, made.made, stand_ins, made.real)
         else:
             # Another listing (a round's start): the one left is kept as shown, and one shown
@@ -249,20 +249,10 @@ class OrderList(InitiativeList):
             else:
                 cache, self.row_cache = self.row_cache, {}  # (keeps the rows listed now only)
                 made = _RoundRows(self, rules, enc, listing, acting, shared, cache)
-                stand_ins = made.rows(self._sight(at) if columns == self.columns else None)
+                stand_ins = made.rows(self.rows_in_sight(at) if columns == self.columns else None)
                 self.set_rows(columns, made.made, stand_ins, made.real)
         if target is not None and enc.has(target):
             self.move_to(target)
-
-    def _sight(self, at: int | None) -> range:
-        """The rows in sight once the cursor has moved to row ``at`` (and a row either side)."""
-        page = self._page_rows()
-        top = round(self.scroll_y)
-        if at is not None and at < top:
-            top = at
-        elif at is not None and at >= top + page:
-            top = at - page + 1
-        return range(max(0, top - 1), top + page + 1)
 
     def cells_of(
         self,

@@ -270,11 +270,6 @@ def in_turn(enc: Encounter, cid: str) -> bool:
     return enc.current == cid
 
 
-def next_turn_no(enc: Encounter, cid: str) -> int:
-    """C6: the number of the combatant's next turn that has not yet started."""
-    return sheet_of(enc.get(cid)).turns + 1
-
-
 def counts_from(enc: Encounter, cid: str) -> int:
     """C6: an "N rounds" effect landing now first counts down at the end of this turn, or, when
     it lands during the combatant's own turn, at the end of its following turn."""
@@ -611,7 +606,7 @@ def add_damage(ctx: Ctx, cid: str, amount: int, *, stun: bool = False) -> None:
 def inflict(ctx: Ctx, cid: str, injury: Injury) -> Injury:
     """A7: apply the on-infliction effects of ``injury.level``; returns the injury as recorded."""
     level, name, src = injury.level, ctx.name(cid), injury.id
-    due = ctx.sheet(cid).turns + 1  # (``next_turn_no``, read from the sheet as changed so far)
+    due = ctx.sheet(cid).turns + 1  # C6: its next turn not yet started (as changed so far)
     fatigue = INJURY_FATIGUE[level]
     injury = evolve(injury, fatigue=fatigue)
     if level is Level.NONE:

@@ -340,7 +340,7 @@ class Rules2297(RuleSystem):
                     ctx.log(
                         f"{c.name}'s unused Overwatch ends (end of round {enc.round})", Kind.EFFECT
                     )
-            if 2 * s.fatigue >= s.sta:  # Fatigued or worse: count_idle_round looks further
+            if not s.dead and tired(s) is Tired.EXHAUSTED:  # (only they count idle rounds)
                 count_idle_round(ctx, c.id)
         return ctx.enc
 
