@@ -60,6 +60,27 @@ def _engine_rate(enc: object, plays: int = 20) -> tuple[float, float]:
     return len(recorded) / took, len(recorded) / plays
 
 
+def _as_the_app(enc: object, runs: int) -> float:
+    """The wall time of the forecast as the app runs it: from a process with threads, so its
+    workers come from the forkserver, which the app starts a few seconds after it opens."""
+    import threading
+
+    from facility_tui import forecast
+
+    forecast.warm()
+    done = threading.Event()
+    other = threading.Thread(target=done.wait)  # (the app's threads, in kind)
+    other.start()
+    try:
+        time.sleep(2.0)  # (the forkserver has loaded the rules: the app gives it 5 s)
+        t0 = time.perf_counter()
+        forecast.forecast(enc, runs, 1)  # type: ignore[arg-type]
+        return time.perf_counter() - t0
+    finally:
+        done.set()
+        other.join()
+
+
 def measure(runs: int = 1000) -> list[str]:
     from facility_tui import forecast
 
@@ -73,14 +94,16 @@ def measure(runs: int = 1000) -> list[str]:
         t0 = time.perf_counter()
         tally = forecast.forecast(enc, runs, 1)  # type: ignore[arg-type]
         wall = time.perf_counter() - t0
+        app_wall = _as_the_app(enc, runs)
         cpu = tally.cpu
-        verdict = "PASS" if wall <= BUDGET_S * runs / 1000 else "MISS"
+        verdict = "PASS" if max(wall, app_wall) <= BUDGET_S * runs / 1000 else "MISS"
         per_cpu = tally.runs / max(cpu, 1e-9)
         rows.append(
             f"{system:>8}: engine {commands_s:6.0f} commands/s, {per_play:5.1f} commands a play; "
             f"one process {here:5.1f} plays/s (the engine's share of a play's time "
             f"{100 * here * per_play / commands_s:3.0f} %); {tally.runs} plays on "
-            f"{forecast.workers()} workers in {wall:5.1f} s = {tally.runs / wall:5.1f} plays/s, "
+            f"{forecast.workers()} workers in {wall:5.1f} s = {tally.runs / wall:5.1f} plays/s "
+            f"(forked, as the CLI), {app_wall:5.1f} s (from the forkserver, as the app), "
             f"{cpu:5.1f} CPU s ({per_cpu:5.1f} plays per CPU s) {verdict}"
         )
     rows.append(keys_line())

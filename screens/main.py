@@ -19,6 +19,7 @@ detail renders): see ``_publish``.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import re
 from pathlib import Path
@@ -71,6 +72,9 @@ SAVE_DELAY = 0.06  # s: a change is drawn first, then written (quit flushes at o
 FRAME_WAIT = 0.5  # s: a round's end is written once its frame is drawn (at the latest after this)
 FOLLOW_EVERY = 0.5  # s: how often a read-only view looks for its writer's autosaves
 SETTLE_AFTER = 0.2  # s: after a save opens (its first frame drawn), its undo history is replayed
+# s: after the app starts, the forecast's forkserver is started (it loads the rules in a process
+# of its own, ~0.5 s on the other core): the first forecast's plays then start at once
+WARM_FORECAST_AFTER = 5.0
 # The right column's width and the log's height follow the screen's size (styles/app.tcss):
 NARROW_BELOW = 110  # columns: below, the panes' column is narrow (the list keeps the rest)
 ROOMY_FROM = 160  # columns: from here, a wider column (longer bars)
@@ -299,6 +303,7 @@ class MainScreen(Screen[None]):
         self.collector.start()
         self.set_interval(COLLECT_EVERY, self.collector.tick)
         self.set_interval(FOLLOW_EVERY, self._follow)
+        self.set_timer(WARM_FORECAST_AFTER, self._warm_forecast)
 
     def _follow(self) -> None:
         """A read-only view follows its writer's autosaves (one ``stat`` when nothing changed)."""
@@ -663,6 +668,13 @@ class MainScreen(Screen[None]):
         if note:
             self.notify(note, severity="warning", timeout=15)
         self.set_timer(SETTLE_AFTER, self._settle_history)
+
+    def _warm_forecast(self) -> None:
+        from facility_tui import forecast
+
+        # (a head start only: a forecast that cannot start its workers says why when asked)
+        with contextlib.suppress(Exception):
+            forecast.warm()
 
     def _settle_history(self) -> None:
         """Replay the undo history of the save just opened (``Session.settle``) once the fight

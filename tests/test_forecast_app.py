@@ -14,6 +14,7 @@ from facility_tui.screens.main import MainScreen
 from textual.widgets import Input, ProgressBar, Static
 
 from facility_tui.app import FacilityApp
+from facility_tui.model import Phase
 
 
 def shown(app: FacilityApp) -> str:
@@ -107,3 +108,33 @@ async def test_palette_offers_the_forecast(tmp_path: Path) -> None:
         await wait_for(lambda: isinstance(app.screen, ForecastScreen), 5)
         await pilot.press("escape")
         assert isinstance(app.screen, MainScreen)
+
+
+async def test_the_app_starts_the_forecasts_workers_server_ahead(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A few seconds after it opens, the app starts the forkserver its forecasts' workers come
+    from (so the first forecast's plays start at once); one that cannot start stops nothing."""
+    from facility_tui.screens import main as main_screen
+
+    from facility_tui import forecast
+
+    calls: list[str] = []
+
+    def cannot() -> None:
+        calls.append("warm")
+        raise OSError("no more processes")
+
+    monkeypatch.setattr(main_screen, "WARM_FORECAST_AFTER", 0.05)
+    monkeypatch.setattr(forecast, "warm", cannot)
+    app = FacilityApp(save_dir=tmp_path, seed=1, demo="2297")
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await wait_for(lambda: calls)
+        await pilot.pause()
+        await pilot.press("n", "n")  # (the fight starts, its first turn ends)
+        await pilot.pause()
+        assert app.is_running
+        enc = app.workspace.encounter
+        assert (enc.phase, enc.round, enc.turn) == (Phase.ACTIVE, 1, 1)
+        assert not app._notifications  # (nothing to say: the forecast says it when asked)
+    assert calls == ["warm"]
