@@ -76,7 +76,8 @@ class ForecastScreen(ModalScreen[None]):
         with Vertical():
             title = f"Forecast: {printable(self.enc.name)} — {self.runs} plays, seed {self.seed}"
             yield Label(Text(title), id="forecast-title")
-            yield Input(placeholder=f"plays: NAME=PLAY; ... ({PLAY_WORDS}) ⏎ runs again")
+            # (the hint below says what enter does: the words fit the input at 80 columns)
+            yield Input(placeholder=f"NAME=PLAY; … ({PLAY_WORDS})")
             yield ProgressBar(total=self.runs, show_eta=False)
             with VerticalScroll(id="forecast-results"):
                 yield Static(Text("Playing the fight out…"), id="forecast-text")

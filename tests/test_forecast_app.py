@@ -11,6 +11,7 @@ import pytest
 from facility_tui.screens import forecast as forecast_screen
 from facility_tui.screens.forecast import ForecastScreen
 from facility_tui.screens.main import MainScreen
+from rich.cells import cell_len
 from textual.widgets import Input, ProgressBar, Static
 
 from facility_tui.app import FacilityApp
@@ -44,6 +45,11 @@ async def test_f_forecasts_the_fight_and_changes_nothing(tmp_path: Path) -> None
         saved = app.workspace.path.read_bytes()
         await pilot.press("F")
         assert isinstance(app.screen, ForecastScreen)
+        await pilot.pause()
+        plays = app.screen.query_one(
+            Input
+        )  # (whole at 80 columns, and the cursor)
+        assert cell_len(plays.placeholder) < plays.content_region.width
         bar = app.screen.query_one(ProgressBar)
         await wait_for(lambda: bar.progress >= 60)
         text = shown(app)

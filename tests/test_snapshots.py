@@ -167,3 +167,25 @@ def test_party_hand_back(snap_compare, app: FacilityApp) -> None:
         "end",
     )
     assert snap_compare(app, terminal_size=(80, 24), run_before=run)
+
+
+def test_forecast(snap_compare, app: FacilityApp, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``F``: the forecast's figures once its plays are done (the same seed, the same plays)."""
+    import time
+
+    from textual.widgets import ProgressBar
+
+    from facility_tui.screens import forecast as forecast_screen
+
+    monkeypatch.setattr(forecast_screen, "RUNS", 40)
+
+    async def played(pilot) -> None:  # type: ignore[no-untyped-def]
+        await pilot.press("s", "F")
+        bar = pilot.app.screen.query_one(ProgressBar)
+        deadline = time.monotonic() + 60
+        while bar.progress < 40:
+            assert time.monotonic() < deadline, "the forecast did not finish"
+            await pilot.pause(0.05)
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=played)
