@@ -390,17 +390,20 @@ def read_plays(enc: Encounter, words: Mapping[str, str]) -> dict[str, Play]:
     return out
 
 
-def parse_play_option(text: str) -> tuple[str, str]:
-    """``NAME=WORDS`` (``--play blanc=focus``) as its two parts."""
+def parse_play_option(text: str, what: str = "--play") -> tuple[str, str]:
+    """``NAME=WORDS`` (``--play blanc=focus``) as its two parts; ``what`` names the option in
+    the refusal."""
     name, eq, words = text.partition("=")
     if not eq or not name.strip() or not words.strip():
-        raise ForecastError(f"--play takes NAME=PLAY ({PLAY_WORDS}), got '{text}'")
+        raise ForecastError(f"{what} takes NAME=PLAY ({PLAY_WORDS}), got '{text}'")
     return name.strip(), words.strip()
 
 
 def parse_plays_text(text: str) -> dict[str, str]:
     """The app's plays line: ``NAME=PLAY; NAME=PLAY`` (empty: the default plays)."""
-    return dict(parse_play_option(part) for part in text.split(";") if part.strip())
+    return dict(
+        parse_play_option(part.strip(), "a play") for part in text.split(";") if part.strip()
+    )
 
 
 def check(enc: Encounter) -> None:

@@ -16,6 +16,7 @@ from textual.widgets import Input, ProgressBar, Static
 
 from facility_tui.app import FacilityApp
 from facility_tui.model import Phase
+from facility_tui.plays import PLAY_WORDS
 
 
 def shown(app: FacilityApp) -> str:
@@ -46,9 +47,7 @@ async def test_f_forecasts_the_fight_and_changes_nothing(tmp_path: Path) -> None
         await pilot.press("F")
         assert isinstance(app.screen, ForecastScreen)
         await pilot.pause()
-        plays = app.screen.query_one(
-            Input
-        )  # (whole at 80 columns, and the cursor)
+        plays = app.screen.query_one(Input)  # (whole at 80 columns, and the cursor)
         assert cell_len(plays.placeholder) < plays.content_region.width
         bar = app.screen.query_one(ProgressBar)
         await wait_for(lambda: bar.progress >= 60)
@@ -97,6 +96,12 @@ async def test_the_plays_line_runs_again_and_refuses_in_one_line(tmp_path: Path)
         await pilot.pause()
         notes = [n.message for n in app._notifications]
         assert any("no combatant" in n for n in notes), notes
+        app.clear_notifications()
+        screen.query_one(Input).value = "junk"  # (no NAME=: said in the plays line's words)
+        await pilot.press("enter")
+        await pilot.pause()
+        notes = [n.message for n in app._notifications]
+        assert notes == [f"a play takes NAME=PLAY ({PLAY_WORDS}), got 'junk'"]
         screen.query_one(Input).value = "anne=hold; reyes=flee at hurt"
         await pilot.press("enter")
         await wait_for(lambda: "Officer Reyes: flee at hurt" in shown(app))

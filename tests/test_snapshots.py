@@ -173,9 +173,8 @@ def test_forecast(snap_compare, app: FacilityApp, monkeypatch: pytest.MonkeyPatc
     """``F``: the forecast's figures once its plays are done (the same seed, the same plays)."""
     import time
 
-    from textual.widgets import ProgressBar
-
     from facility_tui.screens import forecast as forecast_screen
+    from textual.widgets import ProgressBar
 
     monkeypatch.setattr(forecast_screen, "RUNS", 40)
 
