@@ -13,6 +13,7 @@ import pytest
 from facility_tui.screens.command_bar import CommandBar
 from facility_tui.screens.lines import fit, text_lines
 from facility_tui.screens.main import MainScreen
+from facility_tui.screens.order_list import OrderList
 from hypothesis import given
 from hypothesis import strategies as st
 from rich.console import Console
@@ -222,6 +223,29 @@ async def test_the_attack_preview_wraps_rather_than_being_cut(
         assert s.bar.preview.startswith("attack WHO TARGET [TARGET ...]")
         assert f"attack {s.bar.preview}" in shown_in(app, s.bar)
         assert s.bar.region.height > 1
+
+
+async def test_the_screen_above_the_command_line_holds_still_while_the_gm_types(
+    tmp_path: Path,
+) -> None:
+    """The bar grows as its preview needs lines and shrinks only when the line is emptied or
+    closed: a digit that makes a two-line usage a one-line preview moves nothing above it."""
+    app = FacilityApp(save_dir=tmp_path, seed=1, demo="2297")
+    async with app.run_test(size=(80, 24)) as pilot:
+        s = Screen(app, pilot, record(app))
+        await s.keys("start, then d for the acting one", "s", "d")
+        assert s.bar.preview.startswith("hit WHO DAMAGE")  # (the usage: two lines at 80)
+        assert s.bar.region.height == 2
+        above = s.app.screen.query_one(OrderList).region
+        await s.keys("a digit", "1", "2")
+        assert s.bar.preview.startswith("→")  # (the preview: one line)
+        assert f"{s.bar.value.strip()} {s.bar.preview}" in shown_in(app, s.bar)
+        assert s.bar.region.height == 2
+        assert s.app.screen.query_one(OrderList).region == above
+        await s.keys("emptied", *["backspace"] * len(s.bar.value))
+        assert s.bar.region.height == 1
+        await s.keys("typed again, then closed", *"hit sgt-blanc 5", "escape")
+        assert s.bar.region.height == 1
 
 
 async def test_each_error_of_a_config_file_is_shown_whole(tmp_path: Path) -> None:
