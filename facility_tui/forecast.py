@@ -672,10 +672,12 @@ def lines(enc: Encounter, tally: Tally, plays: Mapping[str, Play], seed: int) ->
             f"{end[:11]:11}  {ammo}"
         )
     likeliest = [cid for cid, _ in sorted(tally.first.items(), key=lambda kv: (-kv[1], kv[0]))]
-    if likeliest:
-        out.append("")
-        falls = [f"{names.get(cid, cid)} {pct(tally.first[cid], n)}" for cid in likeliest[:3]]
-        out.append("First to fall: " + "; ".join(falls))
+    if likeliest:  # (a line each: on one, a name was parted from its share where it wrapped)
+        out += ["", "First to fall:"]
+        for cid in likeliest[:3]:
+            name = names.get(cid, cid)
+            name = name if len(name) <= width else name[: width - 1] + "…"
+            out.append(f"{name:{width}}  {pct(tally.first[cid], n)}")
     out.append("")
     out.append("Assumptions:")
     out += [f"- {line}" for line in assumptions(enc, plays, seed)]

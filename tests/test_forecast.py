@@ -151,6 +151,23 @@ def test_demo_fights_from_setup(system: str) -> None:
     assert "win" in text and "Assumptions:" in text
 
 
+def test_the_three_likeliest_first_to_fall_each_have_a_line() -> None:
+    """A name and its share on one line, in order (wrapped on one line, a name was parted from
+    its figures at 80 columns)."""
+    enc = demo("2297")
+    tally = forecast.forecast(enc, 30, seed=2, processes=1)
+    out = forecast.lines(enc, tally, {}, 2)
+    at = out.index("First to fall:")
+    names = {c.id: c.name for c in enc.combatants}
+    ranked = sorted(tally.first.items(), key=lambda kv: (-kv[1], kv[0]))[:3]
+    assert len(ranked) == 3
+    for line, (cid, k) in zip(out[at + 1 : at + 4], ranked, strict=True):
+        assert line.split()[: len(names[cid].split())] == names[cid].split()
+        assert line.endswith(forecast.pct(k, 30))
+    assert out[at + 4] == ""  # (then the assumptions)
+    assert max(len(line) for line in out[at : at + 4]) <= 76  # (the forecast screen at 80)
+
+
 def test_demo_fights_mid_fight() -> None:
     facility = demo("facility")
     for line in DEMO_FACILITY_FIGHT:
