@@ -491,7 +491,8 @@ def _context() -> Any:
     took ~0.5 s to start and load the rules before the first play); else (the app, whose
     threads a fork would copy mid-step) from the forkserver, which the app starts ahead
     (``warm``)."""
-    if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods():
+    # (on Linux only: macOS's own libraries may run threads that a fork would copy)
+    if sys.platform == "linux" and threading.active_count() == 1:
         return multiprocessing.get_context("fork")
     _start_helpers()
     return multiprocessing.get_context("forkserver")
