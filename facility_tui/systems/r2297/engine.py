@@ -14,7 +14,13 @@ from attrs import frozen
 from facility_tui.dice import Dice, DiceError, Roll
 from facility_tui.model import Combatant, Encounter, Kind, Phase, evolve
 from facility_tui.systems.r2297.rules import (
+    CRITICAL,
+    EXHAUSTED,
+    FATIGUED,
     INJURY_FATIGUE,
+    LETHAL,
+    SERIOUS,
+    UNCONSCIOUS,
     Band,
     DamageType,
     Level,
@@ -26,7 +32,19 @@ from facility_tui.systems.r2297.rules import (
     mitigate,
     tiredness,
 )
-from facility_tui.systems.r2297.sheet import Awareness, Effect, EKind, Injury, Sheet2297
+from facility_tui.systems.r2297.sheet import (
+    BLEED,
+    COND,
+    DEATH,
+    DISADV,
+    INIT,
+    ZERO,
+    Awareness,
+    Effect,
+    EKind,
+    Injury,
+    Sheet2297,
+)
 
 if TYPE_CHECKING:
     from facility_tui.call import Call
@@ -246,13 +264,13 @@ def tired(s: Sheet2297) -> Tired:
 
 
 def unconscious(s: Sheet2297) -> bool:
-    return s.has("unconscious") or tired(s) is Tired.UNCONSCIOUS
+    return s.has("unconscious") or tired(s) is UNCONSCIOUS
 
 
 def dying(s: Sheet2297) -> bool:
     # (a loop, not any(): asked of every sheet many times a turn, a generator each time)
     for e in s.effects:  # noqa: SIM110
-        if e.kind is EKind.DEATH:
+        if e.kind is DEATH:
             return True
     return False
 
@@ -295,15 +313,15 @@ def active_on(e: Effect, turn: int) -> bool:
 
 def effective_initiative(s: Sheet2297, base: int, turn: int, rnd: int) -> int:
     """A3: base + this round's boost − reductions due on ``turn``; 0 when a rule says so; ≥ 0."""
-    if tired(s) in (Tired.EXHAUSTED, Tired.UNCONSCIOUS) or incapacitated(s):
+    if tired(s) in (EXHAUSTED, UNCONSCIOUS) or incapacitated(s):
         return 0
     value = base + (s.boost if s.boost_round == rnd and rnd > 0 else 0)
     for e in s.effects:
         if not active_on(e, turn):
             continue
-        if e.kind is EKind.ZERO:
+        if e.kind is ZERO:
             return 0
-        if e.kind is EKind.INIT:
+        if e.kind is INIT:
             value -= e.amount
     return max(0, value)
 
@@ -317,7 +335,7 @@ def shown_initiative(enc: Encounter, c: Combatant) -> int:
 
 
 def disadvantaged(s: Sheet2297, turn: int) -> bool:
-    return any(e.kind is EKind.DISADV and active_on(e, turn) for e in s.effects)
+    return any(e.kind is DISADV and active_on(e, turn) for e in s.effects)
 
 
 def disadvantage_now(enc: Encounter, c: Combatant) -> str:
@@ -325,7 +343,7 @@ def disadvantage_now(enc: Encounter, c: Combatant) -> str:
     effects that give it, "" when none does."""
     s = sheet_of(c)
     turn = s.turns if in_turn(enc, c.id) else s.turns + 1
-    labels = [e.label for e in s.effects if e.kind is EKind.DISADV and active_on(e, turn)]
+    labels = [e.label for e in s.effects if e.kind is DISADV and active_on(e, turn)]
     return ", ".join(dict.fromkeys(label or "Disadvantage" for label in labels))
 
 
@@ -361,20 +379,20 @@ def limit_of(enc: Encounter, s: Sheet2297) -> tuple[str, str]:
     if effects and s.has("unconscious"):
         return "nothing", "unconscious"
     tiredness_now = tired(s)  # (asked once, as the level: the checks below read them in turn)
-    if tiredness_now is Tired.UNCONSCIOUS:
+    if tiredness_now is UNCONSCIOUS:
         return "nothing", "unconscious"
     if effects and surprised(s):
         return "nothing", "surprised (Unaware)"
     level = s.level
-    if level in (Level.CRITICAL, Level.LETHAL):
+    if level in (CRITICAL, LETHAL):
         return "minor", f"{level.word} injury"
     if incapacitated(s):
         return "minor", "incapacitated"
-    if tiredness_now is Tired.EXHAUSTED:
+    if tiredness_now is EXHAUSTED:
         return "minor", "exhausted"
-    if level is Level.SERIOUS:
+    if level is SERIOUS:
         return "one", "Serious injury"
-    if tiredness_now is Tired.FATIGUED:
+    if tiredness_now is FATIGUED:
         return "fatigued", f"fatigued (loses a {s.fatigued_loses.capitalize()})"
     return "", ""
 
@@ -545,16 +563,16 @@ def add_fatigue(ctx: Ctx, cid: str, amount: int, why: str) -> None:
             Tired.UNCONSCIOUS: "Unconscious from fatigue",
         }[after]
         ctx.log(f"{ctx.name(cid)} is {note}", Kind.EFFECT)
-        if after is Tired.UNCONSCIOUS:
+        if after is UNCONSCIOUS:
             add_condition(ctx, cid, "prone")
-        if after is Tired.EXHAUSTED:
+        if after is EXHAUSTED:
             ctx.put(cid, exhausted_round=ctx.round, idle_turns=0)
-    if after is not Tired.EXHAUSTED:
+    if after is not EXHAUSTED:
         ctx.put(cid, idle_turns=0)
 
 
 def death_countdown(s: Sheet2297) -> Effect | None:
-    return next((e for e in s.effects if e.kind is EKind.DEATH), None)
+    return next((e for e in s.effects if e.kind is DEATH), None)
 
 
 def already_dying(ctx: Ctx, cid: str, why: str) -> bool:
@@ -896,7 +914,7 @@ def begin_turn(ctx: Ctx, cid: str) -> None:
     expire_pinned_by(ctx, cid)
     s = ctx.put(cid, turns=turn, **FRESH_TURN)
     for e in s.effects:
-        if e.kind is EKind.COND and e.until_round and ctx.round >= e.until_round:
+        if e.kind is COND and e.until_round and ctx.round >= e.until_round:
             drop_effect(ctx, cid, e)
             ctx.log(f"{name} is no longer {e.label}", Kind.EFFECT)
     tick(ctx, cid)
@@ -932,7 +950,7 @@ def tick(ctx: Ctx, cid: str) -> None:
     for e in ctx.sheet(cid).effects:
         if ctx.sheet(cid).dead:
             return
-        if e.kind is EKind.BLEED:
+        if e.kind is BLEED:
             amount = ctx.roll(e.dice, f"{name} bleeding", cid).total if e.dice else e.amount
             left = e.rounds - 1 if e.rounds else 0
             if e.rounds and left <= 0:
@@ -944,13 +962,13 @@ def tick(ctx: Ctx, cid: str) -> None:
                 ctx.log(f"{name} bleeds {amount} ({e.label}{more})", Kind.EFFECT)
             if amount > 0:
                 add_damage(ctx, cid, amount)
-        elif e.kind is EKind.DEATH:
+        elif e.kind is DEATH:
             current = next((x for x in ctx.sheet(cid).effects if x == e), None)
             if current is None:
                 continue
             left = e.rounds - 1
             if left <= 0:
-                remove_effects(ctx, cid, lambda x: x.kind is not EKind.DEATH)
+                remove_effects(ctx, cid, lambda x: x.kind is not DEATH)
                 ctx.put(cid, dead=True)
                 ctx.log(f"{name} dies ({e.label})", Kind.EFFECT)
                 return
@@ -984,7 +1002,7 @@ def end_turn(ctx: Ctx, cid: str) -> None:
     name, turn = ctx.name(cid), s.turns
     kept: list[Effect] = []
     for e in s.effects:
-        if e.kind in (EKind.BLEED, EKind.DEATH):
+        if e.kind in (BLEED, DEATH):
             kept.append(e)
         elif e.last and e.last <= turn:
             ctx.log(
@@ -993,8 +1011,8 @@ def end_turn(ctx: Ctx, cid: str) -> None:
         elif e.rounds and (e.first == 0 or e.first <= turn) and e.counts_from <= turn:
             left = e.rounds - 1
             if left <= 0:
-                what = e.label if e.kind is EKind.COND else describe(evolve(e, rounds=0))
-                src = "" if e.kind is EKind.COND else f" from {e.label}"
+                what = e.label if e.kind is COND else describe(evolve(e, rounds=0))
+                src = "" if e.kind is COND else f" from {e.label}"
                 ctx.log(f"{name}: {what}{src} ends", Kind.EFFECT)
             else:
                 kept.append(evolve(e, rounds=left))
@@ -1019,7 +1037,7 @@ def count_idle_round(ctx: Ctx, cid: str) -> None:
     offered for the GM to confirm (``recover WHO``)."""
     s = ctx.sheet(cid)
     rnd = ctx.round
-    if s.dead or tired(s) is not Tired.EXHAUSTED or s.exhausted_round >= rnd:
+    if s.dead or tired(s) is not EXHAUSTED or s.exhausted_round >= rnd:
         return
     if s.acted_round == rnd:
         return

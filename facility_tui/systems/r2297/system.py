@@ -55,6 +55,7 @@ from facility_tui.systems.r2297.engine import (
 from facility_tui.systems.r2297.info import INFO
 from facility_tui.systems.r2297.rules import (
     AID_TN,
+    EXHAUSTED,
     LEVELS,
     DamageType,
     Level,
@@ -66,6 +67,7 @@ from facility_tui.systems.r2297.rules import (
     parse_armor,
 )
 from facility_tui.systems.r2297.sheet import (
+    COND,
     LEAST,
     Awareness,
     Effect,
@@ -334,13 +336,13 @@ class Rules2297(RuleSystem):
             s = sheet_of(c)
             if s.effects:  # (most have none: a round's end at 1,000 combatants is one key)
                 gone = remove_effects(
-                    ctx, c.id, lambda e: not (e.kind is EKind.COND and e.label == "overwatch")
+                    ctx, c.id, lambda e: not (e.kind is COND and e.label == "overwatch")
                 )
                 if gone:
                     ctx.log(
                         f"{c.name}'s unused Overwatch ends (end of round {enc.round})", Kind.EFFECT
                     )
-            if not s.dead and tired(s) is Tired.EXHAUSTED:  # (only they count idle rounds)
+            if not s.dead and tired(s) is EXHAUSTED:  # (only they count idle rounds)
                 count_idle_round(ctx, c.id)
         return ctx.enc
 
