@@ -82,8 +82,9 @@ def _fates(rules: RuleSystem, enc: Encounter, ids: list[str]) -> list[str]:
 def winner(enc: Encounter, ids: list[str], fates: list[str]) -> str | None:
     """The side left standing when the other has no one ("" when no one stands at all), or
     ``None`` while both sides have someone standing."""
-    standing = {enc.get(cid).side for cid, fate in zip(ids, fates, strict=True) if not fate}
-    sides = {enc.get(cid).side for cid in ids if enc.has(cid)}
+    side = {c.id: c.side for c in reversed(enc.combatants)}  # (the first of an id, as ``get``)
+    standing = {side[cid] for cid, fate in zip(ids, fates, strict=True) if not fate}
+    sides = {side[cid] for cid in ids if cid in side}
     if len(standing) > 1 or (len(standing) == 1 and len(sides) == 1):
         return None
     return next(iter(standing), "")
@@ -107,6 +108,8 @@ class Unlogged(Encounter):
     log, and each line logged was a copy of the whole encounter. The rules run alike (a test
     plays the same seeds both ways and compares the encounters, apart from the log); a round
     hook's own lines still reach the log, which a play empties after each turn."""
+
+    keeps_log = False
 
     def logged(self, text: str, kind: Kind = Kind.INFO) -> Encounter:
         return self

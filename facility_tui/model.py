@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 import attrs
 from attrs import field, frozen
@@ -104,6 +104,9 @@ class Encounter:
     # False, the value of a save written before they did: they have none (handle 0), and its
     # history replays as typed, through ``new`` too (which keeps it). A fresh save sets it.
     made_numbered: bool = field(default=False, metadata={"omit_default": True})
+    # Whether ``logged`` keeps a line (a forecast's copies keep none): a line only the log
+    # would read need not be written (the round's turn announcements)
+    keeps_log: ClassVar[bool] = True
 
     @property
     def numbered(self) -> bool:
