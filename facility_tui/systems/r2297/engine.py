@@ -449,7 +449,7 @@ def economy(enc: Encounter, c: Combatant) -> Economy:
     """A4: the actions left this turn (its turn), or its next turn's as things stand. Reads
     the encounter only for whether it is ``c``'s turn and whether this round is the one its
     Edge boost is for (``shown_initiative``): memoised on those and the combatant."""
-    acting = in_turn(enc, c.id)
+    acting = enc.current == c.id  # (``in_turn``, written out: as below)
     s = c.sheet  # (``sheet_of``, written out: asked of every row and every line)
     boosted = (s.boost_round if isinstance(s, Sheet2297) else 0) == max(enc.round, 1)
     kept = _ECONOMIES.get(id(c))
@@ -829,8 +829,8 @@ def lapse_offers(ctx: Ctx) -> None:
     """A7: Edge is offered when the injury happens: an offer left open lapses with the turn
     (soak still lowers the injury later, by hand)."""
     for c in ctx.enc.combatants:
-        s = sheet_of(c)
-        for i in s.injuries:  # (a loop: every turn's end scans every combatant)
+        s = c.sheet
+        for i in s.injuries if isinstance(s, Sheet2297) else ():  # (a loop: every turn's end)
             if i.offered:
                 ctx.put(c.id, injuries=tuple(evolve(i, offered=False) for i in s.injuries))
                 break
@@ -906,8 +906,8 @@ def expire_pins_of_the_dead(ctx: Ctx) -> None:
 
 def begin_turn(ctx: Ctx, cid: str) -> None:
     """C2: count the turn, clear Surprised in round 2, tick bleeding and death, set the band."""
-    s = ctx.sheet(cid)
-    name = ctx.name(cid)
+    c = ctx.combatant(cid)  # (its name and base initiative: a turn's start changes neither)
+    s, name = sheet_of(c), c.name
     turn = s.turns + 1
     # (what it pinned goes first, while the encounter is as it was: the scan of every
     # combatant reads it whole; this turn's own marks change no one else's sheet)
@@ -919,7 +919,7 @@ def begin_turn(ctx: Ctx, cid: str) -> None:
             ctx.log(f"{name} is no longer {e.label}", Kind.EFFECT)
     tick(ctx, cid)
     s = ctx.sheet(cid)
-    init = effective_initiative(s, ctx.combatant(cid).initiative, turn, ctx.round)
+    init = effective_initiative(s, c.initiative, turn, ctx.round)
     s = ctx.put(cid, turn_init=init)
     if s.dead:
         return
@@ -944,10 +944,13 @@ def begin_turn(ctx: Ctx, cid: str) -> None:
 
 def tick(ctx: Ctx, cid: str) -> None:
     """C2: bleeding and death countdowns tick at the start of the turn, even if it cannot act."""
-    name = ctx.name(cid)
-    if ctx.sheet(cid).dead:
+    s = ctx.sheet(cid)
+    if s.dead:
         return
-    for e in ctx.sheet(cid).effects:
+    name = ctx.name(cid)
+    for e in s.effects:
+        if e.kind is not BLEED and e.kind is not DEATH:
+            continue  # (nothing ticks: most effects, passed without reading the sheet again)
         if ctx.sheet(cid).dead:
             return
         if e.kind is BLEED:

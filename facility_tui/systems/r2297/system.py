@@ -355,9 +355,10 @@ class Rules2297(RuleSystem):
 
     def can_act(self, enc: Encounter, slot: str) -> bool:
         """A4: a combatant with no action at all (unconscious, dying, Unaware in round 1...)."""
-        if not enc.has(slot):
+        try:
+            c = enc.get(slot)
+        except KeyError:  # (no such combatant: one look-up, not two)
             return False
-        c = enc.get(slot)
         return not sheet_of(c).dead and economy(enc, c).cap != 0
 
     def turn_ended(self, enc: Encounter, slot: str, dice: Dice) -> Encounter:
