@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from attrs import evolve, frozen
+from attrs import frozen
 
 from facility_tui.dice import Dice
 from facility_tui.grammar import CommandError, parse
-from facility_tui.model import Combatant, Encounter, Kind, Phase
+from facility_tui.model import Combatant, Encounter, Kind, Phase, evolve
 from facility_tui.systems import RuleSystem
 from facility_tui.systems.r2297 import tactics
 from facility_tui.systems.r2297.checks import sheet_problem
@@ -272,8 +272,9 @@ class Rules2297(RuleSystem):
             s = sheet_of(c)
             keys[c.id] = (-eff[c.id], -s.ag, -s.cu, -s.tiebreak)
         alive.sort(key=lambda c: keys[c.id])
-        shown = ", ".join(f"{c.name} {eff[c.id]}" for c in alive)
-        ctx.log(f"Round {enc.round} order: {shown or 'no one'}", Kind.TURN)
+        if enc.keeps_log:  # (a forecast's play reads no log: the line is not written)
+            shown = ", ".join(f"{c.name} {eff[c.id]}" for c in alive)
+            ctx.log(f"Round {enc.round} order: {shown or 'no one'}", Kind.TURN)
         return evolve(ctx.enc, order=tuple(c.id for c in alive))
 
     @staticmethod
