@@ -96,6 +96,12 @@ class Ctx:
         """The encounter's round (what changes gathered here leave as it is)."""
         return self._enc.round
 
+    @property
+    def keeps_log(self) -> bool:
+        """Whether the encounter keeps a log line (a forecast's copies keep none: a line only
+        the log would read, costly to write, need not be)."""
+        return self._enc.keeps_log
+
     def _settle_sheets(self) -> None:
         """The changed sheets made into their combatants."""
         for cid, sheet in self._sheets.items():
@@ -201,6 +207,10 @@ class _CallCtx(Ctx):
     @property
     def round(self) -> int:
         return self.call.enc.round
+
+    @property
+    def keeps_log(self) -> bool:
+        return self.call.enc.keeps_log
 
     def combatant(self, cid: str) -> Combatant:
         return self._known()[cid]
@@ -926,6 +936,8 @@ def begin_turn(ctx: Ctx, cid: str) -> None:
     eco = economy(ctx.enc, ctx.combatant(cid))
     if eco.cap == 0:
         ctx.log(f"{name} cannot act ({eco.limit})", Kind.EFFECT)
+        return
+    if not ctx.keeps_log:  # (the turn's summary below is for the log alone)
         return
     text = (
         f"{name}: initiative {init} ({eco.band.name}) — Major {eco.major}, Move {eco.move}, "
