@@ -116,10 +116,16 @@ class Encounter:
     # -- lookups ------------------------------------------------------------------------------
 
     def get(self, cid: str) -> Combatant:
-        i = _position(self.combatants, cid)
+        cs = self.combatants
+        if len(cs) <= _SCAN:  # (``_position``'s scan, written out: asked after every line)
+            for c in cs:
+                if c.id == cid:
+                    return c
+            raise KeyError(cid)
+        i = _position(cs, cid)
         if i is None:
             raise KeyError(cid)
-        return self.combatants[i]
+        return cs[i]
 
     def has(self, cid: str) -> bool:
         return _position(self.combatants, cid) is not None

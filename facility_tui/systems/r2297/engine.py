@@ -112,7 +112,10 @@ class Ctx:
         """The combatant as changed, without a sheet changed since (its own fields: id, name,
         side, initiative...)."""
         c = self._changed.get(cid)
-        return c if c is not None else self._known()[cid]
+        if c is not None:
+            return c
+        ids = self._ids  # (``_known``, written out: as in ``sheet``)
+        return (ids if ids is not None else self._known())[cid]
 
     @staticmethod
     def of(call: Call) -> Ctx:
@@ -148,7 +151,10 @@ class Ctx:
         s = self._sheets.get(cid)
         if s is None:  # (``_base``, written out: the engine reads sheets dozens of times a turn)
             c = self._changed.get(cid)
-            s = (c if c is not None else self._known()[cid]).sheet
+            if c is None:
+                ids = self._ids
+                c = (ids if ids is not None else self._known())[cid]
+            s = c.sheet
         if not isinstance(s, Sheet2297):  # pragma: no cover - a 2297 encounter holds 2297 sheets
             raise RuleError("not a 2297 combatant")
         return s
@@ -461,7 +467,8 @@ def economy(enc: Encounter, c: Combatant) -> Economy:
     Edge boost is for (``shown_initiative``): memoised on those and the combatant."""
     acting = enc.current == c.id  # (``in_turn``, written out: as below)
     s = c.sheet  # (``sheet_of``, written out: asked of every row and every line)
-    boosted = (s.boost_round if isinstance(s, Sheet2297) else 0) == max(enc.round, 1)
+    rnd = enc.round
+    boosted = (s.boost_round if isinstance(s, Sheet2297) else 0) == (rnd if rnd > 1 else 1)
     kept = _ECONOMIES.get(id(c))
     if kept is not None and kept[0] is c and kept[1] == acting and kept[2] == boosted:
         return kept[3]
