@@ -134,6 +134,7 @@ def play(
     rules = rules_for(start.system)
     ids = [c.id for c in roster(start)]
     rng = random.Random(seed)
+    by_id = dict(plays)  # (each turn's play reads them: made once, not a copy a turn)
     fields = {f.name: getattr(start, f.name) for f in attrs.fields(Encounter)}
     enc = (Encounter if logged else Unlogged)(**{**fields, "seed": seed, "rolls": 0, "log": ()})
     fates = _fates(rules, enc, ids)
@@ -220,7 +221,7 @@ def play(
             stop = "stalled"
             break
         slot = enc.current or ""
-        turn = TurnPlay(dict(plays), rng)
+        turn = TurnPlay(by_id, rng)
         for _ in range(MAX_LINES):
             line = rules.forecast_line(enc, slot, turn)
             if line is None or line in turn.refused:

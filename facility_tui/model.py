@@ -177,9 +177,10 @@ class Encounter:
 
     def update_sheet(self, cid: str, **changes: Any) -> Encounter:
         c = self.get(cid)
-        if all(getattr(c.sheet, k) == v for k, v in changes.items()):
-            return self  # (a round's start resets every sheet's marks, most already clear)
-        return self.replace(evolve(c, sheet=evolve(c.sheet, **changes)))
+        for key, value in changes.items():  # (a loop, not all(): no generator each time)
+            if getattr(c.sheet, key) != value:
+                return self.replace(evolve(c, sheet=evolve(c.sheet, **changes)))
+        return self  # (a round's start resets every sheet's marks, most already clear)
 
 
 # -- finding a combatant by id ------------------------------------------------------------------
