@@ -472,18 +472,18 @@ def economy(enc: Encounter, c: Combatant) -> Economy:
     kept = _ECONOMIES.get(id(c))
     if kept is not None and kept[0] is c and kept[1] == acting and kept[2] == boosted:
         return kept[3]
-    eco = _economy(enc, c)
+    eco = _economy(enc, c, acting)
     if len(_ECONOMIES) >= _ECONOMIES_KEPT:
         _ECONOMIES.clear()
     _ECONOMIES[id(c)] = (c, acting, boosted, eco)
     return eco
 
 
-def _economy(enc: Encounter, c: Combatant) -> Economy:
+def _economy(enc: Encounter, c: Combatant, acting: bool) -> Economy:
     s = sheet_of(c)
     # (asked once: the next turn's sheet below differs only in what a limit does not read)
     limit = limit_of(enc, s)
-    if in_turn(enc, c.id):
+    if acting:
         b, major, move, minor, cap, _, reason = pool(enc, s, limit)
         major, move, minor = (
             max(0, major - s.spent_major),

@@ -46,11 +46,20 @@ BANDS: tuple[Band, ...] = (
 
 def band(initiative: int) -> Band:
     """A4: the band an effective initiative falls in (below 0 counts as 0, A3)."""
+    if 0 <= initiative < len(_BAND_OF):  # (each economy asks it: read from a table)
+        return _BAND_OF[initiative]
+    return _band(initiative)
+
+
+def _band(initiative: int) -> Band:
     found = BANDS[0]
     for b in BANDS:
         if initiative >= b.low:
             found = b
     return found
+
+
+_BAND_OF = tuple(_band(i) for i in range(BANDS[-1].low + 1))  # the band of 0 to the last's low
 
 
 # -- A7 injury levels ---------------------------------------------------------------------------
