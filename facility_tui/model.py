@@ -128,7 +128,13 @@ class Encounter:
         return cs[i]
 
     def has(self, cid: str) -> bool:
-        return _position(self.combatants, cid) is not None
+        cs = self.combatants
+        if len(cs) <= _SCAN:  # (as ``get``; a loop, not any(): no generator)
+            for c in cs:  # noqa: SIM110
+                if c.id == cid:
+                    return True
+            return False
+        return _position(cs, cid) is not None
 
     @property
     def current(self) -> str | None:

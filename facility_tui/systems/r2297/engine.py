@@ -19,7 +19,11 @@ from facility_tui.systems.r2297.rules import (
     FATIGUED,
     INJURY_FATIGUE,
     LETHAL,
+    LIGHT,
+    MODERATE,
+    NO_INJURY,
     SERIOUS,
+    STUN,
     UNCONSCIOUS,
     Band,
     DamageType,
@@ -644,10 +648,10 @@ def inflict(ctx: Ctx, cid: str, injury: Injury) -> Injury:
     due = ctx.sheet(cid).turns + 1  # C6: its next turn not yet started (as changed so far)
     fatigue = INJURY_FATIGUE[level]
     injury = evolve(injury, fatigue=fatigue)
-    if level is Level.NONE:
+    if level is NO_INJURY:
         return injury
     ctx.log(f"{name}: {level.word} injury", Kind.EFFECT)
-    if level is Level.LIGHT:
+    if level is LIGHT:
         amount = ctx.roll("1d6", f"{name} initiative reduction", cid).total
         add_effect(
             ctx, cid, Effect(EKind.INIT, "Light injury", amount, first=due, last=due, source=src)
@@ -656,7 +660,7 @@ def inflict(ctx: Ctx, cid: str, injury: Injury) -> Injury:
         ctx.log(
             f"{name}: initiative −{amount} and Disadvantage on turn {due} (next turn)", Kind.EFFECT
         )
-    elif level is Level.MODERATE:
+    elif level is MODERATE:
         amount = ctx.roll("2d6", f"{name} initiative reduction", cid).total
         n = ctx.roll("1d6+1", f"{name} Disadvantage rounds", cid).total
         add_effect(
@@ -677,7 +681,7 @@ def inflict(ctx: Ctx, cid: str, injury: Injury) -> Injury:
             f"{name}: initiative −{amount} on turn {due} (next turn); Disadvantage for {n} rounds",
             Kind.EFFECT,
         )
-    elif level is Level.SERIOUS:
+    elif level is SERIOUS:
         amount = ctx.roll("2d6", f"{name} initiative reduction", cid).total
         n = ctx.roll("1d6+1", f"{name} bleeding rounds", cid).total
         add_effect(
@@ -693,7 +697,7 @@ def inflict(ctx: Ctx, cid: str, injury: Injury) -> Injury:
             f"{n} rounds",
             Kind.EFFECT,
         )
-    elif level is Level.CRITICAL:
+    elif level is CRITICAL:
         add_effect(
             ctx, cid, Effect(EKind.ZERO, "Critical injury", first=due, combat=True, source=src)
         )
@@ -704,7 +708,7 @@ def inflict(ctx: Ctx, cid: str, injury: Injury) -> Injury:
             "conscious, no Reactions; bleeds 1d6 per round until stabilized",
             Kind.EFFECT,
         )
-    elif level is Level.LETHAL:
+    elif level is LETHAL:
         if already_dying(ctx, cid, "the Lethal injury"):
             return evolve(injury, fatigue=0)
         start_dying(ctx, cid, "Lethal injury", source=src)
@@ -748,7 +752,7 @@ def hit_outcome(
     what ``apply_hit`` applies and the command line's preview says."""
     m = Mitigation(raw, 0, 0, raw) if through else mitigate(raw, s.armor, kind, ap_pt, ap_dr)
     level = injury_level(m.final, s.hlt)
-    if kind is DamageType.STUN and level is not Level.NONE:
+    if kind is STUN and level is not NO_INJURY:
         level = level.lowered()
     return m, level
 
@@ -829,10 +833,10 @@ def apply_hit(
             Kind.EFFECT,
         )
     injury = None
-    if level is not Level.NONE:
+    if level is not NO_INJURY:
         injury = record_injury(ctx, cid, level, m.final)
     if m.final > 0:
-        add_damage(ctx, cid, m.final, stun=kind is DamageType.STUN)
+        add_damage(ctx, cid, m.final, stun=kind is STUN)
         s = ctx.sheet(cid)
         ctx.log(f"{name}: damage {s.damage} + stun {s.stun} = {s.total}/{s.hlt}", Kind.EFFECT)
     if injury is not None and s.edge > 0:

@@ -89,7 +89,8 @@ class Level(enum.StrEnum):
 LEVELS: tuple[Level, ...] = tuple(Level)
 # The levels the hot paths compare with, under plain names (asked of every sheet whose actions
 # are counted; see ``Tired``'s)
-NO_INJURY, SERIOUS, CRITICAL, LETHAL = Level.NONE, Level.SERIOUS, Level.CRITICAL, Level.LETHAL
+NO_INJURY, LIGHT, MODERATE = Level.NONE, Level.LIGHT, Level.MODERATE
+SERIOUS, CRITICAL, LETHAL = Level.SERIOUS, Level.CRITICAL, Level.LETHAL
 
 #: A10: the Medic TN of first aid for each level.
 AID_TN = {
@@ -116,16 +117,16 @@ def injury_level(damage: int, health: int) -> Level:
     if health < 1:
         raise RuleError("Health must be at least 1")
     if damage <= 0:
-        return Level.NONE
+        return NO_INJURY
     if damage >= health:
-        return Level.LETHAL
+        return LETHAL
     if 4 * damage >= 3 * health:
-        return Level.CRITICAL
+        return CRITICAL
     if 2 * damage >= health:
-        return Level.SERIOUS
+        return SERIOUS
     if 4 * damage >= health:
-        return Level.MODERATE
-    return Level.LIGHT
+        return MODERATE
+    return LIGHT
 
 
 def injury_thresholds(health: int) -> tuple[tuple[Level, int], ...]:
@@ -156,6 +157,9 @@ class DamageType(enum.StrEnum):
     PHYSICAL = "physical"
     STUN = "stun"
     ENERGY = "energy"
+
+
+STUN, ENERGY = DamageType.STUN, DamageType.ENERGY  # (each hit asks: see ``Tired``'s plain names)
 
 
 @lru_cache(maxsize=256)  # (an attack reads them each time, from the same few texts)
@@ -246,9 +250,9 @@ def mitigate(
     if raw < 0:
         raise RuleError(f"damage cannot be negative, got {raw}")
     pt, dr = layered(armor)
-    if kind is DamageType.STUN:
+    if kind is STUN:
         pt, dr = pt + 5, dr + 20
-    elif kind is DamageType.ENERGY:
+    elif kind is ENERGY:
         pt, dr = pt - 10, dr - 20
     pt = max(0, pt - ap_pt)
     dr = min(100, max(0, dr - ap_dr))

@@ -156,7 +156,7 @@ def read_attack(call: Call) -> AttackPlan:
         )
     bonus = mode_d6 + extra + ("aimed" in flags) + ("smash" in flags) - ("flurry" in flags)
     net = max(-10, min(10, adv + mode_adv))
-    current = call.enc.current if call.enc.phase is Phase.ACTIVE else None
+    current = call.enc.current  # (None unless a turn is running)
     return AttackPlan(
         c,
         named,
