@@ -161,6 +161,8 @@ class Call:
         return self.text(start, what, MAX_NAME)
 
     def option(self, key: str, default: str | None = None) -> str | None:
+        if not self.options:  # (most lines: none to read, none to mark read for check_options)
+            return default
         self._used.add(key)
         return self.options.get(key, default)
 

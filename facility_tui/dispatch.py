@@ -92,10 +92,10 @@ def apply(
     parsed = parse(line)
     rules = rules_for(enc.system)
     spec = find_spec(parsed.verb, enc.system)
-    options = dict(parsed.options)
     typed: list[Face] = []
     key = _faces_key(spec.verb, rules)
-    if key in options:
+    options = dict(parsed.options) if parsed.options else None  # (most lines have none)
+    if options is not None and key in options:
         try:
             typed = parse_faces(options.pop(key))
         except DiceError as err:

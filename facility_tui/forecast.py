@@ -84,8 +84,9 @@ def _fates(rules: RuleSystem, enc: Encounter, ids: list[str]) -> list[str]:
 def winner(enc: Encounter, ids: list[str], fates: list[str]) -> str | None:
     """The side left standing when the other has no one ("" when no one stands at all), or
     ``None`` while both sides have someone standing."""
-    standing = {enc.get(cid).side for cid, fate in zip(ids, fates, strict=True) if not fate}
-    sides = {enc.get(cid).side for cid in ids if enc.has(cid)}
+    side = {c.id: c.side for c in reversed(enc.combatants)}  # (the first of an id, as ``get``)
+    standing = {side[cid] for cid, fate in zip(ids, fates, strict=True) if not fate}
+    sides = {side[cid] for cid in ids if cid in side}
     if len(standing) > 1 or (len(standing) == 1 and len(sides) == 1):
         return None
     return next(iter(standing), "")
@@ -110,6 +111,8 @@ class Unlogged(Encounter):
     plays the same seeds both ways and compares the encounters, apart from the log); a round
     hook's own lines still reach the log, which a play empties after each turn."""
 
+    keeps_log = False
+
     def logged(self, text: str, kind: Kind = Kind.INFO) -> Encounter:
         return self
 
@@ -133,6 +136,7 @@ def play(
     rules = rules_for(start.system)
     ids = [c.id for c in roster(start)]
     rng = random.Random(seed)
+    by_id = dict(plays)  # (each turn's play reads them: made once, not a copy a turn)
     fields = {f.name: getattr(start, f.name) for f in attrs.fields(Encounter)}
     enc = (Encounter if logged else Unlogged)(**{**fields, "seed": seed, "rolls": 0, "log": ()})
     fates = _fates(rules, enc, ids)
@@ -219,7 +223,7 @@ def play(
             stop = "stalled"
             break
         slot = enc.current or ""
-        turn = TurnPlay(dict(plays), rng)
+        turn = TurnPlay(by_id, rng)
         for _ in range(MAX_LINES):
             line = rules.forecast_line(enc, slot, turn)
             if line is None or line in turn.refused:

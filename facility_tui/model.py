@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 import attrs
 from attrs import field, frozen
@@ -23,6 +23,12 @@ class Phase(enum.StrEnum):
     SETUP = "setup"
     ACTIVE = "active"
     ENDED = "ended"
+
+
+# The phase the hot paths compare with, under a plain name: in Python 3.11 a member read from its
+# enum class goes through ``EnumType.__getattr__``'s slot, a call each time (~0.15 µs; a
+# forecast play read thousands of enum members).
+_ACTIVE = Phase.ACTIVE
 
 
 class TableDice(enum.StrEnum):
@@ -98,6 +104,9 @@ class Encounter:
     # False, the value of a save written before they did: they have none (handle 0), and its
     # history replays as typed, through ``new`` too (which keeps it). A fresh save sets it.
     made_numbered: bool = field(default=False, metadata={"omit_default": True})
+    # Whether ``logged`` keeps a line (a forecast's copies keep none): a line only the log
+    # would read need not be written (the round's turn announcements)
+    keeps_log: ClassVar[bool] = True
 
     @property
     def numbered(self) -> bool:
@@ -107,25 +116,37 @@ class Encounter:
     # -- lookups ------------------------------------------------------------------------------
 
     def get(self, cid: str) -> Combatant:
-        i = _position(self.combatants, cid)
+        cs = self.combatants
+        if len(cs) <= _SCAN:  # (``_position``'s scan, written out: asked after every line)
+            for c in cs:
+                if c.id == cid:
+                    return c
+            raise KeyError(cid)
+        i = _position(cs, cid)
         if i is None:
             raise KeyError(cid)
-        return self.combatants[i]
+        return cs[i]
 
     def has(self, cid: str) -> bool:
-        return _position(self.combatants, cid) is not None
+        cs = self.combatants
+        if len(cs) <= _SCAN:  # (as ``get``; a loop, not any(): no generator)
+            for c in cs:  # noqa: SIM110
+                if c.id == cid:
+                    return True
+            return False
+        return _position(cs, cid) is not None
 
     @property
     def current(self) -> str | None:
         """The slot (combatant id or side) whose turn it is, if combat is running."""
-        if self.phase is Phase.ACTIVE and 0 <= self.turn < len(self.order):
+        if self.phase is _ACTIVE and 0 <= self.turn < len(self.order):
             return self.order[self.turn]
         return None
 
     @property
     def upcoming(self) -> str | None:
         """The slot that acts after the current one; at the round's end, the next round's first."""
-        if self.phase is not Phase.ACTIVE or not self.order:
+        if self.phase is not _ACTIVE or not self.order:
             return None
         if self.turn + 1 < len(self.order):
             return self.order[self.turn + 1]
@@ -162,9 +183,10 @@ class Encounter:
 
     def update_sheet(self, cid: str, **changes: Any) -> Encounter:
         c = self.get(cid)
-        if all(getattr(c.sheet, k) == v for k, v in changes.items()):
-            return self  # (a round's start resets every sheet's marks, most already clear)
-        return self.replace(evolve(c, sheet=evolve(c.sheet, **changes)))
+        for key, value in changes.items():  # (a loop, not all(): no generator each time)
+            if getattr(c.sheet, key) != value:
+                return self.replace(evolve(c, sheet=evolve(c.sheet, **changes)))
+        return self  # (a round's start resets every sheet's marks, most already clear)
 
 
 # -- finding a combatant by id ------------------------------------------------------------------
@@ -213,22 +235,30 @@ def _remember(cs: tuple[Combatant, ...], index: dict[str, int]) -> None:
 # -- copies with changes --------------------------------------------------------------------------
 
 _T = TypeVar("_T")
-_COPIERS: dict[type, Any] = {}
+# The copier of each class and set of changed fields, in the order given (a call site gives its
+# fields in the same order each time): the code is written for that set, so a copy sets each
+# field once, from the original or from the changes, with no loop over the changes.
+_COPIERS: dict[tuple[type, tuple[str, ...]], Any] = {}
+_COPIERS_KEPT = 4096  # (sets of fields; more are copied by a copier made for the call)
 
 
 def evolve(inst: _T, **changes: Any) -> _T:
     """``attrs.evolve``, several times faster for the model's frozen values (a 2297 sheet has 49
     fields, and the engine copies one for each change it makes: a forecast makes thousands a
-    second). The copy is made field by field by code written once per class, a changed value
-    through its field's converter (the encounter's log); a class whose ``__init__`` does more
-    than set and convert its fields (validators) goes through ``attrs.evolve``."""
-    copier = _COPIERS.get(inst.__class__)
+    second). The copy is made field by field by code written once per class and set of changed
+    fields, a changed value through its field's converter (the encounter's log); a class whose
+    ``__init__`` does more than set and convert its fields (validators) goes through
+    ``attrs.evolve``."""
+    key = (inst.__class__, tuple(changes))
+    copier = _COPIERS.get(key)
     if copier is None:
-        copier = _COPIERS[inst.__class__] = _copier(inst.__class__)
+        copier = _copier(inst.__class__, key[1])
+        if len(_COPIERS) < _COPIERS_KEPT:
+            _COPIERS[key] = copier
     return copier(inst, changes)  # type: ignore[no-any-return]
 
 
-def _copier(cls: type) -> Any:
+def _copier(cls: type, changed: tuple[str, ...]) -> Any:
     fields = attrs.fields(cls)
     names = {f.name for f in fields}
     slots = {s for k in cls.__mro__ for s in getattr(k, "__slots__", ())} - {"__weakref__"}
@@ -240,43 +270,55 @@ def _copier(cls: type) -> Any:
         or any(f.converter is not None and not _plain(f.converter) for f in fields)
     ):
         return lambda inst, changes: attrs.evolve(inst, **changes)
+    unknown = [key for key in changed if key not in names]
+    if unknown:
+        raise TypeError(f"{cls.__name__} has no field {unknown[0]!r}")
+    unfrozen = _unfrozen(cls)
+    if unfrozen is None:  # pragma: no cover - a layout Python would not swap
+        return lambda inst, changes: attrs.evolve(inst, **changes)
     # The copy is built as an instance of an unfrozen twin of the class (its own fields, plain
     # assignment: the interpreter's fast path, where a frozen class's setattr is a call per
     # field), then made the class itself (the same layout: Python allows the change).
-    unfrozen = type(
-        cls.__name__,
-        (cls,),
-        {"__slots__": (), "__setattr__": object.__setattr__, "__delattr__": object.__delattr__},
-    )
-    probe: Any = object.__new__(unfrozen)
-    try:
-        probe.__class__ = cls
-    except TypeError:  # pragma: no cover - a layout Python would not swap
-        return lambda inst, changes: attrs.evolve(inst, **changes)
     converters = {f.name: f.converter for f in fields if f.converter is not None}
-    body = "".join(f"    new.{f.name} = inst.{f.name}\n" for f in fields)
+    lines = []
+    for f in fields:
+        if f.name not in changed:
+            lines.append(f"    new.{f.name} = inst.{f.name}\n")
+        elif f.name in converters:
+            lines.append(f"    new.{f.name} = converters[{f.name!r}](changes[{f.name!r}])\n")
+        else:
+            lines.append(f"    new.{f.name} = changes[{f.name!r}]\n")
     source = (
         "def copy(inst, changes):\n"
         "    new = new_of(unfrozen)\n"
-        f"{body}"
-        "    for key, value in changes.items():\n"
-        "        if key not in names:\n"
-        "            raise TypeError(f'{cls.__name__} has no field {key!r}')\n"
-        "        convert = converters.get(key)\n"
-        "        set_on(new, key, value if convert is None else convert(value))\n"
+        f"{''.join(lines)}"
         "    new.__class__ = cls\n"
         "    return new\n"
     )
-    scope = {
-        "new_of": object.__new__,
-        "set_on": object.__setattr__,
-        "unfrozen": unfrozen,
-        "cls": cls,
-        "names": names,
-        "converters": converters,
-    }
+    scope = {"new_of": object.__new__, "unfrozen": unfrozen, "cls": cls, "converters": converters}
     exec(source, scope)
     return scope["copy"]
+
+
+_UNFROZEN: dict[type, Any] = {}
+
+
+def _unfrozen(cls: type) -> Any:
+    """The unfrozen twin of ``cls`` (one per class), None if Python would not swap them."""
+    twin = _UNFROZEN.get(cls)
+    if twin is None:
+        twin = type(
+            cls.__name__,
+            (cls,),
+            {"__slots__": (), "__setattr__": object.__setattr__, "__delattr__": object.__delattr__},
+        )
+        probe: Any = object.__new__(twin)
+        try:
+            probe.__class__ = cls
+        except TypeError:  # pragma: no cover - a layout Python would not swap
+            return None
+        _UNFROZEN[cls] = twin
+    return twin
 
 
 def _plain(converter: Any) -> bool:

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 def _announce(enc: Encounter, rules: RuleSystem) -> Encounter:
     slot = enc.current
-    if slot is None:
+    if slot is None or not enc.keeps_log:
         return enc
     return enc.logged(f"Round {enc.round}: {rules.slot_name(enc, slot)}'s turn", Kind.TURN)
 
@@ -46,7 +46,8 @@ def start_turn(enc: Encounter, dice: Dice, rules: RuleSystem, skipped: int = 0) 
         return enc
     enc = rules.turn_started(enc, slot, dice)
     if skipped < len(enc.order) and enc.current == slot and not rules.can_act(enc, slot):
-        enc = enc.logged(f"{rules.slot_name(enc, slot)} cannot act: turn passes", Kind.TURN)
+        if enc.keeps_log:
+            enc = enc.logged(f"{rules.slot_name(enc, slot)} cannot act: turn passes", Kind.TURN)
         return next_turn(enc, dice, rules, skipped + 1)
     return enc
 

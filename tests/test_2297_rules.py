@@ -8,6 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from facility_tui.systems.r2297.rules import (
+    BANDS,
     Armor,
     DamageType,
     Level,
@@ -55,6 +56,17 @@ def test_A4_band_boundaries(init: int, name: str, actions: tuple[int, int, int])
 
 def test_A3_negative_initiative_counts_as_slow() -> None:
     assert band(-4).name == "Slow"
+
+
+@given(st.integers(-50, 200))
+def test_A4_band_read_from_its_table_is_the_band_the_rule_finds(init: int) -> None:
+    """The band of a common initiative is read from a table (each economy asks it): the one
+    the bands give, below the table, across it and above it."""
+    found = BANDS[0]
+    for b in BANDS:  # the last band whose lowest initiative it reaches
+        if init >= b.low:
+            found = b
+    assert band(init) is found
 
 
 # -- A7 thresholds --------------------------------------------------------------------------------

@@ -86,7 +86,9 @@ def test_memoised_rows_are_the_rows_worked_out_afresh(seed: int, lines: list[str
             memoised = {c.id: rules.list_row(shown, c) for c in shown.combatants}
             assert memoised == fresh_columns(shown), line
             for c in shown.combatants:
-                assert engine.economy(shown, c) == engine._economy(shown, c)
+                assert engine.economy(shown, c) == engine._economy(
+                    shown, c, engine.in_turn(shown, c.id)
+                )
 
 
 @pytest.mark.parametrize("size", [(120, 40), (80, 24)])

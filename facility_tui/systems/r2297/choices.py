@@ -7,6 +7,7 @@ from facility_tui.grammar import quote
 from facility_tui.model import Encounter, Phase
 from facility_tui.systems.r2297.engine import economy, limit_of, sheet_of
 from facility_tui.systems.r2297.rules import Level
+from facility_tui.systems.r2297.sheet import Sheet2297
 from facility_tui.view import Choice, Option
 
 KINDS = ("major", "move", "minor")
@@ -33,9 +34,9 @@ def choices(enc: Encounter) -> tuple[Choice, ...]:
 
 def _open_offers(enc: Encounter) -> tuple[Choice, ...]:
     out = []
-    for c in enc.combatants:
-        s = sheet_of(c)
-        if s.edge < 1 or not s.injuries:
+    for c in enc.combatants:  # (after every line a play runs: asks no helper per step)
+        s = c.sheet
+        if not isinstance(s, Sheet2297) or s.edge < 1 or not s.injuries:
             continue
         for i in s.injuries:
             if not i.offered or i.soaked or i.aided or not i.level.rank:

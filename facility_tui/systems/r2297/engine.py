@@ -14,7 +14,17 @@ from attrs import frozen
 from facility_tui.dice import Dice, DiceError, Roll
 from facility_tui.model import Combatant, Encounter, Kind, Phase, evolve
 from facility_tui.systems.r2297.rules import (
+    CRITICAL,
+    EXHAUSTED,
+    FATIGUED,
     INJURY_FATIGUE,
+    LETHAL,
+    LIGHT,
+    MODERATE,
+    NO_INJURY,
+    SERIOUS,
+    STUN,
+    UNCONSCIOUS,
     Band,
     DamageType,
     Level,
@@ -26,7 +36,19 @@ from facility_tui.systems.r2297.rules import (
     mitigate,
     tiredness,
 )
-from facility_tui.systems.r2297.sheet import Awareness, Effect, EKind, Injury, Sheet2297
+from facility_tui.systems.r2297.sheet import (
+    BLEED,
+    COND,
+    DEATH,
+    DISADV,
+    INIT,
+    ZERO,
+    Awareness,
+    Effect,
+    EKind,
+    Injury,
+    Sheet2297,
+)
 
 if TYPE_CHECKING:
     from facility_tui.call import Call
@@ -78,6 +100,12 @@ class Ctx:
         """The encounter's round (what changes gathered here leave as it is)."""
         return self._enc.round
 
+    @property
+    def keeps_log(self) -> bool:
+        """Whether the encounter keeps a log line (a forecast's copies keep none: a line only
+        the log would read, costly to write, need not be)."""
+        return self._enc.keeps_log
+
     def _settle_sheets(self) -> None:
         """The changed sheets made into their combatants."""
         for cid, sheet in self._sheets.items():
@@ -88,7 +116,10 @@ class Ctx:
         """The combatant as changed, without a sheet changed since (its own fields: id, name,
         side, initiative...)."""
         c = self._changed.get(cid)
-        return c if c is not None else self._known()[cid]
+        if c is not None:
+            return c
+        ids = self._ids  # (``_known``, written out: as in ``sheet``)
+        return (ids if ids is not None else self._known())[cid]
 
     @staticmethod
     def of(call: Call) -> Ctx:
@@ -124,7 +155,10 @@ class Ctx:
         s = self._sheets.get(cid)
         if s is None:  # (``_base``, written out: the engine reads sheets dozens of times a turn)
             c = self._changed.get(cid)
-            s = (c if c is not None else self._known()[cid]).sheet
+            if c is None:
+                ids = self._ids
+                c = (ids if ids is not None else self._known())[cid]
+            s = c.sheet
         if not isinstance(s, Sheet2297):  # pragma: no cover - a 2297 encounter holds 2297 sheets
             raise RuleError("not a 2297 combatant")
         return s
@@ -183,6 +217,10 @@ class _CallCtx(Ctx):
     @property
     def round(self) -> int:
         return self.call.enc.round
+
+    @property
+    def keeps_log(self) -> bool:
+        return self.call.enc.keeps_log
 
     def combatant(self, cid: str) -> Combatant:
         return self._known()[cid]
@@ -246,13 +284,13 @@ def tired(s: Sheet2297) -> Tired:
 
 
 def unconscious(s: Sheet2297) -> bool:
-    return s.has("unconscious") or tired(s) is Tired.UNCONSCIOUS
+    return s.has("unconscious") or tired(s) is UNCONSCIOUS
 
 
 def dying(s: Sheet2297) -> bool:
     # (a loop, not any(): asked of every sheet many times a turn, a generator each time)
     for e in s.effects:  # noqa: SIM110
-        if e.kind is EKind.DEATH:
+        if e.kind is DEATH:
             return True
     return False
 
@@ -295,15 +333,15 @@ def active_on(e: Effect, turn: int) -> bool:
 
 def effective_initiative(s: Sheet2297, base: int, turn: int, rnd: int) -> int:
     """A3: base + this round's boost − reductions due on ``turn``; 0 when a rule says so; ≥ 0."""
-    if tired(s) in (Tired.EXHAUSTED, Tired.UNCONSCIOUS) or incapacitated(s):
+    if tired(s) in (EXHAUSTED, UNCONSCIOUS) or incapacitated(s):
         return 0
     value = base + (s.boost if s.boost_round == rnd and rnd > 0 else 0)
     for e in s.effects:
         if not active_on(e, turn):
             continue
-        if e.kind is EKind.ZERO:
+        if e.kind is ZERO:
             return 0
-        if e.kind is EKind.INIT:
+        if e.kind is INIT:
             value -= e.amount
     return max(0, value)
 
@@ -317,7 +355,7 @@ def shown_initiative(enc: Encounter, c: Combatant) -> int:
 
 
 def disadvantaged(s: Sheet2297, turn: int) -> bool:
-    return any(e.kind is EKind.DISADV and active_on(e, turn) for e in s.effects)
+    return any(e.kind is DISADV and active_on(e, turn) for e in s.effects)
 
 
 def disadvantage_now(enc: Encounter, c: Combatant) -> str:
@@ -325,7 +363,7 @@ def disadvantage_now(enc: Encounter, c: Combatant) -> str:
     effects that give it, "" when none does."""
     s = sheet_of(c)
     turn = s.turns if in_turn(enc, c.id) else s.turns + 1
-    labels = [e.label for e in s.effects if e.kind is EKind.DISADV and active_on(e, turn)]
+    labels = [e.label for e in s.effects if e.kind is DISADV and active_on(e, turn)]
     return ", ".join(dict.fromkeys(label or "Disadvantage" for label in labels))
 
 
@@ -361,20 +399,20 @@ def limit_of(enc: Encounter, s: Sheet2297) -> tuple[str, str]:
     if effects and s.has("unconscious"):
         return "nothing", "unconscious"
     tiredness_now = tired(s)  # (asked once, as the level: the checks below read them in turn)
-    if tiredness_now is Tired.UNCONSCIOUS:
+    if tiredness_now is UNCONSCIOUS:
         return "nothing", "unconscious"
     if effects and surprised(s):
         return "nothing", "surprised (Unaware)"
     level = s.level
-    if level in (Level.CRITICAL, Level.LETHAL):
+    if level in (CRITICAL, LETHAL):
         return "minor", f"{level.word} injury"
     if incapacitated(s):
         return "minor", "incapacitated"
-    if tiredness_now is Tired.EXHAUSTED:
+    if tiredness_now is EXHAUSTED:
         return "minor", "exhausted"
-    if level is Level.SERIOUS:
+    if level is SERIOUS:
         return "one", "Serious injury"
-    if tiredness_now is Tired.FATIGUED:
+    if tiredness_now is FATIGUED:
         return "fatigued", f"fatigued (loses a {s.fatigued_loses.capitalize()})"
     return "", ""
 
@@ -431,24 +469,25 @@ def economy(enc: Encounter, c: Combatant) -> Economy:
     """A4: the actions left this turn (its turn), or its next turn's as things stand. Reads
     the encounter only for whether it is ``c``'s turn and whether this round is the one its
     Edge boost is for (``shown_initiative``): memoised on those and the combatant."""
-    acting = in_turn(enc, c.id)
+    acting = enc.current == c.id  # (``in_turn``, written out: as below)
     s = c.sheet  # (``sheet_of``, written out: asked of every row and every line)
-    boosted = (s.boost_round if isinstance(s, Sheet2297) else 0) == max(enc.round, 1)
+    rnd = enc.round
+    boosted = (s.boost_round if isinstance(s, Sheet2297) else 0) == (rnd if rnd > 1 else 1)
     kept = _ECONOMIES.get(id(c))
     if kept is not None and kept[0] is c and kept[1] == acting and kept[2] == boosted:
         return kept[3]
-    eco = _economy(enc, c)
+    eco = _economy(enc, c, acting)
     if len(_ECONOMIES) >= _ECONOMIES_KEPT:
         _ECONOMIES.clear()
     _ECONOMIES[id(c)] = (c, acting, boosted, eco)
     return eco
 
 
-def _economy(enc: Encounter, c: Combatant) -> Economy:
+def _economy(enc: Encounter, c: Combatant, acting: bool) -> Economy:
     s = sheet_of(c)
     # (asked once: the next turn's sheet below differs only in what a limit does not read)
     limit = limit_of(enc, s)
-    if in_turn(enc, c.id):
+    if acting:
         b, major, move, minor, cap, _, reason = pool(enc, s, limit)
         major, move, minor = (
             max(0, major - s.spent_major),
@@ -545,16 +584,16 @@ def add_fatigue(ctx: Ctx, cid: str, amount: int, why: str) -> None:
             Tired.UNCONSCIOUS: "Unconscious from fatigue",
         }[after]
         ctx.log(f"{ctx.name(cid)} is {note}", Kind.EFFECT)
-        if after is Tired.UNCONSCIOUS:
+        if after is UNCONSCIOUS:
             add_condition(ctx, cid, "prone")
-        if after is Tired.EXHAUSTED:
+        if after is EXHAUSTED:
             ctx.put(cid, exhausted_round=ctx.round, idle_turns=0)
-    if after is not Tired.EXHAUSTED:
+    if after is not EXHAUSTED:
         ctx.put(cid, idle_turns=0)
 
 
 def death_countdown(s: Sheet2297) -> Effect | None:
-    return next((e for e in s.effects if e.kind is EKind.DEATH), None)
+    return next((e for e in s.effects if e.kind is DEATH), None)
 
 
 def already_dying(ctx: Ctx, cid: str, why: str) -> bool:
@@ -609,10 +648,10 @@ def inflict(ctx: Ctx, cid: str, injury: Injury) -> Injury:
     due = ctx.sheet(cid).turns + 1  # C6: its next turn not yet started (as changed so far)
     fatigue = INJURY_FATIGUE[level]
     injury = evolve(injury, fatigue=fatigue)
-    if level is Level.NONE:
+    if level is NO_INJURY:
         return injury
     ctx.log(f"{name}: {level.word} injury", Kind.EFFECT)
-    if level is Level.LIGHT:
+    if level is LIGHT:
         amount = ctx.roll("1d6", f"{name} initiative reduction", cid).total
         add_effect(
             ctx, cid, Effect(EKind.INIT, "Light injury", amount, first=due, last=due, source=src)
@@ -621,7 +660,7 @@ def inflict(ctx: Ctx, cid: str, injury: Injury) -> Injury:
         ctx.log(
             f"{name}: initiative −{amount} and Disadvantage on turn {due} (next turn)", Kind.EFFECT
         )
-    elif level is Level.MODERATE:
+    elif level is MODERATE:
         amount = ctx.roll("2d6", f"{name} initiative reduction", cid).total
         n = ctx.roll("1d6+1", f"{name} Disadvantage rounds", cid).total
         add_effect(
@@ -642,7 +681,7 @@ def inflict(ctx: Ctx, cid: str, injury: Injury) -> Injury:
             f"{name}: initiative −{amount} on turn {due} (next turn); Disadvantage for {n} rounds",
             Kind.EFFECT,
         )
-    elif level is Level.SERIOUS:
+    elif level is SERIOUS:
         amount = ctx.roll("2d6", f"{name} initiative reduction", cid).total
         n = ctx.roll("1d6+1", f"{name} bleeding rounds", cid).total
         add_effect(
@@ -658,7 +697,7 @@ def inflict(ctx: Ctx, cid: str, injury: Injury) -> Injury:
             f"{n} rounds",
             Kind.EFFECT,
         )
-    elif level is Level.CRITICAL:
+    elif level is CRITICAL:
         add_effect(
             ctx, cid, Effect(EKind.ZERO, "Critical injury", first=due, combat=True, source=src)
         )
@@ -669,7 +708,7 @@ def inflict(ctx: Ctx, cid: str, injury: Injury) -> Injury:
             "conscious, no Reactions; bleeds 1d6 per round until stabilized",
             Kind.EFFECT,
         )
-    elif level is Level.LETHAL:
+    elif level is LETHAL:
         if already_dying(ctx, cid, "the Lethal injury"):
             return evolve(injury, fatigue=0)
         start_dying(ctx, cid, "Lethal injury", source=src)
@@ -713,7 +752,7 @@ def hit_outcome(
     what ``apply_hit`` applies and the command line's preview says."""
     m = Mitigation(raw, 0, 0, raw) if through else mitigate(raw, s.armor, kind, ap_pt, ap_dr)
     level = injury_level(m.final, s.hlt)
-    if kind is DamageType.STUN and level is not Level.NONE:
+    if kind is STUN and level is not NO_INJURY:
         level = level.lowered()
     return m, level
 
@@ -794,10 +833,10 @@ def apply_hit(
             Kind.EFFECT,
         )
     injury = None
-    if level is not Level.NONE:
+    if level is not NO_INJURY:
         injury = record_injury(ctx, cid, level, m.final)
     if m.final > 0:
-        add_damage(ctx, cid, m.final, stun=kind is DamageType.STUN)
+        add_damage(ctx, cid, m.final, stun=kind is STUN)
         s = ctx.sheet(cid)
         ctx.log(f"{name}: damage {s.damage} + stun {s.stun} = {s.total}/{s.hlt}", Kind.EFFECT)
     if injury is not None and s.edge > 0:
@@ -811,8 +850,8 @@ def lapse_offers(ctx: Ctx) -> None:
     """A7: Edge is offered when the injury happens: an offer left open lapses with the turn
     (soak still lowers the injury later, by hand)."""
     for c in ctx.enc.combatants:
-        s = sheet_of(c)
-        for i in s.injuries:  # (a loop: every turn's end scans every combatant)
+        s = c.sheet
+        for i in s.injuries if isinstance(s, Sheet2297) else ():  # (a loop: every turn's end)
             if i.offered:
                 ctx.put(c.id, injuries=tuple(evolve(i, offered=False) for i in s.injuries))
                 break
@@ -888,26 +927,28 @@ def expire_pins_of_the_dead(ctx: Ctx) -> None:
 
 def begin_turn(ctx: Ctx, cid: str) -> None:
     """C2: count the turn, clear Surprised in round 2, tick bleeding and death, set the band."""
-    s = ctx.sheet(cid)
-    name = ctx.name(cid)
+    c = ctx.combatant(cid)  # (its name and base initiative: a turn's start changes neither)
+    s, name = sheet_of(c), c.name
     turn = s.turns + 1
     # (what it pinned goes first, while the encounter is as it was: the scan of every
     # combatant reads it whole; this turn's own marks change no one else's sheet)
     expire_pinned_by(ctx, cid)
     s = ctx.put(cid, turns=turn, **FRESH_TURN)
     for e in s.effects:
-        if e.kind is EKind.COND and e.until_round and ctx.round >= e.until_round:
+        if e.kind is COND and e.until_round and ctx.round >= e.until_round:
             drop_effect(ctx, cid, e)
             ctx.log(f"{name} is no longer {e.label}", Kind.EFFECT)
     tick(ctx, cid)
     s = ctx.sheet(cid)
-    init = effective_initiative(s, ctx.combatant(cid).initiative, turn, ctx.round)
+    init = effective_initiative(s, c.initiative, turn, ctx.round)
     s = ctx.put(cid, turn_init=init)
     if s.dead:
         return
     eco = economy(ctx.enc, ctx.combatant(cid))
     if eco.cap == 0:
         ctx.log(f"{name} cannot act ({eco.limit})", Kind.EFFECT)
+        return
+    if not ctx.keeps_log:  # (the turn's summary below is for the log alone)
         return
     text = (
         f"{name}: initiative {init} ({eco.band.name}) — Major {eco.major}, Move {eco.move}, "
@@ -926,13 +967,16 @@ def begin_turn(ctx: Ctx, cid: str) -> None:
 
 def tick(ctx: Ctx, cid: str) -> None:
     """C2: bleeding and death countdowns tick at the start of the turn, even if it cannot act."""
-    name = ctx.name(cid)
-    if ctx.sheet(cid).dead:
+    s = ctx.sheet(cid)
+    if s.dead:
         return
-    for e in ctx.sheet(cid).effects:
+    name = ctx.name(cid)
+    for e in s.effects:
+        if e.kind is not BLEED and e.kind is not DEATH:
+            continue  # (nothing ticks: most effects, passed without reading the sheet again)
         if ctx.sheet(cid).dead:
             return
-        if e.kind is EKind.BLEED:
+        if e.kind is BLEED:
             amount = ctx.roll(e.dice, f"{name} bleeding", cid).total if e.dice else e.amount
             left = e.rounds - 1 if e.rounds else 0
             if e.rounds and left <= 0:
@@ -944,13 +988,13 @@ def tick(ctx: Ctx, cid: str) -> None:
                 ctx.log(f"{name} bleeds {amount} ({e.label}{more})", Kind.EFFECT)
             if amount > 0:
                 add_damage(ctx, cid, amount)
-        elif e.kind is EKind.DEATH:
+        elif e.kind is DEATH:
             current = next((x for x in ctx.sheet(cid).effects if x == e), None)
             if current is None:
                 continue
             left = e.rounds - 1
             if left <= 0:
-                remove_effects(ctx, cid, lambda x: x.kind is not EKind.DEATH)
+                remove_effects(ctx, cid, lambda x: x.kind is not DEATH)
                 ctx.put(cid, dead=True)
                 ctx.log(f"{name} dies ({e.label})", Kind.EFFECT)
                 return
@@ -984,7 +1028,7 @@ def end_turn(ctx: Ctx, cid: str) -> None:
     name, turn = ctx.name(cid), s.turns
     kept: list[Effect] = []
     for e in s.effects:
-        if e.kind in (EKind.BLEED, EKind.DEATH):
+        if e.kind in (BLEED, DEATH):
             kept.append(e)
         elif e.last and e.last <= turn:
             ctx.log(
@@ -993,8 +1037,8 @@ def end_turn(ctx: Ctx, cid: str) -> None:
         elif e.rounds and (e.first == 0 or e.first <= turn) and e.counts_from <= turn:
             left = e.rounds - 1
             if left <= 0:
-                what = e.label if e.kind is EKind.COND else describe(evolve(e, rounds=0))
-                src = "" if e.kind is EKind.COND else f" from {e.label}"
+                what = e.label if e.kind is COND else describe(evolve(e, rounds=0))
+                src = "" if e.kind is COND else f" from {e.label}"
                 ctx.log(f"{name}: {what}{src} ends", Kind.EFFECT)
             else:
                 kept.append(evolve(e, rounds=left))
@@ -1019,7 +1063,7 @@ def count_idle_round(ctx: Ctx, cid: str) -> None:
     offered for the GM to confirm (``recover WHO``)."""
     s = ctx.sheet(cid)
     rnd = ctx.round
-    if s.dead or tired(s) is not Tired.EXHAUSTED or s.exhausted_round >= rnd:
+    if s.dead or tired(s) is not EXHAUSTED or s.exhausted_round >= rnd:
         return
     if s.acted_round == rnd:
         return

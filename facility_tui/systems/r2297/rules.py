@@ -46,11 +46,20 @@ BANDS: tuple[Band, ...] = (
 
 def band(initiative: int) -> Band:
     """A4: the band an effective initiative falls in (below 0 counts as 0, A3)."""
+    if 0 <= initiative < len(_BAND_OF):  # (each economy asks it: read from a table)
+        return _BAND_OF[initiative]
+    return _band(initiative)
+
+
+def _band(initiative: int) -> Band:
     found = BANDS[0]
     for b in BANDS:
         if initiative >= b.low:
             found = b
     return found
+
+
+_BAND_OF = tuple(_band(i) for i in range(BANDS[-1].low + 1))  # the band of 0 to the last's low
 
 
 # -- A7 injury levels ---------------------------------------------------------------------------
@@ -78,6 +87,10 @@ class Level(enum.StrEnum):
 
 
 LEVELS: tuple[Level, ...] = tuple(Level)
+# The levels the hot paths compare with, under plain names (asked of every sheet whose actions
+# are counted; see ``Tired``'s)
+NO_INJURY, LIGHT, MODERATE = Level.NONE, Level.LIGHT, Level.MODERATE
+SERIOUS, CRITICAL, LETHAL = Level.SERIOUS, Level.CRITICAL, Level.LETHAL
 
 #: A10: the Medic TN of first aid for each level.
 AID_TN = {
@@ -104,16 +117,16 @@ def injury_level(damage: int, health: int) -> Level:
     if health < 1:
         raise RuleError("Health must be at least 1")
     if damage <= 0:
-        return Level.NONE
+        return NO_INJURY
     if damage >= health:
-        return Level.LETHAL
+        return LETHAL
     if 4 * damage >= 3 * health:
-        return Level.CRITICAL
+        return CRITICAL
     if 2 * damage >= health:
-        return Level.SERIOUS
+        return SERIOUS
     if 4 * damage >= health:
-        return Level.MODERATE
-    return Level.LIGHT
+        return MODERATE
+    return LIGHT
 
 
 def injury_thresholds(health: int) -> tuple[tuple[Level, int], ...]:
@@ -144,6 +157,9 @@ class DamageType(enum.StrEnum):
     PHYSICAL = "physical"
     STUN = "stun"
     ENERGY = "energy"
+
+
+STUN, ENERGY = DamageType.STUN, DamageType.ENERGY  # (each hit asks: see ``Tired``'s plain names)
 
 
 @lru_cache(maxsize=256)  # (an attack reads them each time, from the same few texts)
@@ -234,9 +250,9 @@ def mitigate(
     if raw < 0:
         raise RuleError(f"damage cannot be negative, got {raw}")
     pt, dr = layered(armor)
-    if kind is DamageType.STUN:
+    if kind is STUN:
         pt, dr = pt + 5, dr + 20
-    elif kind is DamageType.ENERGY:
+    elif kind is ENERGY:
         pt, dr = pt - 10, dr - 20
     pt = max(0, pt - ap_pt)
     dr = min(100, max(0, dr - ap_dr))
@@ -266,17 +282,28 @@ class Tired(enum.StrEnum):
     UNCONSCIOUS = "unconscious"
 
 
+# The states under plain names, for the hot paths (asked of every sheet many times a turn): in
+# Python 3.11 a member read from its enum class goes through ``EnumType.__getattr__``'s slot, a
+# call each time (~0.15 µs).
+FRESH, FATIGUED, EXHAUSTED, UNCONSCIOUS = (
+    Tired.FRESH,
+    Tired.FATIGUED,
+    Tired.EXHAUSTED,
+    Tired.UNCONSCIOUS,
+)
+
+
 def tiredness(fatigue: int, stamina: int) -> Tired:
     """A9: ≥ 50% STA Fatigued, ≥ 100% Exhausted, ≥ 200% Unconscious."""
     if stamina < 1:
         raise RuleError("Stamina must be at least 1")
     if fatigue >= 2 * stamina:
-        return Tired.UNCONSCIOUS
+        return UNCONSCIOUS
     if fatigue >= stamina:
-        return Tired.EXHAUSTED
+        return EXHAUSTED
     if 2 * fatigue >= stamina:
-        return Tired.FATIGUED
-    return Tired.FRESH
+        return FATIGUED
+    return FRESH
 
 
 def fatigue_thresholds(stamina: int) -> tuple[tuple[Tired, int], ...]:
@@ -386,6 +413,7 @@ def fire_mode(mode: str, targets: int, net_advantage: int, pick: str = "") -> tu
 
 
 @lru_cache(maxsize=256)  # (an attack reads them each time, from the same few texts)
+@lru_cache(maxsize=256)  # (each hit's damage: a fight's few weapons and bonuses)
 def add_dice(expr: str, extra: int) -> str:
     """Add ``extra`` d6 to a damage expression: ``3d6+2`` with 2 → ``5d6+2``."""
     if extra == 0:

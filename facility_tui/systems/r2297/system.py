@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from attrs import evolve, frozen
+from attrs import frozen
 
 from facility_tui.dice import Dice
 from facility_tui.grammar import CommandError, parse
-from facility_tui.model import Combatant, Encounter, Kind, Phase
+from facility_tui.model import Combatant, Encounter, Kind, Phase, evolve
 from facility_tui.systems import RuleSystem
 from facility_tui.systems.r2297 import tactics
 from facility_tui.systems.r2297.checks import sheet_problem
@@ -55,6 +55,7 @@ from facility_tui.systems.r2297.engine import (
 from facility_tui.systems.r2297.info import INFO
 from facility_tui.systems.r2297.rules import (
     AID_TN,
+    EXHAUSTED,
     LEVELS,
     DamageType,
     Level,
@@ -66,6 +67,7 @@ from facility_tui.systems.r2297.rules import (
     parse_armor,
 )
 from facility_tui.systems.r2297.sheet import (
+    COND,
     LEAST,
     Awareness,
     Effect,
@@ -270,8 +272,9 @@ class Rules2297(RuleSystem):
             s = sheet_of(c)
             keys[c.id] = (-eff[c.id], -s.ag, -s.cu, -s.tiebreak)
         alive.sort(key=lambda c: keys[c.id])
-        shown = ", ".join(f"{c.name} {eff[c.id]}" for c in alive)
-        ctx.log(f"Round {enc.round} order: {shown or 'no one'}", Kind.TURN)
+        if enc.keeps_log:  # (a forecast's play reads no log: the line is not written)
+            shown = ", ".join(f"{c.name} {eff[c.id]}" for c in alive)
+            ctx.log(f"Round {enc.round} order: {shown or 'no one'}", Kind.TURN)
         return evolve(ctx.enc, order=tuple(c.id for c in alive))
 
     @staticmethod
@@ -334,13 +337,13 @@ class Rules2297(RuleSystem):
             s = sheet_of(c)
             if s.effects:  # (most have none: a round's end at 1,000 combatants is one key)
                 gone = remove_effects(
-                    ctx, c.id, lambda e: not (e.kind is EKind.COND and e.label == "overwatch")
+                    ctx, c.id, lambda e: not (e.kind is COND and e.label == "overwatch")
                 )
                 if gone:
                     ctx.log(
                         f"{c.name}'s unused Overwatch ends (end of round {enc.round})", Kind.EFFECT
                     )
-            if not s.dead and tired(s) is Tired.EXHAUSTED:  # (only they count idle rounds)
+            if not s.dead and tired(s) is EXHAUSTED:  # (only they count idle rounds)
                 count_idle_round(ctx, c.id)
         return ctx.enc
 
@@ -353,9 +356,10 @@ class Rules2297(RuleSystem):
 
     def can_act(self, enc: Encounter, slot: str) -> bool:
         """A4: a combatant with no action at all (unconscious, dying, Unaware in round 1...)."""
-        if not enc.has(slot):
+        try:
+            c = enc.get(slot)
+        except KeyError:  # (no such combatant: one look-up, not two)
             return False
-        c = enc.get(slot)
         return not sheet_of(c).dead and economy(enc, c).cap != 0
 
     def turn_ended(self, enc: Encounter, slot: str, dice: Dice) -> Encounter:

@@ -156,7 +156,7 @@ def read_attack(call: Call) -> AttackPlan:
         )
     bonus = mode_d6 + extra + ("aimed" in flags) + ("smash" in flags) - ("flurry" in flags)
     net = max(-10, min(10, adv + mode_adv))
-    current = call.enc.current if call.enc.phase is Phase.ACTIVE else None
+    current = call.enc.current  # (None unless a turn is running)
     return AttackPlan(
         c,
         named,
@@ -310,16 +310,17 @@ def one_attack(call: Call, ctx: Ctx, plan: AttackPlan, target: Combatant) -> Non
     double = 5 if kept[0] == kept[1] else 0
     total = sum(kept) + skill + double
     mos = total - tn
-    typed = sum(r.detail.endswith(TYPED) for r in rolls)
-    shown = ", ".join(str(d) for d in dice) + (
-        "" if not typed else " typed" if typed == count else f"; {typed} of {count} typed"
-    )
-    ctx.log(
-        f"{c.name} attacks {target.name}: {attack_pool(net)} ({shown}) keep {kept[0]}+{kept[1]}"
-        f"{' +5 double' if double else ''} + skill {skill} = {total} vs TN {tn} ({how}): "
-        f"{hit_quality(mos)}" + (f" (MoS {mos})" if mos >= 0 else ""),
-        Kind.ROLL,
-    )
+    if ctx.keeps_log:  # (the roll's line, its dice shown, is for the log alone)
+        typed = sum(r.detail.endswith(TYPED) for r in rolls)
+        shown = ", ".join(str(d) for d in dice) + (
+            "" if not typed else " typed" if typed == count else f"; {typed} of {count} typed"
+        )
+        ctx.log(
+            f"{c.name} attacks {target.name}: {attack_pool(net)} ({shown}) keep "
+            f"{kept[0]}+{kept[1]}{' +5 double' if double else ''} + skill {skill} = {total} "
+            f"vs TN {tn} ({how}): {hit_quality(mos)}" + (f" (MoS {mos})" if mos >= 0 else ""),
+            Kind.ROLL,
+        )
     if mos < 0:
         return
     extra = success_dice(mos) + plan.bonus
