@@ -660,6 +660,8 @@ def test_A5_attack_spends_ammo_and_applies_the_hit(session: Session) -> None:
     run(session, "attack blanc boarder mode=BF free")
     refused(session, "attack blanc boarder mode=BF free", "has 2 rounds")
     refused(session, "attack blanc boarder mode=SS free", "fires SA/BF/AF")
+    refused(session, "attack", "'attack' needs who; usage: attack WHO TARGET")
+    refused(session, "attack blanc", "'attack' needs the target; usage: attack WHO TARGET")
     run(session, "reload blanc")
     assert sheet(session, "blanc").weapons[0].ammo == 12
 

@@ -98,7 +98,7 @@ def _cover(call: Call) -> int:
 def read_attack(call: Call) -> AttackPlan:
     call.need_phase(Phase.SETUP, Phase.ACTIVE)
     c = who(call)
-    named: list[Combatant] = [who(call, 1)]
+    named: list[Combatant] = [who(call, 1, "the target")]
     flags: set[str] = set()
     for word in call.args[2:]:
         if word.lower() in _FLAGS:

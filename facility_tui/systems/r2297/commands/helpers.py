@@ -30,8 +30,8 @@ def catalog(call: Call) -> Lookup:
     return finder(call.reads, "2297")
 
 
-def who(call: Call, index: int = 0) -> Combatant:
-    return call.combatant(call.arg(index, "who"))
+def who(call: Call, index: int = 0, what: str = "who") -> Combatant:
+    return call.combatant(call.arg(index, what))
 
 
 def sheet(c: Combatant) -> Sheet2297:
