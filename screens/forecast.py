@@ -9,6 +9,8 @@ Names come from the save: every line is shown as plain text (``Text``), never ma
 
 from __future__ import annotations
 
+import time
+
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -23,6 +25,10 @@ from facility_tui.plays import PLAY_WORDS, Play
 from facility_tui.text import printable
 
 RUNS = 1000
+# s: the figures are shown again at most this often (and when the last play is in): each time
+# redraws the screen, and the last chunks, a play each, came every few ms (a key pressed then
+# waited for the redraws)
+SHOW_EVERY = 0.25
 
 
 class ForecastScreen(ModalScreen[None]):
@@ -100,6 +106,7 @@ class ForecastScreen(ModalScreen[None]):
 
     def _play(self, generation: int) -> None:
         """In a thread: the forecast's chunks as they arrive, shown on the app's thread."""
+        shown = 0.0
         try:
             for tally in forecast.run(
                 self.enc,
@@ -109,6 +116,10 @@ class ForecastScreen(ModalScreen[None]):
                 processes=self.processes,
                 stop=lambda: self._generation != generation,
             ):
+                now = time.monotonic()
+                if tally.runs < self.runs and now - shown < SHOW_EVERY:
+                    continue
+                shown = now
                 lines = forecast.lines(self.enc, tally, self.plays, self.seed)
                 self.app.call_from_thread(self._show, generation, tally.runs, lines)
         except forecast.ForecastError as err:

@@ -149,3 +149,38 @@ async def test_the_app_starts_the_forecasts_workers_server_ahead(
         assert (enc.phase, enc.round, enc.turn) == (Phase.ACTIVE, 1, 1)
         assert not app._notifications  # (nothing to say: the forecast says it when asked)
     assert calls == ["warm"]
+
+
+async def test_the_figures_are_redrawn_a_few_times_a_second_and_at_the_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Chunks that arrive every few ms (the last ones, a play each) are not each a redraw: the
+    screen shows the figures at most every ``SHOW_EVERY`` s, and always the whole forecast."""
+    from facility_tui import forecast
+
+    real = forecast.run
+
+    def burst(enc, runs, seed, plays=None, **kwargs):  # type: ignore[no-untyped-def]
+        whole = forecast.Tally(())
+        for whole in real(enc, runs, seed, plays, processes=1):  # noqa: B007
+            pass
+        for done in range(1, runs + 1):  # (a tally a play, as fast as they come)
+            part = forecast.Tally(whole.ids)
+            part.runs = done
+            yield whole if done == runs else part
+
+    monkeypatch.setattr(forecast, "run", burst)
+    monkeypatch.setattr(forecast_screen, "RUNS", 40)
+    app = FacilityApp(save_dir=tmp_path, seed=1, demo="facility")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        shown: list[int] = []
+        started = time.monotonic()
+        monkeypatch.setattr(
+            ForecastScreen, "_show", lambda self, gen, runs, lines: shown.append(runs)
+        )
+        await pilot.press("F")
+        await wait_for(lambda: shown and shown[-1] == 40)
+        took = time.monotonic() - started
+        assert len(shown) <= 2 + took / forecast_screen.SHOW_EVERY
+        assert shown[0] == 1 and shown[-1] == 40
