@@ -17,18 +17,23 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Input, Label, ProgressBar, Static
+from textual.widgets import Input, Label, ProgressBar
 
 from facility_tui import forecast
 from facility_tui.model import Encounter
 from facility_tui.plays import PLAY_WORDS, Play
 from facility_tui.text import printable
 
+from .text_pane import TextPane
+
 RUNS = 1000
 # s: the figures are shown again at most this often (and when the last play is in): each time
 # redraws the screen, and the last chunks, a play each, came every few ms (a key pressed then
 # waited for the redraws)
 SHOW_EVERY = 0.25
+# s: while the GM types in the plays line (a key this recent), the figures hold still: a redraw
+# takes the frame's slot, and a key pressed just after one waited up to a frame (1/60 s) more
+QUIET_WHILE_TYPING = 0.6
 
 
 class ForecastScreen(ModalScreen[None]):
@@ -77,16 +82,23 @@ class ForecastScreen(ModalScreen[None]):
         self.plays: dict[str, Play] = {}
         self._generation = 0  # a new run (or closing) makes the running one stop
         self.done = 0  # plays shown
+        self._typed = 0.0  # when the GM last typed in the plays line (time.monotonic)
 
     def compose(self) -> ComposeResult:
         with Vertical():
             title = f"Forecast: {printable(self.enc.name)} — {self.runs} plays, seed {self.seed}"
             yield Label(Text(title), id="forecast-title")
             # (the hint below says what enter does: the words fit the input at 80 columns)
-            yield Input(placeholder=f"NAME=PLAY; … ({PLAY_WORDS})")
+            plays = Input(placeholder=f"NAME=PLAY; … ({PLAY_WORDS})")
+            # a steady cursor (as the command line's): a blink redraws the screen twice a
+            # second, and a key pressed just after one waited for the next frame's slot
+            plays.cursor_blink = False
+            yield plays
             yield ProgressBar(total=self.runs, show_eta=False)
             with VerticalScroll(id="forecast-results"):
-                yield Static(Text("Playing the fight out…"), id="forecast-text")
+                # (a pane that redraws only the lines whose figures changed, and lays the
+                # screen out again only when it grows: a Static redrew it all at each update)
+                yield TextPane(id="forecast-text")
             yield Label(
                 Text("⏎ runs again with the plays · ↑↓ scroll · escape closes (stops the plays)"),
                 classes="hint",
@@ -100,6 +112,7 @@ class ForecastScreen(ModalScreen[None]):
         self._generation += 1
         generation = self._generation
         self.query_one(ProgressBar).update(total=self.runs, progress=0)
+        self.query_one("#forecast-text", TextPane).update(Text("Playing the fight out…"))
         self.run_worker(
             lambda: self._play(generation), thread=True, group="forecast", exit_on_error=False
         )
@@ -117,7 +130,9 @@ class ForecastScreen(ModalScreen[None]):
                 stop=lambda: self._generation != generation,
             ):
                 now = time.monotonic()
-                if tally.runs < self.runs and now - shown < SHOW_EVERY:
+                if tally.runs < self.runs and (
+                    now - shown < SHOW_EVERY or now - self._typed < QUIET_WHILE_TYPING
+                ):
                     continue
                 shown = now
                 lines = forecast.lines(self.enc, tally, self.plays, self.seed)
@@ -134,7 +149,11 @@ class ForecastScreen(ModalScreen[None]):
         self.done = runs
         self.query_one(ProgressBar).update(progress=runs)
         text = Text("\n".join(printable(line) for line in lines))
-        self.query_one("#forecast-text", Static).update(text)
+        self.query_one("#forecast-text", TextPane).update(text)
+
+    @on(Input.Changed)
+    def _typing(self, _event: Input.Changed) -> None:
+        self._typed = time.monotonic()
 
     @on(Input.Submitted)
     def _replay(self, event: Input.Submitted) -> None:
@@ -145,7 +164,6 @@ class ForecastScreen(ModalScreen[None]):
         except forecast.ForecastError as err:
             self.notify(str(err), severity="error", markup=False)
             return
-        self.query_one("#forecast-text", Static).update(Text("Playing the fight out…"))
         self._start()
 
     def action_scroll(self, step: int) -> None:

@@ -11,8 +11,9 @@ import pytest
 from facility_tui.screens import forecast as forecast_screen
 from facility_tui.screens.forecast import ForecastScreen
 from facility_tui.screens.main import MainScreen
+from facility_tui.screens.text_pane import TextPane
 from rich.cells import cell_len
-from textual.widgets import Input, ProgressBar, Static
+from textual.widgets import Input, ProgressBar
 
 from facility_tui.app import FacilityApp
 from facility_tui.model import Phase
@@ -20,7 +21,7 @@ from facility_tui.plays import PLAY_WORDS
 
 
 def shown(app: FacilityApp) -> str:
-    return str(app.screen.query_one("#forecast-text", Static).render())
+    return app.screen.query_one("#forecast-text", TextPane).text.plain
 
 
 async def wait_for(check: object, seconds: float = 120) -> None:
@@ -184,3 +185,43 @@ async def test_the_figures_are_redrawn_a_few_times_a_second_and_at_the_end(
         took = time.monotonic() - started
         assert len(shown) <= 2 + took / forecast_screen.SHOW_EVERY
         assert shown[0] == 1 and shown[-1] == 40
+
+
+async def test_the_figures_hold_still_while_the_gm_types_a_play(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While the GM types in the plays line, no figures are redrawn until the whole forecast
+    is in (a redraw took the frame a key would have had)."""
+    from facility_tui import forecast
+
+    real = forecast.run
+    typed = asyncio.Event()
+    loop = asyncio.get_running_loop()
+
+    def after_typing(enc, runs, seed, plays=None, **kwargs):  # type: ignore[no-untyped-def]
+        asyncio.run_coroutine_threadsafe(typed.wait(), loop).result(timeout=30)
+        whole = forecast.Tally(())
+        for whole in real(enc, runs, seed, plays, processes=1):  # noqa: B007
+            pass
+        for done in range(1, runs + 1):
+            part = forecast.Tally(whole.ids)
+            part.runs = done
+            yield whole if done == runs else part
+
+    monkeypatch.setattr(forecast, "run", after_typing)
+    monkeypatch.setattr(forecast_screen, "RUNS", 40)
+    monkeypatch.setattr(forecast_screen, "QUIET_WHILE_TYPING", 60.0)
+    app = FacilityApp(save_dir=tmp_path, seed=1, demo="facility")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        shown: list[int] = []
+        monkeypatch.setattr(
+            ForecastScreen, "_show", lambda self, gen, runs, lines: shown.append(runs)
+        )
+        await pilot.press("F")
+        app.screen.query_one(Input).focus()
+        await pilot.press("a")
+        typed.set()
+        await wait_for(lambda: shown)
+        await pilot.pause(0.2)
+        assert shown == [40]
