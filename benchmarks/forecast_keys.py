@@ -156,7 +156,8 @@ async def _measure(presses: int) -> list[str]:
         )
     worst = max(worst, p95(typed))
     rows.append(
-        f"key a digit in the forecast's plays line while it plays ({screen_plays} plays done): "
+        f"key a digit in the forecast's plays line while it plays ({screen_plays} plays shown: "
+        "the figures hold still while the GM types): "
         f"p50 {median(typed) * 1e3:5.1f} / p95 {p95(typed) * 1e3:5.1f} ms"
     )
     verdict = "PASS" if worst <= BUDGET else "MISS"
