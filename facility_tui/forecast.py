@@ -108,8 +108,9 @@ def _settle(rules: RuleSystem, enc: Encounter) -> Encounter:
 class Unlogged(Encounter):
     """An encounter whose log keeps no line, the copies a play makes: the forecast reads no
     log, and each line logged was a copy of the whole encounter. The rules run alike (a test
-    plays the same seeds both ways and compares the encounters, apart from the log); a round
-    hook's own lines still reach the log, which a play empties after each turn."""
+    plays the same seeds both ways and compares the encounters, apart from the log), and skip
+    writing a line that only the log would read (``keeps_log``); a line that reached the log
+    another way is emptied after each turn."""
 
     keeps_log = False
 
