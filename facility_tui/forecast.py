@@ -449,7 +449,7 @@ def run(
     plays = dict(plays or {})
     tally = Tally(tuple(c.id for c in roster(enc)))
     count = workers() if processes is None else processes
-    count = min(count, -(-runs // chunk))
+    count = min(count, -(-runs // chunk))  # (no more workers than chunks of plays)
     spans = _spans(runs, chunk, count)
     if count <= 1:
         for span in spans:

@@ -413,7 +413,6 @@ def fire_mode(mode: str, targets: int, net_advantage: int, pick: str = "") -> tu
 
 
 @lru_cache(maxsize=256)  # (an attack reads them each time, from the same few texts)
-@lru_cache(maxsize=256)  # (each hit's damage: a fight's few weapons and bonuses)
 def add_dice(expr: str, extra: int) -> str:
     """Add ``extra`` d6 to a damage expression: ``3d6+2`` with 2 → ``5d6+2``."""
     if extra == 0:
