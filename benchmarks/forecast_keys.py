@@ -7,7 +7,8 @@ from just before the press to the first frame that shows what it did (``benchmar
 - the tracker's ``n`` (next turn), ``u`` (undo) and a digit typed on the command line (drawn with
   its preview), first with no forecast, then while a forecast's worker pool plays the same fight
   on every core (started from a thread as the forecast screen does, kept busy all along);
-- a digit typed in the forecast screen's plays line while its own forecast plays.
+- a digit typed in the forecast screen's plays line while its own forecast plays;
+- the reference: a bare Textual app whose key replaces its whole screen of text, at 80x24.
 
 It checks that the workers run at a lower priority (their nice value above the app's) and
 reports how many plays finished meanwhile.
@@ -124,6 +125,44 @@ async def _plays_line(pilot: Any, clock: FrameClock, presses: int) -> tuple[list
     return times, done
 
 
+async def _bare_key(presses: int) -> list[float]:
+    """The reference, timed the same way: a bare Textual app (Header, one Static, Footer) whose
+    key replaces the whole screen's text (the tracker's ``n`` changes most of it)."""
+    from textual.app import App, ComposeResult
+    from textual.widgets import Footer, Header, Static
+
+    text = Static("")
+    count = [0]
+
+    class Bare(App[None]):
+        BINDINGS = [("n", "change", "Next")]
+
+        def compose(self) -> ComposeResult:
+            yield Header()
+            yield text
+            yield Footer()
+
+        def action_change(self) -> None:
+            count[0] += 1
+            text.update(
+                "\n".join(f"{n:4} Boarder {n:<4} EN {count[0]:3}  1/1/0 R  -" for n in range(24))
+            )
+
+    app = Bare()
+    clock = FrameClock(app)
+    times = []
+    async with app.run_test(size=SCREEN) as pilot:
+        await _settle(pilot)
+        for i in range(presses + 1):
+            before = count[0]
+            t = await clock.press(pilot, "n", lambda b=before: count[0] != b)
+            if i:
+                times.append(t)
+            await _settle(pilot)
+            await asyncio.sleep(TYPING_GAP)
+    return times
+
+
 async def _measure(presses: int) -> list[str]:
     from facility_tui.app import FacilityApp
 
@@ -140,6 +179,7 @@ async def _measure(presses: int) -> list[str]:
                 plays = pool.plays - plays_before
                 nice = pool.nice
             typed, screen_plays = await _plays_line(pilot, clock, presses)
+    bare = await _bare_key(presses)
     mine = os.getpriority(os.PRIO_PROCESS, 0)
     rows.append(
         f"workers' nice {nice} (the app's {mine}): "
@@ -159,6 +199,10 @@ async def _measure(presses: int) -> list[str]:
         f"key a digit in the forecast's plays line while it plays ({screen_plays} plays shown: "
         "the figures hold still while the GM types): "
         f"p50 {median(typed) * 1e3:5.1f} / p95 {p95(typed) * 1e3:5.1f} ms"
+    )
+    rows.append(
+        f"bare Textual app, a key that replaces the whole screen's text (no forecast): p50 "
+        f"{median(bare) * 1e3:5.1f} / p95 {p95(bare) * 1e3:5.1f} ms"
     )
     verdict = "PASS" if worst <= BUDGET else "MISS"
     rows.append(f"worst p95 while a forecast plays {worst * 1e3:.1f} ms (budget 16 ms) {verdict}")
