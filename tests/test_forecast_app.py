@@ -152,6 +152,23 @@ async def test_the_app_starts_the_forecasts_workers_server_ahead(
     assert calls == ["warm"]
 
 
+def a_tally_a_play(real):  # type: ignore[no-untyped-def]
+    """A stand-in for ``forecast.run`` that plays the forecast in this process, then yields a
+    tally for each play as fast as they come (the whole forecast last)."""
+    from facility_tui import forecast
+
+    def run(enc, runs, seed, plays=None, **kwargs):  # type: ignore[no-untyped-def]
+        whole = forecast.Tally(())
+        for whole in real(enc, runs, seed, plays, processes=1):  # noqa: B007
+            pass
+        for done in range(1, runs + 1):
+            part = forecast.Tally(whole.ids)
+            part.runs = done
+            yield whole if done == runs else part
+
+    return run
+
+
 async def test_the_figures_are_redrawn_a_few_times_a_second_and_at_the_end(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -159,18 +176,7 @@ async def test_the_figures_are_redrawn_a_few_times_a_second_and_at_the_end(
     screen shows the figures at most every ``SHOW_EVERY`` s, and always the whole forecast."""
     from facility_tui import forecast
 
-    real = forecast.run
-
-    def burst(enc, runs, seed, plays=None, **kwargs):  # type: ignore[no-untyped-def]
-        whole = forecast.Tally(())
-        for whole in real(enc, runs, seed, plays, processes=1):  # noqa: B007
-            pass
-        for done in range(1, runs + 1):  # (a tally a play, as fast as they come)
-            part = forecast.Tally(whole.ids)
-            part.runs = done
-            yield whole if done == runs else part
-
-    monkeypatch.setattr(forecast, "run", burst)
+    monkeypatch.setattr(forecast, "run", a_tally_a_play(forecast.run))
     monkeypatch.setattr(forecast_screen, "RUNS", 40)
     app = FacilityApp(save_dir=tmp_path, seed=1, demo="facility")
     async with app.run_test(size=(80, 24)) as pilot:
@@ -194,19 +200,13 @@ async def test_the_figures_hold_still_while_the_gm_types_a_play(
     is in (a redraw took the frame a key would have had)."""
     from facility_tui import forecast
 
-    real = forecast.run
     typed = asyncio.Event()
     loop = asyncio.get_running_loop()
+    plays = a_tally_a_play(forecast.run)
 
-    def after_typing(enc, runs, seed, plays=None, **kwargs):  # type: ignore[no-untyped-def]
+    def after_typing(*args, **kwargs):  # type: ignore[no-untyped-def]
         asyncio.run_coroutine_threadsafe(typed.wait(), loop).result(timeout=30)
-        whole = forecast.Tally(())
-        for whole in real(enc, runs, seed, plays, processes=1):  # noqa: B007
-            pass
-        for done in range(1, runs + 1):
-            part = forecast.Tally(whole.ids)
-            part.runs = done
-            yield whole if done == runs else part
+        yield from plays(*args, **kwargs)
 
     monkeypatch.setattr(forecast, "run", after_typing)
     monkeypatch.setattr(forecast_screen, "RUNS", 40)
