@@ -88,7 +88,7 @@ class DetailPane(TextPane):
                 Text("No combatants yet.", style="dim"),
                 Text("Press a to add one.", style="dim"),
             ]
-            self.update(Text("\n").join(lines))
+            self.show_lines(lines)
             return
         c = enc.get(cid)
         # where the table has no Init column, the rules' panes say what initiative means
@@ -99,4 +99,4 @@ class DetailPane(TextPane):
         lines += pane_lines(rules.panes(enc, c), width)
         if c.notes:
             lines.append(Text(f"Note: {printable(c.notes)}", style="italic"))
-        self.update(Text("\n").join(lines))
+        self.show_lines(lines)

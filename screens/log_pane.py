@@ -30,6 +30,7 @@ from facility_tui.text import naming_any, printable
 
 from .lines import text_lines
 from .own_lines import OwnLines
+from .scroll_bar import DrawnVerticalBar
 
 KIND_STYLE = {
     Kind.INFO: "",
@@ -63,7 +64,7 @@ def entry_text(e: LogEntry) -> Text:
     return Text(f"[{e.round}] {printable(e.text)}", style=KIND_STYLE.get(e.kind, ""))
 
 
-class LogPane(OwnLines, ScrollView):
+class LogPane(OwnLines, ScrollView, DrawnVerticalBar):
     DEFAULT_CSS = """
     LogPane {
         overflow-x: hidden;

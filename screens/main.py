@@ -53,6 +53,7 @@ from .initiative import SELECTED, InitiativeList
 from .key_bar import KeyBar
 from .log_pane import LogPane
 from .order_list import OrderList, short_forms_help
+from .scroll_bar import PaneBox
 from .status_pane import StatusPane, written
 
 LOG_SHOWN = 200  # lines the log pane keeps while it grows
@@ -209,7 +210,7 @@ class MainScreen(Screen[None]):
         with Horizontal(id="body") as body:
             body.border_subtitle = "Log"
             yield self._list
-            with VerticalScroll(id="detail-box"):
+            with PaneBox(id="detail-box"):
                 yield self._detail
         yield self._log
         yield CommandBar(

@@ -7,6 +7,7 @@ adds to both.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from functools import lru_cache
 
 from rich.cells import cell_len
 from rich.text import Text
@@ -149,11 +150,16 @@ def title_rule(title: str, width: int) -> Text:
 
 
 def pane_lines(panes: Sequence[Pane], width: int) -> list[Text]:
-    out: list[Text] = []
-    for pane in panes:
-        out.append(title_rule(pane.title, width))
-        out += rows_text(pane.rows, width)
-    return out
+    """The panes' lines (the same ``Text`` objects for a pane drawn before: do not change them)."""
+    return [line for pane in panes for line in _one_pane(pane, width)]
+
+
+# A key redraws the selected combatant's panes, and most of them look as they did (its actions
+# at a turn's start, its injury when another acted): they are drawn once. Measured: 2.5 of the 6
+# ms ``n`` spent before its frame (2297 demo, 80x24).
+@lru_cache(maxsize=1024)
+def _one_pane(pane: Pane, width: int) -> tuple[Text, ...]:
+    return (title_rule(pane.title, width), *rows_text(pane.rows, width))
 
 
 def reminder_lines(title: str, reminders: Sequence[Detail], width: int) -> list[Text]:

@@ -118,9 +118,9 @@ class StatusPane(TextPane):
         if self.size.width:
             shown = path_within(shown, max(room, 12))
         where.append(f"{shown} · {saved}", "dim")
-        lines = Text("\n").join([turn, where])
-        lines.no_wrap, lines.overflow = True, "ellipsis"  # two lines, each cut to the width
-        self.update(lines)
+        for line in (turn, where):
+            line.no_wrap, line.overflow = True, "ellipsis"  # two lines, each cut to the width
+        self.show_lines((turn, where))
 
     def on_resize(self, event: events.Resize) -> None:
         self._rendered = None  # the path's room changed

@@ -1,13 +1,17 @@
-"""A pane that shows one Rich ``Text``, rendered by Rich once per change into cached strips.
+"""A pane that shows Rich text, rendered by Rich once per change into cached strips.
 
 ``Static`` converts Rich text into Textual ``Content`` and renders it again on every repaint of
 its lines; on the main screen, where a key press repaints the whole screen (the status line and the
 log both change), that cost 1–3 ms a pane. This renders the text once per update (and per width),
 line by line with the lines it has drawn before reused, and lays the screen out again only when
-its height changes.
+its height changes. A pane that builds its text a line at a time hands the lines over as they are
+(``show_lines``): joining them only for the pane to split them again cost the detail pane a
+sixth of a key's work.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from rich.text import Text
 from textual.geometry import Region, Size
@@ -32,19 +36,34 @@ class TextPane(OwnLines):
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
-        self._text = Text()
+        self._source: Sequence[Text] = ()  # the lines shown, none holding a newline
+        self._given: Text | None = None  # the text ``update`` last showed, if it did
         self._strips: list[Strip] = []
         self._width = -1  # the width ``_strips`` were rendered at (-1: not rendered)
         self._made: dict[tuple[object, ...], list[Strip]] = {}  # a line's look -> its strips
 
     @property
     def text(self) -> Text:
-        return self._text
+        """What the pane shows, as one text."""
+        return Text("\n").join(self._source)
 
     def update(self, text: Text) -> None:
-        if text == self._text and text.style == self._text.style:
+        """Shows ``text`` (its lines: a text that does not wrap gives lines that do not)."""
+        given = self._given
+        if given is not None and text == given and text.style == given.style:
             return
-        self._text = text
+        lines = list(text.split("\n", allow_blank=True))
+        if text.no_wrap:
+            for line in lines:
+                line.no_wrap = True  # (split keeps the overflow, not this)
+        self.show_lines(lines)
+        self._given = text
+
+    def show_lines(self, lines: Sequence[Text]) -> None:
+        """Shows ``lines``, one line of text each (a line wider than the pane wraps unless it is
+        ``no_wrap``). The pane keeps them: a caller hands over lines it will not change."""
+        self._given = None
+        self._source = lines
         width = self.size.width
         old, self._width = self._strips, -1
         if not width:
@@ -69,11 +88,7 @@ class TextPane(OwnLines):
         if width != self._width:
             if len(self._made) > MADE:
                 self._made.clear()
-            lines = self._text.split("\n", allow_blank=True)
-            if self._text.no_wrap:
-                for line in lines:
-                    line.no_wrap = True  # (split keeps the overflow, not this)
-            self._strips = [strip for line in lines for strip in self._line(line, width)]
+            self._strips = [strip for line in self._source for strip in self._line(line, width)]
             self._width = width
         return self._strips
 
@@ -89,7 +104,7 @@ class TextPane(OwnLines):
         return made
 
     def render(self) -> Text:
-        return self._text  # what the pane shows (the lines come from ``render_line``)
+        return self.text  # what the pane shows (the lines come from ``render_line``)
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return len(self._lines(width)) if width else 0

@@ -61,11 +61,27 @@ class Terminal:
     def __init__(self, width: int, height: int) -> None:
         self.width, self.height = width, height
         self.cells = [[" "] * width for _ in range(height)]
+        self.looks = [[""] * width for _ in range(height)]  # each cell's SGR parameters
+        self.look = ""  # the SGR parameters in force (after the last reset)
         self.x = self.y = 0
         self.faults: list[str] = []
 
     def rows(self) -> list[str]:
         return ["".join(row) for row in self.cells]
+
+    def reversed(self, x: int, y: int) -> bool:
+        """Whether the cell at ``x``, ``y`` was written in reverse video (SGR 7)."""
+        params = iter(self.looks[y][x].split(";"))
+        reverse = False
+        for p in params:
+            if p in ("38", "48"):  # a colour's own numbers follow: 5;n or 2;r;g;b
+                for _ in range(1 if next(params, "") == "5" else 3):
+                    next(params, "")
+            elif p == "7":
+                reverse = True
+            elif p == "27":
+                reverse = False
+        return reverse
 
     def feed(self, data: str) -> None:
         i = 0
@@ -95,6 +111,7 @@ class Terminal:
                     self.faults.append(f"row {self.y} runs past the edge after {before!r}")
                 else:
                     self.cells[self.y][self.x] = ch
+                    self.looks[self.y][self.x] = self.look
                     for extra in range(1, width):
                         self.cells[self.y][self.x + extra] = ""
                 self.x += width
@@ -112,7 +129,9 @@ class Terminal:
             row, _, col = params.partition(";")
             self.y = min(self.height - 1, max(0, int(row or 1) - 1))
             self.x = min(self.width - 1, max(0, int(col or 1) - 1))
-        elif final not in "mhl":  # (colours, and modes: the cursor shown, a synchronised frame)
+        elif final == "m":
+            self.look = "" if params in ("", "0") else f"{self.look};{params}".lstrip(";")
+        elif final not in "hl":  # (colours, and modes: the cursor shown, a synchronised frame)
             self.faults.append(f"sequence {csi.group()!r} in a frame (a frame moves and writes)")
         return csi.end()
 

@@ -16,6 +16,7 @@ from facility_tui.session import Session
 from facility_tui.store import blank
 from facility_tui.systems import rules_for
 from tests.conftest import run
+from tests.screen_check import Terminal, record
 
 
 async def settle(pilot) -> None:  # type: ignore[no-untyped-def]
@@ -331,3 +332,40 @@ async def test_the_logs_lines_are_a_full_render_after_a_burst_a_long_order_and_u
             await pilot.press("u")
         await settle(pilot)
         same_as_a_full_render()
+
+
+def bar_column(app: FacilityApp, terminal: Terminal) -> list[bool]:
+    """Each row of the log's scroll bar as the terminal shows it: True where the thumb is (a cell
+    in reverse video, or one of its part-cell ends)."""
+    bar = main_of(app).query_one(LogPane).vertical_scrollbar
+    x, y, _, height = app.screen._compositor.visible_widgets[bar][0]
+    return [
+        terminal.cells[row][x] != " " or terminal.reversed(x, row) for row in range(y, y + height)
+    ]
+
+
+async def test_the_logs_scroll_bar_shows_where_the_log_is_scrolled(tmp_path: Path) -> None:
+    """The log's bar draws its own lines (``DrawnScrollBar``), made again only when what it shows
+    changed: it follows the log to its end as it grows, to its top when scrolled there, and
+    back, as the terminal shows it."""
+    from facility_tui.screens.scroll_bar import DrawnScrollBar
+
+    app = FacilityApp(save_dir=tmp_path, seed=1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await fresh(app, pilot, *FIGHT, "start", *["next"] * 12)
+        log = main_of(app).query_one(LogPane)
+        assert isinstance(log.vertical_scrollbar, DrawnScrollBar)
+        assert log.virtual_size.height > 4 * log.size.height  # (a thumb shorter than a cell)
+        terminal = record(app)  # (what the frames write from now on: a whole one first)
+        await pilot.pause()
+        rows = bar_column(app, terminal)
+        assert rows[-1] and not rows[0], rows  # at the end
+        log.scroll_home(animate=False)
+        await pilot.pause()
+        rows = bar_column(app, terminal)
+        assert rows[0] and not rows[-1], rows  # at the top
+        main_of(app).run_line("next")  # a new line: the log goes back to its end
+        await settle(pilot)
+        rows = bar_column(app, terminal)
+        assert rows[-1] and not rows[0], rows
+        assert not terminal.faults

@@ -36,8 +36,8 @@ def count_renders(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
 
         monkeypatch.setattr(cls, name, counted)
 
-    counting(StatusPane, "update", "status")
-    counting(DetailPane, "update", "detail")
+    counting(StatusPane, "show_lines", "status")
+    counting(DetailPane, "show_lines", "detail")
     counting(LogPane, "show", "log")
     counting(OrderList, "show", "list")
     return renders
