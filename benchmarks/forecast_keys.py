@@ -164,6 +164,8 @@ async def _bare_key(presses: int) -> list[float]:
 
 
 async def _measure(presses: int) -> list[str]:
+    from facility_tui.screens.main import WARM_FORECAST_AFTER
+
     from facility_tui.app import FacilityApp
 
     rows = []
@@ -172,6 +174,9 @@ async def _measure(presses: int) -> list[str]:
         clock = FrameClock(app)
         async with app.run_test(size=SCREEN) as pilot:
             await _settle(pilot)
+            # The app starts the forecasts' forkserver a few seconds after it opens (a process
+            # loading the rules on the other core): the keys are timed once that is done.
+            await asyncio.sleep(WARM_FORECAST_AFTER + 1.0)
             idle = await _tracker_keys(pilot, clock, presses)
             async with Pool(app.workspace.encounter) as pool:
                 plays_before = pool.plays

@@ -372,9 +372,11 @@ class MainScreen(Screen[None]):
         self.path = self.ws.path  # (compared by value: no render unless another file is shown)
         self.read_only = self.ws.read_only
         self._choices = rules_for(self.ws.encounter.system).choices(self.ws.encounter)
-        self.encounter = self.ws.encounter  # the list (rows, cursor), the log, the status line
-        # Then the selection, which the list's cursor may have moved to the acting combatant:
-        # the detail pane renders once, for the combatant selected now.
+        # The list (rows, cursor), the log, the status line. Then the selection, which the
+        # list's cursor may have moved to the acting combatant: the detail pane renders once,
+        # for the combatant selected now (so the list's news of its move is not sent).
+        with self.prevent(InitiativeList.Highlighted):
+            self.encounter = self.ws.encounter
         self.selected = self.table.cursor_key
 
     @on(InitiativeList.Highlighted)
