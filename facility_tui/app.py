@@ -245,7 +245,8 @@ class FacilityApp(OrderedKeys):
 
     def _take_toasts_down(self) -> None:
         self.clear_notifications()
-        for rack in self.screen.query("ToastRack"):
+        # (a child of the screen, where Textual places it: no walk through the whole screen)
+        for rack in self.screen.query_children("ToastRack"):
             rack.remove_children()
 
     def on_mount(self) -> None:
