@@ -11,7 +11,8 @@ from just before the press to the first frame that shows what it did (``benchmar
 - the reference: a bare Textual app whose key replaces its whole screen of text, at 80x24.
 
 It checks that the workers run at a lower priority (their nice value above the app's) and
-reports how many plays finished meanwhile.
+reports how many plays finished meanwhile. The keys are timed once the app has started its
+forecasts' forkserver (a few seconds after it opens), as a GM's keys are after the first moments.
 """
 
 from __future__ import annotations
