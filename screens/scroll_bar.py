@@ -4,8 +4,9 @@ Textual's ``ScrollBar`` draws through the general renderable path (a Rich render
 a visual, then into strips, then through the styles cache) whenever it is repainted, and the log
 repaints it at every ``n`` and ``u``: its log grows a line or two and scrolls to its end. That was
 1.0 ms of a 3.8 ms frame (2297 demo, 80x24). A vertical bar's segments are its lines, one segment
-each, so this bar makes them straight into strips, again only when what it shows changed: 0.07 ms.
-What it shows, and how it scrolls, is Textual's.
+each, so this bar makes them straight into strips from ``ScrollBarRender.render_bar``, and keeps
+them while its thumb stays put (to an eighth of a cell): 0.2 ms. What it shows, and how it
+scrolls, is Textual's.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from .own_lines import OwnLines
 
 
 class DrawnScrollBar(ScrollBar, OwnLines):  # (ScrollBar first: its CSS type applies)
-    """A vertical scroll bar."""
+    """A vertical scroll bar (``DrawnVerticalBar`` gives a widget one)."""
 
     # what it shows, its segments (one a line) and its lines
     _lines: tuple[object, list[Segment], list[Strip]] | None = None
@@ -89,4 +90,4 @@ class DrawnVerticalBar(Widget):
 
 class PaneBox(VerticalScroll, DrawnVerticalBar):
     """A scrolling column (the detail panes' box) whose bar draws its own lines: a bar drawn
-    before still took a frame 0.16 ms through the styles cache, 0.07 ms this way."""
+    before still took a frame 0.16 ms through the styles cache, 0.08 ms this way."""
