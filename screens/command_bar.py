@@ -11,6 +11,7 @@ from textual.binding import Binding
 from textual.geometry import Size
 from textual.reactive import Reactive
 from textual.strip import Strip
+from textual.timer import Timer
 from textual.widgets import Input
 from textual.widgets.input import Selection
 
@@ -21,6 +22,7 @@ HISTORY = 100
 GAP = 3  # cells between the typed line and its preview
 MIN_BESIDE = 8  # cells the preview needs after the typed line to start there, not below it
 PREVIEW_LINES = 3  # lines the preview may take below the typed line
+SHRINK_AFTER = 0.6  # s without a key before the bar gives back rows its preview no longer needs
 
 
 class CommandBar(OrderedInput):
@@ -66,6 +68,7 @@ class CommandBar(OrderedInput):
         self._idle_line: tuple[tuple[int, str], Strip] | None = None
         self._preview_lines: tuple[object, tuple[int, Strip | None, list[Strip]]] | None = None
         self._below = 0  # the preview's lines below the typed one, as last laid out
+        self._shrink: Timer | None = None  # gives back rows once the GM stops typing
         # A steady cursor: a blink redraws the screen twice a second, and a key pressed just
         # after one waits for the next frame slot (up to 1/60 s) to show what it did.
         self.set_reactive(Input.cursor_blink, False)
@@ -96,18 +99,35 @@ class CommandBar(OrderedInput):
         self._fit_height()
 
     def _fit_height(self) -> None:
-        """The bar grows by the preview's lines below the typed one, and shrinks only when the
-        line is emptied: while the GM types, the screen above it stays where it is (a usage
-        on two lines, then a one-line preview, moved every row once a digit, and laying the
-        screen out again cost a digit ~5 ms at 80×24)."""
+        """The bar grows by the preview's lines below the typed one at once, and shrinks when
+        the line is emptied, or once the GM has stopped typing for a moment: while the GM
+        types, the screen above it stays where it is (a usage on two lines, then a one-line
+        preview, moved every row once a digit, and laying the screen out again cost a digit
+        ~5 ms at 80×24)."""
         if not self.is_attached:
             return
         below = len(self._said(self.scrollable_content_region.width)[2])
         if below > self._below or (below < self._below and not self.value):
-            # A height set here, not ``auto``: with an auto height Input lays the whole screen
-            # out again at every key typed (about 4 ms of each digit at 80×24).
-            self._below = below
-            self.styles.height = 1 + below
+            self._set_below(below)
+        elif below < self._below:  # (each key puts the moment off)
+            if self._shrink is not None:
+                self._shrink.stop()
+            self._shrink = self.set_timer(SHRINK_AFTER, self._shrink_now)
+
+    def _shrink_now(self) -> None:
+        self._shrink = None
+        below = len(self._said(self.scrollable_content_region.width)[2])
+        if below < self._below:
+            self._set_below(below)
+
+    def _set_below(self, below: int) -> None:
+        if self._shrink is not None:
+            self._shrink.stop()
+            self._shrink = None
+        # A height set here, not ``auto``: with an auto height Input lays the whole screen out
+        # again at every key typed (about 4 ms of each digit at 80×24).
+        self._below = below
+        self.styles.height = 1 + below
 
     def render_line(self, y: int) -> Strip:
         # The idle line (no focus, nothing typed: the placeholder) is drawn once; Input would

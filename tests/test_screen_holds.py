@@ -7,10 +7,11 @@ leave the rows the app composed (the status line on row 1, no row twice, the key
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
-from facility_tui.screens.command_bar import CommandBar
+from facility_tui.screens.command_bar import SHRINK_AFTER, CommandBar
 from facility_tui.screens.lines import fit, text_lines
 from facility_tui.screens.main import MainScreen
 from facility_tui.screens.order_list import OrderList
@@ -228,8 +229,9 @@ async def test_the_attack_preview_wraps_rather_than_being_cut(
 async def test_the_screen_above_the_command_line_holds_still_while_the_gm_types(
     tmp_path: Path,
 ) -> None:
-    """The bar grows as its preview needs lines and shrinks only when the line is emptied or
-    closed: a digit that makes a two-line usage a one-line preview moves nothing above it."""
+    """The bar grows as its preview needs lines and shrinks when the line is emptied or closed,
+    or once the GM stops typing: a digit that makes a two-line usage a one-line preview moves
+    nothing above it while the GM types, and the blank row goes after a moment."""
     app = FacilityApp(save_dir=tmp_path, seed=1, demo="2297")
     async with app.run_test(size=(80, 24)) as pilot:
         s = Screen(app, pilot, record(app))
@@ -242,6 +244,10 @@ async def test_the_screen_above_the_command_line_holds_still_while_the_gm_types(
         assert f"{s.bar.value.strip()} {s.bar.preview}" in shown_in(app, s.bar)
         assert s.bar.region.height == 2
         assert s.app.screen.query_one(OrderList).region == above
+        await asyncio.sleep(SHRINK_AFTER + 0.2)  # the GM stops typing: the blank row goes
+        await s.check("a moment without a key")
+        assert s.bar.region.height == 1
+        assert f"{s.bar.value.strip()} {s.bar.preview}" in shown_in(app, s.bar)
         await s.keys("emptied", *["backspace"] * len(s.bar.value))
         assert s.bar.region.height == 1
         await s.keys("typed again, then closed", *"hit sgt-blanc 5", "escape")
