@@ -74,11 +74,30 @@ class OrderedKeys(App[None]):
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key) and not event.is_forwarded:
-            self._held.append(event)
+            self._held.extend(self._unchorded(event))
             if not self._wait:
                 await self._take_keys(0, 0)
         else:
             await super().on_event(event)
+
+    def _unchorded(self, key: events.Key) -> tuple[events.Key, ...]:
+        """Escape, then a key within the terminal's escape delay (0.1 s: a hurried GM's ``esc n``
+        or ``esc u``), reach the app as one key, alt+n: a character typed into the line or the
+        field being left, or nothing at all. They are the two keys they were, unless a binding
+        of the screen is that alt key (a config file may map one)."""
+        name, char = key.key, key.character
+        if (
+            not name.startswith("alt+")
+            or char is None
+            or len(char) != 1
+            or not char.isprintable()
+            or name in self.screen.active_bindings
+        ):
+            return (key,)
+        plain = name.removeprefix("alt+")
+        if plain.startswith("shift+"):
+            plain = char  # (a capital's key is the letter itself: K, not shift+k)
+        return events.Key("escape", "\x1b"), events.Key(plain, char)
 
     async def _take_keys(self, wait: int, rounds: int) -> None:
         """In the app's turn: take the next key held once the work of the one before is done (a

@@ -180,3 +180,50 @@ async def test_a_random_burst_acts_as_the_same_keys_one_at_a_time(
     one_by_one = await played(tmp_path / "apart", demo, keys, burst_them=False)
     at_once = await played(tmp_path / "burst", demo, keys, burst_them=True)
     assert at_once == one_by_one, keys
+
+
+@pytest.mark.parametrize(("chord", "then"), [("alt+u", "u"), ("alt+shift+k", "K")])
+async def test_escape_then_a_key_within_the_terminals_escape_delay_are_both_keys(
+    tmp_path: Path, chord: str, then: str
+) -> None:
+    """A terminal sends escape and the key after it within 0.1 s as one key, alt+u: the line
+    closes, then the key acts (it was typed into the line)."""
+    app = FacilityApp(save_dir=tmp_path, seed=1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        main = app.screen
+        assert isinstance(main, MainScreen)
+        for line in BURST_SETUP:
+            main.run_line(line)
+        await settled(pilot)
+        hit = app.workspace.encounter
+        burst(app, "d 3 enter")  # the hit on the acting one, then the line opened again
+        await settled(pilot)
+        assert app.workspace.encounter is not hit
+        burst(app, "d")
+        await settled(pilot)
+        bar = main.query_one(CommandBar)
+        assert bar.has_focus
+        app.post_message(events.Key(chord, then))  # (as the terminal's parser reads "\x1bu")
+        await settled(pilot)
+        assert not bar.has_focus and bar.value == ""  # escape closed the line
+        if then == "u":
+            assert app.workspace.encounter is hit  # and u undid the hit
+        else:
+            assert "K" not in bar.value
+
+
+async def test_an_alt_key_a_config_file_maps_stays_one_key(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text('[keys]\nundo = "alt+u"\n', encoding="utf-8")
+    app = FacilityApp(save_dir=tmp_path / "saves", seed=1, config=config)
+    async with app.run_test(size=(80, 24)) as pilot:
+        main = app.screen
+        assert isinstance(main, MainScreen)
+        for line in BURST_SETUP:
+            main.run_line(line)
+        await settled(pilot)
+        before = app.workspace.encounter
+        app.post_message(events.Key("alt+u", "u"))
+        await settled(pilot)
+        assert app.workspace.encounter is not before  # undone: the binding acted
+        assert not main.query_one(CommandBar).has_focus
