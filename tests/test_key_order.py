@@ -182,6 +182,16 @@ async def test_a_random_burst_acts_as_the_same_keys_one_at_a_time(
     assert at_once == one_by_one, keys
 
 
+async def burst_fight(pilot: Pilot[None]) -> MainScreen:
+    """The main screen with ``BURST_SETUP``'s fight run on it."""
+    main = pilot.app.screen
+    assert isinstance(main, MainScreen)
+    for line in BURST_SETUP:
+        main.run_line(line)
+    await settled(pilot)
+    return main
+
+
 @pytest.mark.parametrize(("chord", "then"), [("alt+u", "u"), ("alt+shift+k", "K")])
 async def test_escape_then_a_key_within_the_terminals_escape_delay_are_both_keys(
     tmp_path: Path, chord: str, then: str
@@ -190,11 +200,7 @@ async def test_escape_then_a_key_within_the_terminals_escape_delay_are_both_keys
     closes, then the key acts (it was typed into the line)."""
     app = FacilityApp(save_dir=tmp_path, seed=1)
     async with app.run_test(size=(80, 24)) as pilot:
-        main = app.screen
-        assert isinstance(main, MainScreen)
-        for line in BURST_SETUP:
-            main.run_line(line)
-        await settled(pilot)
+        main = await burst_fight(pilot)
         hit = app.workspace.encounter
         burst(app, "d 3 enter")  # the hit on the acting one, then the line opened again
         await settled(pilot)
@@ -217,11 +223,7 @@ async def test_an_alt_key_a_config_file_maps_stays_one_key(tmp_path: Path) -> No
     config.write_text('[keys]\nundo = "alt+u"\n', encoding="utf-8")
     app = FacilityApp(save_dir=tmp_path / "saves", seed=1, config=config)
     async with app.run_test(size=(80, 24)) as pilot:
-        main = app.screen
-        assert isinstance(main, MainScreen)
-        for line in BURST_SETUP:
-            main.run_line(line)
-        await settled(pilot)
+        main = await burst_fight(pilot)
         before = app.workspace.encounter
         app.post_message(events.Key("alt+u", "u"))
         await settled(pilot)
