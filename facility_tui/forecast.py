@@ -667,10 +667,14 @@ def lines(enc: Encounter, tally: Tally, plays: Mapping[str, Play], seed: int) ->
     out.append("")
     width = max((len(names.get(cid, cid)) for cid in tally.ids), default=4)
     width = min(width, 20)
+
+    def name_of(cid: str) -> str:  # (cut to the names' column)
+        name = names.get(cid, cid)
+        return name if len(name) <= width else name[: width - 1] + "…"
+
     out.append(f"{'':{width}}  {'down/out':16} {'dying/dead':16} most often  ammo")
     for cid in tally.ids:
-        name = names.get(cid, cid)
-        name = name if len(name) <= width else name[: width - 1] + "…"
+        name = name_of(cid)
         end = _likeliest(tally.ends.get(cid, Counter()))
         ammo = f"{tally.ammo[cid] / n:.1f}" if n else "-"
         out.append(
@@ -680,10 +684,7 @@ def lines(enc: Encounter, tally: Tally, plays: Mapping[str, Play], seed: int) ->
     likeliest = [cid for cid, _ in sorted(tally.first.items(), key=lambda kv: (-kv[1], kv[0]))]
     if likeliest:  # (a line each: on one, a name was parted from its share where it wrapped)
         out += ["", "First to fall:"]
-        for cid in likeliest[:3]:
-            name = names.get(cid, cid)
-            name = name if len(name) <= width else name[: width - 1] + "…"
-            out.append(f"{name:{width}}  {pct(tally.first[cid], n)}")
+        out += [f"{name_of(cid):{width}}  {pct(tally.first[cid], n)}" for cid in likeliest[:3]]
     out.append("")
     out.append("Assumptions:")
     out += [f"- {line}" for line in assumptions(enc, plays, seed)]

@@ -106,7 +106,7 @@ class CommandBar(OrderedInput):
         ~5 ms at 80×24)."""
         if not self.is_attached:
             return
-        below = len(self._said(self.scrollable_content_region.width)[2])
+        below = self._rows_below()
         if below > self._below or (below < self._below and not self.value):
             self._set_below(below)
         elif below < self._below:  # (each key puts the moment off)
@@ -114,10 +114,13 @@ class CommandBar(OrderedInput):
                 self._shrink.stop()
             self._shrink = self.set_timer(SHRINK_AFTER, self._shrink_now)
 
+    def _rows_below(self) -> int:
+        """The rows the preview takes below the typed line now."""
+        return len(self._said(self.scrollable_content_region.width)[2])
+
     def _shrink_now(self) -> None:
         self._shrink = None
-        below = len(self._said(self.scrollable_content_region.width)[2])
-        if below < self._below:
+        if (below := self._rows_below()) < self._below:
             self._set_below(below)
 
     def _set_below(self, below: int) -> None:

@@ -148,8 +148,8 @@ class ForecastScreen(ModalScreen[None]):
             return
         self.done = runs
         self.query_one(ProgressBar).update(progress=runs)
-        text = Text("\n".join(printable(line) for line in lines))
-        self.query_one("#forecast-text", TextPane).update(text)
+        shown = [Text(printable(line)) for line in lines]  # (lines as they are: no join, split)
+        self.query_one("#forecast-text", TextPane).show_lines(shown)
 
     @on(Input.Changed)
     def _typing(self, _event: Input.Changed) -> None:
