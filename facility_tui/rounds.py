@@ -13,10 +13,13 @@ system is told when each turn and round starts and ends, which is where timed ef
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from attrs import frozen
+
 from facility_tui.dice import Dice
-from facility_tui.model import Encounter, Kind, Phase, evolve
+from facility_tui.model import Encounter, Kind, LogEntry, Phase, evolve
 
 if TYPE_CHECKING:
     from facility_tui.systems import RuleSystem
@@ -45,11 +48,14 @@ def start_turn(enc: Encounter, dice: Dice, rules: RuleSystem, skipped: int = 0) 
     if slot is None:
         return enc
     enc = rules.turn_started(enc, slot, dice)
-    if skipped < len(enc.order) and enc.current == slot and not rules.can_act(enc, slot):
-        if enc.keeps_log:
-            enc = enc.logged(f"{rules.slot_name(enc, slot)} cannot act: turn passes", Kind.TURN)
-        return next_turn(enc, dice, rules, skipped + 1)
-    return enc
+    if enc.current != slot or rules.can_act(enc, slot):
+        return enc
+    passes = skipped < len(enc.order)
+    if enc.keeps_log:
+        why = rules.idle_reason(enc, slot)
+        said = f"{rules.slot_name(enc, slot)} cannot act" + (f" ({why})" if why else "")
+        enc = enc.logged(said + (PASSES if passes else ""), Kind.TURN)
+    return next_turn(enc, dice, rules, skipped + 1) if passes else enc
 
 
 def next_turn(enc: Encounter, dice: Dice, rules: RuleSystem, skipped: int = 0) -> Encounter:
@@ -73,3 +79,64 @@ def prev_turn(enc: Encounter, rules: RuleSystem) -> Encounter:
     slot = enc.current
     name = rules.slot_name(enc, slot) if slot else "?"
     return enc.logged(f"Turn marker moved back to round {enc.round}, {name}", Kind.OVERRIDE)
+
+
+PASSES = ": turn passes"  # ends the log's line for a turn that passes by itself
+
+
+def passed(events: Iterable[LogEntry]) -> list[str]:
+    """Whose turns passed by themselves in ``events`` (a ``next``'s log lines), in order, each
+    with why: ``Boarder 1 (dying)``."""
+    return [
+        e.text.removesuffix(PASSES).replace(" cannot act", "", 1)
+        for e in events
+        if e.kind is Kind.TURN and e.text.endswith(PASSES)
+    ]
+
+
+@frozen
+class Ahead:
+    """What ``next`` will do, as far as the fight now tells: the turns that will pass by
+    themselves (their owners cannot act), then whose turn starts; ``slot`` None: the round ends
+    first (the next round's order is settled when it starts, A3)."""
+
+    passes: tuple[str, ...]
+    slot: str | None
+
+
+_ahead: tuple[Encounter | None, Ahead] = (None, Ahead((), None))
+
+
+def ahead(enc: Encounter, rules: RuleSystem) -> Ahead | None:
+    """What ``next`` will do from ``enc`` (``None``: no turn is being played). The status line,
+    the list's next mark and ``next``'s preview say this one answer."""
+    global _ahead
+    if enc.phase is not Phase.ACTIVE or enc.current is None:
+        return None
+    asked, found = _ahead
+    if asked is not enc:  # (asked several times for each state: the model is immutable)
+        passes: list[str] = []
+        slot = None
+        for later in enc.order[enc.turn + 1 :]:
+            if rules.can_act(enc, later):
+                slot = later
+                break
+            passes.append(later)
+        found = Ahead(tuple(passes), slot)
+        _ahead = (enc, found)
+    return found
+
+
+def ahead_text(enc: Encounter, rules: RuleSystem, room: int = 0) -> str:
+    """``Rook``, ``Rook (Pirate 1, Pirate 2 pass first)``, ``round 3 (Pirate 1 passes first)``;
+    within ``room`` cells (0: any), the passes counted (``Rook (2 pass first)``)."""
+    found = ahead(enc, rules)
+    if found is None:
+        return ""
+    who = f"round {enc.round + 1}" if found.slot is None else rules.slot_name(enc, found.slot)
+    n = len(found.passes)
+    if not n:
+        return who
+    verb = "pass" if n > 1 else "passes"
+    named = f"{who} ({', '.join(rules.slot_name(enc, s) for s in found.passes)} {verb} first)"
+    return named if not room or len(named) <= room else f"{who} ({n} {verb} first)"

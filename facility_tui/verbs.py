@@ -271,12 +271,24 @@ def start(call: Call) -> Encounter:
     return rounds.begin_round(call.enc, call.dice, call.rules)
 
 
+def preview_next(call: Call) -> list[str]:
+    """Whose turn ``next`` starts, and whose it passes on the way (they cannot act)."""
+    enc = call.enc
+    if enc.phase is Phase.SETUP:
+        return ["starts combat: settles initiative, begins round 1"]
+    if enc.phase is not Phase.ACTIVE or enc.current is None:
+        return []
+    ending = call.rules.slot_name(enc, enc.current)
+    return [f"ends {ending}'s turn; next: {rounds.ahead_text(enc, call.rules)}"]
+
+
 @command(
     "next",
     "next",
     "End this turn and start the next one; in setup, start combat",
     aliases=("n",),
     group="rounds",
+    preview=preview_next,
 )
 def next_turn(call: Call) -> Encounter:
     call.need_phase(Phase.ACTIVE, Phase.SETUP)

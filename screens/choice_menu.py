@@ -3,8 +3,10 @@
 The rules give the choice (``RuleSystem.choices``, ``unblock``): a title, and options that are
 command lines. The menu shows one line per option (its key, its label, the line it runs), takes
 an option's key, or enter for the rules' default; escape leaves the choice open (the panes still
-show it, ``n`` still asks). It answers with the chosen line, which the main screen runs as if
-typed: logged, saved, undoable.
+show it). The keys the key bar lists for it act too, as they do on the list: ``n`` ends the turn
+(asking first when the choice would stay open), ``u`` takes back the command that opened the
+menu, ``q`` saves and quits. It answers with the chosen line, which the main screen runs as if
+typed (logged, saved, undoable), or with the screen's action for one of those keys.
 
 Keys typed fast land where they were meant: like the roll prompt, the menu has no focusable
 widget, the app hands it every key in turn (``app.OrderedKeys``), also the keys typed before it
@@ -13,9 +15,11 @@ was made; a key it does not know is ignored, and the menu stays.
 
 from __future__ import annotations
 
+from attrs import frozen
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Label
@@ -46,9 +50,28 @@ def by_place(choice: Choice, key: str) -> Option | None:
     return chosen
 
 
-class ChoiceMenu(ModalScreen[str | None]):
-    """The options of one open choice; dismisses with the chosen option's line (None: left
-    open)."""
+@frozen
+class Act:
+    """The menu's answer for a key of the main screen's (``next``, ``undo``, ``quit``): the menu
+    closes, the choice stays open, and the screen's action runs."""
+
+    action: str
+
+
+class ChoiceMenu(ModalScreen["str | Act | None"]):
+    """The options of one open choice; dismisses with the chosen option's line, an ``Act`` for
+    a key of the screen's, or None (left open)."""
+
+    # Option keys are letters and digits the rules pick (d, c, m, s, a, e, t, 1-9); these are
+    # none of them. Priority: the app runs them as it reads them, before ``_on_key``.
+    BINDINGS = [
+        Binding("enter", "pick", "Default", priority=True, key_display="⏎"),
+        Binding("escape", "leave", "Leave open", priority=True),
+        # (the main screen's ids: a key remapped in the config file is remapped here too)
+        Binding("n", "act('next')", "Next", priority=True, id="next"),
+        Binding("u,ctrl+z", "act('undo')", "Undo", priority=True, id="undo"),
+        Binding("q", "act('quit')", "Quit", priority=True, id="quit"),
+    ]
 
     def __init__(self, choice: Choice) -> None:
         super().__init__()
@@ -69,16 +92,21 @@ class ChoiceMenu(ModalScreen[str | None]):
     async def _on_key(self, event: events.Key) -> None:
         event.stop()
         event.prevent_default()
-        if event.key == "enter":
-            self._answer(self.choice.default.line)
-        elif event.key == "escape":
-            self._answer(None)
-        elif event.character is not None and event.character.isprintable():
+        if event.character is not None and event.character.isprintable():
             chosen = by_place(self.choice, event.character)
             if chosen is not None:
                 self._answer(chosen.line)
 
-    def _answer(self, line: str | None) -> None:
+    def action_pick(self) -> None:
+        self._answer(self.choice.default.line)
+
+    def action_leave(self) -> None:
+        self._answer(None)
+
+    def action_act(self, action: str) -> None:
+        self._answer(Act(action))
+
+    def _answer(self, answer: str | Act | None) -> None:
         if not self._chosen:
             self._chosen = True
-            self.dismiss(line)
+            self.dismiss(answer)

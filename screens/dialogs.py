@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -26,6 +27,8 @@ FIELD_KEYS = [
 
 
 class ConfirmDialog(ModalScreen[bool]):
+    """A yes-or-no question: ``y`` (or enter) yes, ``n`` (or escape) no."""
+
     BINDINGS = [
         Binding("y,enter", "answer(True)", "Yes"),
         Binding("n,escape", "answer(False)", "No"),
@@ -40,10 +43,26 @@ class ConfirmDialog(ModalScreen[bool]):
             # it names a combatant or a file: plain text, its own line breaks kept, wrapped
             shown = "\n".join(printable(line) for line in self.question.split("\n"))
             yield Label(shown, markup=False, classes="question")
-            yield Label("[b]y[/b] yes   [b]n[/b] no", classes="hint")
+            hint = Text()
+            for b in self.BINDINGS:
+                if isinstance(b, Binding):
+                    key = self.app.get_key_display(Binding(b.key.split(",")[0], ""))
+                    hint.append(("   " if hint else "") + key, "bold")
+                    hint.append(f" {b.description.lower()}")
+            yield Label(hint, classes="hint")
 
     def action_answer(self, yes: bool) -> None:
         self.dismiss(yes)
+
+
+class EndTurnDialog(ConfirmDialog, inherit_bindings=False):
+    """``n`` with a choice still open: ``n`` again ends the turn (what the key bar says ``n``
+    does, so a double-tapped ``n`` is never a "no"), escape goes back to it."""
+
+    BINDINGS = [
+        Binding("n,y,enter", "answer(True)", "End the turn"),
+        Binding("escape", "answer(False)", "Back"),
+    ]
 
 
 class ChoiceDialog(ModalScreen[str | None]):

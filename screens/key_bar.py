@@ -12,6 +12,7 @@ from rich.cells import cell_len
 from rich.text import Text
 from textual import events
 from textual.binding import Binding
+from textual.keys import key_to_character
 from textual.screen import Screen
 from textual.widgets import Input
 
@@ -44,10 +45,25 @@ class KeyBar(TextPane):
 
     def on_mount(self) -> None:
         self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
+        self.app.screen_change_signal.subscribe(self, self._screen_changed)
         self._list_keys()
 
     def on_unmount(self) -> None:
         self.screen.bindings_updated_signal.unsubscribe(self)
+        self.app.screen_change_signal.unsubscribe(self)
+
+    def _shown(self) -> Screen[object]:
+        """The screen whose keys act: a dialog over this bar's screen (without a bar of its
+        own) takes the keys, so the bar lists the dialog's, never keys that would do nothing."""
+        top = self.app.screen
+        if top is self.screen or self.screen not in self.app.screen_stack:
+            return self.screen
+        return self.screen if top.query(KeyBar) else top
+
+    def _screen_changed(self, screen: Screen[object]) -> None:
+        if screen is not self.screen:  # (a dialog's keys may change while it is open)
+            screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
+        self._bindings_changed(screen)
 
     def _bindings_changed(self, _screen: Screen[object]) -> None:
         # A move of focus signals this twice; the keys are listed once, after the frame that
@@ -59,12 +75,13 @@ class KeyBar(TextPane):
     def _list_keys(self) -> None:
         """List the shown keys of the focus chain, once per action (``u`` for ``u,ctrl+z``).
 
-        While a text line has focus, only its own keys are listed: the screen's letters type.
+        While a text line has focus, its own keys are listed, and the screen's keys that do not
+        type (a dialog's escape): the screen's letters type.
         """
         if not self.is_attached:
             return
         self._stale = False
-        screen = self.screen
+        screen = self._shown()
         focused = screen.focused
         typing = focused if isinstance(focused, Input) else None
         seen: set[str] = set()
@@ -73,7 +90,7 @@ class KeyBar(TextPane):
         for namespace, binding, enabled, _ in screen.active_bindings.values():
             if not binding.show or not enabled or binding.action in seen:
                 continue
-            if typing is not None and namespace is not typing:
+            if typing is not None and namespace is not typing and _types(binding.key):
                 continue
             seen.add(binding.action)
             shown = self.app.get_key_display(binding)
@@ -122,3 +139,9 @@ class KeyBar(TextPane):
             if start <= x < end:
                 self.app.simulate_key(key)
                 return
+
+
+def _types(key: str) -> bool:
+    """Whether ``key`` types a character into a focused line (so its binding does not act)."""
+    char = key_to_character(key)
+    return char is not None and char.isprintable()

@@ -41,6 +41,7 @@ from facility_tui.dice import NeedRoll
 from facility_tui.errors import internal_error
 from facility_tui.grammar import CommandError, quote
 from facility_tui.model import Encounter, Phase
+from facility_tui.rounds import passed
 from facility_tui.systems import QuickKey, info, infos, rules_for
 from facility_tui.view import Choice
 from facility_tui.workspace import Workspace
@@ -56,6 +57,7 @@ from .order_list import OrderList, short_forms_help
 from .scroll_bar import PaneBox
 from .status_pane import StatusPane, written
 
+HISTORY_VERBS = ("undo", "u", "redo")  # each says what it took back or put back
 LOG_SHOWN = 200  # lines the log pane keeps while it grows
 LINE_EDITORS = {"vi", "vim", "nvim", "view", "nano", "emacs", "micro", "kak", "joe", "mg"}
 
@@ -432,18 +434,29 @@ class MainScreen(Screen[None]):
             return False
         self._clear_toasts()  # a refusal the GM has just corrected is done with
         self._after_change()
-        if not outcome.events:
-            self.notify(outcome.message, timeout=3)
         verb = (line.split() or [""])[0].lower()
+        if not outcome.events or verb in HISTORY_VERBS:
+            self.notify(outcome.message, timeout=3)
+        elif passes := passed(outcome.events):  # turns that passed by themselves: said, not
+            self._said_passed(passes)  # only logged (the GM may be looking at the table)
         if verb == "end":
             self.offer_return(quiet=True)  # the party's lasting state back to the roster
         # A choice the command has just left open is offered at once (not one that undo or
         # redo brings back: the next u would go to its menu).
-        if verb not in ("undo", "u", "redo"):
+        if verb not in HISTORY_VERBS:
             new = [c for c in self._choices if c not in before]
             if new:
                 self.offer(new[0])
         return True
+
+    def _said_passed(self, passes: list[str]) -> None:
+        """``Passed: Boarder 1 (dying), Boarder 2 (unconscious). Round 3: Rook's turn``."""
+        enc = self.ws.encounter
+        now = ""
+        if enc.phase is Phase.ACTIVE and enc.current is not None:
+            name = rules_for(enc.system).slot_name(enc, enc.current)
+            now = f" Round {enc.round}: {name}'s turn."
+        self.notify(f"Passed: {', '.join(passes)}.{now}", timeout=6)
 
     def offer_return(self, *, quiet: bool = False) -> None:
         """The party's PCs of this fight, their lasting state back to ``party.toml``: a summary
@@ -481,11 +494,16 @@ class MainScreen(Screen[None]):
         """Show ``choice`` as a menu; the option chosen runs as a typed line, then ``then`` (the
         line the choice unblocks). Over a dialog (the roll prompt that ran the line) it waits
         for the dialog to close."""
-        from .choice_menu import ChoiceMenu
+        from .choice_menu import Act, ChoiceMenu
 
-        def chosen(line: str | None) -> None:
+        def chosen(line: str | Act | None) -> None:
             if line is None or not self.alive:
                 return  # left open: the panes show it, n asks
+            if isinstance(line, Act):  # a key of this screen's, pressed on the menu
+                {"next": self.action_next, "undo": self.action_undo, "quit": self.action_quit}[
+                    line.action
+                ]()
+                return
             if self.run_line(line) and then is not None and self.run_line(then):
                 bar = self.query_one(CommandBar)
                 if bar.has_focus and bar.value.strip() == then.strip():
@@ -554,8 +572,9 @@ class MainScreen(Screen[None]):
             self.run_line("next")
 
     def _confirm_next(self, choices: list[str]) -> None:
-        """A turn would end with choices still open (ablate or suffer...): ask first."""
-        from .dialogs import ConfirmDialog
+        """A turn would end with choices still open (ablate or suffer...): ask first. ``n``
+        again ends it (a double-tapped ``n`` does what the key bar says)."""
+        from .dialogs import EndTurnDialog
 
         def done(yes: bool | None) -> None:
             if yes and self.alive:
@@ -564,7 +583,8 @@ class MainScreen(Screen[None]):
         shown = "; ".join(choices[:3]) + (
             f" and {len(choices) - 3} more" if len(choices) > 3 else ""
         )
-        self.app.push_screen(ConfirmDialog(f"Still open: {shown}. End the turn anyway?"), done)
+        question = f"Still open: {shown}.\nEnd the turn anyway? It stays open: m settles it later."
+        self.app.push_screen(EndTurnDialog(question), done)
 
     def action_prev(self) -> None:
         self.run_line("prev")

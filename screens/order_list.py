@@ -22,6 +22,7 @@ from textual.reactive import Reactive
 
 from facility_tui.dispatch import listed
 from facility_tui.model import ENEMIES, PCS, Combatant, Encounter
+from facility_tui.rounds import ahead
 from facility_tui.systems import RuleSystem, rules_for
 from facility_tui.text import printable
 
@@ -110,7 +111,9 @@ def turn_marks(enc: Encounter, listing: list[Combatant]) -> list[str]:
     has that id."""
     ids = {c.id for c in listing}
     marks = [" "] * len(listing)
-    for slot, mark in ((enc.upcoming, NEXT), (enc.current, ACTING)):  # (acting last: it wins)
+    found = ahead(enc, rules_for(enc.system))
+    upcoming = found.slot if found is not None else None  # (whose turn n starts: None, a round)
+    for slot, mark in ((upcoming, NEXT), (enc.current, ACTING)):  # (acting last: it wins)
         if slot is None:
             continue
         by_side = slot not in ids

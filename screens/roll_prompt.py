@@ -21,6 +21,7 @@ from typing import Protocol
 from rich.text import Text
 from textual import events
 from textual.app import App, ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
@@ -36,6 +37,12 @@ MAX_ANSWER = 4 * MAX_FACES  # characters of one answer
 class RollPrompt(ModalScreen[None]):
     """Asks for the faces of one roll at a time; ``run`` runs a line (and, when it needs another
     roll, calls ``ask`` on this prompt before it returns)."""
+
+    # (the key bar lists them while the prompt is open; digits, space, comma and ? type)
+    BINDINGS = [
+        Binding("enter", "answer", "Answer", priority=True, key_display="⏎"),
+        Binding("escape", "cancel", "Cancel", priority=True),
+    ]
 
     def __init__(self, line: str, need: NeedRoll, system: str, run: Callable[[str], bool]) -> None:
         super().__init__()
@@ -73,11 +80,7 @@ class RollPrompt(ModalScreen[None]):
     async def _on_key(self, event: events.Key) -> None:
         event.stop()
         event.prevent_default()
-        if event.key == "enter":
-            self._answer()
-        elif event.key == "escape":
-            self._cancel()
-        elif event.key in ("backspace", "ctrl+h"):
+        if event.key in ("backspace", "ctrl+h"):
             self.value = self.value[:-1]
             self._show()
         elif event.character is not None and event.character in _TYPED:
@@ -94,7 +97,7 @@ class RollPrompt(ModalScreen[None]):
             self.value += char
             self._show()
 
-    def _answer(self) -> None:
+    def action_answer(self) -> None:
         try:
             faces = self.need.answer(self.value)
         except DiceError as err:
@@ -106,7 +109,7 @@ class RollPrompt(ModalScreen[None]):
         if not self._asked:
             self.dismiss(None)
 
-    def _cancel(self) -> None:
+    def action_cancel(self) -> None:
         self.notify(f"Not rolled: '{self.line}' changed nothing", severity="warning", timeout=6)
         self.dismiss(None)
 

@@ -18,6 +18,7 @@ from textual.reactive import Reactive
 
 from facility_tui.model import Encounter, Phase
 from facility_tui.report import status_line
+from facility_tui.rounds import ahead_text
 from facility_tui.systems import rules_for
 from facility_tui.text import printable
 
@@ -102,8 +103,8 @@ class StatusPane(TextPane):
                 " · turn: ",
                 (printable(rules.slot_name(enc, enc.current)), "bold green"),
                 " · next: ",
-                printable(rules.slot_name(enc, enc.upcoming or enc.current)),
             )
+            turn.append(printable(ahead_text(enc, rules, self.size.width - turn.cell_len)))
         else:
             turn = Text(printable(status_line(enc)), style="bold")
         saved = self.save_state or "not saved yet"

@@ -758,3 +758,49 @@ async def test_the_key_bar_shows_keys_whole_or_not_at_all(tmp_path: Path, width:
         words = {"nNext", "uUndo", "aAdd", ":Cmd", "?Help", "qQuit", "mChoose", "dDamage"}
         words |= {"1Maj", "2Mov", "3Min", "tAttack"}
         assert set(entries) <= words  # every entry whole
+
+
+# -- every key on the key bar acts --------------------------------------------------------------
+
+DIALOG_OPENERS = {
+    "x": "ConfirmDialog",  # remove the selected
+    "a": "AddDialog",
+    "question_mark": "HelpScreen",
+    "ctrl+n": "NewEncounterDialog",
+}
+
+
+def listed_keys(app: FacilityApp) -> list[str]:
+    """The keys the main screen's key bar lists now (what a click on each would press)."""
+    main = next(s for s in app.screen_stack if isinstance(s, MainScreen))
+    return [key for _, _, key in main.query_one(KeyBar)._spans]
+
+
+@pytest.mark.parametrize("opener", DIALOG_OPENERS)
+async def test_over_a_dialog_the_bar_lists_its_keys_and_each_acts(
+    tmp_path: Path, opener: str
+) -> None:
+    """A dialog takes the keys: the bar lists the dialog's own (never the list's, which would do
+    nothing), and each of them closes it or answers it."""
+    from tests.test_key_order import settled
+
+    app = FacilityApp(save_dir=tmp_path, seed=1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settled(pilot)
+        main_keys = listed_keys(app)
+        await pilot.press(opener)
+        await settled(pilot)
+        assert type(app.screen).__name__ == DIALOG_OPENERS[opener]
+        keys = listed_keys(app)
+        assert keys and keys != main_keys
+    for key in keys:
+        app = FacilityApp(save_dir=tmp_path, seed=1)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settled(pilot)
+            await pilot.press(opener)
+            await settled(pilot)
+            dialog = app.screen
+            await pilot.press(key)
+            await settled(pilot)
+            assert app.screen is not dialog, f"{key} did nothing on {type(dialog).__name__}"
+            assert listed_keys(app) == main_keys  # the list's keys again

@@ -13,13 +13,14 @@ from pathlib import Path
 import pytest
 from facility_tui.screens.choice_menu import ChoiceMenu
 from facility_tui.screens.command_bar import CommandBar
-from facility_tui.screens.dialogs import ConfirmDialog
+from facility_tui.screens.dialogs import ConfirmDialog, EndTurnDialog
+from facility_tui.screens.key_bar import KeyBar
 from facility_tui.screens.main import MainScreen
 from textual.command import CommandPalette
 from textual.pilot import Pilot
 from textual.widgets import Label
 
-from facility_tui import cli
+from facility_tui import cli, store
 from facility_tui.app import FacilityApp
 from facility_tui.systems import rules_for
 from facility_tui.view import Choice
@@ -211,12 +212,80 @@ async def test_hurried_keys_junk_is_ignored_enter_twice_chooses_once(tmp_path: P
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
         choice = await opened(pilot, typed("strike ana drone d20=20"))
         at_choice = app.workspace.encounter
-        burst(app, "z 9 x q n u ctrl+y space backspace tab A")  # no option of this menu
+        # no option of this menu, none on the key bar (those act: see the test below)
+        burst(app, "z 9 x ctrl+y space backspace tab A")
         await settled(pilot)
         assert menu_of(app) == choice and app.workspace.encounter is at_choice
         burst(app, "enter enter")
         await settled(pilot)
         assert undo_lines(app)[-2:] == ["strike ana drone d20=20", "deal ana"]
+        assert isinstance(app.screen, MainScreen)
+
+
+def bar_keys(app: FacilityApp) -> list[str]:
+    """The keys the key bar lists now (as a click on each would press them)."""
+    return [key for _, _, key in main_of(app).query_one(KeyBar)._spans]
+
+
+@pytest.mark.parametrize("scenario", ["facility hit", "2297 edge"])
+async def test_every_key_the_bar_shows_over_a_menu_acts(tmp_path: Path, scenario: str) -> None:
+    """While a menu is open the key bar lists its keys, and each acts: ⏎ the default, escape
+    leaves the choice open, n ends the turn (asking first, and n again ends it, when the choice
+    would stay open; an Edge offer lapses with the turn), u takes back the command that opened
+    the menu, q saves and quits."""
+    setup, opener, *_ = SCENARIOS[scenario]
+    save = save_of(tmp_path, setup)
+    for key in ["bar", "enter", "escape", "n", "u", "q"]:
+        copy = tmp_path / f"{key}.toml"
+        shutil.copy(save, copy)
+        app = app_for(copy)
+        async with app.run_test(size=(80, 24), notifications=True) as pilot:
+            await settled(pilot)
+            before = app.workspace.encounter
+            choice = await opened(pilot, opener)
+            at_choice = app.workspace.encounter
+            if key == "bar":
+                await pilot.pause()
+                assert bar_keys(app) == ["enter", "escape", "n", "u", "q"]
+                continue
+            burst(app, key)
+            if key == "q":
+                for _ in range(50):
+                    await pilot.pause()
+                assert app.return_code == 0  # quitting, the fight written
+                continue
+            await settled(pilot)
+            lines = undo_lines(app)
+            if key == "enter":
+                assert lines[-1] == choice.default.line and choice not in open_choices(app)
+            elif key == "escape":
+                assert app.workspace.encounter is at_choice and choice in open_choices(app)
+            elif key == "u":
+                assert app.workspace.encounter == before and isinstance(app.screen, MainScreen)
+            elif choice.lapses:  # n: the turn's end settles it (A7: the offer lapses)
+                assert lines[-1] == "next" and choice not in open_choices(app)
+            else:  # n: asked first; n again ends the turn, the choice left open
+                assert isinstance(app.screen, EndTurnDialog) and lines[-1] != "next"
+                assert bar_keys(app) == ["n", "escape"]
+                burst(app, "n")
+                await settled(pilot)
+                assert undo_lines(app)[-1] == "next" and choice in open_choices(app)
+            assert menu_of(app) is None
+    assert store.load(tmp_path / "q.toml").encounter == at_choice
+
+
+async def test_a_double_tapped_n_on_an_open_choice_ends_the_turn(tmp_path: Path) -> None:
+    """escape leaves a hit open; `n n` then ends the turn (the first asks, the second answers
+    what the key bar says n does), and escape on the question goes back to the turn."""
+    app = app_for(save_of(tmp_path, LAB))
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        choice = await opened(pilot, typed("strike ana drone d20=20"))
+        burst(app, "escape n escape")
+        await settled(pilot)
+        assert isinstance(app.screen, MainScreen) and undo_lines(app)[-1] != "next"
+        burst(app, "n n")
+        await settled(pilot)
+        assert undo_lines(app)[-1] == "next" and choice in open_choices(app)
         assert isinstance(app.screen, MainScreen)
 
 
@@ -233,10 +302,10 @@ async def test_escape_twice_leaves_the_choice_open_and_m_offers_it_again(
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
         choice = await opened(pilot, opener)
         main = main_of(app)
-        assert "mChoose" in str(main.query_one("#keys").render())
         burst(app, "escape escape")
         await settled(pilot)
         assert menu_of(app) is None and choice in open_choices(app)
+        assert "mChoose" in str(main.query_one("#keys").render())
         assert any(
             k == "m" and w.startswith("Choose: the open choice's menu") for k, w in main._key_rows()
         )  # in ? help

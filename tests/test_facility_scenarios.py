@@ -347,6 +347,24 @@ def test_F8_grenade_is_used_up_and_attacks_mark_once_per_turn() -> None:
     assert any(e.kind is Kind.OVERRIDE and "already attacked" in e.text for e in s.encounter.log)
 
 
+
+def test_F8_a_miss_left_open_stands_when_its_sides_turn_ends() -> None:
+    """The Salvage of a miss is for then: the side's turn ending settles it as `miss` would
+    (a grenade thrown is used up), so no choice is left "open" into the enemies' turn, and `n`
+    does not ask about it. A hit left open (deal or crit) stays open: `n` asks."""
+    s = fresh("start d20=20", "sheet bo weapon=grenade", "strike bo brute d20=2")
+    rules = rules_for(s.encounter.system)
+    assert pending_of(s.encounter, "bo").step is Step.MISS
+    assert rules.open_choices(s.encounter) == []  # (it lapses: n need not ask)
+    run(s, "next")
+    assert pending_of(s.encounter, "bo") is None and rules.choices(s.encounter) == ()
+    assert "Bo's attack misses (the turn ended)" in log(s)
+    assert sheet(s, "bo").weapons == ()  # thrown: used up, as `miss bo` would say
+    s = fresh("start d20=20", "strike ana grunt d20=20")
+    assert rules.open_choices(s.encounter) == ["Ana: hit: deal or crit"]
+    run(s, "next")
+    assert pending_of(s.encounter, "ana").step is Step.HIT
+
 # -- F9 healing ------------------------------------------------------------------------------------
 
 
@@ -513,7 +531,7 @@ def test_facility_demo_plays_through() -> None:
 
 def test_F7_a_side_with_no_one_able_to_act_passes_its_turn() -> None:
     s = fresh("start d20=20", "wound grunt 12", "wound brute 30", "next")
-    assert "Enemies' side cannot act: turn passes" in log(s)
+    assert "Enemies' side cannot act (no one standing): turn passes" in log(s)
     assert s.encounter.round == 2 and s.encounter.current == PCS
 
 

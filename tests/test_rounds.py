@@ -8,7 +8,9 @@ import pytest
 
 from facility_tui.grammar import CommandError
 from facility_tui.model import Phase
+from facility_tui.rounds import Ahead, ahead, ahead_text, passed
 from facility_tui.session import Session
+from facility_tui.systems import rules_for
 from tests.conftest import run
 
 
@@ -140,5 +142,58 @@ def test_C2_turns_that_cannot_be_played_pass_but_never_loop(session: Session) ->
     run(fight(session), "start", "set b dead yes", "set c dead yes", "set a dead yes")
     enc = run(session, "next").encounter  # nobody can act: the marker stops after one round's worth
     assert enc.phase is Phase.ACTIVE
-    passes = [e.text for e in enc.log if e.text.endswith("cannot act: turn passes")]
+    passes = [e.text for e in enc.log if e.text.endswith("cannot act (dead): turn passes")]
     assert 1 <= len(passes) <= 3  # at most one round's worth of the three combatants
+
+
+# -- what n will do, said before and after (C1, C2) -----------------------------------------------
+
+
+def boarders(session: Session) -> Session:
+    """Round 1 at Rook's turn; after it three boarders who cannot act, then Kowalski."""
+    return run(
+        session,
+        "new 2297 Deck seed=1",
+        "add Rook side=pc init=20",
+        "add 'Pirate 1' init=15",
+        "add 'Pirate 2' init=14",
+        "add 'Pirate 3' init=13",
+        "add Kowalski side=pc init=10",
+        "start",
+        "hit pirate-1 45",  # dying
+        "set pirate-2 dead yes",
+        "cond pirate-3 unconscious",
+    )
+
+
+def test_C1_ahead_names_whose_turn_next_starts_and_whom_it_passes(session: Session) -> None:
+    enc = boarders(session).encounter
+    rules = rules_for(enc.system)
+    found = ahead(enc, rules)
+    assert found is not None
+    assert found.passes == ("pirate-1", "pirate-2", "pirate-3") and found.slot == "kowalski"
+    assert ahead_text(enc, rules) == "Kowalski (Pirate 1, Pirate 2, Pirate 3 pass first)"
+    assert ahead_text(enc, rules, room=20) == "Kowalski (3 pass first)"
+    before = len(enc.log)
+    after = run(session, "next").encounter
+    assert after.current == found.slot  # what was said is what n did
+    assert passed(after.log[before:]) == [
+        "Pirate 1 (dying)",
+        "Pirate 2 (dead)",
+        "Pirate 3 (unconscious)",
+    ]
+
+
+def test_C1_ahead_says_a_new_round_when_the_round_ends_first(session: Session) -> None:
+    enc = run(boarders(session), "next").encounter  # Kowalski: the last to act this round
+    rules = rules_for(enc.system)
+    assert ahead(enc, rules) == Ahead((), None)
+    assert ahead_text(enc, rules) == "round 2"
+    assert ahead(run(session, "end").encounter, rules) is None  # no turn is played
+
+
+def test_C1_next_previews_what_it_will_do(session: Session) -> None:
+    boarders(session)
+    assert session.preview("next") == [
+        "ends Rook's turn; next: Kowalski (Pirate 1, Pirate 2, Pirate 3 pass first)"
+    ]

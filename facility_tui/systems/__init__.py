@@ -131,6 +131,11 @@ class RuleSystem:
         slot is still visited, so its ticks happen, then skipped)."""
         return True
 
+    def idle_reason(self, enc: Encounter, slot: str) -> str:
+        """Why a turn that ``can_act`` refuses cannot be played, in a few words (``dying``), for
+        the log's line and the GM's message when it passes by itself ("" none said)."""
+        return ""
+
     def slot_name(self, enc: Encounter, slot: str) -> str:
         """How a turn's owner is shown: a combatant's name, or a side's."""
         return enc.get(slot).name if enc.has(slot) else slot

@@ -63,7 +63,8 @@ def _roll_choice(enc: Encounter, p: Pending) -> Choice:
             Option("a", "accept the failure", f"accept {who}", default=True),
             Option("s", "Salvage: roll again for a Partial", f"salvage {who}"),
         )
-    return Choice(c.id, title, options)
+    # F8: a miss stands when its side's turn ends (``misses_stand``): n need not ask
+    return Choice(c.id, title, options, lapses=p.step is Step.MISS)
 
 
 def _known(sheet: FacilitySheet, key: str) -> Weapon | None:

@@ -23,6 +23,7 @@ from facility_tui.systems.facility import tactics
 from facility_tui.systems.facility.catalogs import storage_of
 from facility_tui.systems.facility.checks import sheet_problem, state_problem
 from facility_tui.systems.facility.choices import choices as choices_of
+from facility_tui.systems.facility.commands.attacks import misses_stand
 from facility_tui.systems.facility.commands.helpers import helpers_from, roll_check
 from facility_tui.systems.facility.commands.sheets import set_field, sheet_from_options
 from facility_tui.systems.facility.core import (
@@ -271,6 +272,13 @@ class FacilityRules(RuleSystem):
             enc = enc.logged(f"No one on the {self.slot_name(enc, slot)} can act: 'end' to finish")
         return enc
 
+    def turn_ended(self, enc: Encounter, slot: str, dice: Dice) -> Encounter:
+        """F8: a miss left open stands once its side's turn is over."""
+        side = state_of(enc).vanguard if slot == VANGUARD else slot
+        if slot == VANGUARD and enc.has(side):
+            side = enc.get(side).side
+        return misses_stand(enc, side) if state_of(enc).pending else enc
+
     def can_act(self, enc: Encounter, slot: str) -> bool:
         """F7: a side turn passes by itself when none of its members can act (the vanguard's
         turn waits for the election)."""
@@ -283,6 +291,10 @@ class FacilityRules(RuleSystem):
             )
         skip = st.vanguard if (enc.round == 1 and st.partial and slot == PCS) else ""
         return any(can_act(sheet_of(c)) for c in members(enc, slot) if c.id != skip)
+
+    def idle_reason(self, enc: Encounter, slot: str) -> str:
+        """F7: no member of the side left standing (or its vanguard down)."""
+        return "its vanguard is down" if slot == VANGUARD else "no one standing"
 
     def attack_source(self, enc: Encounter, target: str) -> str | None:
         """F7: the acting side's first member, in list order, who can still attack and is not

@@ -362,6 +362,13 @@ class Rules2297(RuleSystem):
             return False
         return not sheet_of(c).dead and economy(enc, c).cap != 0
 
+    def idle_reason(self, enc: Encounter, slot: str) -> str:
+        """A4: the limit that leaves it no action (dead, dying, unconscious, surprised...)."""
+        if not enc.has(slot):
+            return ""
+        c = enc.get(slot)
+        return "dead" if sheet_of(c).dead else economy(enc, c).limit
+
     def turn_ended(self, enc: Encounter, slot: str, dice: Dice) -> Encounter:
         if not enc.has(slot):
             return enc

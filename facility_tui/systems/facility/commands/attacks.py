@@ -49,6 +49,7 @@ from facility_tui.systems.facility.state import (
     set_harm,
     set_pending,
     sheet_of,
+    state_of,
 )
 from facility_tui.text import counted
 
@@ -229,13 +230,30 @@ def _hurt_target(call: Call, p: Pending, amount: int) -> None:
 
 
 def _used_up(call: Call, c: Combatant, p: Pending) -> None:
+    call.enc = used_up(call.enc, c, p)
+
+
+def used_up(enc: Encounter, c: Combatant, p: Pending) -> Encounter:
+    """A consumable weapon (a grenade) is gone once its attack is settled."""
     w = weapon_of(sheet_of(c), p.weapon)
-    s = sheet_of(call.enc.get(c.id))
-    if w.consumable and p.weapon in s.weapons:
-        ws = list(s.weapons)
-        ws.remove(p.weapon)
-        call.enc = call.enc.update(c.id, sheet=evolve(s, weapons=tuple(ws)))
-        call.log(f"{c.name}'s {w.name} is used up")
+    s = sheet_of(enc.get(c.id))
+    if not w.consumable or p.weapon not in s.weapons:
+        return enc
+    ws = list(s.weapons)
+    ws.remove(p.weapon)
+    enc = enc.update(c.id, sheet=evolve(s, weapons=tuple(ws)))
+    return enc.logged(f"{c.name}'s {w.name} is used up")
+
+
+def misses_stand(enc: Encounter, side: str) -> Encounter:
+    """F8: a miss of ``side``'s left open when the side's turn ends stands: the Salvage was for
+    then (as ``miss WHO`` would settle it)."""
+    for p in state_of(enc).pending:
+        if p.step is Step.MISS and enc.has(p.who) and enc.get(p.who).side == side:
+            c = enc.get(p.who)
+            enc = clear_pending(enc, c.id).logged(f"{c.name}'s attack misses (the turn ended)")
+            enc = used_up(enc, c, p)
+    return enc
 
 
 def _partial(call: Call, c: Combatant, p: Pending) -> None:
