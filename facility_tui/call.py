@@ -18,7 +18,7 @@ from facility_tui.campaign import Reads
 from facility_tui.dice import Dice, DiceError, Roll
 from facility_tui.grammar import CommandError, Parsed
 from facility_tui.model import ENEMIES, PCS, Combatant, Encounter, Kind, Phase, evolve
-from facility_tui.text import MAX_NAME, MAX_NOTE
+from facility_tui.text import MAX_NAME, MAX_NOTE, nearest, word_for
 
 if TYPE_CHECKING:
     from facility_tui.systems import RuleSystem
@@ -290,7 +290,19 @@ def resolve(enc: Encounter, ref: str, listed: Callable[[Encounter], list[Combata
     if matches:
         names = ", ".join(c.name for c in matches[:5])
         raise CommandError(f"'{ref}' could be {names}; type more of the name")
-    raise CommandError(f"no combatant called '{ref}'; 'show' lists them")
+    raise CommandError(f"no combatant called '{ref}'{_who_is_there(enc, ref)}")
+
+
+def _who_is_there(enc: Encounter, ref: str) -> str:
+    """``: did you mean Rook?``, or whom the fight has (a few of them), for a name not found."""
+    names = [c.name for c in enc.combatants]
+    if not names:
+        return ": the fight has no one yet (add NAME)"
+    near = nearest(ref, {n.lower(): n for n in names})
+    if near is not None:
+        return f" (did you mean {next(n for n in names if n.lower() == near)}?)"
+    shown = ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
+    return f": the fight has {shown}"
 
 
 def _words(text: str) -> list[str]:
@@ -338,7 +350,7 @@ SIDES = {
 
 
 def side_of(text: str) -> str:
-    side = SIDES.get(text.lower())
+    side = word_for(text, SIDES)
     if side is None:
         raise CommandError(f"unknown side '{text}': use pc or enemy")
     return side

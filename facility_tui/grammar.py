@@ -58,7 +58,7 @@ def parse(line: str) -> Parsed:
     except ValueError as err:
         raise CommandError(f"cannot read '{line}': {err}") from None
     if not words:
-        raise CommandError("empty command; type 'help' for the list")
+        raise CommandError("empty command: a line starts with a command (add, hit, next...)")
     raw = _WORD.findall(line)
     if len(raw) != len(words):  # (never seen: the two readings of the line disagree)
         raise CommandError(f"cannot read '{line}': check its quotes")

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import enum
 import re
-from collections.abc import Iterable
+from collections.abc import Hashable, Iterable, Mapping
+from typing import TypeVar
 
 from attrs import frozen
 
@@ -40,6 +41,23 @@ def nearest(name: str, known: Iterable[str]) -> str | None:
 
     close = difflib.get_close_matches(name.lower(), sorted(known), n=1)
     return close[0] if close else None
+
+
+W = TypeVar("W", bound=Hashable)
+
+
+def word_for(text: str, words: Mapping[str, W]) -> W | None:
+    """What ``text`` names among ``words`` (lower-case: the full words and their short forms,
+    each with its value): a word itself, or the start of words that all name one value, so any
+    short form the screen shows (``Weap``, ``Cont``) and any unambiguous start (``contam``,
+    ``scie``) reads as the word; ``None`` for no word or several."""
+    t = text.strip().lower()
+    if not t:
+        return None
+    if t in words:
+        return words[t]
+    found = {value for word, value in words.items() if word.startswith(t)}
+    return found.pop() if len(found) == 1 else None
 
 
 def did_you_mean(name: str, known: Iterable[str]) -> str:

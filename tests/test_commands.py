@@ -174,3 +174,47 @@ def test_counts_of_one_are_said_in_the_singular() -> None:
         "across 1 room, 1 hour of work",
     ):
         assert any(meant in text for text in said), meant
+
+
+def test_messages_name_only_commands_the_line_has() -> None:
+    """A message that quotes a command (`'newday' resets`, `'deal ana'`) names one the line
+    takes, or a word of a command's usage (`'through'`): never `'show'` or `'help'`, which are
+    not commands of the line. (The CLI's own help, cli.py, names its subcommands.)"""
+    import ast
+    import re
+    from pathlib import Path
+
+    from facility_tui.dispatch import _index, help_lines
+    from facility_tui.systems import ids
+
+    known = {name for system in ids() for name in _index(system)}
+    usage_words = {w for usage, _ in help_lines() for w in re.findall(r"[a-z][a-z-]*", usage)}
+    quoted = re.compile(r"(?<![A-Za-z])'([a-z][a-z-]+)(?:'| )")  # ('s: a possessive)
+    wrong = []
+    for path in sorted(Path("facility_tui").rglob("*.py")):
+        if path.name == "cli.py":
+            continue
+        tree = ast.parse(path.read_text())
+        docstrings = {
+            id(node.body[0].value)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Module | ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+            and node.body
+            and isinstance(node.body[0], ast.Expr)
+        }
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                if id(node) in docstrings:
+                    continue
+                for word in quoted.findall(node.value):
+                    if word not in known | usage_words:
+                        wrong.append(f"{path}:{node.lineno}: '{word}' in {node.value!r}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_an_unknown_name_says_whom_the_fight_has(session: Session) -> None:
+    run(session, "new 2297 T seed=1", "add Rook side=pc", "add Vance")
+    with pytest.raises(CommandError, match=r"no combatant called 'rok' \(did you mean Rook\?\)$"):
+        session.execute("hit rok 3")
+    with pytest.raises(CommandError, match="no combatant called 'zzz': the fight has Rook, Vance$"):
+        session.execute("hit zzz 3")

@@ -5,6 +5,8 @@ Dice are seeded; where a test needs a given outcome the GM's typed die (``d20=N`
 
 from __future__ import annotations
 
+import re
+
 import json
 from pathlib import Path
 
@@ -18,7 +20,17 @@ from facility_tui.model import ENEMIES, PCS, Kind, Phase
 from facility_tui.session import Session
 from facility_tui.store import blank
 from facility_tui.systems import rules_for
-from facility_tui.systems.facility.core import Condition, FacilitySheet, condition, save_value
+from facility_tui.systems.facility.core import (
+    SAVES,
+    STAT_NAMES,
+    STATS,
+    Condition,
+    FacilitySheet,
+    condition,
+    save_key,
+    save_value,
+    stat_key,
+)
 from facility_tui.systems.facility.state import FacilityState, Step, pending_of, state_of
 from tests.conftest import run, sheet_as
 
@@ -347,7 +359,6 @@ def test_F8_grenade_is_used_up_and_attacks_mark_once_per_turn() -> None:
     assert any(e.kind is Kind.OVERRIDE and "already attacked" in e.text for e in s.encounter.log)
 
 
-
 def test_F8_a_miss_left_open_stands_when_its_sides_turn_ends() -> None:
     """The Salvage of a miss is for then: the side's turn ending settles it as `miss` would
     (a grenade thrown is used up), so no choice is left "open" into the enemies' turn, and `n`
@@ -364,6 +375,39 @@ def test_F8_a_miss_left_open_stands_when_its_sides_turn_ends() -> None:
     assert rules.open_choices(s.encounter) == ["Ana: hit: deal or crit"]
     run(s, "next")
     assert pending_of(s.encounter, "ana").step is Step.HIT
+
+
+def test_F3_F4_every_save_and_stat_the_panes_show_reads_as_typed() -> None:
+    """What the screen shows, input accepts: the Saves pane's `Weap · Trau · Expl · Cont · Anom`
+    and the wound tracks' `Phy Sci Ins Adm Nor` each name their save or stat on the line, and so
+    does any start of a save's or stat's name that only it has (`contam`, `explo`, `scie`)."""
+    s = fresh()
+    enc = s.encounter
+    panes = rules_for(enc.system).panes(enc, enc.get("ana"))
+    rows = [row for pane in panes for row in pane.rows]
+    saves_row = next(r for r in rows if getattr(r, "label", "") == "Saves")
+    shown_saves = re.findall(r"([A-Z][a-z]+) [+-]\d", saves_row.text)
+    assert len(shown_saves) == len(SAVES)
+    shown_stats = [
+        r.label.split()[0] for r in rows if re.fullmatch(r"[A-Z][a-z]{2} [+-]\d", r.label)
+    ]
+    assert len(shown_stats) == len(STATS)
+    for full, word in zip(SAVES, shown_saves, strict=True):
+        assert save_key(word) == full
+    for full, word in zip(STATS, shown_stats, strict=True):
+        assert stat_key(word) == full
+    for names, key_of in ((list(SAVES), save_key), ([STAT_NAMES[k] for k in STATS], stat_key)):
+        for name in names:
+            for end in range(1, len(name) + 1):
+                start = name[:end].lower()
+                if sum(n.lower().startswith(start) for n in names) == 1:
+                    assert key_of(start) == key_of(name), start
+    run(s, "start d20=20", "save ana contam d20=15", "wound bo 1 scie", "fate grunt surr")
+    assert sheet(s, "bo").sci.wounds == 1
+    assert sheet(s, "grunt").fate.value == "surrendered"
+    with pytest.raises(CommandError, match="unknown stat 'xyz'"):
+        s.execute("wound bo 1 xyz")
+
 
 # -- F9 healing ------------------------------------------------------------------------------------
 

@@ -18,6 +18,7 @@ from attrs import evolve, field, frozen
 from facility_tui.catalog import EntryError, Kind, check_entry
 from facility_tui.grammar import CommandError
 from facility_tui.systems.facility import catalogs
+from facility_tui.text import word_for
 
 T = TypeVar("T")
 
@@ -52,7 +53,7 @@ _STAT_WORDS = {
 
 def stat_key(text: str) -> str:
     """F1: a stat from what the GM typed (``phy``, ``Physique``, ``p``...)."""
-    key = _STAT_WORDS.get(text.strip().lower())
+    key = word_for(text, _STAT_WORDS)
     if key is None:
         raise RuleError(f"unknown stat '{text}': use phy, sci, ins, adm or nor")
     return key
@@ -133,7 +134,7 @@ _SAVE_WORDS = {
 
 
 def save_key(text: str) -> str:
-    key = _SAVE_WORDS.get(text.strip().lower())
+    key = word_for(text, _SAVE_WORDS)
     if key is None:
         raise RuleError(
             f"unknown hazard '{text}': use weapons, trauma, explosions, contaminants or anomalies"
@@ -163,7 +164,7 @@ _TAG_WORDS = {
 
 
 def tag_key(text: str) -> str:
-    key = _TAG_WORDS.get(text.strip().lower())
+    key = word_for(text, _TAG_WORDS)
     if key is None:
         raise RuleError(f"unknown hazard tag '{text}': use {', '.join(TAGS)}")
     return key
@@ -509,7 +510,7 @@ _JOB_WORDS = {
 
 
 def job_key(text: str) -> str:
-    key = _JOB_WORDS.get(text.strip().lower().replace(" ", "-"))
+    key = word_for(text.strip().replace(" ", "-"), _JOB_WORDS)
     if key is None:
         raise RuleError(f"unknown job '{text}': the built-in job is tech (Maintenance Technician)")
     return key
@@ -525,7 +526,7 @@ _TECH_WORDS = {
 
 
 def technique_key(text: str) -> str:
-    key = _TECH_WORDS.get(text.strip().lower())
+    key = word_for(text, _TECH_WORDS)
     if key is None:
         raise RuleError(f"unknown technique '{text}': use {', '.join(TECHNIQUES)}")
     return key

@@ -14,6 +14,7 @@ from attrs import frozen
 
 from facility_tui.catalog import Lookup
 from facility_tui.grammar import CommandError
+from facility_tui.text import word_for
 
 
 class RuleError(CommandError):
@@ -164,10 +165,9 @@ STUN, ENERGY = DamageType.STUN, DamageType.ENERGY  # (each hit asks: see ``Tired
 
 @lru_cache(maxsize=256)  # (an attack reads them each time, from the same few texts)
 def parse_type(text: str) -> DamageType:
-    t = text.strip().lower()
-    for kind in DamageType:
-        if t and kind.value.startswith(t):
-            return kind
+    kind = word_for(text, {k.value: k for k in DamageType})
+    if kind is not None:
+        return kind
     raise RuleError(f"unknown damage type '{text}': use physical, stun or energy")
 
 
@@ -368,13 +368,14 @@ def hit_quality(margin: int) -> str:
     return {2: "Perfect hit", 1: "Solid hit"}.get(success_dice(margin), "hit")
 
 
+_BURST_WORDS = {"advantage": "adv", "adv": "adv", "dice": "dice", "damage": "dice", "d6": "dice"}
+
+
 def parse_burst(text: str) -> str:
     """A5: the attacker's pick for BF / AF at one target: ``adv`` (Advantage) or ``dice``."""
-    t = text.strip().lower()
-    if t in ("adv", "advantage", "a"):
-        return "adv"
-    if t in ("dice", "damage", "d6", "d", "dmg"):
-        return "dice"
+    pick = word_for(text, _BURST_WORDS)
+    if pick is not None:
+        return pick
     raise RuleError(f"burst: use adv (Advantage) or dice (extra damage), got '{text}'")
 
 

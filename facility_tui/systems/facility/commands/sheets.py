@@ -44,6 +44,7 @@ from facility_tui.systems.facility.core import (
     with_stat,
 )
 from facility_tui.systems.facility.state import sheet_of
+from facility_tui.text import word_for
 
 # -- building sheets (F1, F3, F6, F10, F12) --------------------------------------------------------
 
@@ -272,17 +273,19 @@ def ppe(call: Call) -> Encounter:
 )
 def fate(call: Call) -> Encounter:
     c = call.combatant(call.arg(0, "who"))
-    word = call.arg(1, "dead, fled, surrendered, out, active or alive").lower()
+    said = call.arg(1, "dead, fled, surrendered, out, active or alive")
     call.expect_args(2)
     s = sheet_of(c)
+    word = word_for(said, {**{f.value: f.value for f in Fate}, "alive": "alive"})
     if word == "alive":
         new = evolve(s, fate=Fate.ACTIVE, overrule=True)
         call.log(f"{c.name} lives on by alternate arrangements (GM)", Kind.OVERRIDE)
     else:
-        try:
-            f = Fate(word)
-        except ValueError:
-            raise CommandError("fate takes dead, fled, surrendered, out, active or alive") from None
+        if word is None:
+            raise CommandError(
+                f"fate takes dead, fled, surrendered, out, active or alive, got '{said}'"
+            )
+        f = Fate(word)
         new = evolve(s, fate=f, overrule=False if f is Fate.ACTIVE else s.overrule)
         call.log(f"{c.name}: {f.value} (GM)", Kind.OVERRIDE)
     put_sheet(call, c, new)
