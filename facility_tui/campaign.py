@@ -108,6 +108,12 @@ class Reads:
         self._replay = list(recorded) if recorded is not None else None
         self.read: list[Read] = []
 
+    @property
+    def replaying(self) -> bool:
+        """Whether the command is a step of a history run again (a save opened, a redo): a line
+        an older version took is taken as it was then, so the history still replays."""
+        return self._replay is not None
+
     def __call__(self, kind: str, name: str) -> Any:
         if self._replay is not None:
             i = len(self.read)

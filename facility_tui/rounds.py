@@ -50,12 +50,13 @@ def start_turn(enc: Encounter, dice: Dice, rules: RuleSystem, skipped: int = 0) 
     enc = rules.turn_started(enc, slot, dice)
     if enc.current != slot or rules.can_act(enc, slot):
         return enc
-    passes = skipped < len(enc.order)
+    if skipped >= len(enc.order):
+        return enc  # (no one can act: the marker stays)
     if enc.keeps_log:
         why = rules.idle_reason(enc, slot)
-        said = f"{rules.slot_name(enc, slot)} cannot act" + (f" ({why})" if why else "")
-        enc = enc.logged(said + (PASSES if passes else ""), Kind.TURN)
-    return next_turn(enc, dice, rules, skipped + 1) if passes else enc
+        said = f"{rules.slot_name(enc, slot)}{PASSES}" + (f" ({why})" if why else "")
+        enc = enc.logged(said, Kind.TURN)  # (one line, as saves written before had it)
+    return next_turn(enc, dice, rules, skipped + 1)
 
 
 def next_turn(enc: Encounter, dice: Dice, rules: RuleSystem, skipped: int = 0) -> Encounter:
@@ -81,17 +82,18 @@ def prev_turn(enc: Encounter, rules: RuleSystem) -> Encounter:
     return enc.logged(f"Turn marker moved back to round {enc.round}, {name}", Kind.OVERRIDE)
 
 
-PASSES = ": turn passes"  # ends the log's line for a turn that passes by itself
+PASSES = ": turn passes"  # the log's line for a turn that passes by itself: NAME: turn passes
 
 
 def passed(events: Iterable[LogEntry]) -> list[str]:
     """Whose turns passed by themselves in ``events`` (a ``next``'s log lines), in order, each
     with why: ``Boarder 1 (dying)``."""
-    return [
-        e.text.removesuffix(PASSES).replace(" cannot act", "", 1)
-        for e in events
-        if e.kind is Kind.TURN and e.text.endswith(PASSES)
-    ]
+    out = []
+    for e in events:
+        if e.kind is Kind.TURN and PASSES in e.text:
+            name, _, why = e.text.rpartition(PASSES)
+            out.append(name + why)
+    return out
 
 
 @frozen

@@ -78,6 +78,8 @@ def add(call: Call) -> Encounter:
         raise CommandError("count: at most 50 at once")
     init_text = call.option("init")
     rules = call.rules
+    if init_text is not None and "init" in typed:
+        no_initiative(call)
     names = [name] if count == 1 else [f"{name} {i}" for i in range(1, count + 1)]
     for each in names:
         sheet = rules.new_sheet(call)  # each its own: rolled stats are rolled for each
@@ -99,6 +101,16 @@ def add(call: Call) -> Encounter:
         made = f", from {template.file}" if template is not None else ""
         call.log(f"Added {each} ({side}{made}){when}")
     return call.enc
+
+
+def no_initiative(call: Call) -> None:
+    """F7: where whole sides take turns, a combatant has no initiative of its own."""
+    info = call.rules.info
+    if info.side_initiative and not call.reads.replaying:  # (older lines replay as they ran)
+        raise CommandError(
+            f"{info.title} has side initiative (F7): the sides take turns ('start' rolls for "
+            "them), so no one has an initiative of their own"
+        )
 
 
 @command(
@@ -157,6 +169,7 @@ def remove(call: Call) -> Encounter:
     rolls=("DICE, when dice are typed for the initiative",),
 )
 def set_initiative(call: Call) -> Encounter:
+    no_initiative(call)
     c = call.combatant(call.arg(0, "who"))
     face = call.option("face")
     if face is not None:

@@ -15,6 +15,8 @@ from textual.timer import Timer
 from textual.widgets import Input
 from textual.widgets.input import Selection
 
+from facility_tui.systems import info
+
 from .lines import fit, text_lines
 from .ordered_input import OrderedInput
 
@@ -23,6 +25,12 @@ GAP = 3  # cells between the typed line and its preview
 MIN_BESIDE = 8  # cells the preview needs after the typed line to start there, not below it
 PREVIEW_LINES = 3  # lines the preview may take below the typed line
 SHRINK_AFTER = 0.6  # s without a key before the bar gives back rows its preview no longer needs
+
+
+def placeholder_for(system: str) -> str:
+    """The idle line's hint, with an example the encounter's rules take."""
+    example = info(system).add_example if system else "add Thug init=2d6"
+    return f": command  (e.g. {example}; ? lists them all)"
 
 
 class CommandBar(OrderedInput):
@@ -54,7 +62,7 @@ class CommandBar(OrderedInput):
         id: str | None = None,
     ) -> None:
         super().__init__(
-            placeholder=": command  (e.g. add Thug init=2d6; ? lists them all)",
+            placeholder=placeholder_for(""),
             select_on_focus=False,
             id=id,
         )

@@ -116,7 +116,10 @@ class AddDialog(ModalScreen[None]):
                     allow_blank=False,
                     id="side",
                 )
-                yield OrderedInput(placeholder="Initiative: 12 or 2d6+3", id="init")
+                # (where sides take turns, no one has an initiative of their own: F7)
+                init = OrderedInput(placeholder="Initiative: 12 or 2d6+3", id="init")
+                init.display = not info(self.system).side_initiative
+                yield init
             yield OrderedInput(placeholder="Count (default 1)", id="count")
             yield OrderedInput(
                 placeholder=f"Rule options, e.g. {info(self.system).option_hint}", id="options"

@@ -48,7 +48,7 @@ from facility_tui.workspace import Workspace
 
 from .collector import EVERY as COLLECT_EVERY
 from .collector import IdleCollector
-from .command_bar import CommandBar
+from .command_bar import CommandBar, placeholder_for
 from .detail_pane import DetailPane
 from .initiative import SELECTED, InitiativeList
 from .key_bar import KeyBar
@@ -327,6 +327,7 @@ class MainScreen(Screen[None]):
         """Show the workspace's fight anew (at start-up, and once another one is shown)."""
         self.table.reset()  # another fight: the cursor goes to whoever is acting
         self._publish()
+        self._rules_shown()
         self.call_after_refresh(self.ws.drawn)
         # A loaded session (its log, its undo history) is long-lived: move it out of the
         # collector's way, or a full collection traversing it (50+ ms at 200 combatants) now
@@ -345,6 +346,11 @@ class MainScreen(Screen[None]):
             or open_before != bool(self._choices)
         ):
             self.refresh_bindings()  # check_action depends on these only (the footer recomposes)
+            self._rules_shown()
+
+    def _rules_shown(self) -> None:
+        """What names the encounter's rules: the command line's example."""
+        self.query_one(CommandBar).placeholder = placeholder_for(self.ws.encounter.system)
 
     # Each value goes to the panes that show it. ``data_bind`` does the same through a setter
     # of its own (context managers, and every reactive of the pane initialised again at each

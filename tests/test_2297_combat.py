@@ -131,7 +131,7 @@ def test_A2_unaware_loses_round_one_and_reactions_until_its_round_two_turn(
     assert derived(session, "b")["reaction"] is False
     refused(session, "react b", "surprised")
     run(session, "next")  # B's round-1 turn is visited, cannot be played, and passes by itself
-    assert "B cannot act (surprised (Unaware)): turn passes" in texts(session.encounter)
+    assert "B: turn passes (surprised (Unaware))" in texts(session.encounter)
     assert (session.encounter.round, session.encounter.current) == (2, "a")
     refused(session, "react b", "surprised")  # round 2, A's turn: B still Surprised
     run(session, "next")  # B's round-2 turn: Surprised ends
@@ -413,7 +413,7 @@ def test_A7_lethal_dies_after_its_countdown_even_when_it_cannot_act_C2(session: 
         ticks = len(texts(session.encounter))
         run(session, "next")  # B's turn: the countdown ticks, then the turn passes (C2)
         assert not sheet(session, "b").dead
-        assert "B cannot act (dying): turn passes" in texts(session.encounter)[ticks:]
+        assert "B: turn passes (dying)" in texts(session.encounter)[ticks:]
         assert session.encounter.current == "a"
     run(session, "next")
     assert sheet(session, "b").dead

@@ -804,3 +804,23 @@ async def test_over_a_dialog_the_bar_lists_its_keys_and_each_acts(
             await settled(pilot)
             assert app.screen is not dialog, f"{key} did nothing on {type(dialog).__name__}"
             assert listed_keys(app) == main_keys  # the list's keys again
+
+
+async def test_facility_asks_for_no_initiative_anywhere(tmp_path: Path) -> None:
+    """F7: the Add dialog of a Facility fight has no Initiative field, and the command line's
+    example is one Facility takes (it was `add Thug init=2d6`, which Facility refuses)."""
+    from facility_tui.screens.command_bar import CommandBar
+
+    app = FacilityApp(save_dir=tmp_path, seed=1, demo="facility")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        example = screen(app).query_one(CommandBar).placeholder
+        assert "init=" not in example
+        line = example.split("e.g. ")[1].split(";")[0]
+        assert app.workspace.encounter.system == "facility"
+        before = app.workspace.encounter
+        assert screen(app).run_line(line)  # the example runs
+        assert app.workspace.encounter is not before
+        await pilot.press("a")
+        await pilot.pause()
+        assert not app.screen.query_one("#init").display

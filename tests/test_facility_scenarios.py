@@ -5,15 +5,14 @@ Dice are seeded; where a test needs a given outcome the GM's typed die (``d20=N`
 
 from __future__ import annotations
 
-import re
-
 import json
+import re
 from pathlib import Path
 
 import pytest
 from attrs import evolve
 
-from facility_tui import dispatch
+from facility_tui import dispatch, store
 from facility_tui.cli import main
 from facility_tui.grammar import CommandError
 from facility_tui.model import ENEMIES, PCS, Kind, Phase
@@ -575,10 +574,27 @@ def test_facility_demo_plays_through() -> None:
 
 def test_F7_a_side_with_no_one_able_to_act_passes_its_turn() -> None:
     s = fresh("start d20=20", "wound grunt 12", "wound brute 30", "next")
-    assert "Enemies' side cannot act (no one standing): turn passes" in log(s)
+    assert "Enemies' side: turn passes (no one standing)" in log(s)
     assert s.encounter.round == 2 and s.encounter.current == PCS
 
 
 def test_F7_the_vanguards_turn_waits_for_the_election() -> None:
     s = fresh("start outcome=partial")
     assert s.encounter.current == "vanguard" and s.encounter.turn == 0
+
+
+def test_F7_no_one_has_an_initiative_of_their_own() -> None:
+    """F7: sides take turns: `add Clerk init=2d6` and `init ana 4` are refused, saying why, and
+    change nothing; a save whose history has such lines (an older version took them) keeps its
+    history, the lines replaying as they ran."""
+    s = fresh()
+    refused(s, "add Clerk init=2d6", "side initiative")
+    refused(s, "init ana 4", "side initiative")
+    fixture = Path(__file__).parent / "fixtures" / "saves" / "v3-facility-init.toml"
+    opened = store.open_save(fixture).session
+    assert opened.settle() is None
+    assert [step.line for step in opened.undo_steps][1:4] == [
+        "add Ana side=pc",
+        "add Clerk init=2d6",
+        "init ana 4",
+    ]

@@ -253,3 +253,15 @@ def test_a_history_that_does_not_replay_is_told_when_it_is_needed(
     store.save(lazy, path)
     store.forget(path)
     assert store.load(path).encounter == s.encounter
+
+
+@pytest.mark.parametrize("name", ["v3-2297-passes.toml", "v3-facility-passes.toml"])
+def test_a_save_whose_turns_passed_before_they_said_why_keeps_its_history(name: str) -> None:
+    """Written before a passing turn's line said why (`Pirate 1 cannot act: turn passes`, now
+    `Pirate 1: turn passes (dying)`): the history replays (only the words differ), so undo
+    reaches back to the save's first step."""
+    fixture = Path(__file__).parent / "fixtures" / "saves" / name
+    session = store.open_save(fixture).session
+    assert session.settle() is None and session.lost is None
+    assert len(session.undo_steps) == len(session.undo_states) > 6
+    assert any("cannot act: turn passes" in e.text for e in session.encounter.log)

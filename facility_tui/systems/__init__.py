@@ -79,6 +79,9 @@ class SystemInfo:
     title: str
     quick_keys: tuple[QuickKey, ...] = ()
     option_hint: str = ""  # rule options of ``add``, as the Add dialog suggests them
+    add_example: str = "add Thug init=2d6"  # as the command line's placeholder suggests it
+    # Whole sides take turns (Facility, F7): no one has an initiative of its own to roll or set
+    side_initiative: bool = False
 
 
 class RuleSystem:

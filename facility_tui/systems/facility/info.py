@@ -9,6 +9,8 @@ INFO = SystemInfo(
     id="facility",
     title="Facility",
     option_hint='phy=1 ins=2 ppe="Hard Hat" (NPC: track=4)',
+    add_example="add Thug track=4 weapon=pistol",
+    side_initiative=True,
     quick_keys=(
         QuickKey(
             "d",

@@ -945,7 +945,8 @@ def begin_turn(ctx: Ctx, cid: str) -> None:
     if s.dead:
         return
     eco = economy(ctx.enc, ctx.combatant(cid))
-    if eco.cap == 0:  # (the round's machine says why, as the turn passes: ``idle_reason``)
+    if eco.cap == 0:
+        ctx.log(f"{name} cannot act ({eco.limit})", Kind.EFFECT)
         return
     if not ctx.keeps_log:  # (the turn's summary below is for the log alone)
         return
