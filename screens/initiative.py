@@ -40,7 +40,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from .list_layout import PAD, Column, Layout, Role, fit, name_floor, shorten_names
+from .list_layout import NAME_READS, PAD, Column, Layout, Role, fit, name_floor, shorten_names
 from .own_lines import OwnLines, blank_line
 
 Cell = Text | str
@@ -533,6 +533,17 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
             if plain.startswith(mark):
                 return mark, plain[len(mark) :]
         return "", plain
+
+    def narrowest(self) -> int:
+        """The fewest cells that show every row's state words whole and names that read: the
+        extra columns left out, the others abbreviated, the names at ``NAME_READS`` (or their
+        narrowest told apart, if wider)."""
+        if not self.columns:
+            return 0
+        floor = 0
+        if self._flex >= 0 and self._names:
+            floor = max(name_floor(self._names), min(NAME_READS, self._full[self._flex]))
+        return fit(self.columns, self._full, self._short, 1, floor, self.abbreviated).width
 
     def _fit(self) -> Layout:
         """The layout at the list's width now (names a little wider where they could not all be

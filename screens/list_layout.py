@@ -30,6 +30,7 @@ PAD = 1  # cells before the first column (the selected row's mark)
 GAPS = (2, 1)  # blank cells after each column: 2 when every column fits so, else 1
 NAME_COMFORT = 13  # names shorten to this before any column is abbreviated ("Cont. Drone 1")
 MIN_NAME = 6  # and never below this, however narrow
+NAME_READS = 10  # a narrow screen's panes give the list room for names this wide ("C. Drone 1")
 MIN_TAIL = 8  # a cuttable last column is shown cut to the room left when at least this much is
 
 

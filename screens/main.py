@@ -82,6 +82,7 @@ WARM_FORECAST_AFTER = 5.0
 NARROW_BELOW = 110  # columns: below, the panes' column is narrow (the list keeps the rest)
 ROOMY_FROM = 160  # columns: from here, a wider column (longer bars)
 TALL_FROM = 36  # rows: from here, a taller log
+PANES_AT_LEAST = 24  # columns: the panes' column gives the list room down to this width
 
 
 class MainScreen(Screen[None]):
@@ -201,6 +202,7 @@ class MainScreen(Screen[None]):
         self._log = LogPane(keep=LOG_SHOWN, id="log")
         self.collector = IdleCollector()
         self._choices: tuple[Choice, ...] = ()  # the open choices of the fight shown
+        self._panes_limit: int | None = None  # the panes' column's width, where it gives way
 
     # -- layout -------------------------------------------------------------------------------
 
@@ -237,6 +239,20 @@ class MainScreen(Screen[None]):
         self.set_class(width < NARROW_BELOW, "-narrow")
         self.set_class(width >= ROOMY_FROM, "-roomy")
         self.set_class((self.size.height or self.app.size.height) >= TALL_FROM, "-tall")
+        if self.is_mounted:
+            self._fit_panes()
+
+    def _fit_panes(self) -> None:
+        """Where the screen is too narrow for the panes' column and the list's state words
+        (60 columns), the column gives way: the list keeps its narrowest, every word whole."""
+        width = self.size.width or self.app.size.width
+        table = self.table
+        gutter = table.outer_size.width - table.scrollable_content_region.width
+        room = max(PANES_AT_LEAST, width - table.narrowest() - max(gutter, 0))
+        limit = room if room < width else None
+        if limit != self._panes_limit:  # (a layout pass only when it changes)
+            self._panes_limit = limit
+            self.query_one("#detail-box").styles.max_width = limit
 
     def action_details(self) -> None:
         """Hide the panes' column (the list takes the width), or show it again."""
@@ -328,6 +344,7 @@ class MainScreen(Screen[None]):
         self.table.reset()  # another fight: the cursor goes to whoever is acting
         self._publish()
         self._rules_shown()
+        self._fit_panes()
         self.call_after_refresh(self.ws.drawn)
         # A loaded session (its log, its undo history) is long-lived: move it out of the
         # collector's way, or a full collection traversing it (50+ ms at 200 combatants) now
@@ -347,6 +364,8 @@ class MainScreen(Screen[None]):
         ):
             self.refresh_bindings()  # check_action depends on these only (the footer recomposes)
             self._rules_shown()
+        if self.size.width < NARROW_BELOW:  # (a new name may need the list's room: rare)
+            self._fit_panes()
 
     def _rules_shown(self) -> None:
         """What names the encounter's rules: the command line's example."""

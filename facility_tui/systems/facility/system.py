@@ -98,6 +98,20 @@ _ROWS: dict[int, tuple[Any, dict[str, Any]]] = {}
 _ROWS_KEPT = 8192  # (then forgotten all at once)
 
 
+def _status(cond: Condition, impaired: int) -> str:
+    if cond is Condition.IMPAIRED:
+        return f"Impaired {impaired}"
+    if cond in OUT_OF_FIGHT:
+        return "out" if cond is Condition.OUT else f"out: {cond.value}"
+    if cond is Condition.DEAD:
+        return "dead"
+    return cond.value.capitalize() if cond is not Condition.OK else "ok"
+
+
+#: Every word the Status cell can hold (the list keeps room for the widest: it never jumps).
+STATUS_WORDS = tuple(_status(cond, len(STAT_NAMES)) for cond in Condition)
+
+
 class FacilityRules(RuleSystem):
     info = INFO
     system = INFO.id
@@ -125,7 +139,7 @@ class FacilityRules(RuleSystem):
         "Wounds": ("Wnd", {}),  # P2/4! S1/3 -> P2! S1: the wounds, not the capacities
         "Marks": ("Mk", {"atk": "a", "oth": "o", "spent": "sp"}),
     }
-    column_words = {"Status": ("Impaired 5",), "Marks": ("atk oth",)}
+    column_words = {"Status": STATUS_WORDS, "Marks": ("atk oth", "spent")}
     short_help = {"Wounds": "P2/4! S1/3 as P2! S1, the wounds without the capacities"}
 
     def abbreviate(self, column: str, text: str) -> str:
@@ -473,13 +487,7 @@ def status_word(s: FacilitySheet) -> str:
     """The list's Status cell (F4, F10): ok, Impaired N, Standing, or a word for who is out,
     and why (never a colour alone)."""
     cond = condition(s)
-    if cond is Condition.IMPAIRED:
-        return f"Impaired {impaired_count(s)}"
-    if cond in OUT_OF_FIGHT:
-        return "out" if cond is Condition.OUT else f"out: {cond.value}"
-    if cond is Condition.DEAD:
-        return "dead"
-    return cond.value.capitalize() if cond is not Condition.OK else "ok"
+    return _status(cond, impaired_count(s) if cond is Condition.IMPAIRED else 0)
 
 
 def _status_text(s: FacilitySheet) -> tuple[str, Tone]:
