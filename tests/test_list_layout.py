@@ -9,6 +9,7 @@ import random
 import shutil
 from pathlib import Path
 
+import pytest
 from facility_tui.screens.choice_menu import ChoiceMenu
 from facility_tui.screens.initiative import SELECTED, InitiativeList, Row
 from facility_tui.screens.list_layout import (
@@ -474,3 +475,51 @@ async def test_rows_kept_and_shown_again_look_as_the_same_rows_given_afresh() ->
             assert table.cursor_key == cursor
             assert seen == lines(table), step
         assert shown_again >= 10
+
+
+STATE_CHANGES = {
+    "2297": [
+        "hit #5 16 through",
+        "set #6 dead yes",
+        "cond #7 unconscious",
+        "hit #8 45 through",
+        "set #2 fatigue 60",
+        "hit #3 20 through",
+        "undo",
+        "undo",
+    ],
+    "facility": [
+        "fate #5 surrendered",
+        "fate #4 fled",
+        "mark #1 other",
+        "fate #6 out",
+        "wound #2 1 phy",  # (a tally of several stats may widen its column: not a word)
+        "undo",
+        "fate #4 dead",
+    ],
+}
+
+
+@pytest.mark.parametrize("system", ["2297", "facility"])
+async def test_a_state_word_coming_or_going_never_moves_the_columns(
+    tmp_path: Path, system: str
+) -> None:
+    """The layout may choose what to show at a size, not change it under the GM: at 80×24 and
+    60×20, a surrender, a death, an injury, a mark spent, exhaustion and their undo leave every
+    column as it was (it was `Stat  Marks   Wnd` then `Stat      Mk  Wnd` after a surrender),
+    and no state word is cut."""
+    for size in ((80, 24), (60, 20)):
+        app = FacilityApp(save_dir=tmp_path / f"{system}-{size[0]}", seed=1, demo=system)
+        async with app.run_test(size=size) as pilot:
+            await settle(pilot)
+            screen = app.screen
+            assert isinstance(screen, MainScreen)
+            assert run_left_open(screen, "start")
+            await settle(pilot)
+            before = screen.table._layout_now
+            assert before.width <= screen.table.scrollable_content_region.width  # no scrolling
+            for line in STATE_CHANGES[system]:
+                assert run_left_open(screen, line), line
+                await settle(pilot)
+                assert screen.table._layout_now == before, (size, line)
+                state_words_whole(app)
