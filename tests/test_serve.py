@@ -22,9 +22,7 @@ from pathlib import Path
 
 import aiohttp
 import pytest
-from rich.console import Console
 from textual.app import App
-from textual.renderables.digits import Digits
 from textual.widgets import Static
 
 from facility_tui.cli import main
@@ -114,10 +112,10 @@ async def viewer(
 
 
 def round_rows(number: int) -> list[str]:
-    """The round as the player view draws it, in large digits (Textual's ``Digits``)."""
-    console = Console(width=40, record=True, file=open(os.devnull, "w"))  # noqa: SIM115
-    console.print(Digits(str(number)))
-    return console.export_text().splitlines()
+    """The round as the player view draws it, in large block digits."""
+    from facility_tui.screens.player_view import big_number
+
+    return [row.rstrip() for row in big_number(number).splitlines()]
 
 
 def shows_round(screen: str, number: int) -> bool:
