@@ -6,8 +6,8 @@ written, and shows the new state. Only what players may see is shown (``report.v
 ``report.public_state``): no combatant marked hidden, no hidden note, no exact damage or wounds,
 no log. Each combatant is one line from 30 columns up, a phone's width (``columns_for``,
 ``state_cell``), and the round is drawn in block digits that a browser's terminal draws as
-such (``big_number``). ``q`` quits; no other key does anything. A tracker showing a save read-only (another
-window writes it) opens it from the palette ("Player view").
+such (``big_number``). ``q`` quits; no other key does anything. A tracker showing a save
+read-only (another window writes it) opens it from the palette ("Player view").
 """
 
 from __future__ import annotations
