@@ -27,7 +27,7 @@ from textual.widgets import Static
 
 from facility_tui.cli import main
 from facility_tui.serve import MAX_VIEWERS, qr_lines
-from tests.browser import chromium
+from tests.browser import REQUIRE, chromium, needs_chromium, skipped
 
 SETUP = (
     "new 2297 Deck",
@@ -132,6 +132,7 @@ def shows_round(screen: str, number: int) -> bool:
     return [line[col : col + len(r)] for line, r in zip(shown, rows, strict=False)] == rows
 
 
+@needs_chromium
 async def test_a_browser_sees_the_players_view_and_only_it(tmp_path: Path) -> None:
     save = made(tmp_path)
     with serving(save) as (_, url):
@@ -287,6 +288,7 @@ async def test_open_or_this_laptop_only_serve_without_a_key(tmp_path: Path) -> N
                     await asyncio.wait_for(_shows(ws, b"Goon"), 20)
 
 
+@needs_chromium
 async def test_a_phone_sees_each_combatant_on_one_line_and_the_round_in_digits(
     tmp_path: Path,
 ) -> None:
@@ -403,3 +405,15 @@ async def test_the_palette_shares_the_players_view_and_stops_it(tmp_path: Path) 
         server.stdin.close()  # (as the kernel does when the tracker dies)
         await until(lambda: server.poll() is not None, 10, "the server ended with its tracker")
         assert app.workspace.encounter is before
+
+
+def test_the_browser_tests_are_skipped_only_without_chromium_and_never_in_ci() -> None:
+    """Without chromium the browser tests are skipped, saying why; where they are required
+    (``.ci/run``, which installs chromium and sets the variable before the tests) they run,
+    and fail if it is missing."""
+    assert skipped("/nowhere/chromium", {}) and skipped("/nowhere/chromium", {REQUIRE: "0"})
+    assert not skipped("/nowhere/chromium", {REQUIRE: "1"})
+    assert not skipped(sys.executable, {})  # (a file that is there)
+    script = (Path(__file__).parent.parent / ".ci" / "run").read_text()
+    required = script.index(f"export {REQUIRE}=1")
+    assert required < script.rindex("run pytest") and "install" in script[:required]
