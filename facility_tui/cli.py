@@ -103,10 +103,15 @@ def _parser() -> argparse.ArgumentParser:
     se.add_argument("save", type=Path)
     se.add_argument(
         "--host",
-        default="127.0.0.1",
         metavar="ADDR",
         help="the address to listen on: this laptop's address on the room's network (or 0.0.0.0)"
-        " lets the players' phones connect (default: 127.0.0.1, this laptop only)",
+        " lets the players' phones connect, at an address with a random key (default: 127.0.0.1,"
+        " this laptop only, no key)",
+    )
+    se.add_argument(
+        "--open",
+        action="store_true",
+        help="with --host: no key in the address (anyone on the network can watch)",
     )
     se.add_argument("--port", type=int, default=8297, metavar="N", help="default: 8297")
     se.add_argument("--with-stdin", action="store_true", help=argparse.SUPPRESS)  # (the tracker's)
@@ -240,7 +245,9 @@ def _dispatch(ns: argparse.Namespace) -> int:
     if ns.cmd == "watch":
         return watch_cmd(ns.save, served=ns.served)
     if ns.cmd == "serve":
-        return serve_cmd(ns.save, ns.host, ns.port, with_stdin=ns.with_stdin)
+        keyed = ns.host is not None and not ns.open
+        host = "127.0.0.1" if ns.host is None else ns.host
+        return serve_cmd(ns.save, host, ns.port, with_stdin=ns.with_stdin, keyed=keyed)
     if ns.cmd == "validate":
         return validate_cmd(ns.paths)
     if ns.cmd == "commands":
@@ -608,10 +615,13 @@ def watch_cmd(save: Path, served: bool = False) -> int:
     return 0
 
 
-def serve_cmd(save: Path, host: str, port: int, with_stdin: bool = False) -> int:
+def serve_cmd(
+    save: Path, host: str, port: int, with_stdin: bool = False, keyed: bool = False
+) -> int:
     """The player view in browsers: the address and its QR code printed, then served until
-    ctrl+c (``with_stdin``: or until standard input closes). The save must be readable now (the
-    viewers open it as ``watch`` does)."""
+    ctrl+c (``with_stdin``: or until standard input closes); ``keyed``, at an address with a
+    new random key (``serve``'s docstring). The save must be readable now (the viewers open it
+    as ``watch`` does)."""
     from facility_tui import store
     from facility_tui.workspace import Workspace
 
@@ -623,23 +633,27 @@ def serve_cmd(save: Path, host: str, port: int, with_stdin: bool = False) -> int
     if not 0 < port < 65536:
         _err(f"--port {port}: a port is a number from 1 to 65535")
         return 2
-    from facility_tui.serve import TableServer, addresses, qr_lines
+    from facility_tui.serve import TableServer, addresses, new_key, qr_lines
 
     with contextlib.suppress(OSError, AttributeError):
         os.nice(19)  # (below the GM's tracker, with every viewer it starts: serve's docstring)
+    key = new_key() if keyed else ""
 
     def announce() -> None:
-        urls = addresses(host, port)
+        urls = addresses(host, port, key)
         print(f"The players' view of {save.name}: {' or '.join(urls)}", flush=True)
         print(qr_lines(urls[0]), end="", flush=True)
-        if host.startswith("127."):
+        if host.startswith("127.") and not keyed:
             print(
                 "(this laptop only: --host with its address on the room's network lets phones in)"
             )
+        elif not keyed:
+            print("(no key: anyone on this network can watch)")
         print("ctrl+c stops it.", flush=True)
 
     try:
-        TableServer(save, host, port, announce=announce, with_stdin=with_stdin).serve()
+        server = TableServer(save, host, port, announce=announce, with_stdin=with_stdin, key=key)
+        server.serve()
     except OSError as err:
         _err(f"cannot serve on {host}:{port}: {err.strerror or err}")
         return 1

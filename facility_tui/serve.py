@@ -7,6 +7,12 @@ loads a web font from the internet. The server is a process of its own, apart fr
 tracker, and so is each viewer: both read the save without its lock and never write it, so
 killing either loses nothing.
 
+A key: served on the room's network (``--host``), the page and its websocket are at a random
+path (``/KEY``, ``secrets.token_urlsafe``) that the printed address and its QR code carry; any
+other path gets 403 and no viewer, so a stranger on the same Wi-Fi neither watches nor takes a
+seat. Each server has a key of its own (a new share, a new key). ``--open`` serves without one,
+and so does the default, this laptop only (``127.0.0.1``: no one else can connect).
+
 Bounds: ``MAX_VIEWERS`` at once (the next browser gets a page saying the table is full); a
 viewer's process ends when its tab closes, when the browser stops answering the websocket's pings
 (``HEARTBEAT``), and when the server ends (the viewer sees its parent gone: ``watch --served``).
@@ -27,6 +33,7 @@ import contextlib
 import json
 import logging
 import os
+import secrets
 import shlex
 import signal
 import sys
@@ -45,6 +52,16 @@ STOP_WITHIN = 3.0  # seconds a viewer has to quit once its tab closed, before it
 COLUMNS = (20, 250)  # the terminal sizes a browser may ask for (a larger one is clamped)
 ROWS = (8, 120)
 WEB = Path(__file__).parent / "web"  # the page and the "table is full" page
+KEY_BYTES = 12  # a shared address's key: 96 random bits, 16 characters to type
+REFUSED = (
+    "This address lacks the key of the players' view: scan the game master's QR code again, "
+    "or type the address it shows."
+)
+
+
+def new_key() -> str:
+    """A key for a server's address, that no one can guess."""
+    return secrets.token_urlsafe(KEY_BYTES)
 
 
 def viewer_command(save: Path) -> str:
@@ -91,7 +108,8 @@ class _Viewer(AppService):
 
 
 class TableServer(Server):
-    """The server of the players' view of ``save``, on ``host``:``port``."""
+    """The server of the players' view of ``save``, on ``host``:``port``, at ``/KEY`` when
+    given a ``key`` (else at ``/``)."""
 
     def __init__(
         self,
@@ -100,6 +118,7 @@ class TableServer(Server):
         port: int,
         announce: Callable[[], None] | None = None,
         with_stdin: bool = False,
+        key: str = "",
     ) -> None:
         super().__init__(
             viewer_command(save),
@@ -109,6 +128,7 @@ class TableServer(Server):
             templates_path=WEB,
         )
         self.viewers = 0
+        self.key = key
         self._announce = announce
         self._with_stdin = with_stdin  # (started by the tracker: it ends when the tracker does)
 
@@ -126,6 +146,21 @@ class TableServer(Server):
         if not os.read(sys.stdin.fileno(), 1024):
             asyncio.get_running_loop().remove_reader(sys.stdin.fileno())
             os.kill(os.getpid(), signal.SIGTERM)  # (ends as ctrl+c does)
+
+    async def _make_app(self) -> web.Application:
+        """textual-serve's routes (``/`` and ``/ws``, refused when there is a key), and with a
+        key the page and its websocket under it."""
+        app = await super()._make_app()
+        if self.key:
+            app.router.add_get("/{key}", self.handle_index)
+            app.router.add_get("/{key}/", self.handle_index)
+            app.router.add_get("/{key}/ws", self.handle_websocket)
+        return app
+
+    def _admits(self, request: web.Request) -> bool:
+        """Whether ``request`` carries the server's key (any request, when it has none)."""
+        given = request.match_info.get("key", "").encode()
+        return not self.key or secrets.compare_digest(given, self.key.encode())
 
     def serve(self, debug: bool = False) -> None:
         """Serve until interrupted (ctrl+c, SIGTERM); an address that cannot be bound raises
@@ -146,6 +181,8 @@ class TableServer(Server):
             self._announce()
 
     async def handle_index(self, request: web.Request) -> web.StreamResponse:
+        if not self._admits(request):
+            raise web.HTTPForbidden(text=REFUSED)
         if self.viewers >= MAX_VIEWERS:
             return aiohttp_jinja2.render_template(
                 "full.html", request, {"seats": MAX_VIEWERS}, status=503
@@ -153,12 +190,15 @@ class TableServer(Server):
         context = {
             "title": self.title,
             "font_size": _clamp(request.query.get("fontsize"), (8, 40), 16),
+            "websocket_path": f"/{self.key}/ws" if self.key else "/ws",
         }
         response = aiohttp_jinja2.render_template("page.html", request, context)
         response.headers["Cache-Control"] = "no-store"
         return response
 
     async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
+        if not self._admits(request):
+            raise web.HTTPForbidden(text=REFUSED)
         if self.viewers >= MAX_VIEWERS:
             raise web.HTTPServiceUnavailable(text=f"The table is full ({MAX_VIEWERS} viewers).")
         self.viewers += 1
@@ -217,13 +257,15 @@ class TableServer(Server):
                 await viewer.focus()
 
 
-def addresses(host: str, port: int) -> list[str]:
-    """The addresses to type in a browser: ``host`` itself, or for every network (``0.0.0.0``)
-    the laptop's own address on each (loopback when it has no other)."""
+def addresses(host: str, port: int, key: str = "") -> list[str]:
+    """The addresses to type in a browser (with the server's ``key``): ``host`` itself, or for
+    every network (``0.0.0.0``) the laptop's own address on each (loopback when it has no
+    other)."""
     if host not in {"0.0.0.0", ""}:
-        return [f"http://{f'[{host}]' if ':' in host else host}:{port}/"]
-    found = [a for a in _own_addresses() if not a.startswith("127.")]
-    return [f"http://{a}:{port}/" for a in dict.fromkeys(found)] or [f"http://127.0.0.1:{port}/"]
+        hosts = [f"[{host}]" if ":" in host else host]
+    else:
+        hosts = list(dict.fromkeys(a for a in _own_addresses() if not a.startswith("127.")))
+    return [f"http://{h}:{port}/{key}" for h in hosts or ["127.0.0.1"]]
 
 
 def _own_addresses() -> list[str]:

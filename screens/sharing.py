@@ -1,7 +1,8 @@
 """The players' view shared from the tracker (palette: "Share the players' view", again to stop).
 
 It starts ``facility-tui serve`` for the open save in a process of its own, listening on every
-network of the laptop (its room's too), and says the address to type: the server reads the save
+network of the laptop (its room's too) at an address with a key of its own (each share a new
+one: ``serve``'s docstring), and says the address to type: the server reads the save
 as ``watch`` does, so it never slows the tracker's keys nor holds its save. It ends when the
 tracker ends, however it ends: its standard input is a pipe from the tracker (``serve
 --with-stdin``), closed by the system then. What the server prints (its address, its QR code,
@@ -115,7 +116,7 @@ class AddressDialog(ModalScreen[None]):
         width: auto; max-width: 100%; height: auto; max-height: 100%; padding: 0 1;
         border: thick $primary; background: $surface;
     }
-    AddressDialog #qr { width: auto; }
+    AddressDialog #qr, AddressDialog #where { width: auto; }
     """
 
     def __init__(self, said: str, qr: list[str]) -> None:
@@ -124,7 +125,10 @@ class AddressDialog(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="address"):
-            yield Static(Text(printable(self.said)))
+            said, _, where = printable(self.said).partition(": ")
+            yield Static(Text(f"{said}:" if where else said))
+            if where:  # (a line of its own: the address and its key, never broken)
+                yield Static(Text(where, style="bold"), id="where")
             if self.qr:  # (light on dark whatever the theme: as a scanner expects it)
                 yield Static(Text("\n".join(self.qr), style="#ffffff on #000000"), id="qr")
             ends = "enter closes · the palette's \"Stop sharing the players' view\" ends it"

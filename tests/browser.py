@@ -2,6 +2,9 @@
 tests of ``facility-tui serve``: it loads a page, records every request it makes and every
 websocket frame it receives, and reads the text of the page's terminal.
 
+Where chromium is missing, the tests marked ``needs_chromium`` are skipped with that reason,
+unless ``FACILITY_TUI_REQUIRE_BROWSER=1`` (as ``.ci/run`` sets it): then they fail.
+
 The terminal is drawn into a canvas, so the page's DOM holds no text: a script run before the
 page's own ones keeps each object given a ``terminal`` property (the page's script does
 ``this.terminal = new Terminal(...)``), and its buffer is read through xterm.js's public API.
@@ -19,13 +22,28 @@ import signal
 import subprocess
 import tempfile
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import aiohttp
+import pytest
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"  # (.ci/run installs it: apt)
+REQUIRE = "FACILITY_TUI_REQUIRE_BROWSER"  # "1": the browser tests must run (.ci/run sets it)
+REQUIRED = os.environ.get(REQUIRE) == "1"
+
+
+def skipped(path: str, environ: Mapping[str, str]) -> bool:
+    """Whether the browser tests are skipped: chromium is not at ``path`` and ``environ`` does
+    not require them (where it does, a missing chromium fails them)."""
+    return environ.get(REQUIRE) != "1" and not Path(path).exists()
+
+
+needs_chromium = pytest.mark.skipif(
+    skipped(CHROMIUM, os.environ),
+    reason="these tests need Debian's chromium (apt-get install chromium), which is missing",
+)
 
 # Kept before the page's scripts run: every terminal the page makes, on window.__terminals.
 KEEP_TERMINALS = """
@@ -119,7 +137,10 @@ class Page:
 async def chromium() -> AsyncIterator[Page]:
     """A headless chromium with one blank tab, its network limited to what it is asked to load
     (no background connections of its own)."""
-    assert Path(CHROMIUM).exists(), "these tests need Debian's chromium: apt-get install chromium"
+    assert Path(CHROMIUM).exists(), (
+        "these tests need Debian's chromium: apt-get install chromium"
+        + (" (FACILITY_TUI_REQUIRE_BROWSER=1: they may not be skipped)" if REQUIRED else "")
+    )
     with tempfile.TemporaryDirectory(
         prefix="facility-tui-browser-", ignore_cleanup_errors=True
     ) as profile:

@@ -20,7 +20,10 @@ from facility_tui.app import FacilityApp, WatchApp
 from facility_tui.cli import main
 from facility_tui.session import Session
 from facility_tui.store import blank
+from facility_tui.systems import rules_for
+from facility_tui.view import Public
 from facility_tui.workspace import Workspace
+from tests.screen_check import screen_lines
 
 SETUP = (
     "new 2297 Deck seed=7",
@@ -247,34 +250,199 @@ def test_a_name_in_the_player_view_takes_exactly_its_column(name: str) -> None:
         assert shown.rstrip(" ") == name.rstrip(" ")
 
 
-@given(st.integers(24, 140))
-def test_watch_rows_keep_each_state_word_on_its_row_at_any_width(width: int) -> None:
-    """A phone held upright is ~40 cells wide: the names give way, then the side shortens, and
-    each row's mark, name, side and state stay within the width on one line (conditions after
-    them may wrap below), the states in one column."""
-    from facility_tui.screens.player_view import MIN_NAME_CELLS, rows_text
+FIGHTS = {
+    "2297": (
+        "new 2297 Deck seed=7",
+        "add Ana side=pc init=12",
+        'add "Aspirant-Commander Delacroix-Bessart" init=9',
+        "add Boarder count=3 init=8",
+        "start",
+        "hit boarder-1 25",  # dying · unconscious, prone
+        "hit boarder-2 30 stun",  # down · prone
+        "hit boarder-3 14",  # Serious
+    ),
+    "facility": (
+        "new facility Lockdown seed=2",
+        "add Ana side=pc",
+        'add "Aspirant-Commander Delacroix-Bessart"',
+        "add Clerk count=3",
+        "wound clerk-1 6",  # impaired
+        "fate clerk-2 surrendered",
+        "start",
+    ),
+}
+
+
+def fight(system: str, *extra: str) -> Session:
+    s = Session(evolve(blank(), seed=1))
+    for line in (*FIGHTS[system], *extra):
+        if line:
+            s.execute(line)
+    return s
+
+
+FOUGHT = {system: fight(system).encounter for system in FIGHTS}  # (made once: a catalog loads)
+
+
+def forms(p: Public) -> tuple[str, str, str]:
+    """A state as the player view may show it: whole with its conditions, as its word alone,
+    in first letters."""
+    from facility_tui.screens.player_view import first_letters
+
+    full = p.state + (" · " + ", ".join(p.conditions) if p.conditions else "")
+    return full, p.state, first_letters(p.state)
+
+
+@given(st.integers(30, 140), st.sampled_from(sorted(FIGHTS)))
+def test_each_combatant_stays_on_one_line_from_30_columns_up(width: int, system: str) -> None:
+    """A phone held upright is 30 to 45 cells wide: each combatant players see is one line
+    within the width (nothing of it wraps below), its state in one of its forms, whole words
+    (never cut), starting in the same column on every row."""
+    from facility_tui.screens.player_view import rows_text
     from rich.cells import cell_len
 
     from facility_tui.report import public_state, visible
 
-    s = Session(evolve(blank(), seed=1))
-    for line in (
-        "new 2297 Deck seed=7",
-        "add Ana side=pc init=12",
-        'add "Aspirant-Commander Delacroix-Bessart" init=9',
-        "add Boarder init=8",
-        "start",
-        "hit boarder 25",  # dying, with conditions after the state
-    ):
-        s.execute(line)
-    enc = s.encounter
-    lines = [line for line in rows_text(enc, 0, width).plain.splitlines() if line.strip()]
-    states = [public_state(enc, c).state for c in visible(enc)]
-    assert len(lines) == len(states) == 3
+    enc = FOUGHT[system]
+    lines = rows_text(enc, 0, width).plain.splitlines()
+    states = [public_state(enc, c) for c in visible(enc)]
+    assert any(p.conditions for p in states) == (system == "2297")
+    assert len(lines) == len(states) == 5, lines  # one line each
     columns = set()
-    for line, state in zip(lines, states, strict=True):
-        at = line.index(state, 2 + MIN_NAME_CELLS)
-        columns.add(cell_len(line[:at]))
-        if width >= 2 + MIN_NAME_CELLS + 1 + 2 + 1 + max(map(cell_len, states)):
-            assert cell_len(line[: at + len(state)]) <= width, (width, line)
+    for line, p in zip(lines, states, strict=True):
+        assert cell_len(line) <= width, (width, line)
+        shown = next(f for f in forms(p) if line.endswith(" " + f))  # one form, to the end
+        columns.add(cell_len(line) - cell_len(shown))
     assert len(columns) == 1, lines  # the same column on every row
+
+
+def test_the_state_shortens_a_word_then_its_first_letters() -> None:
+    """In less room, the state drops its conditions (one word), then goes to its first letters
+    (``Mod.``), whole words first: always the longest form that fits."""
+    from facility_tui.screens.player_view import first_letters, state_cell
+
+    dying = Public("dying", ("unconscious", "prone"), fallen=True)
+    assert state_cell(dying, None, False).plain == "dying · unconscious, prone"
+    assert state_cell(dying, 26, False).plain == "dying · unconscious, prone"
+    assert state_cell(dying, 25, False).plain == "dying"
+    assert state_cell(dying, 5, False).plain == "dying"
+    assert state_cell(dying, 4, False).plain == "dyi."
+    assert state_cell(dying, 40, True).plain == "dyi."  # (every row in first letters)
+    assert first_letters("Moderate") == "Mod." and first_letters("dead") == "dead"
+    for system in ("2297", "facility"):  # no two words of the rules shorten alike
+        words = rules_for(system).public_words
+        assert len({first_letters(w) for w in words}) == len(words)
+
+
+@pytest.mark.parametrize("width", [30, 43, 80])
+def test_a_hit_does_not_move_the_columns(width: int) -> None:
+    """The columns keep room for the rules' widest state word: a first injury, a fall, an undo
+    change the state under its column, not the columns."""
+    from facility_tui.screens.player_view import rows_text
+
+    s = fight("2297")
+    s.execute("new 2297 Deck seed=7")
+    for line in ("add Ana side=pc init=12", "add Bo init=8", "start"):
+        s.execute(line)
+    layouts = []
+    for line in ("", "hit bo 6", "hit bo 25", "undo", "undo"):
+        if line:
+            s.execute(line)
+        rows = rows_text(s.encounter, 0, width).plain.splitlines()
+        layouts.append([row.index(" PC ") if " PC " in row else row.index(" E") for row in rows])
+        layouts[-1] += [rows[0].index("unhurt")]
+    assert all(layout == layouts[0] for layout in layouts), layouts
+
+
+def test_the_rules_name_every_state_word_they_give() -> None:
+    """``public_words`` (the room the player view keeps) holds every state the rules give."""
+    from facility_tui.report import public_state
+
+    seen = {"2297": set(), "facility": set()}
+    for damage in range(0, 61, 3):
+        for kind in ("", " stun"):
+            s = fight("2297", "add Cy init=1 hlt=20", f"hit cy {damage}{kind}" if damage else "")
+            seen["2297"].add(public_state(s.encounter, s.encounter.combatants[-1]).state)
+    s = fight("2297", "add Cy init=1", "set cy dead yes")
+    seen["2297"].add(public_state(s.encounter, s.encounter.combatants[-1]).state)
+    for wounds in range(0, 13, 2):
+        s = fight("facility", "add Cy", f"wound cy {wounds}" if wounds else "")
+        seen["facility"].add(public_state(s.encounter, s.encounter.combatants[-1]).state)
+    for fate in ("dead", "fled", "surrendered", "out"):
+        s = fight("facility", "add Cy", f"fate cy {fate}")
+        seen["facility"].add(public_state(s.encounter, s.encounter.combatants[-1]).state)
+    assert {"unhurt", "Serious", "down", "dying", "dead"} <= seen["2297"]
+    assert {"ok", "hurt", "impaired", "out", "fled", "surrendered"} <= seen["facility"]
+    for system, words in seen.items():
+        assert words <= set(rules_for(system).public_words), (system, words)
+
+
+def test_a_note_is_on_lines_of_its_own_under_the_name() -> None:
+    """A note players may read goes below its row, under the name, wrapped between words
+    within the width: the row itself stays one line."""
+    from facility_tui.screens.player_view import NOTE_INDENT, rows_text
+    from rich.cells import cell_len
+
+    note = "wants the captain alive and the vault codes too"
+    s = fight("2297", f'note ana "{note}"')
+    lines = rows_text(s.encounter, 0, 30).plain.splitlines()
+    assert lines[0].startswith("▶ Ana") and lines[0].endswith("unhurt")
+    below = lines[1 : lines.index(next(ln for ln in lines[1:] if "Asp" in ln))]
+    assert len(below) == 2 and all(ln.startswith(" " * NOTE_INDENT) for ln in below)
+    assert all(cell_len(ln) <= 30 for ln in below)
+    assert " ".join(ln.strip() for ln in below) == note  # whole words, in order
+
+
+@pytest.mark.parametrize("width", [30, 43, 80])
+async def test_watch_shows_each_combatant_on_one_line_and_the_round_as_digits(
+    tmp_path: Path, width: int
+) -> None:
+    """What the table sees at a phone's width and wider: each row holds its name and its state
+    word, no line holds a condition alone (``prone`` wrapped to the far left), and the round
+    is drawn in block digits that read as the round's number."""
+    from facility_tui.screens.player_view import big_number
+
+    s = fight("2297", "next", "next", "next", "next", "next", "next")  # round 3
+    store.save(s, tmp_path / "deck.toml")
+    app = watching(tmp_path / "deck.toml")
+    async with app.run_test(size=(width, 24)) as pilot:
+        await until(pilot, [], "ROUND")
+        lines = screen_lines(app)
+    text = "\n".join(lines)
+    for name, word in [("Ana", "unhurt"), ("Boarder 1", "dying"), ("Boarder 2", "down")]:
+        (row,) = [ln for ln in lines if f" {name} " in ln]
+        assert word in row, (name, row)
+    assert not [ln for ln in lines if ln.strip().startswith(("prone", "unconscious"))], text
+    at = next(i for i, ln in enumerate(lines) if "ROUND" in ln)
+    col = lines[at].index("ROUND")
+    drawn = [ln[col : col + 3].rstrip() for ln in lines[at + 1 : at + 4]]
+    assert s.encounter.round == 3
+    assert drawn == [row.rstrip() for row in big_number(3).splitlines()]
+
+
+def test_big_digits_are_blocks_that_read_as_their_digit() -> None:
+    """Each digit is drawn with block elements only (a browser's terminal fills those cells
+    whatever its font; box-drawing lines made a 1 read as "]"), as this 3×5 picture of it."""
+    from facility_tui.screens.player_view import big_number
+
+    pictures = {  # the digits as a seven-segment display lights them, with a 1 of its own
+        0: "### #.# #.# #.# ###",
+        1: ".#. ##. .#. .#. ###",
+        4: "#.# #.# ### ..# ..#",
+        7: "### ..# ..# ..# ..#",
+        8: "### #.# ### #.# ###",
+    }
+    upper = {" ": "..", "▀": "#.", "▄": ".#", "█": "##"}
+    for digit, picture in pictures.items():
+        lines = big_number(digit).splitlines()
+        assert set("".join(lines)) <= set(upper), lines
+        rows = ["", "", "", "", "", ""]
+        for i, line in enumerate(lines):
+            for cell in line.ljust(3):
+                top, bottom = upper[cell]
+                rows[2 * i] += top
+                rows[2 * i + 1] += bottom
+        assert " ".join(rows[:5]) == picture and rows[5] == "...", (digit, lines)
+    shapes = {big_number(d) for d in range(10)}
+    assert len(shapes) == 10  # no two alike
+    assert big_number(12).splitlines()[0] == "▄█  ▀▀█"  # a blank cell between digits

@@ -22,14 +22,12 @@ from pathlib import Path
 
 import aiohttp
 import pytest
-from rich.console import Console
 from textual.app import App
-from textual.renderables.digits import Digits
 from textual.widgets import Static
 
 from facility_tui.cli import main
-from facility_tui.serve import MAX_VIEWERS
-from tests.browser import chromium
+from facility_tui.serve import MAX_VIEWERS, qr_lines
+from tests.browser import REQUIRE, chromium, needs_chromium, skipped
 
 SETUP = (
     "new 2297 Deck",
@@ -80,11 +78,12 @@ async def until(check: object, within: float, what: str) -> None:
 
 
 @contextlib.contextmanager
-def serving(save: Path) -> Iterator[tuple[subprocess.Popen[str], str]]:
-    """``facility-tui serve SAVE`` on 127.0.0.1 and a free port, until it says its address."""
+def serving(save: Path, *options: str) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """``facility-tui serve SAVE`` on 127.0.0.1 (by default, or ``--host`` in ``options``) and
+    a free port, until it says its address: the address it says."""
     port = free_port()
     server = subprocess.Popen(
-        [sys.executable, "-m", "facility_tui", "serve", str(save), "--port", str(port)],
+        [sys.executable, "-m", "facility_tui", "serve", str(save), "--port", str(port), *options],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -92,8 +91,8 @@ def serving(save: Path) -> Iterator[tuple[subprocess.Popen[str], str]]:
     try:
         assert server.stdout is not None
         first = server.stdout.readline()  # (printed once the port is bound)
-        url = f"http://127.0.0.1:{port}/"
-        assert url in first, first
+        url = first.split(": ", 1)[1].split(" or ")[0].strip()
+        assert url.startswith(f"http://127.0.0.1:{port}/"), first
         yield server, url
     finally:
         server.terminate()
@@ -109,15 +108,17 @@ async def viewer(
     http: aiohttp.ClientSession, url: str
 ) -> AsyncIterator[aiohttp.ClientWebSocketResponse]:
     """A browser's websocket (as the page opens it), its screen sent to it."""
-    async with http.ws_connect(url.replace("http", "ws") + "ws?width=80&height=24") as ws:
+    async with http.ws_connect(
+        url.replace("http", "ws").rstrip("/") + "/ws?width=80&height=24"
+    ) as ws:
         yield ws
 
 
 def round_rows(number: int) -> list[str]:
-    """The round as the player view draws it, in large digits (Textual's ``Digits``)."""
-    console = Console(width=40, record=True, file=open(os.devnull, "w"))  # noqa: SIM115
-    console.print(Digits(str(number)))
-    return console.export_text().splitlines()
+    """The round as the player view draws it, in large block digits."""
+    from facility_tui.screens.player_view import big_number
+
+    return [row.rstrip() for row in big_number(number).splitlines()]
 
 
 def shows_round(screen: str, number: int) -> bool:
@@ -131,6 +132,7 @@ def shows_round(screen: str, number: int) -> bool:
     return [line[col : col + len(r)] for line, r in zip(shown, rows, strict=False)] == rows
 
 
+@needs_chromium
 async def test_a_browser_sees_the_players_view_and_only_it(tmp_path: Path) -> None:
     save = made(tmp_path)
     with serving(save) as (_, url):
@@ -239,6 +241,94 @@ async def test_a_killed_viewer_or_server_loses_nothing(tmp_path: Path) -> None:
     assert "Zed" in save.read_text()
 
 
+async def test_with_host_the_address_carries_a_key_and_nothing_opens_without_it(
+    tmp_path: Path,
+) -> None:
+    """``serve --host``: the address said (and its QR code) ends with a random key; the page
+    and the websocket without it, or with another, get 403 and start no viewer; with it, the
+    view. A server started again has a key of its own."""
+    save = made(tmp_path)
+    keys = []
+    for _ in range(2):
+        with serving(save, "--host", "127.0.0.1") as (server, url):
+            base, key = url.rsplit("/", 1)
+            assert re.fullmatch(r"[A-Za-z0-9_-]{16,}", key), url
+            keys.append(key)
+            async with aiohttp.ClientSession() as http:
+                for wrong in ("", key[:-1], key + "x", key.swapcase(), "ws", "é"):
+                    assert await _status(http, f"{base}/{wrong}") == 403, wrong
+                    with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+                        await http.ws_connect(
+                            f"{base.replace('http', 'ws')}/{wrong}/ws".replace("//ws", "/ws")
+                        )
+                    assert refused.value.status == 403, wrong
+                assert children(server.pid) == set()  # no viewer was started for them
+                async with http.get(url) as answer:
+                    assert answer.status == 200
+                    assert f'"/{key}/ws"' in await answer.text()  # the page's websocket
+                assert await _status(http, url + "/") == 200
+                async with viewer(http, url) as ws:
+                    await asyncio.wait_for(_shows(ws, b"Goon"), 20)
+    assert keys[0] != keys[1]
+
+
+async def test_open_or_this_laptop_only_serve_without_a_key(tmp_path: Path) -> None:
+    """``--host ADDR --open`` serves at the plain address, as the default (this laptop only)
+    does."""
+    save = made(tmp_path)
+    for options in (("--host", "127.0.0.1", "--open"), ()):
+        with serving(save, *options) as (server, url):
+            assert re.fullmatch(r"http://127\.0\.0\.1:\d+/", url), url  # no key
+            assert server.stdout is not None
+            said = "".join(iter(server.stdout.readline, "ctrl+c stops it.\n"))
+            assert "this laptop only" in said  # (127.0.0.1: it is)
+            async with aiohttp.ClientSession() as http:
+                assert await _status(http, url) == 200
+                async with viewer(http, url) as ws:
+                    await asyncio.wait_for(_shows(ws, b"Goon"), 20)
+
+
+@needs_chromium
+async def test_a_phone_sees_each_combatant_on_one_line_and_the_round_in_digits(
+    tmp_path: Path,
+) -> None:
+    """The shared page at a phone's width (390 px: 43 columns in the page's font): each
+    combatant's name, side and state on its line, conditions shortened away rather than
+    wrapped to the far left, and the round in block digits."""
+    save = tmp_path / "deck.toml"
+    lines = [
+        "new 2297 Deck",
+        'add "Sgt. Blanc" side=pc init=12',
+        "add Boarder count=2 init=8",
+        "start",
+        "hit boarder-1 25",  # dying · unconscious, prone
+        "hit boarder-2 30 stun",  # down · prone
+    ]
+    assert main(["apply", str(save), "--seed", "3", "-q", *lines]) == 0
+    with serving(save, "--host", "127.0.0.1") as (_, url):
+        async with chromium() as page:
+            await page.send(
+                "Emulation.setDeviceMetricsOverride",
+                width=390,
+                height=844,
+                deviceScaleFactor=2,
+                mobile=False,
+            )
+            await page.open(url)
+            screen = await page.wait_for_screen("Boarder 2", "player view", within=30)
+            assert 30 <= await page.evaluate("window.__terminals[0].cols") <= 45
+            rows = [r for r in screen.splitlines() if "NOW" not in r and "next" not in r]
+            for name, state in [
+                ("Sgt. Blanc", "unhurt"),
+                ("Boarder 1", "dying"),
+                ("Boarder 2", "down"),
+            ]:
+                (row,) = [r for r in rows if name in r]
+                assert row.rstrip().endswith(state), row
+            assert not [r for r in rows if r.strip().startswith(("prone", "unconscious"))]
+            assert shows_round(screen, 1), screen
+
+
 def shown(app: App[object]) -> str:
     """The text of the screen's Static widgets (a dialog's)."""
     return "\n".join(str(s.render()) for s in app.screen.query(Static))
@@ -290,21 +380,40 @@ async def test_the_palette_shares_the_players_view_and_stops_it(tmp_path: Path) 
         await pilot.press("ctrl+p", *"Share the players", "enter")
         await until(lambda: url in shown(app), 20, "the address shown")
         assert isinstance(app.screen, AddressDialog)
-        assert f"The players' view of deck.toml: {url}" in shown(app)
-        assert shown(app).count("█" * 29) == 1  # the QR code's top edge (quiet zone)
+        first = sharing.url
+        assert first.startswith(url) and len(first) >= len(url) + 16  # its key
+        assert f"The players' view of deck.toml:\n{first}\n" in shown(app)  # (unbroken)
+        assert qr_lines(first).rstrip("\n") in shown(app)  # the QR code of the keyed address
         server = sharing.process
         assert server is not None
-        assert await _status(http, url) == 200
+        assert await _status(http, first) == 200
+        assert await _status(http, url) == 403  # (no key)
         await pilot.press("escape")
         await pilot.press("ctrl+p", *"Stop sharing", "enter")
         await until(lambda: server.poll() is not None, 10, "the server stopped")
         with pytest.raises(aiohttp.ClientConnectionError):
-            await _status(http, url)
+            await _status(http, first)
 
         await pilot.press("ctrl+p", *"Share the players", "enter")
         await until(lambda: url in shown(app), 20, "the address shown")
+        again = sharing.url
+        assert again.startswith(url) and again != first  # a new share, a new key
+        assert await _status(http, again) == 200
+        assert await _status(http, first) == 403  # the last share's key opens nothing now
         server = sharing.process
         assert server is not None and server.stdin is not None
         server.stdin.close()  # (as the kernel does when the tracker dies)
         await until(lambda: server.poll() is not None, 10, "the server ended with its tracker")
         assert app.workspace.encounter is before
+
+
+def test_the_browser_tests_are_skipped_only_without_chromium_and_never_in_ci() -> None:
+    """Without chromium the browser tests are skipped, saying why; where they are required
+    (``.ci/run``, which installs chromium and sets the variable before the tests) they run,
+    and fail if it is missing."""
+    assert skipped("/nowhere/chromium", {}) and skipped("/nowhere/chromium", {REQUIRE: "0"})
+    assert not skipped("/nowhere/chromium", {REQUIRE: "1"})
+    assert not skipped(sys.executable, {})  # (a file that is there)
+    script = (Path(__file__).parent.parent / ".ci" / "run").read_text()
+    required = script.index(f"export {REQUIRE}=1")
+    assert required < script.rindex("run pytest") and "install" in script[:required]

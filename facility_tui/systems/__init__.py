@@ -252,6 +252,10 @@ class RuleSystem:
         every row at a round's start; a rule system may work out these alone, faster."""
         return self.summary(enc, c)
 
+    #: Every state word ``public_state`` may give: the player view keeps room for the widest,
+    #: so that its columns do not move when one first shows (a hit, an undo).
+    public_words: tuple[str, ...] = ("in the fight",)
+
     def public_state(self, enc: Encounter, c: Combatant) -> Public:
         """What the players may know of a combatant (the player view, a public report): its
         state in words from the rules' own figures."""

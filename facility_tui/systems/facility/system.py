@@ -343,6 +343,8 @@ class FacilityRules(RuleSystem):
 
     # -- what the panes show ------------------------------------------------------------------
 
+    public_words = ("ok", "hurt", "impaired", "standing", "out", "fled", "surrendered", "broken")
+
     def public_state(self, enc: Encounter, c: Combatant) -> Public:
         """F10 in a word: ok or hurt, impaired, or why it is out of the fight (the dead and the
         incapacitated alike are "out": the players learn no more than they see)."""

@@ -475,6 +475,8 @@ class Rules2297(RuleSystem):
         "Actions": ("1 minor -", "next rd R", "uncons."),
     }
 
+    public_words = ("unhurt", *column_words["Injury"], "down", "dying", "dead")
+
     def public_state(self, enc: Encounter, c: Combatant) -> Public:
         """The injury level in a word (A7), or why it is out of the fight (A8, A9)."""
         s = sheet_of(c)
