@@ -16,6 +16,7 @@ was made; a key it does not know is ignored, and the menu stays.
 from __future__ import annotations
 
 from attrs import frozen
+from rich.cells import cell_len
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
@@ -28,15 +29,21 @@ from facility_tui.text import printable
 from facility_tui.view import Choice, Option
 
 DEFAULT_MARK = "⏎"
+MENU_WIDTH = 76  # cells, as styles/app.tcss sets it (narrower screens: the screen's width)
+MENU_FRAME = 4  # its border and padding
 
 
-def option_line(option: Option) -> Text:
-    """``d ⏎ deal Pistol's 1d6 damage  (deal ana)``: one line, plain text, cut at the width."""
-    line = Text(no_wrap=True, overflow="ellipsis", end="")
+def option_line(option: Option, room: int = 0) -> Text:
+    """``d ⏎ deal Pistol's 1d6 damage  (deal ana)``, plain text. In ``room`` cells (0: any), the
+    line it runs is left out when it does not fit whole (never cut mid-word: the label says
+    what the option does), and a label longer than the room wraps at its spaces."""
+    line = Text(end="")
     line.append(printable(option.key), "bold")
     line.append(f" {DEFAULT_MARK} " if option.default else "   ", "bold")
     line.append(printable(option.label))
-    line.append(f"  ({printable(option.line)})", "dim")
+    runs = f"  ({printable(option.line)})"
+    if not room or line.cell_len + cell_len(runs) <= room:
+        line.append(runs, "dim")
     return line
 
 
@@ -82,8 +89,9 @@ class ChoiceMenu(ModalScreen["str | Act | None"]):
         with Vertical(classes="dialog"):
             # Names and lines come from the GM and the rules: plain text, never markup.
             yield Label(Text(printable(self.choice.title), style="bold"), classes="question")
+            room = min(MENU_WIDTH, self.app.size.width) - MENU_FRAME
             for option in self.choice.options:
-                yield Label(option_line(option), classes="option")
+                yield Label(option_line(option, room), classes="option")
             yield Label(
                 Text(f"its key chooses · {DEFAULT_MARK} the default · esc leaves it open"),
                 classes="hint",

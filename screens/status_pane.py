@@ -53,6 +53,15 @@ def path_within(shown: str, room: int) -> str:
     return "…" + name if room > 0 else ""
 
 
+def _cut(text: str, room: int) -> str:
+    """``text`` in at most ``room`` cells: whole, or its start and an ellipsis."""
+    if cell_len(text) <= room:
+        return text
+    while text and cell_len(text) > room - 1:
+        text = text[:-1]
+    return text.rstrip() + "…"
+
+
 def written(when: float) -> str:
     """A save's time as the header says it: the time if it is today's, else the date too."""
     at = time.localtime(when)
@@ -108,16 +117,20 @@ class StatusPane(TextPane):
         else:
             turn = Text(printable(status_line(enc)), style="bold")
         saved = self.save_state or "not saved yet"
-        where = Text.assemble(
-            ("READ-ONLY " if self.read_only else "", "bold reverse"),
-            (printable(enc.name), "bold"),
-            f" [{rules.title}]  ",
-        )
-        # When the line is short of room, the path gives way, never when the fight was saved.
-        room = self.size.width - where.cell_len - cell_len(f" · {saved}")
+        # When the line is short of room, the path gives way, then the encounter's name (cut at
+        # its end, marked …), never when the fight was saved.
+        title = f" [{rules.title}]  "
+        flag = "READ-ONLY " if self.read_only else ""
+        name = printable(enc.name)
+        width = self.size.width
+        if width:  # (room for the file's own name at least: …/deck.toml)
+            file = printable(path.name)[:24]
+            name = _cut(name, max(width - cell_len(f"{flag}{title}…/{file} · {saved}"), 8))
+        where = Text.assemble((flag, "bold reverse"), (name, "bold"), title)
+        room = width - where.cell_len - cell_len(f" · {saved}")
         shown = printable(self._shown_path(path))
-        if self.size.width:
-            shown = path_within(shown, max(room, 12))
+        if width:
+            shown = path_within(shown, max(room, 3))
         where.append(f"{shown} · {saved}", "dim")
         for line in (turn, where):
             line.no_wrap, line.overflow = True, "ellipsis"  # two lines, each cut to the width

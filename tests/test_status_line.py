@@ -40,3 +40,23 @@ async def test_a_long_save_path_gives_way_to_the_time_it_was_saved(tmp_path: Pat
         await pilot.resize_terminal(200, 24)
         await settle(pilot)
         assert str(folder.name) in status(app).splitlines()[1]  # room enough: all of it
+
+
+async def test_a_long_encounter_name_gives_way_to_the_time_it_was_saved(tmp_path: Path) -> None:
+    """A name of 60 characters: the header keeps the time whole (`saved 12:00:00`, it was
+    `saved 18:…`) and the file's name, and shortens the encounter's name, marked …; the turn
+    line is whole too (its next: counts the passes where they do not fit)."""
+    from facility_tui import cli
+
+    long = "The Very Long Encounter Name That Goes On And On For Ever X"
+    save = tmp_path / "deck.toml"
+    assert cli.apply_cmd(save, [f"new 2297 '{long}'", "add A init=3"], seed=1, quiet=True) == 0
+    for width in (80, 60):
+        app = FacilityApp(open_file=save, clock=lambda: "12:00:00")
+        async with app.run_test(size=(width, 24)) as pilot:
+            await settle(pilot)
+            await pilot.press("s")
+            await settle(pilot)
+            line = status(app).splitlines()[1]
+            assert line.rstrip().endswith("deck.toml · saved 12:00:00"), line
+            assert "…" in line and long[:20] in line and cell_len(line) <= width
