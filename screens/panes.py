@@ -77,14 +77,32 @@ def bar_rows(b: Bar, width: int) -> list[Text]:
         (text, TONE_STYLE[b.tone]),
     )
     room = max(width, BAR_LABEL + cells + len(text))
-    return [line, Text(ruler_text(b.marks, cell, room), style="dim")]
+    return [line, *(Text(r, style="dim") for r in rulers(b.marks, cell, room))]
 
 
-def ruler_text(marks: Sequence[tuple[int, str]], cell: Callable[[int], int], width: int) -> str:
+def rulers(marks: Sequence[tuple[int, str]], cell: Callable[[int], int], width: int) -> list[str]:
+    """The bar's ruler (``ruler_text``); where its marks are too close for every value to show
+    (Health 15 at 80 columns: ``╵4   ╵8   ╵  ╵15``), two rulers, the marks taking turns, so
+    that no value is lost."""
+    ticked: dict[int, tuple[int, str]] = {}  # (marks reached in one cell: the first is shown)
+    for mark in marks:
+        ticked.setdefault(cell(mark[0]), mark)
+    marks = list(ticked.values())
+    one = ruler_text(marks, cell, width)
+    if len(marks) < 2 or all(f"╵{value}" in one for value, _ in marks):
+        return [one]
+    # (each ruler's ticks far apart: a value may reach the next tick of its ruler)
+    return [ruler_text(marks[i::2], cell, width, gap=0) for i in (0, 1)]
+
+
+def ruler_text(
+    marks: Sequence[tuple[int, str]], cell: Callable[[int], int], width: int, gap: int = 1
+) -> str:
     """A tick (╵) under the cell each mark is reached in, with the values and labels of the
-    marks where every one fits before the next tick (else the values, else a tick alone)."""
+    marks where every one fits ``gap`` cells before the next tick (else the values, else a
+    tick alone)."""
     ticks = [BAR_LABEL + max(0, cell(value) - 1) for value, _ in marks]
-    ends = [*(t - 1 for t in ticks[1:]), width]
+    ends = [*(t - gap for t in ticks[1:]), width]
     for form in ("{} {}", "{}"):
         shown = ["╵" + form.format(value, label) for value, label in marks]
         if all(t + len(x) <= e or t == e + 1 for x, t, e in zip(shown, ticks, ends, strict=True)):

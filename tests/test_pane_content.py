@@ -8,11 +8,14 @@ from pathlib import Path
 from attrs import evolve
 from facility_tui.screens.choice_menu import ChoiceMenu
 from facility_tui.screens.main import MainScreen
+from hypothesis import given
+from hypothesis import strategies as st
 
 from facility_tui.app import FacilityApp
 from facility_tui.session import Session
 from facility_tui.store import blank
 from facility_tui.systems import rules_for
+from facility_tui.systems.r2297.rules import injury_thresholds
 from facility_tui.text import Detail, Tone
 from facility_tui.view import Bar, Boxes, Pane, Row
 
@@ -292,6 +295,26 @@ def test_bars_mark_their_thresholds_in_words_where_there_is_room() -> None:
     assert wide[1] == " " * 17 + "╵8 Mod    ╵16 Ser   ╵24 Crit  ╵32 Leth"
     narrow = [t.plain for t in bar_rows(health, 35)]
     assert narrow[1].split() == ["╵8", "╵16", "╵24", "╵32"]
+
+
+@given(st.integers(1, 120), st.integers(20, 60))
+def test_A7_every_thresholds_value_shows_under_its_bar(health: int, width: int) -> None:
+    """Every mark's value is on a ruler, under the cell it is reached in, at any width the
+    panes' column takes (Health 15 at 80 columns lost its 12: `╵4   ╵8   ╵  ╵15`): where the
+    values do not fit on one ruler, two rulers take turns."""
+    from facility_tui.screens.panes import BAR_LABEL, bar_rows
+
+    marks = tuple((v, "") for _, v in injury_thresholds(health))
+    bar, *rulers = [
+        t.plain for t in bar_rows(Bar("Health", 0, health, marks, f"0/{health}"), width)
+    ]
+    cells = len(bar) - len(f" 0/{health}") - BAR_LABEL
+    assert 1 <= len(rulers) <= 2
+    ticks: dict[int, int] = {}  # each cell's first mark (two in one cell: one tick)
+    for value, _ in marks:
+        ticks.setdefault(BAR_LABEL + max(0, -(-value * cells // health) - 1), value)
+    for tick, value in ticks.items():
+        assert any(r[tick : tick + 1 + len(str(value))] == f"╵{value}" for r in rulers), rulers
 
 
 def test_F2_a_roll_waiting_for_its_salvage_shows_until_settled() -> None:
