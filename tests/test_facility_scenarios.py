@@ -598,3 +598,12 @@ def test_F7_no_one_has_an_initiative_of_their_own() -> None:
         "add Clerk init=2d6",
         "init ana 4",
     ]
+
+
+def test_C3_a_roll_typed_as_dice_says_whose_it_is() -> None:
+    """`wound ana 1d4+2` logged `wounds: 1d4 (3) + 2 = 5`: whose wounds? Each roll a line types
+    as dice names the combatant it is for."""
+    s = fresh("start d20=20", "wound ana 1d4+2", "harm bo 1d2 trauma d20=1")
+    rolls = [e.text for e in s.encounter.log if e.kind is Kind.ROLL and ": 1d" in e.text]
+    assert any(t.startswith("Ana wounds: 1d4 (") for t in rolls), rolls
+    assert any(t.startswith("Bo wounds: 1d2 (") for t in rolls), rolls

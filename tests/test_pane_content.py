@@ -423,3 +423,12 @@ def test_a_long_row_wraps_under_itself() -> None:
     wide = [t.plain for t in hanging(Text("Note: 漢字の名前 と 長い メモ です"), 12)]
     assert all(cell_len(line) <= 12 for line in wide)  # columns, not characters
     assert "".join(wide).replace(" ", "") == "Note:漢字の名前と長いメモです"
+
+
+def test_C1_once_the_combat_has_ended_the_actions_pane_says_so() -> None:
+    """After `end` the Actions pane said `Turn: its first turn will grant`."""
+    s = Session(evolve(blank(), seed=1))
+    for line in ("new 2297 T seed=1", "add A side=pc init=9", "add B init=5", "start", "end"):
+        s.execute(line)
+    text = " ".join(getattr(r, "text", "") for pane in panes(s, "a").values() for r in pane.rows)
+    assert "combat has ended" in text and "will grant" not in text

@@ -113,7 +113,7 @@ def test_preview_shows_the_usage_while_the_line_does_not_read_and_rolls_nothing(
     ]
     assert preview(DEMO, "hit boarder-1 3d6") == ["3d6: rolled on Enter, then through armor"]
     assert preview(DEMO, "zzz") == [] and preview(DEMO, "") == []
-    assert preview(DEMO, "next") == []  # nothing more to say than the line
+    assert preview(DEMO, "next") == ["ends Sgt. Blanc's turn; next: Aspirant Cassart"]
     assert preview(DEMO, "hit boarder-1 12 dice=3,5,4") == preview(DEMO, "hit boarder-1 12")
 
 

@@ -947,7 +947,9 @@ def _actions_title(enc: Encounter, c: Combatant) -> str:
 def _action_rows(enc: Encounter, c: Combatant) -> list[Row]:
     """A4: this turn's Major / Move / Minor as boxes (left ■, spent □, not granted ·), the
     Reaction, what the band grants and the limit takes away, and what is left. Out of its turn,
-    what its next turn will grant, said as such."""
+    what its next turn will grant, said as such; once the combat has ended, that it has."""
+    if enc.phase is Phase.ENDED:
+        return [Detail("Turn", "none: the combat has ended ('resume' reopens it)")]
     s = sheet_of(c)
     eco = economy(enc, c)
     rows: list[Row] = []

@@ -208,7 +208,7 @@ def _damage(call: Call, c: Combatant, p: Pending, what: str) -> int:
     """F8: roll (or take) the weapon's damage; a gun die showing 1 empties the gun."""
     text = call.option("dmg")
     if text is not None:
-        value = call.number(text, "damage", minimum=0)
+        value = call.number(text, f"{c.name} damage", minimum=0)
         call.log(f"Damage set by the GM: {value}", Kind.OVERRIDE)
         return value
     w = weapon_of(sheet_of(c), p.weapon)
@@ -265,7 +265,7 @@ def _partial(call: Call, c: Combatant, p: Pending) -> None:
         call.log(f"Partial: {c.name} also suffers damage, no save: '{backlash_line(c.id)}'")
     else:
         no_pending_harm(call, c)
-        n = call.number(back, "damage suffered", minimum=1)
+        n = call.number(back, f"{c.name} damage suffered", minimum=1)
         hazard = save_key(call.option("backvs") or "weapons")
         h = PendingHarm(c.id, n, hazard, "", suggest_stat(hazard)[0])
         call.log(f"Partial: {c.name} suffers {counted(n, hazard + ' wound')} with no save")
@@ -318,7 +318,7 @@ def crit(call: Call) -> Encounter:
     called = flag(call, "called")
     text = call.option("dmg")
     if text is not None:
-        amount = call.number(text, "damage", minimum=0)
+        amount = call.number(text, f"{c.name} damage", minimum=0)
         call.log(f"Damage set by the GM: {amount}", Kind.OVERRIDE)
     elif called:
         amount = w.max_damage

@@ -67,7 +67,7 @@ class HarmLine:
 def read_harm(call: Call) -> HarmLine:
     c = call.combatant(call.arg(0, "who is harmed"))
     no_pending_harm(call, c)
-    count = call.number(call.arg(1, "a number of wounds"), "wounds", minimum=1)
+    count = call.number(call.arg(1, "a number of wounds"), f"{c.name} wounds", minimum=1)
     hazard = save_key(
         call.arg(2, "a hazard (weapons, trauma, explosions, contaminants, anomalies)")
     )
@@ -236,7 +236,7 @@ def suffer(call: Call) -> Encounter:
 
 def read_wound(call: Call) -> tuple[Combatant, int, str, list[str]]:
     c = call.combatant(call.arg(0, "who is wounded"))
-    count = call.number(call.arg(1, "a number of wounds"), "wounds", minimum=1)
+    count = call.number(call.arg(1, "a number of wounds"), f"{c.name} wounds", minimum=1)
     call.expect_args(3)
     key = stat_key(call.args[2]) if len(call.args) > 2 else "phy"
     return c, count, key, spill_option(call)

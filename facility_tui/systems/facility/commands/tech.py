@@ -45,7 +45,7 @@ from facility_tui.text import counted
 def tech(call: Call) -> Encounter:
     c = call.combatant(call.arg(0, "the technician"))
     technique = technique_key(call.arg(1, "a technique"))
-    x = call.number(call.arg(2, "how many dice (X)"), "dice", minimum=1)
+    x = call.number(call.arg(2, "how many dice (X)"), f"{c.name} technique dice", minimum=1)
     targets = [call.combatant(a) for a in call.args[3:]]
     s = sheet_of(c)
     if s.job != JOBS["tech"].name:

@@ -23,7 +23,7 @@ def cond(call: Call) -> Encounter:
         raise CommandError("name the condition: cond WHO prone, cond WHO blinded 2")
     rounds = 0
     if len(words) > 1 and not words[-1].isalpha():
-        rounds = call.number(words[-1], "rounds", minimum=1)
+        rounds = call.number(words[-1], f"{c.name} condition rounds", minimum=1)
         words = words[:-1]
     name = " ".join(words).lower()
     by_ref = call.option("by")

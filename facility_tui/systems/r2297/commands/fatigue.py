@@ -72,7 +72,7 @@ def newday(call: Call) -> Encounter:
 )
 def stim(call: Call) -> Encounter:
     c = who(call)
-    rating = call.number(call.arg(1, "the patch rating"), "stim rating", minimum=0)
+    rating = call.number(call.arg(1, "the patch rating"), f"{c.name} stim rating", minimum=0)
     call.expect_args(2)
     ctx = Ctx.of(call)
     restored = ctx.roll(f"1d6+{rating}", f"{c.name} stim patch", c.id).total
