@@ -199,6 +199,7 @@ class MainScreen(Screen[None]):
         self._status = StatusPane(id="status")
         self._list = OrderList(id="order")
         self._detail = DetailPane(id="detail")
+        self._box = PaneBox(id="detail-box")  # the panes' column, scrolled by J and K
         self._log = LogPane(keep=LOG_SHOWN, id="log")
         self.collector = IdleCollector()
         self._choices: tuple[Choice, ...] = ()  # the open choices of the fight shown
@@ -214,7 +215,7 @@ class MainScreen(Screen[None]):
         with Horizontal(id="body") as body:
             body.border_subtitle = "Log"
             yield self._list
-            with PaneBox(id="detail-box"):
+            with self._box:
                 yield self._detail
         yield self._log
         yield CommandBar(
@@ -252,17 +253,17 @@ class MainScreen(Screen[None]):
         limit = room if room < width else None
         if limit != self._panes_limit:  # (a layout pass only when it changes)
             self._panes_limit = limit
-            self.query_one("#detail-box").styles.max_width = limit
+            self._box.styles.max_width = limit
 
     def action_details(self) -> None:
         """Hide the panes' column (the list takes the width), or show it again."""
         self.toggle_class("-no-details")
-        if self.has_class("-no-details") and self.focused is self.query_one("#detail-box"):
+        if self.has_class("-no-details") and self.focused is self._box:
             self.table.focus(scroll_visible=False)  # (see ``action_log_size``)
 
     def action_panes(self, pages: int) -> None:
         """Scroll the panes' column a page (at 80×24 the effects and the sheet run below it)."""
-        box = self.query_one("#detail-box", VerticalScroll)
+        box = self._box
         if pages > 0:
             box.scroll_page_down(animate=False)
         else:
@@ -383,6 +384,10 @@ class MainScreen(Screen[None]):
         self._log.encounter = enc
 
     def watch_selected(self, cid: str | None) -> None:
+        if cid != self._detail.selected and self.is_mounted:
+            # another combatant's panes open at their top (its Actions), not at the page the
+            # last one was scrolled to with J
+            self._box.scroll_home(animate=False)
         self._detail.selected = cid
 
     def watch_save_state(self, state: str) -> None:

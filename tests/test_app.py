@@ -824,3 +824,18 @@ async def test_facility_asks_for_no_initiative_anywhere(tmp_path: Path) -> None:
         await pilot.press("a")
         await pilot.pause()
         assert not app.screen.query_one("#init").display
+
+
+async def test_the_next_combatants_panes_open_at_their_top(tmp_path: Path) -> None:
+    """J pages the panes down; when the turn passes, the next combatant's panes open at their
+    Actions, not at the page the last one's were left at."""
+    app = FacilityApp(save_dir=tmp_path, seed=1)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("s", "J")
+        await settle(pilot)
+        box = screen(app).query_one("#detail-box")
+        assert box.scroll_y > 0
+        await pilot.press("n")
+        await settle(pilot)
+        assert box.scroll_y == 0

@@ -432,3 +432,19 @@ def test_C1_once_the_combat_has_ended_the_actions_pane_says_so() -> None:
         s.execute(line)
     text = " ".join(getattr(r, "text", "") for pane in panes(s, "a").values() for r in pane.rows)
     assert "combat has ended" in text and "will grant" not in text
+
+
+def test_A3_an_initiative_not_yet_rolled_reads_as_such_not_as_0() -> None:
+    """Added without init=, its initiative is rolled when its first round starts: until then the
+    list's Init says `?` and the Actions pane says so (it read 0, a Slow 0)."""
+    s = Session(evolve(blank(), seed=1))
+    for line in ("new 2297 T seed=1", "add A side=pc init=9", "add Thug"):
+        s.execute(line)
+    rules = rules_for("2297")
+    enc = s.encounter
+    assert rules.list_row(enc, enc.get("thug"))["Init"] == "?"
+    assert rules.list_row(enc, enc.get("a"))["Init"] == "9"
+    assert panes(s, "thug")["Actions"].title.endswith("rolled when its round starts")
+    s.execute("start")
+    enc = s.encounter
+    assert rules.list_row(enc, enc.get("thug"))["Init"] == str(enc.get("thug").initiative)

@@ -498,7 +498,7 @@ class Rules2297(RuleSystem):
         cells = sheet_cells(s)
         state = cells.status
         return {
-            "Init": str(init),
+            "Init": init_cell(c, init),
             "Actions": actions_cell(enc, c, eco, state),
             "Injury": cells.injury,
             "Damage": cells.damage,
@@ -546,7 +546,7 @@ class Rules2297(RuleSystem):
         row; the rest of the summary is for ``show --json`` and the report)."""
         cells = sheet_cells(sheet_of(c))
         return {
-            "Init": str(shown_initiative(enc, c)),
+            "Init": init_cell(c, shown_initiative(enc, c)),
             "Actions": actions_cell(enc, c, economy(enc, c), cells.status),
             "Injury": cells.injury,
             "Damage": cells.damage,
@@ -937,9 +937,21 @@ def _left_text(eco: Economy, granted_minor: int, downgraded: bool) -> str:
     return f"Major {eco.major} · Move {eco.move} · Minor {eco.minor}"
 
 
+def unrolled(c: Combatant) -> bool:
+    """A3: its initiative is rolled when its first round starts (none was given)."""
+    return c.initiative == 0 and not sheet_of(c).rolled
+
+
+def init_cell(c: Combatant, init: int) -> str:
+    """The list's Init: the initiative, or ``?`` until it is rolled (it read 0 in setup)."""
+    return "?" if unrolled(c) else str(init)
+
+
 def _actions_title(enc: Encounter, c: Combatant) -> str:
     """A4: the band of the turn it is in, or of its next turn."""
     s = sheet_of(c)
+    if unrolled(c):
+        return "Actions · initiative rolled when its round starts"
     init = s.turn_init if enc.current == c.id else shown_initiative(enc, c)
     return f"Actions · {band(init).name} {init}"
 
