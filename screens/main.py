@@ -203,6 +203,7 @@ class MainScreen(Screen[None]):
         self._log = LogPane(keep=LOG_SHOWN, id="log")
         self.collector = IdleCollector()
         self._choices: tuple[Choice, ...] = ()  # the open choices of the fight shown
+        self._greeting = False  # the toasts shown are the ones the fight opened with
         self._panes_limit: int | None = None  # the panes' column's width, where it gives way
 
     # -- layout -------------------------------------------------------------------------------
@@ -316,6 +317,7 @@ class MainScreen(Screen[None]):
         self.refresh_all()
         for message in messages:
             self.notify(message, timeout=10)
+        self._greeting = bool(messages)
         if self.ws.refused is not None:
             self._ask_refused(*self.ws.refused)
         self.table.focus()
@@ -333,6 +335,13 @@ class MainScreen(Screen[None]):
 
     def on_unmount(self) -> None:
         self.collector.stop()
+
+    def on_screen_suspend(self) -> None:
+        """A dialog opens: the messages the fight opened with ("Demo fight loaded. Press s...")
+        have been read, and do not come back over it (Textual shows every screen the toasts)."""
+        if self._greeting:
+            self._greeting = False
+            self._clear_toasts()
 
     @property
     def table(self) -> OrderList:

@@ -839,3 +839,16 @@ async def test_the_next_combatants_panes_open_at_their_top(tmp_path: Path) -> No
         await pilot.press("n")
         await settle(pilot)
         assert box.scroll_y == 0
+
+
+async def test_the_opening_message_does_not_come_back_over_a_dialog(tmp_path: Path) -> None:
+    """The demo's "Press s to start..." toast was shown again under each dialog opened while it
+    lasted: a dialog takes it down (it has been read)."""
+    app = FacilityApp(save_dir=tmp_path, seed=1)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot)
+        assert any("Press s" in n.message for n in app._notifications)
+        await pilot.press("a")
+        await settle(pilot)
+        assert not any("Press s" in n.message for n in app._notifications)
+        assert not app.screen.query("Toast")
