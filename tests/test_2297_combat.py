@@ -9,6 +9,7 @@ from facility_tui.grammar import CommandError
 from facility_tui.model import Encounter, Kind
 from facility_tui.session import Session
 from facility_tui.systems import rules_for
+from facility_tui.systems.r2297.engine import describe, nth
 from facility_tui.systems.r2297.rules import Level
 from facility_tui.systems.r2297.sheet import EKind, Sheet2297
 from tests.conftest import derived, run, sheet_as
@@ -724,3 +725,20 @@ def test_A3_big_tie_groups_settle_with_few_roll_offs(session: Session) -> None:
     assert 40 <= len(rolls) < 200
     breaks = [sheet(session, cid).tiebreak for cid in enc.order]
     assert breaks == sorted(breaks, reverse=True) and len(set(breaks)) == 40
+
+
+def test_A7_C6_a_combatants_own_turns_are_counted_as_its_own_never_as_turn_n(
+    session: Session,
+) -> None:
+    """`initiative −7 on turn 1 (next turn)` read as a round's turn 1: a combatant's own count
+    is said as such (`on its next turn (its 1st)`, `on its 1st turn`)."""
+    duel(session)
+    run(session, "start", "hit b 3 dice=4")  # Light: −1d6 initiative and Disadvantage
+    line = next(t for t in texts(session.encounter) if "initiative −4" in t)
+    assert line == "B: initiative −4 and Disadvantage on its next turn (its 1st)"
+    effects = [describe(e) for e in sheet(session, "b").effects]
+    assert "initiative −4 (on its 1st turn)" in effects
+    assert not any("turn 1" in t for t in [*texts(session.encounter), *effects])
+    assert [nth(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 101, 111)] == [
+        "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "101st", "111th"
+    ]  # fmt: skip

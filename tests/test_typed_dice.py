@@ -314,7 +314,7 @@ def test_A6_A7_moderate_with_typed_dice(tmp_path: Path, capsys: pytest.CaptureFi
     )
     b = who(data, "boarder")["derived"]
     assert (b["injury"], b["damage"], b["fatigue"]) == ("moderate", 9, 5)
-    assert "initiative −8 (on turn 1)" in b["effects"]
+    assert "initiative −8 (on its 1st turn)" in b["effects"]
     assert "Disadvantage (4 rounds left)" in b["effects"]
 
 
@@ -339,7 +339,7 @@ def test_C4_set_injury_applies_or_skips_what_the_level_brings(
     )
     b = who(data, "boarder")["derived"]
     assert b["injury"] == "serious" and b["fatigue"] == 10
-    assert "initiative −10 (from turn 1, until end of combat)" in b["effects"]
+    assert "initiative −10 (from its 1st turn, until end of combat)" in b["effects"]
     assert "bleeding 1/round (3 more rounds)" in b["effects"]
     c = who(data, "blanc")["derived"]
     assert c["injury"] == "serious" and c["fatigue"] == 0 and c["effects"] == []
@@ -361,7 +361,7 @@ def test_C4_set_injury_changes_a_level_and_its_effects(
     )
     b = who(data, "boarder")["derived"]
     assert (b["injury"], b["fatigue"]) == ("moderate", 5)
-    assert sorted(b["effects"]) == ["Disadvantage (2 rounds left)", "initiative −4 (on turn 1)"]
+    assert sorted(b["effects"]) == ["Disadvantage (2 rounds left)", "initiative −4 (on its 1st turn)"]
 
 
 def test_C4_set_a_timed_effects_rounds_and_amount(
@@ -376,9 +376,9 @@ def test_C4_set_a_timed_effects_rounds_and_amount(
         "set boarder amount 5",
     )
     b = who(data, "boarder")["derived"]
-    assert sorted(b["effects"]) == ["Disadvantage (2 rounds left)", "initiative −5 (on turn 1)"]
+    assert sorted(b["effects"]) == ["Disadvantage (2 rounds left)", "initiative −5 (on its 1st turn)"]
     data = cli(tmp_path, capsys, "set boarder rounds 0 effect=disadvantage")
-    assert who(data, "boarder")["derived"]["effects"] == ["initiative −5 (on turn 1)"]
+    assert who(data, "boarder")["derived"]["effects"] == ["initiative −5 (on its 1st turn)"]
 
 
 def test_C4_set_refuses_what_it_cannot_pick(tmp_path: Path) -> None:

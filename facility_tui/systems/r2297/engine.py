@@ -528,6 +528,14 @@ def remove_effects(ctx: Ctx, cid: str, keep: Callable[[Effect], bool]) -> list[E
     return gone
 
 
+def nth(n: int) -> str:
+    """A combatant's own turn count as said (``its 2nd turn``), never ``turn 2``, which would
+    read as a round's turn."""
+    if 10 <= n % 100 <= 20:
+        return f"{n}th"
+    return f"{n}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th') }"
+
+
 def describe(e: Effect, s: Sheet2297 | None = None) -> str:
     """A short text of an effect, for the log and the detail pane."""
     if e.kind is EKind.INIT:
@@ -544,11 +552,11 @@ def describe(e: Effect, s: Sheet2297 | None = None) -> str:
         what = e.label
     when = []
     if e.first and e.first == e.last:
-        when.append(f"on turn {e.first}")
+        when.append(f"on its {nth(e.first)} turn")
     elif e.first:
-        when.append(f"from turn {e.first}")
+        when.append(f"from its {nth(e.first)} turn")
     if e.last and e.last != e.first:
-        when.append(f"to turn {e.last}")
+        when.append(f"to its {nth(e.last)} turn")
     if e.rounds and e.kind is EKind.BLEED:
         when.append(f"{e.rounds} more round{'s' if e.rounds != 1 else ''}")
     elif e.rounds:
@@ -658,7 +666,8 @@ def inflict(ctx: Ctx, cid: str, injury: Injury) -> Injury:
         )
         add_effect(ctx, cid, Effect(EKind.DISADV, "Light injury", first=due, last=due, source=src))
         ctx.log(
-            f"{name}: initiative −{amount} and Disadvantage on turn {due} (next turn)", Kind.EFFECT
+            f"{name}: initiative −{amount} and Disadvantage on its next turn (its {nth(due)})",
+            Kind.EFFECT,
         )
     elif level is MODERATE:
         amount = ctx.roll("2d6", f"{name} initiative reduction", cid).total
@@ -678,7 +687,8 @@ def inflict(ctx: Ctx, cid: str, injury: Injury) -> Injury:
             ),
         )
         ctx.log(
-            f"{name}: initiative −{amount} on turn {due} (next turn); Disadvantage for {n} rounds",
+            f"{name}: initiative −{amount} on its next turn (its {nth(due)}); Disadvantage for "
+            f"{n} rounds",
             Kind.EFFECT,
         )
     elif level is SERIOUS:
@@ -692,7 +702,8 @@ def inflict(ctx: Ctx, cid: str, injury: Injury) -> Injury:
         add_effect(ctx, cid, Effect(EKind.DISADV, "Serious injury", medical=True, source=src))
         add_effect(ctx, cid, Effect(EKind.BLEED, "Serious injury", 1, rounds=n, source=src))
         ctx.log(
-            f"{name}: initiative −{amount} from turn {due} until end of combat; Disadvantage "
+            f"{name}: initiative −{amount} from its {nth(due)} turn until end of combat; "
+            "Disadvantage "
             f"until medical care; one action per turn, no Reactions; bleeds 1 per round for "
             f"{n} rounds",
             Kind.EFFECT,
