@@ -28,7 +28,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal
 from textual.message import Message
 from textual.reactive import Reactive
 from textual.screen import ModalScreen, Screen

@@ -346,9 +346,7 @@ async def test_the_menu_shows_names_and_lines_as_plain_text_within_its_width(
         assert long in str(title.render())
         for option, label in zip(choice.options, options, strict=True):
             # never cut mid-word: the label whole, the line it runs whole or left out
-            shown = " ".join(
-                label.render_line(y).text.strip() for y in range(label.size.height)
-            )
+            shown = " ".join(label.render_line(y).text.strip() for y in range(label.size.height))
             assert option.label in shown and "…" not in shown
             assert shown.endswith((f"  ({option.line})", option.label))
             assert label.size.width <= 80 and label.region.right <= 80

@@ -361,7 +361,10 @@ def test_C4_set_injury_changes_a_level_and_its_effects(
     )
     b = who(data, "boarder")["derived"]
     assert (b["injury"], b["fatigue"]) == ("moderate", 5)
-    assert sorted(b["effects"]) == ["Disadvantage (2 rounds left)", "initiative −4 (on its 1st turn)"]
+    assert sorted(b["effects"]) == [
+        "Disadvantage (2 rounds left)",
+        "initiative −4 (on its 1st turn)",
+    ]
 
 
 def test_C4_set_a_timed_effects_rounds_and_amount(
@@ -376,7 +379,10 @@ def test_C4_set_a_timed_effects_rounds_and_amount(
         "set boarder amount 5",
     )
     b = who(data, "boarder")["derived"]
-    assert sorted(b["effects"]) == ["Disadvantage (2 rounds left)", "initiative −5 (on its 1st turn)"]
+    assert sorted(b["effects"]) == [
+        "Disadvantage (2 rounds left)",
+        "initiative −5 (on its 1st turn)",
+    ]
     data = cli(tmp_path, capsys, "set boarder rounds 0 effect=disadvantage")
     assert who(data, "boarder")["derived"]["effects"] == ["initiative −5 (on its 1st turn)"]
 
