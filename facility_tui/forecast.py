@@ -105,7 +105,17 @@ def _settle(rules: RuleSystem, enc: Encounter) -> Encounter:
 
 
 @frozen
-class Unlogged(Encounter):
+class Played(Encounter):
+    """An encounter a play runs: a turn that cannot be played is passed by the play, one
+    ``next`` each, not inside the command that reached it (``passes_turns``): the play sees
+    each turn start, so a fight that ends at one (a bleed-out, a death countdown) ends in that
+    turn's round, not in the round the passes had moved the marker to."""
+
+    passes_turns = False
+
+
+@frozen
+class Unlogged(Played):
     """An encounter whose log keeps no line, the copies a play makes: the forecast reads no
     log, and each line logged was a copy of the whole encounter. The rules run alike (a test
     plays the same seeds both ways and compares the encounters, apart from the log), and skip
@@ -139,7 +149,7 @@ def play(
     rng = random.Random(seed)
     by_id = dict(plays)  # (each turn's play reads them: made once, not a copy a turn)
     fields = {f.name: getattr(start, f.name) for f in attrs.fields(Encounter)}
-    enc = (Encounter if logged else Unlogged)(**{**fields, "seed": seed, "rolls": 0, "log": ()})
+    enc = (Played if logged else Unlogged)(**{**fields, "seed": seed, "rolls": 0, "log": ()})
     fates = _fates(rules, enc, ids)
     down_at_start = {cid for cid, fate in zip(ids, fates, strict=True) if fate}
     first = ""
@@ -208,8 +218,24 @@ def play(
         if changed:
             won = winner(enc, ids, fates)
 
+    def turn_on(enc: Encounter, line: str) -> Encounter:
+        """``start`` or ``next``, then the turns that cannot be played passed one by one, as
+        the rules pass them (``rounds.start_turn``), each watched; none once the fight is over:
+        a fight that ends at a turn's start ends in that turn's round."""
+        enc = _run(enc, line)
+        watch(enc)
+        skipped = 0
+        while won is None and skipped < len(enc.order):
+            slot = enc.current
+            if slot is None or rules.can_act(enc, slot):
+                break
+            enc = _run(enc, "next")
+            watch(enc)
+            skipped += 1
+        return enc
+
     if enc.phase is Phase.SETUP and won is None:
-        enc = _run(enc, "start")
+        enc = turn_on(enc, "start")
     enc = _settle(rules, enc)  # (a choice the GM left open takes the forecast's answer too)
     watch(enc)
     stop = ""
@@ -238,7 +264,11 @@ def play(
             acted = enc.round
             enc = _settle(rules, enc)
             watch(enc)
-        enc = _settle(rules, _run(enc, "next"))
+            if won is not None:
+                break
+        if won is not None:  # (the fight ended in this turn: its round is the one it ended in)
+            break
+        enc = _settle(rules, turn_on(enc, "next"))
         if enc.log:  # (the forecast reads no log: it would only grow; a play's keeps none)
             enc = evolve(enc, log=())
         watch(enc)

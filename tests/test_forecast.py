@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from facility_tui import forecast, store
+from facility_tui import dispatch, forecast, store
 from facility_tui.cli import main
 from facility_tui.dispatch import apply
 from facility_tui.model import ENEMIES, PCS, Encounter
@@ -119,6 +119,57 @@ def test_a_harm_play_arms_an_enemy_the_sheet_leaves_unarmed() -> None:
     assert tally == forecast.forecast(build(*DUEL_FACILITY), 600, seed=11, processes=1)
     plain = forecast.forecast(enc, 50, seed=12, processes=1)
     assert plain.wins[PCS] == 50  # 1 wound a hit never takes Ann down
+
+
+@pytest.mark.parametrize(
+    ("lines", "blows"), [(DUEL_2297, ("attack ",)), (DUEL_FACILITY, ("strike ", "harm "))]
+)
+def test_a_fight_ends_in_the_round_of_its_deciding_blow(
+    monkeypatch: pytest.MonkeyPatch, lines: tuple[str, ...], blows: tuple[str, ...]
+) -> None:
+    """Each side strikes once a round and any blow may end the duel: the k-th blow falls in
+    round (k + 1) // 2, and the play ends in that round (a duel won by its first blow was
+    counted in round 2: the turns after it were played on)."""
+    enc = build(*lines)
+    ran: list[str] = []
+
+    def recording(enc: Encounter, line: str, *args: object, **kwargs: object) -> dispatch.Applied:
+        done = dispatch.apply(enc, line, *args, **kwargs)  # type: ignore[arg-type]
+        ran.append(line)
+        return done
+
+    monkeypatch.setattr(forecast, "apply", recording)
+    seen: Counter[int] = Counter()
+    for seed in range(30):
+        ran.clear()
+        outcome = forecast.play_once(enc, {}, seed)
+        struck = sum(line.startswith(blows) for line in ran)
+        assert outcome.winner and outcome.rounds == (struck + 1) // 2, (seed, outcome, ran)
+        seen[outcome.rounds] += 1
+    assert seen[1] >= 20 and len(seen) > 1  # (most end in round 1: 1 - 0.34² in 2297)
+
+
+@pytest.mark.parametrize(("bob_init", "ends_in"), [(12, 1), (18, 2)])
+def test_a_fight_that_ends_at_a_turns_start_ends_in_that_round(bob_init: int, ends_in: int) -> None:
+    """Bob, Critical with 4 damage on Health 5, bleeds 1d6 at his turn's start and falls there
+    (unconscious: his turn passes): after Ann's turn in round 1 (he acts last), or at the start
+    of round 2 (he acts first). The fight ends in that round, not in the one the passed turns
+    moved the marker to."""
+    enc = build(
+        "new 2297 Bleed seed=5",
+        'add Ann side=pc init=15 hlt=10 weapon="Gun 1d1+24 SS"',
+        f'add Bob side=enemy init={bob_init} hlt=5 weapon="Gun 1d1+24 SS"',
+        "start",
+        *(["next"] if bob_init > 15 else []),  # (Bob's turn of round 1 is over)
+        "set bob injury critical",
+        "set bob damage 4",
+    )
+    assert (enc.round, enc.current) == (1, "ann")
+    plays = forecast.read_plays(enc, {"ann": "hold", "bob": "hold"})
+    tally = forecast.forecast(enc, 20, seed=1, plays=plays, processes=1)
+    assert tally.wins[PCS] == 20
+    assert tally.rounds[PCS] == Counter({ends_in: 20})
+    assert forecast.rounds_text(tally.rounds[PCS]).startswith(f"round {ends_in} median")
 
 
 def test_the_same_seed_gives_the_same_forecast_in_one_process_or_two() -> None:
