@@ -239,6 +239,76 @@ def test_demo_fights_mid_fight() -> None:
     assert min(tally.rounds[PCS]) >= 1
 
 
+@pytest.mark.parametrize(
+    ("lines", "word"),
+    [
+        ((*DUEL_2297, "set bob damage 10"), "incap."),  # (the list shows its injury: none)
+        ((*DUEL_2297, "cond bob unconscious"), "uncons."),
+        ((*DUEL_2297, "hit bob 40"), "dying"),
+        ((*DUEL_2297, "set bob dead yes"), "dead"),
+        ((*DUEL_2297, "cond bob fled"), "fled"),
+        ((*DUEL_FACILITY, "fate bob out"), "out"),
+        ((*DUEL_FACILITY, *(f"set ann {k}_wounds 9" for k in ("phy", "sci", "ins"))), "out: inc."),
+        ((*DUEL_FACILITY, "fate bob surrendered"), "out: sur."),
+        ((*DUEL_FACILITY, "fate bob fled"), "out: fled"),
+        ((*DUEL_FACILITY, "fate bob dead"), "dead"),
+    ],
+)
+def test_one_out_ends_said_out_whole_in_its_column(lines: tuple[str, ...], word: str) -> None:
+    """A combatant the forecast counts down or out ends in a word that says so (an
+    Incapacitated 2297 combatant ended "Serious" beside 100 % down/out), the list's word or its
+    short form, never cut (Facility's ``out: incapacitated`` showed as ``out: incapa``)."""
+    enc = build(*lines)
+    rules = rules_for(enc.system)
+    for c in forecast.roster(enc):
+        end = rules.end_word(enc, c)
+        assert len(end) <= forecast.END_WORD
+        if rules.fallen(enc, c):
+            assert end == word, (c.id, end)
+        else:
+            assert end == rules.state_word(enc, c)  # (standing: the list's word itself)
+
+
+def test_the_usual_end_reads_as_the_down_or_out_share_does() -> None:
+    """The "ends as" column names a way to be down or out exactly when the combatant ends so in
+    more than half the plays; the line keeps each word whole and within the screen's width."""
+    for enc in (demo("2297"), build(*DUEL_FACILITY)):
+        tally = forecast.forecast(enc, 40, seed=3, processes=1)
+        out = forecast.lines(enc, tally, {}, 3)
+        head = next(i for i, line in enumerate(out) if "down/out" in line)
+        assert "ends as" in out[head]
+        names = {c.id: c.name for c in enc.combatants}
+        rows = out[head + 1 : head + 1 + len(tally.ids)]
+        for cid, row in zip(tally.ids, rows, strict=True):
+            end = forecast.usual_end(tally, cid)
+            downs = tally.downs.get(cid, Counter())
+            assert (downs[end] > 0) == (2 * tally.out[cid] > tally.runs), (cid, end)
+            assert row.startswith(names[cid][:10]) and f"  {end}  " in row
+        assert max(len(line) for line in out if not line.startswith("- ")) <= forecast.WIDTH
+    chief = forecast.forecast(demo("2297"), 40, seed=3, processes=1)
+    assert forecast.usual_end(chief, "boarding-chief") == "incap."  # (it said Serious)
+    duel = forecast.forecast(build(*DUEL_FACILITY), 40, seed=3, processes=1)
+    assert forecast.usual_end(duel, "ann") == "out: inc."  # (it said out: incapa)
+
+
+def test_the_columns_say_what_they_count() -> None:
+    for enc, ammo in ((demo("2297"), "ammo used"), (build(*DUEL_FACILITY), "guns dry")):
+        tally = forecast.forecast(enc, 5, seed=1, processes=1)
+        head = next(line for line in forecast.lines(enc, tally, {}, 1) if "down/out" in line)
+        assert head.split() == ["down/out", "dying/dead", "ends", "as", *ammo.split()]
+        md = forecast.markdown(enc, tally, {}, 1)
+        assert f"| combatant | down or out | dying or dead | ends as | {ammo} |" in md
+
+
+def test_a_long_fights_histogram_takes_a_line_of_its_own() -> None:
+    few = Counter({1: 3, 4: 1})
+    assert forecast.rounds_lines(few) == [f"  {forecast.rounds_text(few)}"]
+    long = forecast.rounds_lines(Counter({1: 5, 61: 1}))
+    assert long[0] == "  round 1 median, 61 at 90 %:"
+    assert long[1].startswith("  █") and long[1].endswith(" (1–61)")
+    assert max(map(len, long)) <= forecast.WIDTH
+
+
 def test_a_save_with_a_choice_left_open_forecasts() -> None:
     enc = build(*DUEL_FACILITY, "start dice=15", "strike ann bob d20=15")
     assert rules_for("facility").choices(enc)  # deal or crit, waiting
@@ -294,12 +364,33 @@ def test_flee_at_takes_the_fighter_out_without_a_fall() -> None:
         ("spread", Play("spread")),
         ("hold", Play(hold=True)),
         ("flee at serious", Play(flee="serious")),
-        ("Focus, flee at Critical", Play("focus", flee="critical")),
+        ("Focus, flee at Critical", Play("focus", flee="Critical")),
         ("harm 2 anomalies", Play(harm="2 anomalies")),
     ],
 )
 def test_parse_play(text: str, play: Play) -> None:
     assert parse_play(text) == play
+
+
+def test_a_refused_play_is_quoted_as_typed() -> None:
+    """Case kept, brackets as they are (never read as markup), control characters refused."""
+    enc = build(*DUEL_2297)
+    with pytest.raises(PlayError) as refused:
+        parse_play("Hold[bold red]Boss[/]")
+    assert str(refused.value).startswith("unknown play 'Hold[bold red]Boss[/]': use focus")
+    with pytest.raises(forecast.ForecastError, match="flee at 'Bored': 2297 takes light"):
+        forecast.read_plays(enc, {"ann": "Flee At Bored"})
+    with pytest.raises(forecast.ForecastError, match="no combatant called 'Zed'"):
+        forecast.read_plays(enc, forecast.parse_plays_text("Zed=HOLD"))
+    with pytest.raises(forecast.ForecastError, match=r"control character \(\\x1b\); retype"):
+        forecast.parse_plays_text("ann=hold\x1b[31m")
+    # any case plays alike, and the assumptions say the play as typed
+    typed = forecast.read_plays(enc, {"bob": "Flee At Light"})
+    plain = forecast.read_plays(enc, {"bob": "flee at light"})
+    assert forecast.forecast(enc, 10, 1, typed, processes=1) == forecast.forecast(
+        enc, 10, 1, plain, processes=1
+    )
+    assert "Bob: flee at Light" in forecast.assumptions(enc, typed, 1)
 
 
 def test_bad_plays_are_refused_in_one_line() -> None:
