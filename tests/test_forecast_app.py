@@ -235,7 +235,7 @@ async def test_typed_plays_stay_whatever_the_keys_and_come_back_with_the_next_fo
     on the figures all reach it; closing hands it back, and the next forecast of the fight
     opens with it and plays it (typed plays were dropped once ↑/↓ had moved the focus)."""
     app = FacilityApp(save_dir=tmp_path, seed=1, demo="2297")
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
         await pilot.pause()
         await pilot.press("F", *"blanc=fo")
         screen = app.screen
@@ -253,6 +253,15 @@ async def test_typed_plays_stay_whatever_the_keys_and_come_back_with_the_next_fo
         assert again.query_one(Input).value == "blanc=focus"
         await wait_for(lambda: again.done >= 60)
         assert "- Sgt. Blanc: focus" in shown(app)  # (played as the line says)
+        # a line that does not read (never entered) comes back too, said, the defaults played
+        await pilot.press("ctrl+u", *"zed=hold", "escape", "F")
+        last = app.screen
+        assert isinstance(last, ForecastScreen)
+        assert last.query_one(Input).value == "zed=hold"
+        await wait_for(lambda: last.done >= 60)
+        assert "Sgt. Blanc: focus" not in shown(app)
+        notes = [n.message for n in app._notifications]
+        assert any(n.endswith(": playing the default plays") and "zed" in n for n in notes)
         await pilot.press("escape")
 
 

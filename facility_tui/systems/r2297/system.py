@@ -668,7 +668,7 @@ class Rules2297(RuleSystem):
             return state
         if s.has(tactics.FLED):
             return "fled"
-        return END_WORDS.get(state) or (s.level.word if s.level.rank else "unhurt")
+        return END_WORDS.get(state) or self.state_word(enc, c)  # (standing: the list's word)
 
 
 # The list's Actions cell for a combatant who is out, saying why (A4, A8, A9): a word, never a
