@@ -35,6 +35,7 @@ from facility_tui.dice import Stream
 from facility_tui.dispatch import apply, listed
 from facility_tui.grammar import CommandError
 from facility_tui.model import ENEMIES, PCS, Combatant, Encounter, Kind, Phase, evolve
+from facility_tui.names import shorten_names
 from facility_tui.plays import PLAY_WORDS, Play, PlayError, TurnPlay, parse_play
 from facility_tui.report import md
 from facility_tui.systems import END_WORD, RuleSystem, rules_for
@@ -735,9 +736,16 @@ def lines(enc: Encounter, tally: Tally, plays: Mapping[str, Play], seed: int) ->
     width = max((len(names.get(cid, cid)) for cid in tally.ids), default=4)
     width = min(width, NAMES, WIDTH - rest)
 
-    def name_of(cid: str) -> str:  # (cut to the names' column)
-        name = names.get(cid, cid)
-        return name if len(name) <= width else name[: width - 1] + "…"
+    # (shortened from the front as the list does, told apart: ``Cont. Drone 1``; cut only if
+    # that cannot be done)
+    given = [names.get(cid, cid) for cid in tally.ids]
+    short = shorten_names([("", name) for name in given], width) or [
+        name if len(name) <= width else name[: width - 1] + "…" for name in given
+    ]
+    shown = dict(zip(tally.ids, short, strict=True))
+
+    def name_of(cid: str) -> str:
+        return shown[cid]
 
     out.append(
         f"{'':{width}}  {'down/out':{SHARE}}  {'dying/dead':{SHARE}}  {'ends as':{END_WORD}}  "

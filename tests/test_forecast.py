@@ -15,6 +15,7 @@ from facility_tui import dispatch, forecast, store
 from facility_tui.cli import main
 from facility_tui.dispatch import apply
 from facility_tui.model import ENEMIES, PCS, Encounter
+from facility_tui.names import name_forms
 from facility_tui.plays import Play, PlayError, parse_play
 from facility_tui.session import Session
 from facility_tui.systems import rules_for
@@ -289,6 +290,20 @@ def test_the_usual_end_reads_as_the_down_or_out_share_does() -> None:
     assert forecast.usual_end(chief, "boarding-chief") == "incap."  # (it said Serious)
     duel = forecast.forecast(build(*DUEL_FACILITY), 40, seed=3, processes=1)
     assert forecast.usual_end(duel, "ann") == "out: inc."  # (it said out: incapa)
+
+
+def test_a_long_name_shortens_as_the_list_does() -> None:
+    """A name wider than its column loses its leading words' letters, not its end (the
+    Facility demo's anomaly read ``Eχ0001.001 Nominati…``), in the table and first to fall."""
+    enc = demo("facility")
+    tally = forecast.forecast(enc, 20, seed=1, processes=1)
+    out = forecast.lines(enc, tally, {}, 1)
+    name = "Eχ0001.001 Nominative Determinism"
+    assert name in {c.name for c in enc.combatants}
+    rows = [line for line in out if line.startswith("E") and "win" not in line]
+    assert len(rows) == 2 and all(row.startswith("E. Nomi. Determinism  ") for row in rows)
+    assert "E. Nomi. Determinism" in name_forms(name)
+    assert "…" not in "\n".join(out)
 
 
 def test_the_columns_say_what_they_count() -> None:
