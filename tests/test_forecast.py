@@ -286,6 +286,10 @@ def test_the_usual_end_reads_as_the_down_or_out_share_does() -> None:
             assert (downs[end] > 0) == (2 * tally.out[cid] > tally.runs), (cid, end)
             assert row.startswith(names[cid][:10]) and f"  {end}  " in row
         assert max(len(line) for line in out if not line.startswith("- ")) <= forecast.WIDTH
+        data = forecast.as_dict(enc, tally, {}, 3)["combatants"]
+        for cid, one in zip(tally.ids, data, strict=True):  # (--json says the same)
+            assert one["end_state"] == forecast.usual_end(tally, cid)
+            assert sum(one["end_states"].values()) == tally.runs
     chief = forecast.forecast(demo("2297"), 40, seed=3, processes=1)
     assert forecast.usual_end(chief, "boarding-chief") == "incap."  # (it said Serious)
     duel = forecast.forecast(build(*DUEL_FACILITY), 40, seed=3, processes=1)
