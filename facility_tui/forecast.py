@@ -35,9 +35,11 @@ from facility_tui.dice import Stream
 from facility_tui.dispatch import apply, listed
 from facility_tui.grammar import CommandError
 from facility_tui.model import ENEMIES, PCS, Combatant, Encounter, Kind, Phase, evolve
+from facility_tui.names import shorten_names
 from facility_tui.plays import PLAY_WORDS, Play, PlayError, TurnPlay, parse_play
 from facility_tui.report import md
-from facility_tui.systems import RuleSystem, rules_for
+from facility_tui.systems import END_WORD, RuleSystem, rules_for
+from facility_tui.text import control_in
 
 MAX_ROUNDS = 60  # rounds a play may last past its start before it counts as undecided
 STALL_ROUNDS = 6  # rounds in a row in which no play ran a line: nobody can act
@@ -59,7 +61,8 @@ class Outcome:
     """How one play ended: the winning side ("" none: undecided, or both fell), why it stopped
     without a winner ("rounds", "stalled" or ""), the round it ended in, and for each combatant
     of the roster (in its order) how it is out ("" standing), its end state in the list's
-    words, the ammo it spent; the first of the roster to fall ("" none)."""
+    words (``RuleSystem.end_word``), the ammo it spent; the first of the roster to fall ("":
+    none)."""
 
     winner: str
     stop: str
@@ -105,7 +108,17 @@ def _settle(rules: RuleSystem, enc: Encounter) -> Encounter:
 
 
 @frozen
-class Unlogged(Encounter):
+class Played(Encounter):
+    """An encounter a play runs: a turn that cannot be played is passed by the play, one
+    ``next`` each, not inside the command that reached it (``passes_turns``): the play sees
+    each turn start, so a fight that ends at one (a bleed-out, a death countdown) ends in that
+    turn's round, not in the round the passes had moved the marker to."""
+
+    passes_turns = False
+
+
+@frozen
+class Unlogged(Played):
     """An encounter whose log keeps no line, the copies a play makes: the forecast reads no
     log, and each line logged was a copy of the whole encounter. The rules run alike (a test
     plays the same seeds both ways and compares the encounters, apart from the log), and skip
@@ -139,7 +152,9 @@ def play(
     rng = random.Random(seed)
     by_id = dict(plays)  # (each turn's play reads them: made once, not a copy a turn)
     fields = {f.name: getattr(start, f.name) for f in attrs.fields(Encounter)}
-    enc = (Encounter if logged else Unlogged)(**{**fields, "seed": seed, "rolls": 0, "log": ()})
+    enc: Encounter = (Played if logged else Unlogged)(
+        **{**fields, "seed": seed, "rolls": 0, "log": ()}
+    )
     fates = _fates(rules, enc, ids)
     down_at_start = {cid for cid, fate in zip(ids, fates, strict=True) if fate}
     first = ""
@@ -208,8 +223,24 @@ def play(
         if changed:
             won = winner(enc, ids, fates)
 
+    def turn_on(enc: Encounter, line: str) -> Encounter:
+        """``start`` or ``next``, then the turns that cannot be played passed one by one, as
+        the rules pass them (``rounds.start_turn``), each watched; none once the fight is over:
+        a fight that ends at a turn's start ends in that turn's round."""
+        enc = _run(enc, line)
+        watch(enc)
+        skipped = 0
+        while won is None and skipped < len(enc.order):
+            slot = enc.current
+            if slot is None or rules.can_act(enc, slot):
+                break
+            enc = _run(enc, "next")
+            watch(enc)
+            skipped += 1
+        return enc
+
     if enc.phase is Phase.SETUP and won is None:
-        enc = _run(enc, "start")
+        enc = turn_on(enc, "start")
     enc = _settle(rules, enc)  # (a choice the GM left open takes the forecast's answer too)
     watch(enc)
     stop = ""
@@ -238,14 +269,15 @@ def play(
             acted = enc.round
             enc = _settle(rules, enc)
             watch(enc)
-        enc = _settle(rules, _run(enc, "next"))
+            if won is not None:
+                break
+        if won is not None:  # (the fight ended in this turn: its round is the one it ended in)
+            break
+        enc = _settle(rules, turn_on(enc, "next"))
         if enc.log:  # (the forecast reads no log: it would only grow; a play's keeps none)
             enc = evolve(enc, log=())
         watch(enc)
-    ends = tuple(
-        "fled" if fate == "fled" else rules.state_word(enc, enc.get(cid)) if enc.has(cid) else ""
-        for cid, fate in zip(ids, fates, strict=True)
-    )
+    ends = tuple(rules.end_word(enc, enc.get(cid)) if enc.has(cid) else "fled" for cid in ids)
     return Outcome(won or "", stop, enc.round, tuple(fates), ends, tuple(spent), first), enc
 
 
@@ -270,6 +302,7 @@ class Tally:
     out: Counter[str] = field(factory=Counter)  # combatant -> plays it ended down, fled or dying
     dying: Counter[str] = field(factory=Counter)  # ... dying or dead
     ends: dict[str, Counter[str]] = field(factory=dict)  # combatant -> end state -> plays
+    downs: dict[str, Counter[str]] = field(factory=dict)  # ... of the plays it ended down or out
     ammo: Counter[str] = field(factory=Counter)  # combatant -> ammo spent over all plays
     first: Counter[str] = field(factory=Counter)  # combatant -> plays it fell first
     stops: Counter[str] = field(factory=Counter)  # "rounds", "stalled" -> plays
@@ -287,6 +320,7 @@ class Tally:
         for cid, fate, end, ammo in zip(self.ids, o.fates, o.ends, o.ammo, strict=True):
             if fate:
                 self.out[cid] += 1
+                self.downs.setdefault(cid, Counter())[end] += 1
             if fate == "dying":
                 self.dying[cid] += 1
             self.ends.setdefault(cid, Counter())[end] += 1
@@ -306,8 +340,9 @@ class Tally:
             mine.update(theirs)
         for side, counts in other.rounds.items():
             self.rounds.setdefault(side, Counter()).update(counts)
-        for cid, ends in other.ends.items():
-            self.ends.setdefault(cid, Counter()).update(ends)
+        for mine_by, theirs_by in ((self.ends, other.ends), (self.downs, other.downs)):
+            for cid, ends in theirs_by.items():
+                mine_by.setdefault(cid, Counter()).update(ends)
 
 
 def wilson(k: int, n: int, z: float = Z95) -> tuple[float, float]:
@@ -398,6 +433,8 @@ def read_plays(enc: Encounter, words: Mapping[str, str]) -> dict[str, Play]:
 def parse_play_option(text: str, what: str = "--play") -> tuple[str, str]:
     """``NAME=WORDS`` (``--play blanc=focus``) as its two parts; ``what`` names the option in
     the refusal."""
+    if (bad := control_in(text)) is not None:  # (said as typed below: never sent raw)
+        raise ForecastError(f"{what} holds a control character ({bad}); retype it")
     name, eq, words = text.partition("=")
     if not eq or not name.strip() or not words.strip():
         raise ForecastError(f"{what} takes NAME=PLAY ({PLAY_WORDS}), got '{text}'")
@@ -547,6 +584,9 @@ def forecast(
 
 SIDE_NAMES = {PCS: "PCs", ENEMIES: "Enemies", "": "No one"}
 BARS = "▁▂▃▄▅▆▇█"
+WIDTH = 74  # the forecast screen's lines at 80 columns (its frame, padding and scroll bar off)
+NAMES = 20  # the most a name takes of a line
+SHARE = 14  # a share as ``pct`` writes it, at its widest: ``100 % (99–100)``
 
 
 def pct(k: int, n: int) -> str:
@@ -613,7 +653,8 @@ def as_dict(enc: Encounter, tally: Tally, plays: Mapping[str, Play], seed: int) 
                 "side": enc.get(cid).side,
                 "out": share(tally.out[cid]),
                 "dying_or_dead": share(tally.dying[cid]),
-                "end_state": _likeliest(tally.ends.get(cid, Counter())),
+                "end_state": usual_end(tally, cid),
+                "end_states": dict(tally.ends.get(cid, Counter()).most_common()),
                 "ammo_spent_mean": tally.ammo[cid] / n if n else 0.0,
                 "first_to_fall": share(tally.first[cid]),
             }
@@ -626,6 +667,18 @@ def as_dict(enc: Encounter, tally: Tally, plays: Mapping[str, Play], seed: int) 
 
 def _likeliest(counts: Counter[str]) -> str:
     return min(counts, key=lambda k: (-counts[k], k)) if counts else ""
+
+
+def usual_end(tally: Tally, cid: str) -> str:
+    """How ``cid`` usually ends, in the terms of the down/out column: when it ends down or out
+    in more than half the plays, the commonest way it is (``uncons.``); else the commonest
+    state it stands in (``Serious``). (The commonest of all read as a contradiction: 95 %
+    down or out, and "most often Serious", the other 5 % in one word against four.)"""
+    ends = tally.ends.get(cid, Counter())
+    downs = tally.downs.get(cid, Counter())
+    if 2 * tally.out[cid] > tally.runs:
+        return _likeliest(downs)
+    return _likeliest(ends - downs)
 
 
 def note(tally: Tally) -> str:
@@ -642,13 +695,25 @@ def note(tally: Tally) -> str:
     return "; ".join(parts)
 
 
-def rounds_text(counts: Counter[int]) -> str:
-    if not counts:
-        return ""
+def _rounds_parts(counts: Counter[int]) -> tuple[str, str]:
     return (
-        f"round {percentile(counts, 0.5)} median, {percentile(counts, 0.9)} at 90 % "
-        f"{histogram(counts)} ({min(counts)}–{max(counts)})"
+        f"round {percentile(counts, 0.5)} median, {percentile(counts, 0.9)} at 90 %",
+        f"{histogram(counts)} ({min(counts)}–{max(counts)})",
     )
+
+
+def rounds_text(counts: Counter[int]) -> str:
+    return " ".join(_rounds_parts(counts)) if counts else ""
+
+
+def rounds_lines(counts: Counter[int]) -> list[str]:
+    """``rounds_text`` as the text's lines: the histogram on a line of its own when they would
+    be wider than ``WIDTH`` together (a bar a round, up to ``MAX_ROUNDS``)."""
+    if not counts:
+        return []
+    figures, bars = _rounds_parts(counts)
+    line = f"  {figures} {bars}"
+    return [line] if len(line) <= WIDTH else [f"  {figures}:", f"  {bars}"]
 
 
 def lines(enc: Encounter, tally: Tally, plays: Mapping[str, Play], seed: int) -> list[str]:
@@ -660,26 +725,37 @@ def lines(enc: Encounter, tally: Tally, plays: Mapping[str, Play], seed: int) ->
         out.append(text)
     for side in sorted({enc.get(cid).side for cid in tally.ids}):
         out.append(f"{SIDE_NAMES.get(side, side)} win {pct(tally.wins[side], n)}")
-        if text := rounds_text(tally.rounds.get(side, Counter())):
-            out.append(f"  {text}")
+        out += rounds_lines(tally.rounds.get(side, Counter()))
     if tally.wins[""]:
         out.append(f"No winner {pct(tally.wins[''], n)}")
     out.append("")
+    # The columns keep their widths as the figures sharpen; the names take what is left of
+    # ``WIDTH`` (each state word fits its column whole: ``RuleSystem.end_word``).
+    ammo_head = rules_for(enc.system).ammo_spent
+    rest = 2 + SHARE + 2 + SHARE + 2 + END_WORD + 2 + len(ammo_head)
     width = max((len(names.get(cid, cid)) for cid in tally.ids), default=4)
-    width = min(width, 20)
+    width = min(width, NAMES, WIDTH - rest)
 
-    def name_of(cid: str) -> str:  # (cut to the names' column)
-        name = names.get(cid, cid)
-        return name if len(name) <= width else name[: width - 1] + "…"
+    # (shortened from the front as the list does, told apart: ``Cont. Drone 1``; cut only if
+    # that cannot be done)
+    given = [names.get(cid, cid) for cid in tally.ids]
+    short = shorten_names([("", name) for name in given], width) or [
+        name if len(name) <= width else name[: width - 1] + "…" for name in given
+    ]
+    shown = dict(zip(tally.ids, short, strict=True))
 
-    out.append(f"{'':{width}}  {'down/out':16} {'dying/dead':16} most often  ammo")
+    def name_of(cid: str) -> str:
+        return shown[cid]
+
+    out.append(
+        f"{'':{width}}  {'down/out':{SHARE}}  {'dying/dead':{SHARE}}  {'ends as':{END_WORD}}  "
+        f"{ammo_head}"
+    )
     for cid in tally.ids:
-        name = name_of(cid)
-        end = _likeliest(tally.ends.get(cid, Counter()))
         ammo = f"{tally.ammo[cid] / n:.1f}" if n else "-"
         out.append(
-            f"{name:{width}}  {pct(tally.out[cid], n):16} {pct(tally.dying[cid], n):16} "
-            f"{end[:11]:11}  {ammo}"
+            f"{name_of(cid):{width}}  {pct(tally.out[cid], n):{SHARE}}  "
+            f"{pct(tally.dying[cid], n):{SHARE}}  {usual_end(tally, cid):{END_WORD}}  {ammo}"
         )
     likeliest = [cid for cid, _ in sorted(tally.first.items(), key=lambda kv: (-kv[1], kv[0]))]
     if likeliest:  # (a line each: on one, a name was parted from its share where it wrapped)
@@ -703,10 +779,11 @@ def markdown(enc: Encounter, tally: Tally, plays: Mapping[str, Play], seed: int)
     for side in sorted({enc.get(cid).side for cid in tally.ids}):
         rounds = rounds_text(tally.rounds.get(side, Counter()))
         out.append(f"| {SIDE_NAMES.get(side, side)} | {pct(tally.wins[side], n)} | {rounds} |\n")
-    out.append("\n| combatant | down or out | dying or dead | most often | ammo spent |\n")
+    ammo_head = rules_for(enc.system).ammo_spent
+    out.append(f"\n| combatant | down or out | dying or dead | ends as | {ammo_head} |\n")
     out.append("|---|---|---|---|---|\n")
     for cid in tally.ids:
-        end = md(_likeliest(tally.ends.get(cid, Counter())))
+        end = md(usual_end(tally, cid))
         ammo = f"{tally.ammo[cid] / n:.1f}" if n else "-"
         out.append(
             f"| {names.get(cid, cid)} | {pct(tally.out[cid], n)} | {pct(tally.dying[cid], n)} "

@@ -107,6 +107,10 @@ class Encounter:
     # Whether ``logged`` keeps a line (a forecast's copies keep none): a line only the log
     # would read need not be written (the round's turn announcements)
     keeps_log: ClassVar[bool] = True
+    # Whether a turn that cannot be played passes on by itself inside the command that reached
+    # it (``rounds.start_turn``); a forecast's copies pass such turns one ``next`` at a time, to
+    # see the round in which a fight ends
+    passes_turns: ClassVar[bool] = True
 
     @property
     def numbered(self) -> bool:

@@ -34,8 +34,13 @@ class PlayError(ValueError):
 class Play:
     target: str = "random"  # TARGETS
     hold: bool = False
-    flee: str = ""  # the level (lower case) at which it leaves the fight; "" never
-    harm: str = ""  # Facility: the harm it deals, "N HAZARD"; "" its weapon's
+    flee: str = ""  # the level at which it leaves the fight, as typed; "" never
+    harm: str = ""  # Facility: the harm it deals, "N HAZARD" as typed; "" its weapon's
+
+    @property
+    def flee_level(self) -> str:
+        """The level of ``flee`` as the rules name it (lower case: typed as the GM likes)."""
+        return self.flee.lower()
 
     def text(self) -> str:
         words = ["hold"] if self.hold else [] if self.target == "random" else [self.target]
@@ -47,20 +52,22 @@ class Play:
 
 
 DEFAULT_PLAY = Play()
-_FLEE = re.compile(r"^flee\s+(?:at\s+)?(.+)$")
-_HARM = re.compile(r"^harm\s+(\S+)\s+(\S+)$")
+_FLEE = re.compile(r"^flee\s+(?:at\s+)?(.+)$", re.IGNORECASE)
+_HARM = re.compile(r"^harm\s+(\S+)\s+(\S+)$", re.IGNORECASE)
 
 
 def parse_play(text: str) -> Play:
-    """``focus``, ``spread``, ``hold``, ``flee at serious``, or several joined by commas."""
+    """``focus``, ``spread``, ``hold``, ``flee at serious``, or several joined by commas, in
+    any case; what the words name is kept as typed (a refusal quotes it so)."""
     target, hold, flee, harm = "random", False, "", ""
-    words = [w.strip().lower() for w in text.split(",") if w.strip()]
+    words = [w.strip() for w in text.split(",") if w.strip()]
     if not words:
         raise PlayError(f"a play needs a word: {PLAY_WORDS}")
     for word in words:
-        if word in ("focus", "spread", "random"):
-            target = word
-        elif word == "hold":
+        key = word.lower()
+        if key in ("focus", "spread", "random"):
+            target = key
+        elif key == "hold":
             hold = True
         elif m := _FLEE.match(word):
             flee = " ".join(m.group(1).split())

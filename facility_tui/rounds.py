@@ -42,13 +42,14 @@ def begin_round(enc: Encounter, dice: Dice, rules: RuleSystem, skipped: int = 0)
 
 def start_turn(enc: Encounter, dice: Dice, rules: RuleSystem, skipped: int = 0) -> Encounter:
     """Start the current slot's turn; a turn that cannot be played passes on by itself, until a
-    whole round's worth have passed (then the marker stays, so the GM sees no one can act)."""
+    whole round's worth have passed (then the marker stays, so the GM sees no one can act);
+    unless the encounter passes its turns itself (``Encounter.passes_turns``: a forecast's)."""
     enc = _announce(enc, rules)
     slot = enc.current
     if slot is None:
         return enc
     enc = rules.turn_started(enc, slot, dice)
-    if enc.current != slot or rules.can_act(enc, slot):
+    if not enc.passes_turns or enc.current != slot or rules.can_act(enc, slot):
         return enc
     if skipped >= len(enc.order):
         return enc  # (no one can act: the marker stays)

@@ -4,6 +4,11 @@ thread worker, so the screen stays responsive; the figures sharpen as chunks of 
 progress bar counts them, escape stops the plays and closes. The plays line changes how some
 combatants are played (``blanc=focus; boarder 1=flee at serious``); enter runs again with it.
 
+The plays line is the screen's one focus: whatever the GM types goes there, ↑↓ and the page
+keys scroll the figures from it, and it is handed back on closing (the tracker opens the next
+forecast of the fight with it). The line below says how many lines of figures are above and
+below the view.
+
 Names come from the save: every line is shown as plain text (``Text``), never markup.
 """
 
@@ -36,7 +41,9 @@ SHOW_EVERY = 0.25
 QUIET_WHILE_TYPING = 0.6
 
 
-class ForecastScreen(ModalScreen[None]):
+class ForecastScreen(ModalScreen[str]):
+    """Dismissed with the plays line as the GM left it."""
+
     DEFAULT_CSS = """
     ForecastScreen {
         align: center middle;
@@ -59,7 +66,7 @@ class ForecastScreen(ModalScreen[None]):
     ForecastScreen #forecast-results {
         height: 1fr;
     }
-    ForecastScreen .hint {
+    ForecastScreen #forecast-hint {
         width: 100%;
         color: $text-muted;
     }
@@ -69,19 +76,29 @@ class ForecastScreen(ModalScreen[None]):
         Binding("escape", "close", "Close (stops the plays)", priority=True),
         Binding("down", "scroll(1)", "Scroll", show=False),
         Binding("up", "scroll(-1)", "Scroll", show=False),
+        Binding("pagedown", "page(1)", "Page", show=False),
+        Binding("pageup", "page(-1)", "Page", show=False),
     ]
 
     def __init__(
-        self, enc: Encounter, runs: int | None = None, processes: int | None = None
+        self,
+        enc: Encounter,
+        runs: int | None = None,
+        processes: int | None = None,
+        *,
+        plays: str = "",
     ) -> None:
+        """``plays``: the plays line as the GM left it at the last forecast of this fight."""
         super().__init__()
         self.enc = enc
         self.runs = RUNS if runs is None else runs
         self.processes = processes
         self.seed = enc.seed
+        self.typed = plays
         self.plays: dict[str, Play] = {}
         self._generation = 0  # a new run (or closing) makes the running one stop
         self.done = 0  # plays shown
+        self._shown_hint = ""
         self._typed = 0.0  # when the GM last typed in the plays line (time.monotonic)
 
     def compose(self) -> ComposeResult:
@@ -89,24 +106,58 @@ class ForecastScreen(ModalScreen[None]):
             title = f"Forecast: {printable(self.enc.name)} — {self.runs} plays, seed {self.seed}"
             yield Label(Text(title), id="forecast-title")
             # (the hint below says what enter does: the words fit the input at 80 columns)
-            plays = Input(placeholder=f"NAME=PLAY; … ({PLAY_WORDS})")
+            plays = Input(self.typed, placeholder=f"NAME=PLAY; … ({PLAY_WORDS})")
             # a steady cursor (as the command line's): a blink redraws the screen twice a
             # second, and a key pressed just after one waited for the next frame's slot
             plays.cursor_blink = False
             yield plays
             yield ProgressBar(total=self.runs, show_eta=False)
-            with VerticalScroll(id="forecast-results"):
+            # (the figures never take the focus from the plays line: its keys scroll them)
+            with VerticalScroll(id="forecast-results", can_focus=False):
                 # (a pane that redraws only the lines whose figures changed, and lays the
                 # screen out again only when it grows: a Static redrew it all at each update)
                 yield TextPane(id="forecast-text")
-            yield Label(
-                Text("⏎ runs again with the plays · ↑↓ scroll · escape closes (stops the plays)"),
-                classes="hint",
-            )
+            # (not the app's ``hint``, which keeps a blank line above: here, a line of figures)
+            yield Label(Text(self._hint(0, 0)), id="forecast-hint")
 
     def on_mount(self) -> None:
-        self.query_one("#forecast-results").focus()
+        results = self.query_one("#forecast-results", VerticalScroll)
+        # the line below the figures says what is out of view; any change of it comes with a
+        # new scroll position or a new height of the figures, or of their box
+        self.watch(results, "scroll_y", self._more, init=False)
+        self.watch(results, "virtual_size", self._more, init=False)
+        self.query_one(Input).focus()
+        if self.typed.strip():  # (the line handed back: its plays, when they still read)
+            try:
+                self.plays = forecast.read_plays(self.enc, forecast.parse_plays_text(self.typed))
+            except forecast.ForecastError as err:
+                self.notify(f"{err}: playing the default plays", severity="error", markup=False)
         self._start()
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._more)
+
+    @staticmethod
+    def _hint(above: int, below: int) -> str:
+        """The keys, and how many lines of figures are out of view above and below."""
+        parts = ["⏎ reruns with the plays"]
+        if above or below:
+            arrows = " ".join(f"{arrow} {n}" for arrow, n in (("↑", above), ("↓", below)) if n)
+            parts.append(f"{arrows} more line{'s' if max(above, below) > 1 else ''}")
+        parts.append("escape stops and closes")
+        return " · ".join(parts)
+
+    def _more(self) -> None:
+        if not self.is_attached:
+            return
+        results = self.query_one("#forecast-results", VerticalScroll)
+        above = round(results.scroll_y)
+        below = max(0, results.max_scroll_y - above)
+        hint = self._hint(above, below)
+        label = self.query_one("#forecast-hint", Label)
+        if hint != self._shown_hint:
+            self._shown_hint = hint
+            label.update(Text(hint))
 
     def _start(self) -> None:
         self._generation += 1
@@ -169,6 +220,10 @@ class ForecastScreen(ModalScreen[None]):
     def action_scroll(self, step: int) -> None:
         self.query_one("#forecast-results", VerticalScroll).scroll_relative(y=step, animate=False)
 
+    def action_page(self, step: int) -> None:
+        results = self.query_one("#forecast-results", VerticalScroll)
+        results.scroll_relative(y=step * max(1, results.size.height - 1), animate=False)
+
     def action_close(self) -> None:
         self._generation += 1  # the running plays stop (their workers are ended)
-        self.dismiss(None)
+        self.dismiss(self.query_one(Input).value)

@@ -12,9 +12,9 @@ When the room is short, the list gives way in a fixed order, and never cuts a st
 5. the names shorten further, as far as they stay told apart (``name_floor``);
 6. what still does not fit scrolls sideways.
 
-Names are shortened from the front (``name_forms``): the leading words are abbreviated, then
-dropped, and the last words, which tell ``Drone 1`` from ``Drone 2``, stay whole as long as
-anything does.
+Names are shortened from the front (``name_forms``, in ``facility_tui.names``): the leading
+words are abbreviated, then dropped, and the last words, which tell ``Drone 1`` from ``Drone 2``,
+stay whole as long as anything does.
 """
 
 from __future__ import annotations
@@ -25,6 +25,10 @@ from functools import lru_cache
 
 from attrs import frozen
 from rich.cells import cell_len
+
+# (named here too, as before they moved)
+from facility_tui.names import name_forms as name_forms
+from facility_tui.names import shorten_names as shorten_names
 
 PAD = 1  # cells before the first column (the selected row's mark)
 GAPS = (2, 1)  # blank cells after each column: 2 when every column fits so, else 1
@@ -119,83 +123,7 @@ def fit(
     return done(gap)
 
 
-# -- names --------------------------------------------------------------------------------------
-
-
-def _kept_tail(words: list[str]) -> int:
-    """How many last words stay whole: the last, and the one before a short last word (the
-    ``Drone`` of ``Drone 1``, the ``Team`` of ``Team B``)."""
-    if len(words) >= 2 and len(words[-1]) <= 2:
-        return 2
-    return 1
-
-
-def _abbreviated(word: str) -> str:
-    return word[:4] + "." if len(word) > 5 and word[:4].isalnum() else word
-
-
-def _initial(word: str) -> str:
-    return word[0] + "." if len(word) > 2 and word[0].isalnum() else word
-
-
-@lru_cache(maxsize=4096)
-def name_forms(name: str) -> tuple[str, ...]:
-    """Shorter forms of a name, longest first, each keeping its end: leading words abbreviated
-    (``Cont.``), then to an initial (``C.``), then left out from the first; last, the kept words
-    themselves lose their front (``…rone 1``)."""
-    words = name.split()
-    forms: list[str] = []
-    last = words[-1] if words else ""
-    if len(words) > 1 and len(last) > 3 and last[0] == "(" and last[-1] == ")":
-        # A last word in brackets qualifies the name (``Dale (Maintenance)``): it gives way
-        # first, so the name itself stays (``Dale (Main.)``, ``Dale (M.)``, ``Dale``).
-        head = " ".join(words[:-1])
-        forms = [f"{head} ({_abbreviated(last[1:-1])})", f"{head} ({last[1]}.)", head]
-        forms += name_forms(head)
-        shorter = {f: cell_len(f) for f in dict.fromkeys(forms) if cell_len(f) < cell_len(name)}
-        return tuple(sorted(shorter, key=lambda form: -shorter[form]))
-    if len(words) > 1:
-        tail = _kept_tail(words)
-        lead, kept = words[:-tail], words[-tail:]
-        shown = list(lead)
-        for step in (_abbreviated, _initial):
-            for i, word in enumerate(lead):
-                shown[i] = step(word)
-                forms.append(" ".join([*shown, *kept]))
-        for i in range(len(shown)):
-            forms.append(" ".join([*shown[i + 1 :], *kept]))
-        rest = " ".join(kept)
-    else:
-        rest = name
-    for cut in range(1, len(rest)):
-        forms.append("…" + rest[cut:])
-    shorter = {form: cell_len(form) for form in forms if cell_len(form) < cell_len(name)}
-    return tuple(sorted(shorter, key=lambda form: -shorter[form]))  # (stable: ties in order)
-
-
-def shorten_names(names: Sequence[tuple[str, str]], width: int) -> list[str] | None:
-    """Each ``(lead, name)`` as shown in ``width`` cells: ``lead + name`` whole when it fits,
-    else ``lead`` and the longest form of the name that fits and looks like no other name shown.
-    None when that cannot be done at this width. (A lead is a mark kept whole: ``(h) ``.)"""
-    whole = [lead + name for lead, name in names]
-    fits = [cell_len(text) <= width for text in whole]
-    taken = {text for text, ok in zip(whole, fits, strict=True) if ok}
-    taken_full = set(whole)  # a shortened name never reads as another's whole name
-    out: list[str] = []
-    for (lead, name), text, ok in zip(names, whole, fits, strict=True):
-        if ok:
-            out.append(text)
-            continue
-        room = width - cell_len(lead)
-        for form in name_forms(name):
-            shown = lead + form
-            if cell_len(form) <= room and shown not in taken and shown not in taken_full:
-                taken.add(shown)
-                out.append(shown)
-                break
-        else:
-            return None
-    return out
+# -- names (``facility_tui.names``: the forecast's text shortens them the same way) -------------
 
 
 @lru_cache(maxsize=16)

@@ -196,6 +196,7 @@ class MainScreen(Screen[None]):
         self._open_file = open_file
         self._quit_anyway = False
         self._asking = False  # a question about the save is on screen
+        self._plays_typed: dict[Path, str] = {}  # each fight's forecast plays line, as left
         self._status = StatusPane(id="status")
         self._list = OrderList(id="order")
         self._detail = DetailPane(id="detail")
@@ -920,10 +921,17 @@ class MainScreen(Screen[None]):
         self.notify(f"Report written to {path}", timeout=8)
 
     def action_forecast(self) -> None:
-        """The danger forecast of the fight as it stands (docs/forecast.md): nothing changes."""
+        """The danger forecast of the fight as it stands (docs/forecast.md): nothing changes.
+        Its plays line comes back as the GM left it in this fight's last forecast."""
         from .forecast import ForecastScreen
 
-        self.app.push_screen(ForecastScreen(self.ws.encounter))
+        path = self.ws.path
+
+        def keep(typed: str | None) -> None:
+            self._plays_typed[path] = typed or ""
+
+        typed = self._plays_typed.get(path, "")
+        self.app.push_screen(ForecastScreen(self.ws.encounter, plays=typed), keep)
 
     def player_view(self) -> None:
         """This read-only window becomes the player view (``facility-tui watch``)."""

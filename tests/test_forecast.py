@@ -11,10 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from facility_tui import forecast, store
+from facility_tui import dispatch, forecast, store
 from facility_tui.cli import main
 from facility_tui.dispatch import apply
 from facility_tui.model import ENEMIES, PCS, Encounter
+from facility_tui.names import name_forms
 from facility_tui.plays import Play, PlayError, parse_play
 from facility_tui.session import Session
 from facility_tui.systems import rules_for
@@ -121,6 +122,57 @@ def test_a_harm_play_arms_an_enemy_the_sheet_leaves_unarmed() -> None:
     assert plain.wins[PCS] == 50  # 1 wound a hit never takes Ann down
 
 
+@pytest.mark.parametrize(
+    ("lines", "blows"), [(DUEL_2297, ("attack ",)), (DUEL_FACILITY, ("strike ", "harm "))]
+)
+def test_a_fight_ends_in_the_round_of_its_deciding_blow(
+    monkeypatch: pytest.MonkeyPatch, lines: tuple[str, ...], blows: tuple[str, ...]
+) -> None:
+    """Each side strikes once a round and any blow may end the duel: the k-th blow falls in
+    round (k + 1) // 2, and the play ends in that round (a duel won by its first blow was
+    counted in round 2: the turns after it were played on)."""
+    enc = build(*lines)
+    ran: list[str] = []
+
+    def recording(enc: Encounter, line: str, *args: object, **kwargs: object) -> dispatch.Applied:
+        done = dispatch.apply(enc, line, *args, **kwargs)  # type: ignore[arg-type]
+        ran.append(line)
+        return done
+
+    monkeypatch.setattr(forecast, "apply", recording)
+    seen: Counter[int] = Counter()
+    for seed in range(30):
+        ran.clear()
+        outcome = forecast.play_once(enc, {}, seed)
+        struck = sum(line.startswith(blows) for line in ran)
+        assert outcome.winner and outcome.rounds == (struck + 1) // 2, (seed, outcome, ran)
+        seen[outcome.rounds] += 1
+    assert seen[1] >= 20 and len(seen) > 1  # (most end in round 1: 1 - 0.34² in 2297)
+
+
+@pytest.mark.parametrize(("bob_init", "ends_in"), [(12, 1), (18, 2)])
+def test_a_fight_that_ends_at_a_turns_start_ends_in_that_round(bob_init: int, ends_in: int) -> None:
+    """Bob, Critical with 4 damage on Health 5, bleeds 1d6 at his turn's start and falls there
+    (unconscious: his turn passes): after Ann's turn in round 1 (he acts last), or at the start
+    of round 2 (he acts first). The fight ends in that round, not in the one the passed turns
+    moved the marker to."""
+    enc = build(
+        "new 2297 Bleed seed=5",
+        'add Ann side=pc init=15 hlt=10 weapon="Gun 1d1+24 SS"',
+        f'add Bob side=enemy init={bob_init} hlt=5 weapon="Gun 1d1+24 SS"',
+        "start",
+        *(["next"] if bob_init > 15 else []),  # (Bob's turn of round 1 is over)
+        "set bob injury critical",
+        "set bob damage 4",
+    )
+    assert (enc.round, enc.current) == (1, "ann")
+    plays = forecast.read_plays(enc, {"ann": "hold", "bob": "hold"})
+    tally = forecast.forecast(enc, 20, seed=1, plays=plays, processes=1)
+    assert tally.wins[PCS] == 20
+    assert tally.rounds[PCS] == Counter({ends_in: 20})
+    assert forecast.rounds_text(tally.rounds[PCS]).startswith(f"round {ends_in} median")
+
+
 def test_the_same_seed_gives_the_same_forecast_in_one_process_or_two() -> None:
     enc = demo("facility")
     here = forecast.forecast(enc, 60, seed=3, processes=1)
@@ -188,6 +240,94 @@ def test_demo_fights_mid_fight() -> None:
     assert min(tally.rounds[PCS]) >= 1
 
 
+@pytest.mark.parametrize(
+    ("lines", "word"),
+    [
+        ((*DUEL_2297, "set bob damage 10"), "incap."),  # (the list shows its injury: none)
+        ((*DUEL_2297, "cond bob unconscious"), "uncons."),
+        ((*DUEL_2297, "hit bob 40"), "dying"),
+        ((*DUEL_2297, "set bob dead yes"), "dead"),
+        ((*DUEL_2297, "cond bob fled"), "fled"),
+        ((*DUEL_FACILITY, "fate bob out"), "out"),
+        ((*DUEL_FACILITY, *(f"set ann {k}_wounds 9" for k in ("phy", "sci", "ins"))), "out: inc."),
+        ((*DUEL_FACILITY, "fate bob surrendered"), "out: sur."),
+        ((*DUEL_FACILITY, "fate bob fled"), "out: fled"),
+        ((*DUEL_FACILITY, "fate bob dead"), "dead"),
+    ],
+)
+def test_one_out_ends_said_out_whole_in_its_column(lines: tuple[str, ...], word: str) -> None:
+    """A combatant the forecast counts down or out ends in a word that says so (an
+    Incapacitated 2297 combatant ended "Serious" beside 100 % down/out), the list's word or its
+    short form, never cut (Facility's ``out: incapacitated`` showed as ``out: incapa``)."""
+    enc = build(*lines)
+    rules = rules_for(enc.system)
+    for c in forecast.roster(enc):
+        end = rules.end_word(enc, c)
+        assert len(end) <= forecast.END_WORD
+        if rules.fallen(enc, c):
+            assert end == word, (c.id, end)
+        else:
+            assert end == rules.state_word(enc, c)  # (standing: the list's word itself)
+
+
+def test_the_usual_end_reads_as_the_down_or_out_share_does() -> None:
+    """The "ends as" column names a way to be down or out exactly when the combatant ends so in
+    more than half the plays; the line keeps each word whole and within the screen's width."""
+    for enc in (demo("2297"), build(*DUEL_FACILITY)):
+        tally = forecast.forecast(enc, 40, seed=3, processes=1)
+        out = forecast.lines(enc, tally, {}, 3)
+        head = next(i for i, line in enumerate(out) if "down/out" in line)
+        assert "ends as" in out[head]
+        names = {c.id: c.name for c in enc.combatants}
+        rows = out[head + 1 : head + 1 + len(tally.ids)]
+        for cid, row in zip(tally.ids, rows, strict=True):
+            end = forecast.usual_end(tally, cid)
+            downs = tally.downs.get(cid, Counter())
+            assert (downs[end] > 0) == (2 * tally.out[cid] > tally.runs), (cid, end)
+            assert row.startswith(names[cid][:10]) and f"  {end}  " in row
+        assert max(len(line) for line in out if not line.startswith("- ")) <= forecast.WIDTH
+        data = forecast.as_dict(enc, tally, {}, 3)["combatants"]
+        for cid, one in zip(tally.ids, data, strict=True):  # (--json says the same)
+            assert one["end_state"] == forecast.usual_end(tally, cid)
+            assert sum(one["end_states"].values()) == tally.runs
+    chief = forecast.forecast(demo("2297"), 40, seed=3, processes=1)
+    assert forecast.usual_end(chief, "boarding-chief") == "incap."  # (it said Serious)
+    duel = forecast.forecast(build(*DUEL_FACILITY), 40, seed=3, processes=1)
+    assert forecast.usual_end(duel, "ann") == "out: inc."  # (it said out: incapa)
+
+
+def test_a_long_name_shortens_as_the_list_does() -> None:
+    """A name wider than its column loses its leading words' letters, not its end (the
+    Facility demo's anomaly read ``Eχ0001.001 Nominati…``), in the table and first to fall."""
+    enc = demo("facility")
+    tally = forecast.forecast(enc, 20, seed=1, processes=1)
+    out = forecast.lines(enc, tally, {}, 1)
+    name = "Eχ0001.001 Nominative Determinism"
+    assert name in {c.name for c in enc.combatants}
+    rows = [line for line in out if line.startswith("E") and "win" not in line]
+    assert len(rows) == 2 and all(row.startswith("E. Nomi. Determinism  ") for row in rows)
+    assert "E. Nomi. Determinism" in name_forms(name)
+    assert "…" not in "\n".join(out)
+
+
+def test_the_columns_say_what_they_count() -> None:
+    for enc, ammo in ((demo("2297"), "ammo used"), (build(*DUEL_FACILITY), "guns dry")):
+        tally = forecast.forecast(enc, 5, seed=1, processes=1)
+        head = next(line for line in forecast.lines(enc, tally, {}, 1) if "down/out" in line)
+        assert head.split() == ["down/out", "dying/dead", "ends", "as", *ammo.split()]
+        md = forecast.markdown(enc, tally, {}, 1)
+        assert f"| combatant | down or out | dying or dead | ends as | {ammo} |" in md
+
+
+def test_a_long_fights_histogram_takes_a_line_of_its_own() -> None:
+    few = Counter({1: 3, 4: 1})
+    assert forecast.rounds_lines(few) == [f"  {forecast.rounds_text(few)}"]
+    long = forecast.rounds_lines(Counter({1: 5, 61: 1}))
+    assert long[0] == "  round 1 median, 61 at 90 %:"
+    assert long[1].startswith("  █") and long[1].endswith(" (1–61)")
+    assert max(map(len, long)) <= forecast.WIDTH
+
+
 def test_a_save_with_a_choice_left_open_forecasts() -> None:
     enc = build(*DUEL_FACILITY, "start dice=15", "strike ann bob d20=15")
     assert rules_for("facility").choices(enc)  # deal or crit, waiting
@@ -243,12 +383,33 @@ def test_flee_at_takes_the_fighter_out_without_a_fall() -> None:
         ("spread", Play("spread")),
         ("hold", Play(hold=True)),
         ("flee at serious", Play(flee="serious")),
-        ("Focus, flee at Critical", Play("focus", flee="critical")),
+        ("Focus, flee at Critical", Play("focus", flee="Critical")),
         ("harm 2 anomalies", Play(harm="2 anomalies")),
     ],
 )
 def test_parse_play(text: str, play: Play) -> None:
     assert parse_play(text) == play
+
+
+def test_a_refused_play_is_quoted_as_typed() -> None:
+    """Case kept, brackets as they are (never read as markup), control characters refused."""
+    enc = build(*DUEL_2297)
+    with pytest.raises(PlayError) as refused:
+        parse_play("Hold[bold red]Boss[/]")
+    assert str(refused.value).startswith("unknown play 'Hold[bold red]Boss[/]': use focus")
+    with pytest.raises(forecast.ForecastError, match="flee at 'Bored': 2297 takes light"):
+        forecast.read_plays(enc, {"ann": "Flee At Bored"})
+    with pytest.raises(forecast.ForecastError, match="no combatant called 'Zed'"):
+        forecast.read_plays(enc, forecast.parse_plays_text("Zed=HOLD"))
+    with pytest.raises(forecast.ForecastError, match=r"control character \(\\x1b\); retype"):
+        forecast.parse_plays_text("ann=hold\x1b[31m")
+    # any case plays alike, and the assumptions say the play as typed
+    typed = forecast.read_plays(enc, {"bob": "Flee At Light"})
+    plain = forecast.read_plays(enc, {"bob": "flee at light"})
+    assert forecast.forecast(enc, 10, 1, typed, processes=1) == forecast.forecast(
+        enc, 10, 1, plain, processes=1
+    )
+    assert "Bob: flee at Light" in forecast.assumptions(enc, typed, 1)
 
 
 def test_bad_plays_are_refused_in_one_line() -> None:

@@ -225,3 +225,89 @@ async def test_the_figures_hold_still_while_the_gm_types_a_play(
         await wait_for(lambda: shown)
         await pilot.pause(0.2)
         assert shown == [40]
+
+
+@pytest.mark.usefixtures("few_runs")
+async def test_typed_plays_stay_whatever_the_keys_and_come_back_with_the_next_forecast(
+    tmp_path: Path,
+) -> None:
+    """The plays line holds the focus: keys typed on opening, between scrolls, tabs and a click
+    on the figures all reach it; closing hands it back, and the next forecast of the fight
+    opens with it and plays it (typed plays were dropped once ↑/↓ had moved the focus)."""
+    app = FacilityApp(save_dir=tmp_path, seed=1, demo="2297")
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await pilot.pause()
+        await pilot.press("F", *"blanc=fo")
+        screen = app.screen
+        assert isinstance(screen, ForecastScreen)
+        await pilot.press("down", "down", "pagedown", "up", "pageup", "tab", "c")
+        await pilot.click("#forecast-results")
+        await pilot.press("shift+tab", *"us")
+        plays = screen.query_one(Input)
+        assert plays.value == "blanc=focus" and app.focused is plays
+        await pilot.press("escape")
+        assert isinstance(app.screen, MainScreen)
+        await pilot.press("F")
+        again = app.screen
+        assert isinstance(again, ForecastScreen) and again is not screen
+        assert again.query_one(Input).value == "blanc=focus"
+        await wait_for(lambda: again.done >= 60)
+        assert "- Sgt. Blanc: focus" in shown(app)  # (played as the line says)
+        # a line that does not read (never entered) comes back too, said, the defaults played
+        await pilot.press("ctrl+u", *"zed=hold", "escape", "F")
+        last = app.screen
+        assert isinstance(last, ForecastScreen)
+        assert last.query_one(Input).value == "zed=hold"
+        await wait_for(lambda: last.done >= 60)
+        assert "Sgt. Blanc: focus" not in shown(app)
+        notes = [n.message for n in app._notifications]
+        assert any(n.endswith(": playing the default plays") and "zed" in n for n in notes)
+        await pilot.press("escape")
+
+
+@pytest.mark.usefixtures("few_runs")
+async def test_the_line_below_the_figures_says_what_is_out_of_view(tmp_path: Path) -> None:
+    """At 80x24 the demo's figures run past the view: the line below them counts the lines
+    above and below it as the GM scrolls (the third "first to fall" line was below the fold
+    with nothing saying so)."""
+    from textual.containers import VerticalScroll
+    from textual.widgets import Label
+
+    app = FacilityApp(save_dir=tmp_path, seed=1, demo="2297")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("F")
+        screen = app.screen
+        assert isinstance(screen, ForecastScreen)
+        await wait_for(lambda: screen.done >= 60)
+        await pilot.pause()
+        results = screen.query_one("#forecast-results", VerticalScroll)
+        hint = screen.query_one("#forecast-hint", Label)
+        rows = screen.query_one("#forecast-text", TextPane).size.height
+        hidden = rows - results.size.height
+        assert hidden > 0 and results.max_scroll_y == hidden
+        assert str(hint.content) == (
+            f"⏎ reruns with the plays · ↓ {hidden} more lines · escape stops and closes"
+        )
+        await pilot.press("down", "down")
+        await pilot.pause()
+        assert f"↑ 2 ↓ {hidden - 2} more lines" in str(hint.content)
+        await pilot.press("pagedown", "pagedown", "pagedown")
+        await pilot.pause()
+        assert f" · ↑ {hidden} more lines · " in str(hint.content)
+        assert results.region.bottom <= hint.region.y  # (whole, below the figures)
+        await pilot.press("escape")
+
+
+@pytest.mark.usefixtures("few_runs")
+async def test_a_refused_play_is_said_as_typed(tmp_path: Path) -> None:
+    app = FacilityApp(save_dir=tmp_path, seed=1, demo="2297")
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await pilot.pause()
+        app.clear_notifications()  # (the demo's welcome)
+        await pilot.press("F", *"blanc=Hold[bold red]Boss[/]", "enter")
+        await pilot.pause()
+        notes = [(n.message, n.markup) for n in app._notifications]
+        said = f"unknown play 'Hold[bold red]Boss[/]': use {PLAY_WORDS}"
+        assert notes == [(said, False)]  # (shown as it reads: no markup)
+        await pilot.press("escape")

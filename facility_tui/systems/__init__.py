@@ -84,6 +84,9 @@ class SystemInfo:
     side_initiative: bool = False
 
 
+END_WORD = 10  # the most characters of ``RuleSystem.end_word`` (a Facility ``Impaired 5``)
+
+
 class RuleSystem:
     """Default behaviour: turns in descending initiative; no per-turn effects."""
 
@@ -302,7 +305,7 @@ class RuleSystem:
 
     def check_play(self, play: Play) -> str:
         """Why ``play`` cannot be played in this system ("" when it can)."""
-        if play.flee and play.flee not in self.flee_words:
+        if play.flee and play.flee_level not in self.flee_words:
             return f"flee at '{play.flee}': {self.title} takes {', '.join(self.flee_words)}"
         if play.harm:
             return f"harm {play.harm}: {self.title} plays no harm of its own"
@@ -315,6 +318,15 @@ class RuleSystem:
     def ammo(self, c: Combatant) -> int:
         """The ammunition ``c`` holds, to count what a forecast spends (its drops)."""
         return 0
+
+    #: What ``ammo`` counts, spent, as the forecast's column is headed (at most 9 characters).
+    ammo_spent = "ammo used"
+
+    def end_word(self, enc: Encounter, c: Combatant) -> str:
+        """How ``c`` ends a forecast's play, in at most ``END_WORD`` characters (the forecast's
+        column): the list's word, or its short form (never a word cut); one ``fallen`` counts
+        as out is said out (not its injury). By default ``state_word``."""
+        return self.state_word(enc, c)
 
 
 _PACKAGES = {  # the one table of the built-in rule systems: id -> its package (INFO, load())

@@ -18,7 +18,7 @@ from facility_tui.call import Call, side_of
 from facility_tui.dice import Dice
 from facility_tui.grammar import CommandError
 from facility_tui.model import ENEMIES, PCS, Combatant, Encounter, Kind, Phase
-from facility_tui.systems import RuleSystem
+from facility_tui.systems import END_WORD, RuleSystem
 from facility_tui.systems.facility import tactics
 from facility_tui.systems.facility.catalogs import storage_of
 from facility_tui.systems.facility.checks import sheet_problem, state_problem
@@ -483,6 +483,14 @@ class FacilityRules(RuleSystem):
         """F8: no rounds are counted; a gun that runs dry counts one."""
         s = sheet_of(c)
         return sum(1 for w in s.weapons if weapon_of(s, w).gun and w not in s.empty)
+
+    ammo_spent = "guns dry"
+
+    def end_word(self, enc: Encounter, c: Combatant) -> str:
+        """The list's Status word, in its short form when longer than the forecast's column
+        (``out: inc.`` for ``out: incapacitated``)."""
+        word = status_word(sheet_of(c))
+        return word if len(word) <= END_WORD else self.abbreviate("Status", word)
 
 
 def status_word(s: FacilitySheet) -> str:

@@ -95,7 +95,7 @@ def _member_line(enc: Encounter, c: Combatant, turn: TurnPlay) -> str | None:
     s = sheet_of(c)
     play = turn.of(c.id)
     who = quote(c.id)
-    if play.flee and flees(s, play.flee):
+    if play.flee and flees(s, play.flee_level):
         return f"fate {who} fled"
     if play.hold:
         return None

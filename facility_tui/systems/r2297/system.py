@@ -667,10 +667,23 @@ class Rules2297(RuleSystem):
             total += w.ammo
         return total
 
+    def end_word(self, enc: Encounter, c: Combatant) -> str:
+        """The list's word; one out as ``fallen`` counts it is said so, in its order (dying
+        or dead, fled, then down): an Incapacitated one (A8), whom the list shows by its
+        injury (it may still take a Minor), is ``incap.``."""
+        s = sheet_of(c)
+        state = status(s)
+        if state in ("dead", "dying"):
+            return state
+        if s.has(tactics.FLED):
+            return "fled"
+        return END_WORDS.get(state) or self.state_word(enc, c)  # (standing: the list's word)
+
 
 # The list's Actions cell for a combatant who is out, saying why (A4, A8, A9): a word, never a
 # colour alone, as narrow as the cell's other values (the list keeps it at 80 columns).
 OUT_WORDS = {"dead": "dead", "dying": "dying", "unconscious": "uncons."}
+END_WORDS = {**OUT_WORDS, "incapacitated": "incap."}  # how the forecast says one is out
 METER = 6  # cells of the list's Damage and Fatigue bars
 
 

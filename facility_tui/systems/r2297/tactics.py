@@ -80,7 +80,7 @@ def next_line(enc: Encounter, slot: str, turn: TurnPlay) -> str | None:
         return None
     play = turn.of(c.id)
     who = quote(c.id)
-    if play.flee and flees(s, play.flee):
+    if play.flee and flees(s, play.flee_level):
         return f"cond {who} {FLED}"
     if play.hold:
         return None
