@@ -107,7 +107,8 @@ def parse_party(text: str, file: str = PARTY) -> list[Member]:
             why = str(err).split(": ", 1)[-1]
             raise refuse((*at, *keys), why) from None
         pc = Combatant(id=unique_id(Encounter("", system), name), name=name, side=PCS)
-        pc = evolve(pc, notes=notes, sheet=sheet)
+        # what lasts of it (a hand edit's per-fight values, an older roster's injury rounds)
+        pc = evolve(pc, notes=notes, sheet=rules.lasting(sheet))
         found = rules.check_combatant(Encounter("", system, state=rules.new_state()), pc)
         if found is not None:
             keys = tuple(int(p) if p.isdigit() else p for p in found[0].split("."))

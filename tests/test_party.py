@@ -527,3 +527,62 @@ def test_rest_and_heal_reach_the_other_rules_party_with_system(tmp_path: Path) -
     assert isinstance(blanc, Sheet2297) and blanc.long_rests == 0  # the 2297 party untouched
     with pytest.raises(CommandError, match="the party has no dnd PC"):
         ws.execute("party rest system=dnd")
+
+
+# -- the party's words are the tracker's ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("lines", "word"),
+    [
+        (("set blanc injury serious effects=no",), "Serious"),
+        (("set blanc injury serious effects=no", "set blanc damage 40"), "Incapacitated"),
+        (("set blanc injury serious effects=no", "set blanc fatigue 30"), "Exhausted"),
+        (
+            ("set blanc injury serious effects=no", "set blanc damage 40", "set blanc fatigue 30"),
+            "Incapacitated",
+        ),
+        (("set blanc fatigue 60",), "uncons."),
+        (("set blanc dead yes",), "dead"),
+    ],
+)
+def test_the_party_list_says_the_worst_state_in_the_lists_words(
+    tmp_path: Path, lines: tuple[str, ...], word: str
+) -> None:
+    """Down, Incapacitated (damage at Health) and Exhausted beat an injury level, as the
+    tracker's own state word says them (the report's and the forecast's too)."""
+    ws = workspace(tmp_path)
+    new_fight(ws, "2297", "One")
+    run(ws, BLANC, *lines)
+    blanc = ws.encounter.combatants[0]
+    assert rules_for("2297").state_word(ws.encounter, blanc) == word
+    run(ws, "party add blanc")
+    assert ws.execute("party list").message == f"Party: Sgt. Blanc (2297, {word})"
+    new_fight(ws, "2297", "Two")
+    assert ws.preview("party join") == [f"joins: Sgt. Blanc ({word})"]
+
+
+def test_a_carried_injury_does_not_read_as_a_round_of_the_new_fight(tmp_path: Path) -> None:
+    ws = workspace(tmp_path)
+    new_fight(ws, "2297", "One")
+    run(ws, BLANC, "add Boarder init=1", "start", "next", "next", "hit blanc 16")
+    assert ws.encounter.round == 2
+    run(ws, "end", "party add blanc")
+    new_fight(ws, "2297", "Two")
+    run(ws, "add Boarder init=1", "party join", "start")
+    blanc = next(c for c in ws.encounter.combatants if c.name == "Sgt. Blanc")
+    rules = rules_for("2297")
+    said = [d.text for d in rules.details(ws.encounter, blanc) if d.label.startswith("Injury")]
+    assert said == ["Serious (before this fight, 16 damage), first aid TN 25"]
+    level = [
+        r.text
+        for p in rules.panes(ws.encounter, blanc)
+        for r in p.rows
+        if getattr(r, "label", "") == "Level"
+    ]
+    assert level == ["Serious (before this fight)"]
+    # a hand-written roster from before keeps no round of its fight either
+    text = (tmp_path / "party.toml").read_text(encoding="utf-8")
+    assert "round = " not in text
+    (tmp_path / "party.toml").write_text(text.replace("id = 1\n", "id = 1\nround = 2\n"))
+    assert load(Campaign(tmp_path))[0].pc.sheet.injuries[0].round == 0
