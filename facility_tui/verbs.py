@@ -93,8 +93,9 @@ def add(call: Call) -> Encounter:
             name=each,
             side=side,
             initiative=init,
+            init=init_text or "",
             sheet=sheet,
-            notes=template.notes if template is not None else "",
+            **(dict(template.fields) if template is not None else {}),
         )
         call.enc = call.enc.joined(c)
         when = " (joins the order next round)" if call.enc.phase is Phase.ACTIVE else ""
