@@ -87,6 +87,20 @@ class Combatant:
 # it rolled, whether the players see it, what it took from the party. A template and the
 # party keep the others (``templates``, ``roster``), whatever fields a combatant gains.
 FIGHT_FIELDS = ("id", "initiative", "hidden", "handle", "joined")
+# Fields a combatant gained after saves were written without them: replayed, an older save's
+# history gives them where the fight it saved has none (``store`` takes the saved fight).
+LATER_FIELDS = ("init", "joined")
+
+
+def as_saved_before(enc: Encounter, saved: Encounter | None = None) -> Encounter:
+    """``enc`` with its combatants' ``LATER_FIELDS`` as a save written before them holds them:
+    as ``saved``'s (the same combatants), else fresh."""
+    fresh = Combatant(id="", name="")
+    out = []
+    for i, c in enumerate(enc.combatants):
+        like = saved.combatants[i] if saved is not None and i < len(saved.combatants) else fresh
+        out.append(evolve(c, **{f: getattr(like, f) for f in LATER_FIELDS}))
+    return evolve(enc, combatants=tuple(out))
 
 
 PCS = "pcs"
