@@ -672,14 +672,16 @@ def lines(enc: Encounter, tally: Tally, plays: Mapping[str, Play], seed: int) ->
         name = names.get(cid, cid)
         return name if len(name) <= width else name[: width - 1] + "…"
 
-    out.append(f"{'':{width}}  {'down/out':16} {'dying/dead':16} most often  ammo")
+    ends = {cid: _likeliest(tally.ends.get(cid, Counter())) for cid in tally.ids}
+    said = max((len(end) for end in ends.values()), default=0)
+    most = max(11, said)  # (a state word is never cut: Incapacitated)
+    out.append(f"{'':{width}}  {'down/out':16} {'dying/dead':16} {'most often':{most}}  ammo")
     for cid in tally.ids:
         name = name_of(cid)
-        end = _likeliest(tally.ends.get(cid, Counter()))
         ammo = f"{tally.ammo[cid] / n:.1f}" if n else "-"
         out.append(
             f"{name:{width}}  {pct(tally.out[cid], n):16} {pct(tally.dying[cid], n):16} "
-            f"{end[:11]:11}  {ammo}"
+            f"{ends[cid]:{most}}  {ammo}"
         )
     likeliest = [cid for cid, _ in sorted(tally.first.items(), key=lambda kv: (-kv[1], kv[0]))]
     if likeliest:  # (a line each: on one, a name was parted from its share where it wrapped)
