@@ -564,6 +564,4 @@ def test_an_option_add_does_not_take_names_the_line_that_sets_it(tmp_path: Path)
     assert said.startswith("'add' does not take items= (sheet WHO items=A,B sets it); usage:")
     assert s.encounter is before
     s.execute('sheet ana items="Fanny Pack, Toolbox"')
-    assert s.encounter.log[-1].text == (
-        "Ana's sheet set by the GM: items=Fanny Pack, Toolbox"
-    )
+    assert s.encounter.log[-1].text == ("Ana's sheet set by the GM: items=Fanny Pack, Toolbox")
