@@ -437,10 +437,14 @@ async def test_E_writes_the_report_beside_the_save_and_says_where(tmp_path: Path
     """E (binding id ``export``) pressed bare, then twice in a burst: the report is written
     beside the save each time, the fight is unchanged, and the toast names the file."""
     from facility_tui.screens.main import MainScreen
+    from facility_tui.screens.status_pane import path_within
 
     from facility_tui.app import FacilityApp
+    from tests.screen_check import screen_lines
 
-    app = FacilityApp(save_dir=tmp_path, seed=1)
+    room = 35  # the cells of a toast's line (its width in styles/app.tcss, less its edges)
+
+    app = FacilityApp(save_dir=tmp_path / "a-campaign-folder-with-a-long-name", seed=1)
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
         await pilot.pause()
         main = app.screen
@@ -452,7 +456,12 @@ async def test_E_writes_the_report_beside_the_save_and_says_where(tmp_path: Path
         await pilot.pause()
         report = app.workspace.path.with_suffix(".md")
         assert report.read_text().startswith("# Deck")
-        assert any(f"Report written to {report}" in str(n.message) for n in app._notifications)
+        said = [str(n.message) for n in app._notifications]
+        assert said[-1] == f"Report written to {path_within(str(report), room)}"
+        assert said[-1].endswith(f"/{report.name}") and len(said[-1].split()[-1]) <= room
+        await pilot.pause()
+        shown = said[-1].split()[-1]  # on the screen, whole on a line (it was cut mid-word)
+        assert any(shown in line for line in screen_lines(app)), screen_lines(app)
         await pilot.press("E", "E")
         await pilot.pause()
         assert app.workspace.encounter is before
