@@ -307,7 +307,7 @@ def paths_within(message: str, room: int) -> str:
             word = word.removeprefix(here)
         elif word.startswith(home):
             word = "~/" + word.removeprefix(home)
-        return path_within(word, room)
+        return str(path_within(word, room))  # (the screens read as Any here)
 
     return _PATH.sub(fitted, message) if "/" in message else message
 
