@@ -61,8 +61,9 @@ class PartyReturnDialog(ModalScreen[str | None]):
             with VerticalScroll(classes="party-changes"):
                 for i in range(len(self.changes)):
                     yield Label(self._row(i), classes="party-pc", id=f"pc-{i + 1}")
+            enter = "⏎ hand back those kept" if self.skipped else "⏎ keep all"
             yield Label(
-                Text("⏎ keep all · 1-9 skip or keep a PC · n skip all · esc later"),
+                Text(f"{enter} · 1-9 skip or keep a PC · n skip all · esc later"),
                 classes="hint",
             )
 

@@ -163,6 +163,7 @@ async def test_a_fight_older_than_the_roster_says_so_and_asks(
         )
         assert "1 skip Sgt. Blanc (roster moved on): damage 14 → 6" in shown
         assert "2 keep Aspirant Cassart: damage 0 → 3" in shown
+        assert "⏎ hand back those kept · 1-9 skip or keep a PC" in shown
         burst(app, keys)
         await settled(pilot)
         assert isinstance(app.screen, MainScreen)
