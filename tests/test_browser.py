@@ -37,7 +37,7 @@ def browser(app: FacilityApp) -> BrowserScreen:
 
 
 def keys(app: FacilityApp) -> list[str]:
-    """What the browser's key line lists (a toast may cover it on the screen)."""
+    """What the browser's key line lists."""
     return [what for _, _, what in browser(app).query_one(KeyBar)._keys]
 
 
