@@ -406,7 +406,7 @@ def party(call: Call) -> Encounter:
         pc = evolve(m.pc, id=unique_id(call.enc, m.pc.name), joined=fingerprint(m))
         call.enc = call.enc.joined(pc)
         call.log(f"{pc.name} joins from the party")
-        if pc.init:  # as add rolls its init=: for each one that joins
+        if pc.init and not call.rules.info.side_initiative:  # as add rolls its init=
             value = call.initiative(pc.init, f"{pc.name} initiative", PCS, pc.name)
             call.enc = call.rules.initiative_set(call.enc.update(pc.id, initiative=value), pc.id)
     return call.enc

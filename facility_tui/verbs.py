@@ -93,7 +93,8 @@ def add(call: Call) -> Encounter:
             name=each,
             side=side,
             initiative=init,
-            init=init_text or "",
+            # (kept to roll again from a template or the party: where sides take turns, none)
+            init="" if rules.info.side_initiative else init_text or "",
             sheet=sheet,
             **(dict(template.fields) if template is not None else {}),
         )

@@ -512,8 +512,9 @@ ADD_OPTIONS = {
         "clearance": "2",
     },
 }
-# add's own options that are a combatant's fields (count and from make none)
-LINE = {"side": "pc", "init": "1d6+3"}
+# add's own options that are a combatant's fields (count and from make none; init= where the
+# rules give each combatant an initiative: Facility's sides take turns, F7)
+LINE = {"2297": {"side": "pc", "init": "1d6+3"}, "facility": {"side": "pc"}}
 
 
 def _add_options(system: str) -> set[str]:
@@ -529,7 +530,7 @@ def _add_options(system: str) -> set[str]:
     enc = Encounter("", system, state=rules.new_state())
     call = Call(spec, Parsed("add", (), (("-", "-"),)), enc, Dice(0, 0), rules)
     rules.new_sheet(call)
-    return call._used | set(LINE)
+    return call._used - ({"init"} if rules.info.side_initiative else set()) | set(LINE[system])
 
 
 @pytest.mark.parametrize("system", ["2297", "facility"])
@@ -537,10 +538,11 @@ def test_every_field_add_gives_comes_back_from_its_template(tmp_path: Path, syst
     """Each option of add's line, with the combatant's other lasting fields (a note hidden
     from the players): template save keeps it, add from= gives it back (the initiative dice
     as typed, rolled again)."""
-    options = {**ADD_OPTIONS[system], **LINE}
+    options = {**ADD_OPTIONS[system], **LINE[system]}
     assert set(options) == _add_options(system)  # every one walked
     for key, value in options.items():
-        line = f"add Guard {key}={value}" if key in LINE else f"add Guard {key}={value} side=pc"
+        side = "" if key == "side" else " side=pc"
+        line = f"add Guard {key}={value}{side}"
         s = session(
             tmp_path, f"new {system} Deck seed=4", line, "note guard weak", "hide guard note"
         )
