@@ -21,6 +21,7 @@ key with nothing before it is taken at once.
 from __future__ import annotations
 
 import os
+import re
 import time
 from collections import deque
 from collections.abc import Callable
@@ -28,6 +29,7 @@ from functools import partial
 from pathlib import Path
 from typing import ClassVar
 
+from rich.cells import cell_len
 from textual import events
 from textual.app import App
 from textual.binding import Binding, BindingType
@@ -40,6 +42,7 @@ from facility_tui.paths import default_saves
 from facility_tui.screens.lines import Controls
 from facility_tui.screens.main import MainScreen
 from facility_tui.screens.palette import FacilityCommands, Palette
+from facility_tui.screens.status_pane import path_within
 from facility_tui.text import printable
 from facility_tui.workspace import Workspace
 
@@ -238,10 +241,12 @@ class FacilityApp(OrderedKeys):
         markup: bool = False,
     ) -> None:
         """Every toast is plain text: messages carry names, typed lines and usage strings
-        (``[cover=5|10]``), which are data, never markup; control characters show escaped."""
+        (``[cover=5|10]``), which are data, never markup; control characters show escaped. A
+        path too long for a toast's line is shortened from the front (``…/saves/deck.md``),
+        never broken across lines."""
         self._toasted = True
         super().notify(
-            printable(message),
+            paths_within(printable(message), TOAST_ROOM),
             title=printable(title),
             severity=severity,
             timeout=timeout,
@@ -281,6 +286,30 @@ class FacilityApp(OrderedKeys):
 def config_problems(path: Path) -> tuple[str, ...]:
     """What is wrong in a config file, checked as a launch would check it (``validate``)."""
     return FacilityApp(save_dir=path.parent, config=path)._configure()
+
+
+# The cells of a toast's line: its width in styles/app.tcss (38), less its border and padding.
+TOAST_ROOM = 35
+_PATH = re.compile(r"[^\s/]*/\S*")  # a word with a slash in it: a file's path
+
+
+def paths_within(message: str, room: int) -> str:
+    """``message`` with each path in it that a line of ``room`` cells cannot hold said from
+    here or from home (``saves/deck.md``, ``~/...``), then shortened from the front
+    (``…/saves/deck.md``, ``path_within``); an address (``http://...``) is left whole."""
+    here, home = f"{Path.cwd()}/", f"{Path.home()}/"
+
+    def fitted(found: re.Match[str]) -> str:
+        word = found.group()
+        if cell_len(word) <= room or "://" in word:
+            return word
+        if word.startswith(here):
+            word = word.removeprefix(here)
+        elif word.startswith(home):
+            word = "~/" + word.removeprefix(home)
+        return str(path_within(word, room))  # (the screens read as Any here)
+
+    return _PATH.sub(fitted, message) if "/" in message else message
 
 
 class WatchApp(App[None]):

@@ -170,12 +170,18 @@ class Call:
         self._used.add(key)
         return key in self.options
 
-    def check_options(self) -> None:
+    def check_options(self, elsewhere: Callable[[str], str | None] | None = None) -> None:
+        """Refuse an option no part of the command read; ``elsewhere`` names the line that
+        takes it, if another command does (``sheet WHO items=A,B``)."""
         if not self.options:  # (most lines)
             return
         unknown = sorted(set(self.options) - self._used)
         if unknown:
-            raise self.usage_error(f"'{self.verb}' does not take {', '.join(unknown)}=")
+            said = f"'{self.verb}' does not take {', '.join(unknown)}="
+            found = [hint for key in unknown if elsewhere and (hint := elsewhere(key))]
+            if found:
+                said += f" ({'; '.join(found)})"
+            raise self.usage_error(said)
 
     def expect_args(self, count: int) -> None:
         if len(self.args) > count:

@@ -411,7 +411,7 @@ def _random_seed() -> int:
     return int.from_bytes(os.urandom(4), "big")
 
 
-JSON_FORMAT = 2  # the shape of show --json (docs/show-json.md describes each)
+JSON_FORMAT = 3  # the shape of show --json (docs/show-json.md describes each)
 
 
 def state_json(session: Any, *, public: bool = False) -> dict[str, Any]:

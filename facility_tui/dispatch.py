@@ -8,6 +8,7 @@ commands; they know nothing of it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Sequence
 from functools import cache
 
@@ -38,6 +39,20 @@ def _index(system: str) -> dict[str, Spec]:
         for name in (spec.verb, *spec.aliases):
             index.setdefault(name, spec)
     return index
+
+
+def taken_by(key: str, spec: Spec, system: str) -> str | None:
+    """The line of another command of ``system`` that takes the option ``key`` one command
+    does not (its usage says so: ``sheet WHO [items=A,B]``), to say in the refusal: ``sheet
+    WHO items=A,B`` for ``add … items=Toolbox``."""
+    for other in dict.fromkeys(_index(system).values()):
+        if other is spec:
+            continue
+        found = re.search(rf"\[({re.escape(key.lower())}=[^\]\s]*)\]", other.usage)
+        if found:
+            head = other.usage.split("[", 1)[0].strip()
+            return f"{head} {found.group(1)} sets it"
+    return None
 
 
 def find_spec(verb: str, system: str) -> Spec:
@@ -108,7 +123,7 @@ def apply(
         new = spec.run(call)
     except CampaignError as err:
         raise CommandError(str(err)) from None
-    call.check_options()
+    call.check_options(lambda key: taken_by(key, spec, enc.system))
     if dice.surplus:
         rolled = (
             f"rolled {dice.used} {'die' if dice.used == 1 else 'dice'}"

@@ -75,6 +75,32 @@ class Combatant:
     # Its number in the list's ``#`` column, given when it is added and never reused in its
     # encounter (``#3`` stays the same combatant as the order changes); 0: none (a hand edit).
     handle: int = 0
+    # Its initiative as its ``add`` line (or template) gave it, a number or dice (``1d6+3``):
+    # ``initiative`` is what it rolled; a template and the party keep this, to roll again.
+    init: str = field(default="", metadata={"omit_default": True})
+    # What it joined this fight as, when it came from the party (``party join``): the
+    # fingerprint of its ``[[pc]]`` table then, so a hand-back can tell the roster moved on.
+    joined: str = field(default="", metadata={"omit_default": True})
+
+
+# The fields of a combatant that belong to one fight: its id and number here, the initiative
+# it rolled, whether the players see it, what it took from the party. A template and the
+# party keep the others (``templates``, ``roster``), whatever fields a combatant gains.
+FIGHT_FIELDS = ("id", "initiative", "hidden", "handle", "joined")
+# Fields a combatant gained after saves were written without them: replayed, an older save's
+# history gives them where the fight it saved has none (``store`` takes the saved fight).
+LATER_FIELDS = ("init", "joined")
+
+
+def as_saved_before(enc: Encounter, saved: Encounter | None = None) -> Encounter:
+    """``enc`` with its combatants' ``LATER_FIELDS`` as a save written before them holds them:
+    as ``saved``'s (the same combatants), else fresh."""
+    fresh = Combatant(id="", name="")
+    out = []
+    for i, c in enumerate(enc.combatants):
+        like = saved.combatants[i] if saved is not None and i < len(saved.combatants) else fresh
+        out.append(evolve(c, **{f: getattr(like, f) for f in LATER_FIELDS}))
+    return evolve(enc, combatants=tuple(out))
 
 
 PCS = "pcs"

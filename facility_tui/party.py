@@ -31,11 +31,12 @@ from facility_tui.roster import (
     Change,
     Member,
     changes,
+    chosen,
     find,
     lasting,
     load,
     member_data,
-    named,
+    moved_on_line,
     parse_party,
     read_text,
 )
@@ -243,31 +244,18 @@ def _return(
     skipped = [n for n in options.pop("skip", "").split(",") if n.strip()]
     if options:
         raise CommandError(f"'party return' does not take {', '.join(options)}=")
-    ours = [m for m in members if m.system == enc.system]
-
-    def pcs_named(refs: list[str]) -> set[str]:
-        out = set()
-        for ref in refs:
-            m = named(ours, ref) if ours else None
-            if m is None:
-                raise CommandError(f"no {enc.system} PC called '{ref}' in the party")
-            out.add(m.pc.name)
-        return out
-
-    wanted, skip = pcs_named(args), pcs_named(skipped)
-    chosen = [
-        ch
-        for ch in returns(campaign, enc)
-        if (not wanted or ch.name in wanted) and ch.name not in skip
-    ]
-    if not chosen:
+    found, force = chosen(members, enc, args, skipped)
+    if not found:
         return Outcome("Party: nothing to hand back", changed=False)
-    for ch in chosen:
+    stale = moved_on_line(found, force)
+    if stale is not None and not force:  # (it would roll the roster back: asked, never unasked)
+        raise CommandError(stale)
+    for ch in found:
         members = _replaced(members, ch.member)
-    names = ", ".join(ch.name for ch in chosen)
+    names = ", ".join(ch.name for ch in found)
     write(campaign, render(members), f"party return ({names})")
-    lines = [f"{ch.name}: {'; '.join(ch.lines)}" for ch in chosen]
-    handed = f"Party: {counted(len(chosen), 'PC')} handed back (party undo takes it back)"
+    lines = [f"{ch.name}: {'; '.join(ch.lines)}" for ch in found]
+    handed = f"Party: {counted(len(found), 'PC')} handed back (party undo takes it back)"
     return Outcome(f"{handed} — " + " | ".join(lines))
 
 

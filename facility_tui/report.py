@@ -119,21 +119,26 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
     return [_row(header), _row("---" for _ in header), *(_row(r) for r in rows)]
 
 
-def falls(session: Session) -> tuple[list[tuple[int, str, str]], int]:
+def falls(session: Session, public: bool = False) -> tuple[list[tuple[int, str, str]], int]:
     """Who fell and when, from the encounters of the kept history: ``(round, combatant id,
     state word)`` each time a combatant goes out of the fight or its state there changes (dying,
-    then dead), and the round the kept history starts at (older steps are not kept)."""
-    seen: dict[int, tuple[Combatant, Public]] = {}  # a combatant a step left as it was is
-    # the same object (the model is immutable): its state is not worked out again
+    then dead), and the round the kept history starts at (older steps are not kept). The word
+    is the list's, as the final table says it (``Incapacitated``, ``uncons.``); ``public``:
+    the players' (``down``)."""
+    rules = rules_for(session.encounter.system)
+    seen: dict[int, tuple[Combatant, Public, str]] = {}  # a combatant a step left as it was
+    # is the same object (the model is immutable): its state is not worked out again
 
     def fallen(enc: Encounter) -> dict[str, str]:
         out = {}
         for c in enc.combatants:
             known = seen.get(id(c))
             if known is None or known[0] is not c:
-                known = seen[id(c)] = (c, public_state(enc, c))
+                state = public_state(enc, c)
+                word = state.state if public or not state.fallen else rules.state_word(enc, c)
+                known = seen[id(c)] = (c, state, word)
             if known[1].fallen:
-                out[c.id] = known[1].state
+                out[c.id] = known[2]
         return out
 
     states = session.states
@@ -161,11 +166,14 @@ def render_markdown(session: Session, *, public: bool = False) -> str:
     )
     out += ["", "## Participants", ""]
     rows = []
+    shows_init = rules.show_initiative or "Init" in rules.columns
     for c in people:
         note = "" if public and c.notes_hidden else md(c.notes)
         name = md(c.name) + ("" if public or not marks(c) else f" {marks(c)}")
-        rows.append([name, c.side, str(c.initiative), note])
-    out += _table(["Name", "Side", "Initiative", "Notes"], rows) if rows else ["No one."]
+        init = [initiative_shown(enc, c)] if shows_init else []
+        rows.append([name, c.side, *init, note])
+    header = ["Name", "Side", *(["Initiative"] if shows_init else []), "Notes"]
+    out += _table(header, rows) if rows else ["No one."]
 
     out += ["", "## Round by round"]
     log = public_log(enc) if public else list(enc.log)
@@ -180,7 +188,7 @@ def render_markdown(session: Session, *, public: bool = False) -> str:
         out += ["", "Nothing happened yet."]
 
     out += ["", "## Who fell", ""]
-    fell, since = falls(session)
+    fell, since = falls(session, public)
     names = {c.id: c.name for c in enc.combatants}
     fell = [f for f in fell if f[1] in shown]
     out += [f"- Round {r}: {md(names.get(cid, cid))} — {word}" for r, cid, word in fell]
@@ -211,6 +219,15 @@ def render_markdown(session: Session, *, public: bool = False) -> str:
         )
     out += _table(["Name", "Side", "State", *columns], rows) if rows else ["No one."]
     return "\n".join(out) + "\n"
+
+
+def initiative_shown(enc: Encounter, c: Combatant) -> str:
+    """A combatant's initiative as the list shows it: its own number, or the rules' ``Init``
+    column (2297: the initiative of the turn in play, after its penalties)."""
+    rules = rules_for(enc.system)
+    if rules.show_initiative:
+        return str(c.initiative)
+    return str(rules.summary(enc, c).get("Init", c.initiative))
 
 
 # The list's columns of the turn in play (what is left to spend) mean nothing once the fight is

@@ -11,19 +11,27 @@ the checks of a hand-edited save, and a mistake is refused with its line and key
 from __future__ import annotations
 
 import re
+import typing
 from typing import Any
 
+import attrs
 from attrs import evolve, frozen
 
 from facility_tui.call import Call, command, resolve, unique_id
 from facility_tui.campaign import PARTY, Campaign, CampaignError, line_of, reader
 from facility_tui.codec import DecodeError, decode, encode, encode_sparse, got, unknown_key
 from facility_tui.grammar import CommandError
-from facility_tui.model import PCS, Combatant, Encounter, Phase
+from facility_tui.model import FIGHT_FIELDS, PCS, Combatant, Encounter, Phase
 from facility_tui.systems import ids, rules_for
 from facility_tui.text import MAX_NAME, MAX_NOTE, printable
 
-KEYS = ("system", "name", "notes", "sheet")  # a [[pc]] table's keys, in the order written
+# What of a combatant the party keeps besides its sheet: every field no one fight owns
+# (``model.FIGHT_FIELDS``; all PCs are on one side), so a field a combatant gains reaches the
+# roster without being named here: name, notes, notes_hidden, init...
+KEPT = tuple(
+    f.name for f in attrs.fields(Combatant) if f.name not in (*FIGHT_FIELDS, "side", "sheet")
+)
+KEYS = ("system", *KEPT, "sheet")  # a [[pc]] table's keys, in the order written
 # The ``party`` lines that list or change the roster itself (``facility_tui.party`` runs them);
 # ``party join`` changes the fight.
 ROSTER_LINES = ("list", "add", "return", "rest", "heal", "do", "undo", "redo")
@@ -37,13 +45,58 @@ class Member:
     pc: Combatant
 
 
+_FRESH = Combatant(id="", name="")
+_HINTS = typing.get_type_hints(Combatant)
+
+
 def member_data(m: Member) -> dict[str, Any]:
-    """A PC as ``party.toml`` holds it (and as a ``party join`` step records it)."""
-    data: dict[str, Any] = {"system": m.system, "name": m.pc.name}
-    if m.pc.notes:
-        data["notes"] = m.pc.notes
+    """A PC as ``party.toml`` holds it (and as a ``party join`` step records it): what of it
+    differs from a fresh combatant, its sheet sparse."""
+    data: dict[str, Any] = {"system": m.system}
+    for key in KEPT:
+        value = getattr(m.pc, key)
+        if key == "name" or value != getattr(_FRESH, key):
+            data[key] = encode(value)
     data["sheet"] = encode_sparse(m.pc.sheet)
     return data
+
+
+def fingerprint(m: Member) -> str:
+    """A short digest of a PC as the roster holds it: a fight keeps the one it joined as
+    (``Combatant.joined``), and a roster that changed since then has another."""
+    import hashlib
+    import json
+
+    text = json.dumps(member_data(m), sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _field(key: str, value: Any) -> tuple[Any, str | None]:
+    """A kept field's value read from a [[pc]] table, or why it cannot be one."""
+    if _HINTS[key] is bool:
+        return (
+            (value, None)
+            if isinstance(value, bool)
+            else (None, f"must be true or false, got {got(value)}")
+        )
+    if key == "init":  # as add's init=: a whole number or dice
+        text = str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+        if not isinstance(text, str) or not _is_dice(text):
+            return None, f"must be a whole number or dice like 1d6+3, got {got(value)}"
+        return text, None
+    if not isinstance(value, str) or len(value) > MAX_NOTE or value != printable(value):
+        return None, f"must be text of at most {MAX_NOTE} printable characters"
+    return value, None
+
+
+def _is_dice(text: str) -> bool:
+    from facility_tui.dice import Dice, DiceError
+
+    try:
+        Dice(0, 0).value(text, "init")
+    except DiceError:
+        return False
+    return True
 
 
 def parse_party(text: str, file: str = PARTY) -> list[Member]:
@@ -86,9 +139,12 @@ def parse_party(text: str, file: str = PARTY) -> list[Member]:
             raise refuse((*at, "name"), f"must be the PC's name, got {got(name)}")
         if len(name) > MAX_NAME or name != printable(name):
             raise refuse((*at, "name"), f"at most {MAX_NAME} printable characters")
-        notes = t.get("notes", "")
-        if not isinstance(notes, str) or len(notes) > MAX_NOTE:
-            raise refuse((*at, "notes"), f"must be text of at most {MAX_NOTE} characters")
+        fields: dict[str, Any] = {}
+        for key in KEPT:
+            if key != "name" and key in t:
+                fields[key], problem = _field(key, t[key])
+                if problem is not None:
+                    raise refuse((*at, key), problem)
         if (system, name.lower()) in seen:
             raise refuse((*at, "name"), f"a second {system} PC called '{name}'")
         seen.add((system, name.lower()))
@@ -107,7 +163,8 @@ def parse_party(text: str, file: str = PARTY) -> list[Member]:
             why = str(err).split(": ", 1)[-1]
             raise refuse((*at, *keys), why) from None
         pc = Combatant(id=unique_id(Encounter("", system), name), name=name, side=PCS)
-        pc = evolve(pc, notes=notes, sheet=sheet)
+        # what lasts of it (a hand edit's per-fight values, an older roster's injury rounds)
+        pc = evolve(pc, **fields, sheet=rules.lasting(sheet))
         found = rules.check_combatant(Encounter("", system, state=rules.new_state()), pc)
         if found is not None:
             keys = tuple(int(p) if p.isdigit() else p for p in found[0].split("."))
@@ -139,10 +196,11 @@ def read_party(campaign: Campaign, system: str) -> Any:
 
 
 def lasting(system: str, pc: Combatant) -> Combatant:
-    """``pc`` as the party keeps it: its sheet's lasting part (``RuleSystem.lasting``), on the
-    PC side, no initiative or number of a fight."""
-    sheet = rules_for(system).lasting(pc.sheet)
-    return Combatant(id=pc.id, name=pc.name, side=PCS, notes=pc.notes, sheet=sheet)
+    """``pc`` as the party keeps it: on the PC side, what belongs to one fight (its
+    initiative, number...: ``model.FIGHT_FIELDS``) as fresh, its sheet's lasting part
+    (``RuleSystem.lasting``)."""
+    fight = {key: getattr(_FRESH, key) for key in FIGHT_FIELDS if key != "id"}
+    return evolve(pc, side=PCS, sheet=rules_for(system).lasting(pc.sheet), **fight)
 
 
 def find(members: list[Member], system: str, name: str) -> Member | None:
@@ -157,11 +215,14 @@ def find(members: list[Member], system: str, name: str) -> Member | None:
 
 @frozen
 class Change:
-    """What returning one PC changes in the roster: its lines, in words."""
+    """What returning one PC changes in the roster: its lines, in words; ``moved_on``: the
+    roster holds another state of it than the fight took (another fight handed it back, or
+    the file was edited, since): handing this one back would roll the roster back."""
 
     name: str
     lines: tuple[str, ...]
     member: Member
+    moved_on: bool = False
 
 
 def differences(before: Any, after: Any, path: str = "") -> list[str]:
@@ -221,15 +282,55 @@ def changes(members: list[Member], enc: Encounter) -> list[Change]:
         m = find(members, enc.system, c.name)
         if m is None or c.side != PCS:
             continue
-        kept = lasting(enc.system, c)
-        before = _whole(enc.system, m.pc.sheet)
-        after = _whole(enc.system, kept.sheet)
-        lines = differences(before, after)
-        if m.pc.notes != kept.notes:
-            lines.append(f"note: {kept.notes or '(none)'}")
+        kept = Member(enc.system, lasting(enc.system, c))
+        before, after = member_data(m), member_data(kept)
+        lines = differences(_whole(enc.system, m.pc.sheet), _whole(enc.system, kept.pc.sheet))
+        for key in KEPT:  # (the rest of what lasts, after the sheet)
+            lines += differences(before.get(key), after.get(key), key)
         if lines:
-            out.append(Change(m.pc.name, tuple(lines), Member(enc.system, kept)))
+            moved_on = bool(c.joined) and c.joined != fingerprint(m)
+            out.append(Change(m.pc.name, tuple(lines), kept, moved_on))
     return out
+
+
+FORCE = "force"  # the word of ``party return`` that hands back over a roster that moved on
+
+
+def chosen(
+    members: list[Member], enc: Encounter, args: list[str], skipped: list[str]
+) -> tuple[list[Change], bool]:
+    """The hand-back a ``party return`` line asks for: the changes of the PCs it names (all
+    by default) but those skipped, and whether it says ``force``."""
+    force = any(a.lower() == FORCE for a in args)
+    ours = [m for m in members if m.system == enc.system]
+
+    def pcs_named(refs: list[str]) -> set[str]:
+        out = set()
+        for ref in refs:
+            m = named(ours, ref) if ours else None
+            if m is None:
+                raise CommandError(f"no {enc.system} PC called '{ref}' in the party")
+            out.add(m.pc.name)
+        return out
+
+    wanted = pcs_named([a for a in args if a.lower() != FORCE])
+    skip = pcs_named(skipped)
+    found = changes(members, enc)
+    return [ch for ch in found if (not wanted or ch.name in wanted) and ch.name not in skip], force
+
+
+def moved_on_line(found: list[Change], force: bool) -> str | None:
+    """One line for the hand-backs that would roll the roster back, or None."""
+    stale = [ch for ch in found if ch.moved_on]
+    if not stale:
+        return None
+    names = ", ".join(ch.name for ch in stale)
+    if force:
+        return f"force: this fight's state replaces the roster's later one ({names})"
+    return (
+        f"the roster has moved on since this fight took its party ({names}): "
+        f"party return {FORCE} hands this fight's state back over it"
+    )
 
 
 # -- the command ----------------------------------------------------------------------------
@@ -253,19 +354,23 @@ def preview_party(call: Call) -> list[str]:
             alone = Encounter("", system, state=rules.new_state(), combatants=(m.pc,))
             shown.append(f"{m.pc.name} ({rules.state_word(alone, m.pc)})")
         return [f"joins: {', '.join(shown)}"]
-    found = changes(members, call.enc)
+    skipped = [n for n in str(call.options.get("skip", "")).split(",") if n.strip()]
+    found, force = chosen(members, call.enc, list(call.args[1:]), skipped)
     if not found:
         return ["nothing to hand back: the party stands as in this fight"]
-    return [f"{ch.name}: {'; '.join(ch.lines)}" for ch in found]
+    warning = moved_on_line(found, force)
+    return [*([warning] if warning else []), *(f"{ch.name}: {'; '.join(ch.lines)}" for ch in found)]
 
 
 @command(
     "party",
-    "party join [NAMES] | party [list|add WHO|return [NAMES] [skip=A,B]|rest [NAMES]|heal LINE"
-    "|undo|redo]",
+    "party join [NAMES] | party [list|add WHO|return [NAMES] [force] [skip=A,B]|rest [NAMES]"
+    "|heal LINE|undo|redo]",
     "The campaign's PCs (party.toml): join brings them into a fight in setup as they stand; "
-    "the others list or change the roster (return: the fight's lasting state back to it)",
+    "the others list or change the roster (return: the fight's lasting state back to it; "
+    "force: over a roster that moved on since this fight took its party)",
     group="campaign",
+    rolls=("join: the init= of each PC that has one, as add rolls it (each in turn)",),
     preview=preview_party,
 )
 def party(call: Call) -> Encounter:
@@ -298,9 +403,12 @@ def party(call: Call) -> Encounter:
         if any(c.name.lower() == m.pc.name.lower() for c in call.enc.combatants):
             raise CommandError(f"{m.pc.name} is already in this fight")
     for m in members:
-        pc = evolve(m.pc, id=unique_id(call.enc, m.pc.name))
+        pc = evolve(m.pc, id=unique_id(call.enc, m.pc.name), joined=fingerprint(m))
         call.enc = call.enc.joined(pc)
         call.log(f"{pc.name} joins from the party")
+        if pc.init and not call.rules.info.side_initiative:  # as add rolls its init=
+            value = call.initiative(pc.init, f"{pc.name} initiative", PCS, pc.name)
+            call.enc = call.rules.initiative_set(call.enc.update(pc.id, initiative=value), pc.id)
     return call.enc
 
 
@@ -315,14 +423,15 @@ def _members(entries: Any, system: str) -> list[Member]:
         except DecodeError as err:
             raise CampaignError(f"a recorded PC of the party: {err}") from None
         name = str(data.get("name", ""))
-        pc = Combatant(
-            id=unique_id(Encounter("", system), name),
-            name=name,
-            side=PCS,
-            notes=str(data.get("notes", "")),
-            sheet=sheet,
-        )
-        out.append(Member(system, pc))
+        fields = {}
+        for key in KEPT:
+            if key != "name" and key in data:
+                value, why = _field(key, data[key])
+                if why is not None:
+                    raise CampaignError(f"a recorded PC of the party: {key} {why}")
+                fields[key] = value
+        pc = Combatant(id=unique_id(Encounter("", system), name), name=name, side=PCS)
+        out.append(Member(system, evolve(pc, **fields, sheet=sheet)))
     return out
 
 

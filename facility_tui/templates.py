@@ -17,10 +17,12 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import typing
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import attrs
 from attrs import evolve, frozen
 
 from facility_tui.call import Call, Spec, side_of, slug
@@ -28,11 +30,18 @@ from facility_tui.campaign import TEMPLATES, Campaign, CampaignError, line_of, r
 from facility_tui.codec import DecodeError, decode, defaults, encode, encode_sparse, unknown_key
 from facility_tui.dice import Dice, DiceError
 from facility_tui.grammar import CommandError, Parsed, quote
-from facility_tui.model import Combatant, Encounter
+from facility_tui.model import FIGHT_FIELDS, Combatant, Encounter
 from facility_tui.systems import RuleSystem, ids, rules_for
 from facility_tui.text import MAX_NAME, MAX_NOTE, control_in
 
-OWN_KEYS = ("system", "name", "side", "init", "notes", "sheet")  # the rest: add's options
+# The keys of a template that are not add's options: its rules, what add's line says outside
+# its options (name, side, init), the rest of a combatant that no one fight owns (notes...,
+# ``model.FIGHT_FIELDS`` are left out: whatever fields a combatant gains) and its [sheet].
+LINE_KEYS = ("name", "side", "init")
+FIELD_KEYS = tuple(
+    f.name for f in attrs.fields(Combatant) if f.name not in (*FIGHT_FIELDS, *LINE_KEYS, "sheet")
+)
+OWN_KEYS = ("system", *LINE_KEYS, *FIELD_KEYS, "sheet")
 MAX_TEMPLATE_BYTES = 256 * 1024  # a template is a few lines; a bigger file is not one
 
 
@@ -44,7 +53,7 @@ class Template:
     name: str
     side: str | None
     init: str | None
-    notes: str
+    fields: tuple[tuple[str, Any], ...]  # the combatant's other fields (``FIELD_KEYS``) it sets
     options: tuple[tuple[str, str], ...]  # add's options, as typed on a line
     sheet: Mapping[str, Any]  # laid over the sheet the options build
 
@@ -205,7 +214,17 @@ def parse(data: Mapping[str, str], system: str) -> Template:
         init = _option_text(init_value)
         if init is None or isinstance(init_value, bool) or not _is_dice(init):
             raise fail(f"init must be a whole number or dice, got {init_value!r}", "init")
-    notes = text_key("notes", MAX_NOTE) or ""
+    fields: dict[str, Any] = {}
+    hints = typing.get_type_hints(Combatant)
+    for key in FIELD_KEYS:
+        if key not in table:
+            continue
+        if hints[key] is bool:
+            if not isinstance(table[key], bool):
+                raise fail(f"{key} must be true or false, got {table[key]!r}", key)
+            fields[key] = table[key]
+        else:
+            fields[key] = text_key(key, MAX_NOTE)
 
     options: dict[str, str] = {}
     for key, value in table.items():
@@ -254,12 +273,14 @@ def parse(data: Mapping[str, str], system: str) -> Template:
         if problem is not None:
             at, why = problem
             raise fail(f"{at} {why}", *at.split("."))
-    return Template(file, name or "", side, init, notes, tuple(options.items()), sheet)
+    return Template(
+        file, name or "", side, init, tuple(fields.items()), tuple(options.items()), sheet
+    )
 
 
 def _keys_hint(rules: RuleSystem) -> str:
     hint = rules.info.option_hint
-    return f"it takes {', '.join(OWN_KEYS[1:5])}, [sheet] and add's options ({hint})"
+    return f"it takes {', '.join(OWN_KEYS[1:-1])}, [sheet] and add's options ({hint})"
 
 
 def _is_dice(text: str) -> bool:
@@ -313,9 +334,10 @@ def sheet_over(call: Call, template: Template, built: Any, typed: set[str]) -> A
 
 
 def template_text(rules: RuleSystem, c: Combatant, stem: str) -> str:
-    """The template of ``c``: its name, side, notes, the add options that say its sheet and a
-    ``[sheet]`` table for the rest; what only this fight gave it (its turn's bookkeeping) is
-    left out. Reading it back builds the same sheet (checked here)."""
+    """The template of ``c``: its name, side, initiative as its add line gave it, notes (every
+    field of a combatant no one fight owns), the add options that say its sheet and a
+    ``[sheet]`` table for the rest; what only this fight gave it (its rolled initiative, its
+    turn's bookkeeping) is left out. Reading it back builds the same sheet (checked here)."""
     import tomli_w
 
     fresh = dict(defaults(rules.sheet_type))
@@ -358,8 +380,10 @@ def template_text(rules: RuleSystem, c: Combatant, stem: str) -> str:
     if not same:  # (options that do not combine as they read alone: the sheet says it all)
         options, rest = {}, sparse
     out: dict[str, Any] = {"system": rules.system, "name": c.name, "side": _side_word(c.side)}
-    if c.notes:
-        out["notes"] = c.notes
+    if c.init:
+        out["init"] = int(c.init) if c.init.isdecimal() else c.init
+    blank = Combatant(id="", name="")
+    out.update({k: getattr(c, k) for k in FIELD_KEYS if getattr(c, k) != getattr(blank, k)})
     out.update(options)
     if rest:
         out["sheet"] = rest

@@ -93,8 +93,10 @@ def add(call: Call) -> Encounter:
             name=each,
             side=side,
             initiative=init,
+            # (kept to roll again from a template or the party: where sides take turns, none)
+            init="" if rules.info.side_initiative else init_text or "",
             sheet=sheet,
-            notes=template.notes if template is not None else "",
+            **(dict(template.fields) if template is not None else {}),
         )
         call.enc = call.enc.joined(c)
         when = " (joins the order next round)" if call.enc.phase is Phase.ACTIVE else ""

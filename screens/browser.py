@@ -99,8 +99,9 @@ class BrowserScreen(ModalScreen[Path | None]):
         not ``read``, the files as last read), the highlight on ``keep`` if it is listed, else
         on the one highlighted before."""
         listed = self.query_one(OptionList)
-        if keep is None and self.shown and listed.highlighted is not None:
-            keep = self.shown[min(listed.highlighted, len(self.shown) - 1)].path
+        at = listed.highlighted
+        if keep is None and self.shown and at is not None:
+            keep = self.shown[min(at, len(self.shown) - 1)].path
         where = Campaign(self.folder).archive if self.archived else self.folder
         words = self.query_one(FilterInput).value
         if read or self.every is None:
@@ -109,7 +110,12 @@ class BrowserScreen(ModalScreen[Path | None]):
         self.shown = [s for s in every if s.matches(words)]
         listed.set_options(self._rows(self.shown))
         paths = [s.path for s in self.shown]
-        listed.highlighted = paths.index(keep) if keep in paths else (0 if paths else None)
+        if keep in paths:
+            listed.highlighted = paths.index(keep)
+        elif paths:  # (gone from the view, archived or restored: the row that took its place)
+            listed.highlighted = min(at or 0, len(paths) - 1)
+        else:
+            listed.highlighted = None
         title = "Archived encounters" if self.archived else "Encounters of the campaign"
         count = f"{len(self.shown)} of {len(every)}" if words.strip() else str(len(every))
         self.query_one("#browser-title", Label).update(
@@ -150,11 +156,9 @@ class BrowserScreen(ModalScreen[Path | None]):
 
     def _cells(self, s: Summary) -> list[str]:
         system = info(s.system).title if s.system in ids() else printable(s.system or "?")
-        name = printable(s.name)
-        if s.path == self.current:
-            name = f"▶ {name}"
-        elif s.problem:  # no name could be read: its file's
-            name = printable(s.path.name)
+        name = printable(s.path.name if s.problem else s.name)  # (unreadable: its file's)
+        # the one open here marked in a margin every name has: the names stay in line
+        name = f"{'▶' if s.path == self.current else ' '} {name}"
         return [system, name, s.state, s.combatants, when(s.changed)]
 
     def selected(self) -> Summary | None:

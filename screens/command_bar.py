@@ -23,7 +23,8 @@ from .ordered_input import OrderedInput
 HISTORY = 100
 GAP = 3  # cells between the typed line and its preview
 MIN_BESIDE = 8  # cells the preview needs after the typed line to start there, not below it
-PREVIEW_LINES = 3  # lines the preview may take below the typed line
+PREVIEW_LINES = 3  # lines the preview may take below the typed line on the smallest screen
+KEEP_ABOVE = 6  # rows a long preview leaves to the screen (header, a row of the list, keys)
 SHRINK_AFTER = 0.6  # s without a key before the bar gives back rows its preview no longer needs
 
 
@@ -162,10 +163,11 @@ class CommandBar(OrderedInput):
     def _said(self, width: int) -> tuple[int, Strip | None, list[Strip]]:
         """The preview laid out at ``width`` (as text: a name in it is never markup): the column
         it starts at on the typed line, its part there (None: it all goes below), and its lines
-        below the typed one. It wraps there rather than being cut (at most ``PREVIEW_LINES``)."""
+        below the typed one. It wraps there rather than being cut: it takes the rows it needs,
+        up to the screen's height but ``KEEP_ABOVE`` rows (never fewer than ``PREVIEW_LINES``)."""
         end = self._value.cell_len + 1 - round(self.scroll_x) + GAP
         style = self.get_component_rich_style("input--suggestion")
-        key = (self.preview, end, width, style)
+        key = (self.preview, end, width, style, self.screen.size.height)
         if self._preview_lines is not None and self._preview_lines[0] == key:
             return self._preview_lines[1]
         said: tuple[int, Strip | None, list[Strip]] = (end, None, [])
@@ -176,8 +178,9 @@ class CommandBar(OrderedInput):
             text = Text(" " * end if beside else "", style=style, end="")
             text.append(self.preview)
             lines = text_lines(console, text, width)
-            if len(lines) > PREVIEW_LINES + beside:
-                lines = lines[: PREVIEW_LINES + beside]
+            most = max(PREVIEW_LINES, self.screen.size.height - KEEP_ABOVE)
+            if len(lines) > most + beside:  # (a screen too small for it: said cut)
+                lines = lines[: most + beside]
                 more = Text(lines[-1].text.rstrip() + " …", style=style, no_wrap=True)
                 more.overflow = "ellipsis"
                 lines[-1] = text_lines(console, more, width)[0]  # (said: there is more)

@@ -26,6 +26,17 @@ FIELD_KEYS = [
 ]
 
 
+class DialogSelect(Select[str]):
+    """A dialog's choice of a few values (the side, the rules): enter does what the dialog's
+    enter does (its key line says so), the arrows and space open the list, which opens inside
+    the dialog (``styles/app.tcss``), below the field, never over its border."""
+
+    BINDINGS = [
+        Binding("enter", "screen.submit", "Done", show=False),
+        Binding("down,space,up", "show_overlay", "Show the list", show=False),
+    ]
+
+
 class ConfirmDialog(ModalScreen[bool]):
     """A yes-or-no question: ``y`` (or enter) yes, ``n`` (or escape) no."""
 
@@ -110,7 +121,7 @@ class AddDialog(ModalScreen[None]):
             yield Label("[b]Add a combatant[/b]")
             yield OrderedInput(placeholder="Name (e.g. Boarder)", id="name")
             with Horizontal(classes="row"):
-                yield Select(
+                yield DialogSelect(
                     [("Enemy", "enemy"), ("PC / ally", "pc")],
                     value="enemy",
                     allow_blank=False,
@@ -140,7 +151,7 @@ class AddDialog(ModalScreen[None]):
         return " ".join(p for p in parts if p)
 
     @on(Input.Submitted)
-    def _submit(self) -> None:
+    def action_submit(self) -> None:
         if self.run(self.line()):
             self.dismiss(None)
 
@@ -149,34 +160,35 @@ class AddDialog(ModalScreen[None]):
 
 
 class NewEncounterDialog(ModalScreen[None]):
-    """Name and rules of a new encounter; ``create`` makes it, or says why not and returns
-    False (the dialog stays open to be corrected)."""
+    """Name and rules of a new encounter (the open fight's rules to begin with); ``create``
+    makes it, or says why not and returns False (the dialog stays open to be corrected)."""
 
     AUTO_FOCUS = "#name"
     BINDINGS = [Binding("escape", "cancel", "Cancel"), *FIELD_KEYS]
 
-    def __init__(self, create: Callable[[str, str], bool]) -> None:
+    def __init__(self, create: Callable[[str, str], bool], system: str = DEFAULT) -> None:
         super().__init__()
         self.create = create
+        self.system = system if system in {each.id for each in infos()} else DEFAULT
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Label("[b]New encounter[/b] (the current one stays saved)")
             yield OrderedInput(placeholder="Name, e.g. Cargo bay ambush", id="name")
-            yield Select(
+            yield DialogSelect(
                 [(f"Rules: {each.title}", each.id) for each in infos()],
-                value=DEFAULT,
+                value=self.system,
                 allow_blank=False,
                 id="system",
             )
-            yield Label("tab picks the rules · enter creates · escape cancels", classes="hint")
+            yield Label("tab, ↓ picks the rules · enter creates · escape cancels", classes="hint")
 
     @on(Select.Changed)
     def _picked(self) -> None:
         self.query_one("#name", Input).focus()  # so enter creates at once
 
     @on(Input.Submitted)
-    def _submit(self) -> None:
+    def action_submit(self) -> None:
         name = self.query_one("#name", Input).value.strip()
         if not name:
             self.notify("Give the encounter a name", severity="error")

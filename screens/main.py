@@ -700,7 +700,7 @@ class MainScreen(Screen[None]):
 
         from .dialogs import NewEncounterDialog
 
-        self.app.push_screen(NewEncounterDialog(create))
+        self.app.push_screen(NewEncounterDialog(create, self.ws.encounter.system))
 
     def action_open(self) -> None:
         def done(path: Path | None) -> None:

@@ -254,6 +254,43 @@ async def test_new_encounter_keeps_the_old_one(tmp_path: Path) -> None:
         assert not app.workspace.session.can_undo()
 
 
+@pytest.mark.parametrize("size", [(80, 24), (64, 20)])
+async def test_a_new_encounter_takes_the_open_fights_rules_and_enter_creates(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    """From a Facility fight ctrl+n offers Facility (it offered 2297); enter on the rules
+    creates, as the dialog's line says (it opened the list); the list, opened with the
+    arrows, lies inside the dialog (it covered the dialog's border)."""
+    from facility_tui.screens.dialogs import NewEncounterDialog
+    from textual.widgets import Select
+    from textual.widgets._select import SelectOverlay
+
+    app = FacilityApp(save_dir=tmp_path, seed=1, demo="facility")
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        assert app.workspace.encounter.system == "facility"
+        await pilot.press("ctrl+n", *"Vault", "tab")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, NewEncounterDialog)
+        rules = dialog.query_one(Select)
+        assert rules.has_focus and rules.value == "facility"
+        await pilot.press("down")  # the list opens...
+        await pilot.pause()
+        box = dialog.query_one(".dialog").content_region
+        listed = dialog.query_one(SelectOverlay)
+        assert rules.expanded and listed.region.height >= 2
+        assert box.contains_region(listed.region), (box, listed.region)  # ...inside it
+        await pilot.press("escape")  # closes the list, not the dialog
+        await pilot.pause()
+        assert app.screen is dialog and not rules.expanded and rules.has_focus
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, MainScreen)
+        assert app.workspace.encounter.name == "Vault"
+        assert app.workspace.encounter.system == "facility"
+
+
 async def test_help_opens_and_closes(tmp_path: Path) -> None:
     app = FacilityApp(save_dir=tmp_path, seed=1)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -728,7 +765,7 @@ async def test_the_key_bar_follows_a_new_fight_of_other_rules(tmp_path: Path) ->
         await settle(pilot)
         bar = screen(app).query_one(KeyBar)
         assert "1Maj" in bar.text.plain and "wWound" not in bar.text.plain
-        await pilot.press("ctrl+n", *"Lab", "tab", "enter", "down", "enter")  # pick Facility
+        await pilot.press("ctrl+n", *"Lab", "tab", "down", "down", "enter")  # pick Facility
         await pilot.pause()
         await pilot.press("enter")  # (the pick sends focus back to the name) create
         await pilot.pause()

@@ -4,6 +4,7 @@ typing, duplicated, renamed, archived, restored and undone by keys, in bursts an
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
 
 from facility_tui.screens.browser import BrowserScreen, RenameDialog
@@ -36,7 +37,7 @@ def browser(app: FacilityApp) -> BrowserScreen:
 
 
 def keys(app: FacilityApp) -> list[str]:
-    """What the browser's key line lists (a toast may cover it on the screen)."""
+    """What the browser's key line lists."""
     return [what for _, _, what in browser(app).query_one(KeyBar)._keys]
 
 
@@ -304,3 +305,38 @@ async def test_typing_a_filter_reads_no_file(tmp_path: Path, monkeypatch) -> Non
         await pilot.press(*"cargo bay", *["backspace"] * 9)
         await settled(pilot)
         assert len(reads) == 1 and len(browser(app).shown) == 3
+
+
+async def test_names_stay_in_line_and_an_archive_keeps_the_place_and_the_keys(
+    tmp_path: Path,
+) -> None:
+    """The open save's ▶ stands in a margin every name has (it pushed its name out of line);
+    after an archive the highlight stays where it was, on the row that took its place (it
+    jumped to the top: a second a landed on the open save); the toast saying it stands above
+    the key line, which lists u (the toast covered it)."""
+    campaign(tmp_path)
+    make(tmp_path, "extra.toml", 'new 2297 "Extra fight" seed=4', at=time.time() - 3000)
+    app = FacilityApp(save_dir=tmp_path, seed=1)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await pilot.press("o")
+        await settled(pilot)
+        names = ["Lockdown", "Cargo bay ambush", "Extra fight", "Old fight"]
+        columns = {row(app, name).index(name) for name in names}
+        assert len(columns) == 1, [row(app, name) for name in names]
+        assert "▶ Lockdown" in row(app, "Lockdown")
+        await to(pilot, "Cargo bay ambush")
+        await pilot.press("a")
+        await settled(pilot)
+        assert [s.name for s in browser(app).shown] == ["Lockdown", "Extra fight", "Old fight"]
+        assert highlighted(app) == "Extra fight"  # the row that took its place
+        lines = screen_lines(app)
+        assert any("Archived ambush.toml; u undoes it" in line for line in lines)
+        assert "uUndo" in lines[-2]  # the key line, whole, under the toast
+        await pilot.press("a")  # again: the next one, never the open save at the top
+        await settled(pilot)
+        assert [s.name for s in browser(app).shown] == ["Lockdown", "Old fight"]
+        assert highlighted(app) == "Old fight"
+        await pilot.press("a")  # the last row: the one above takes its place
+        await settled(pilot)
+        assert highlighted(app) == "Lockdown"
+        assert strip_faults(app) == []

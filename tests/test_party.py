@@ -527,3 +527,170 @@ def test_rest_and_heal_reach_the_other_rules_party_with_system(tmp_path: Path) -
     assert isinstance(blanc, Sheet2297) and blanc.long_rests == 0  # the 2297 party untouched
     with pytest.raises(CommandError, match="the party has no dnd PC"):
         ws.execute("party rest system=dnd")
+
+
+# -- the party's words are the tracker's ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("lines", "word"),
+    [
+        (("set blanc injury serious effects=no",), "Serious"),
+        (("set blanc injury serious effects=no", "set blanc damage 40"), "Incapacitated"),
+        (("set blanc injury serious effects=no", "set blanc fatigue 30"), "Exhausted"),
+        (
+            ("set blanc injury serious effects=no", "set blanc damage 40", "set blanc fatigue 30"),
+            "Incapacitated",
+        ),
+        (("set blanc fatigue 60",), "uncons."),
+        (("set blanc dead yes",), "dead"),
+    ],
+)
+def test_the_party_list_says_the_worst_state_in_the_lists_words(
+    tmp_path: Path, lines: tuple[str, ...], word: str
+) -> None:
+    """Down, Incapacitated (damage at Health) and Exhausted beat an injury level, as the
+    tracker's own state word says them (the report's and the forecast's too)."""
+    ws = workspace(tmp_path)
+    new_fight(ws, "2297", "One")
+    run(ws, BLANC, *lines)
+    blanc = ws.encounter.combatants[0]
+    assert rules_for("2297").state_word(ws.encounter, blanc) == word
+    run(ws, "party add blanc")
+    assert ws.execute("party list").message == f"Party: Sgt. Blanc (2297, {word})"
+    new_fight(ws, "2297", "Two")
+    assert ws.preview("party join") == [f"joins: Sgt. Blanc ({word})"]
+
+
+def test_a_carried_injury_does_not_read_as_a_round_of_the_new_fight(tmp_path: Path) -> None:
+    ws = workspace(tmp_path)
+    new_fight(ws, "2297", "One")
+    run(ws, BLANC, "add Boarder init=1", "start", "next", "next", "hit blanc 16")
+    assert ws.encounter.round == 2
+    run(ws, "end", "party add blanc")
+    new_fight(ws, "2297", "Two")
+    run(ws, "add Boarder init=1", "party join", "start")
+    blanc = next(c for c in ws.encounter.combatants if c.name == "Sgt. Blanc")
+    rules = rules_for("2297")
+    said = [d.text for d in rules.details(ws.encounter, blanc) if d.label.startswith("Injury")]
+    assert said == ["Serious (before this fight, 16 damage), first aid TN 25"]
+    level = [
+        r.text
+        for p in rules.panes(ws.encounter, blanc)
+        for r in p.rows
+        if getattr(r, "label", "") == "Level"
+    ]
+    assert level == ["Serious (before this fight)"]
+    # a hand-written roster from before keeps no round of its fight either
+    text = (tmp_path / "party.toml").read_text(encoding="utf-8")
+    assert "round = " not in text
+    (tmp_path / "party.toml").write_text(text.replace("id = 1\n", "id = 1\nround = 2\n"))
+    assert load(Campaign(tmp_path))[0].pc.sheet.injuries[0].round == 0
+
+
+# -- a fight older than the roster ---------------------------------------------------------------
+
+
+def _cargo_bay_then_airlock(tmp_path: Path) -> tuple[Workspace, Path]:
+    """Cargo Bay was prepared with the party, then Airlock was fought and handed back: Cargo
+    Bay's PCs are older than the roster."""
+    ws = workspace(tmp_path)
+    new_fight(ws, "2297", "Before")
+    run(ws, BLANC, CASSART, "hit blanc 12", "party add blanc", "party add cassart")
+    new_fight(ws, "2297", "Cargo Bay")
+    run(ws, "add Boarder init=3", "party join")
+    cargo_bay = ws.path
+    ws.save()
+    new_fight(ws, "2297", "Airlock")
+    run(ws, "add Boarder init=3", "party join", "start", "hit blanc 14", "end", "party return")
+    ws.save()
+    ws.open(cargo_bay)
+    run(ws, "start", "hit cassart 2", "end")
+    return ws, cargo_bay
+
+
+def test_a_fight_older_than_the_roster_asks_before_rolling_it_back(tmp_path: Path) -> None:
+    ws, _ = _cargo_bay_then_airlock(tmp_path)
+    roster = (tmp_path / "party.toml").read_text(encoding="utf-8")
+    found = party.returns(Campaign(tmp_path), ws.encounter)
+    assert [(c.name, c.moved_on) for c in found] == [
+        ("Sgt. Blanc", True),  # Airlock handed it back since Cargo Bay took it
+        ("Aspirant Cassart", False),  # as Cargo Bay took it: its own change goes back
+    ]
+    said = ws.preview("party return")
+    assert said[0] == (
+        "the roster has moved on since this fight took its party (Sgt. Blanc): "
+        "party return force hands this fight's state back over it"
+    )
+    with pytest.raises(CommandError) as refused:
+        ws.execute("party return")
+    assert str(refused.value) == said[0]
+    assert (tmp_path / "party.toml").read_text(encoding="utf-8") == roster  # nothing changed
+    # the PC it took as it was goes back alone; force hands the other back over the roster
+    assert ws.execute("party return cassart").message.startswith("Party: 1 PC handed back")
+    assert ws.preview("party return force")[0] == (
+        "force: this fight's state replaces the roster's later one (Sgt. Blanc)"
+    )
+    run(ws, "party return force")
+    blanc = roster_sheet(tmp_path, "Sgt. Blanc")
+    assert isinstance(blanc, Sheet2297) and blanc.damage == 12
+
+
+def test_a_fight_that_joined_the_roster_as_it_stands_hands_back_unasked(tmp_path: Path) -> None:
+    ws, _ = _cargo_bay_then_airlock(tmp_path)
+    new_fight(ws, "2297", "Bridge")  # joins after Airlock's hand-back
+    run(ws, "add Boarder init=3", "party join", "start", "hit blanc 1", "end")
+    assert [c.moved_on for c in party.returns(Campaign(tmp_path), ws.encounter)] == [False]
+    assert not ws.preview("party return")[0].startswith("the roster has moved on")
+    run(ws, "party return")
+
+
+def test_apply_refuses_rolling_the_roster_back_in_one_line_naming_force(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from facility_tui.cli import main
+
+    ws, cargo_bay = _cargo_bay_then_airlock(tmp_path)
+    ws.save()
+    ws.close()
+    roster = (tmp_path / "party.toml").read_text(encoding="utf-8")
+    capsys.readouterr()
+    assert main(["apply", str(cargo_bay), "party return"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "party return force" in err, err
+    assert (tmp_path / "party.toml").read_text(encoding="utf-8") == roster
+    assert main(["apply", str(cargo_bay), "-q", "party return force"]) == 0
+    assert (tmp_path / "party.toml").read_text(encoding="utf-8") != roster
+
+
+def test_every_lasting_field_of_a_pc_reaches_the_roster_and_back(tmp_path: Path) -> None:
+    """Every field of a combatant that no one fight owns (``model.FIGHT_FIELDS``) goes to
+    party.toml and joins again: its initiative dice as its add line gave them (rolled again
+    as it joins), its note and whether the players may read it."""
+    import attrs
+
+    from facility_tui.model import FIGHT_FIELDS, Combatant
+
+    ws = workspace(tmp_path)
+    new_fight(ws, "2297", "One")
+    run(ws, f"{BLANC} init=1d6+3", "note blanc limps", "hide blanc note", "party add blanc")
+    first = ws.encounter.get("sgt-blanc")
+    text = (tmp_path / "party.toml").read_text(encoding="utf-8")
+    assert 'init = "1d6+3"' in text and "notes_hidden = true" in text
+    new_fight(ws, "2297", "Two")
+    run(ws, "party join")
+    joined = ws.encounter.get("sgt-blanc")
+    assert ws.encounter.log[-1].text.startswith("Sgt. Blanc initiative: 1d6 (")
+    assert joined.initiative == int(ws.encounter.log[-1].text.rsplit(" ", 1)[1])
+    lasting = [f.name for f in attrs.fields(Combatant) if f.name not in FIGHT_FIELDS]
+    assert {"init", "notes", "notes_hidden"} <= set(lasting)
+    for name in lasting:
+        if name != "sheet":
+            assert getattr(joined, name) == getattr(first, name), name
+    rules = rules_for("2297")
+    assert rules.lasting(joined.sheet) == rules.lasting(first.sheet)
+    assert joined.sheet.rolled  # (its initiative rolled as add's is: not again at the start)
+    assert party.returns(Campaign(tmp_path), ws.encounter) == []  # nothing changed
+    (tmp_path / "party.toml").write_text(text.replace('"1d6+3"', '"lots"'), encoding="utf-8")
+    with pytest.raises(CampaignError, match=r"party.toml:\d+: pc\[0\].init: must be a whole"):
+        load(Campaign(tmp_path))

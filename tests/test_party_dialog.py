@@ -7,10 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from facility_tui.screens.command_bar import CommandBar
 from facility_tui.screens.main import MainScreen
 from facility_tui.screens.party_dialog import PartyReturnDialog
 from textual.widgets import Label
 
+from facility_tui import cli
 from facility_tui.app import FacilityApp
 from facility_tui.campaign import Campaign
 from facility_tui.roster import load
@@ -120,3 +122,76 @@ async def test_no_dialog_without_a_party_or_when_nothing_changes(tmp_path: Path)
         assert app._notifications and list(app._notifications)[-1].message == (
             "Party: nothing to hand back"
         )
+
+
+@pytest.mark.parametrize(
+    ("keys", "handed"),
+    [
+        ("enter", {"Sgt. Blanc": 14, "Aspirant Cassart": 3}),  # Blanc's later state stays
+        ("1 enter", {"Sgt. Blanc": 6, "Aspirant Cassart": 3}),  # asked for: rolled back
+        ("1 2 enter", {"Sgt. Blanc": 6, "Aspirant Cassart": 0}),
+        ("2 enter", None),  # all skipped: nothing handed back
+    ],
+)
+async def test_a_fight_older_than_the_roster_says_so_and_asks(
+    tmp_path: Path, keys: str, handed: dict[str, int] | None
+) -> None:
+    """Deck took its party, then Airlock took it too, fought and handed Blanc back: ending
+    Deck would roll Blanc back, so its row says so and starts skipped."""
+    save_of(tmp_path, FIGHT[:5], "one")  # the party
+    deck = save_of(tmp_path, ["new 2297 Deck seed=5", "party join"], "deck")
+    airlock = [
+        "new 2297 Airlock seed=4",
+        "party join",
+        "add Boarder init=3",
+        "start",
+        "hit blanc 14",
+        "end",
+        "party return",
+    ]
+    save_of(tmp_path, airlock, "airlock")
+    assert cli.apply_cmd(deck, FIGHT[5:], seed=3, quiet=True) == 0
+    app = app_for(deck)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settled(pilot)
+        burst(app, typed("end"))
+        await settled(pilot)
+        shown = " ".join(dialog_text(app).split())
+        assert (
+            "The roster has moved on since this fight took its party (Sgt. Blanc): skipped, "
+            "unless its number keeps it" in shown
+        )
+        assert "1 skip Sgt. Blanc (roster moved on): damage 14 → 6" in shown
+        assert "2 keep Aspirant Cassart: damage 0 → 3" in shown
+        assert "⏎ hand back those kept · 1-9 skip or keep a PC" in shown
+        burst(app, keys)
+        await settled(pilot)
+        assert isinstance(app.screen, MainScreen)
+        assert damage(tmp_path) == (handed or {"Sgt. Blanc": 14, "Aspirant Cassart": 0})
+
+
+async def test_the_hand_backs_preview_is_never_cut(tmp_path: Path) -> None:
+    """The command line gives a long preview the rows it needs (it was cut after three, with
+    an ellipsis): here what four PCs' hand-back changes, at 80x24."""
+    pcs = [f'add "Crew {n}" side=pc hlt=30 weapon="PAM9 3d6+2 SA 17"' for n in range(1, 5)]
+    hits = [f"hit crew-{n} {9 + n}" for n in range(1, 5)]
+    adds = [f"party add crew-{n}" for n in range(1, 5)]
+    save = save_of(tmp_path, ["new 2297 Deck seed=5", *pcs, *adds, *hits, "end"])
+    app = app_for(save)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settled(pilot)
+        while not isinstance(app.screen, MainScreen):  # (the dialog the end left: later)
+            await pilot.press("escape")
+        main = app.screen
+        assert isinstance(main, MainScreen)
+        burst(app, "colon " + " ".join("space" if c == " " else c for c in "party return"))
+        await settled(pilot)
+        await pilot.pause(0.7)  # (past the moment the bar sizes itself)
+        bar = main.query_one(CommandBar)
+        said = app.workspace.preview("party return")
+        assert len(said) == 4 and bar.preview == " │ ".join(said)
+        drawn = "".join(bar.render_line(y).text for y in range(bar.size.height))
+        assert "…" not in drawn
+        flat = "".join(drawn.split())
+        for line in said:
+            assert "".join(line.split()) in flat.replace("│", "")

@@ -360,12 +360,12 @@ def test_validate_an_empty_folder_is_a_problem(
 # -- show --json's format ----------------------------------------------------------------------
 
 
-def test_show_json_format_2_shape(saved: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_show_json_format_3_shape(saved: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """docs/show-json.md describes this shape; a change to it is a new format number."""
     capsys.readouterr()
     assert main(["show", str(saved), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["format"] == data["schema_version"] == 2
+    assert data["format"] == data["schema_version"] == 3
     assert list(data) == [
         "format",
         "schema_version",
@@ -396,11 +396,15 @@ def test_show_json_format_2_shape(saved: Path, capsys: pytest.CaptureFixture[str
         "notes_hidden",
         "sheet",
         "handle",
+        "init",
+        "joined",
         "derived",
     ]
     assert lurker["hidden"] is True and lurker["notes_hidden"] is False
+    assert lurker["init"] == "3" and lurker["joined"] == ""
     doc = (Path(__file__).parent.parent / "docs" / "show-json.md").read_text()
-    assert "version of this JSON shape (2)" in doc and "`hidden`, `notes_hidden`" in doc
+    assert "version of this JSON shape (3)" in doc and "`hidden`, `notes_hidden`" in doc
+    assert "`init`, `joined`" in doc
 
 
 def test_watch_of_a_missing_save_is_one_line(
@@ -433,10 +437,14 @@ async def test_E_writes_the_report_beside_the_save_and_says_where(tmp_path: Path
     """E (binding id ``export``) pressed bare, then twice in a burst: the report is written
     beside the save each time, the fight is unchanged, and the toast names the file."""
     from facility_tui.screens.main import MainScreen
+    from facility_tui.screens.status_pane import path_within
 
     from facility_tui.app import FacilityApp
+    from tests.screen_check import screen_lines
 
-    app = FacilityApp(save_dir=tmp_path, seed=1)
+    room = 35  # the cells of a toast's line (its width in styles/app.tcss, less its edges)
+
+    app = FacilityApp(save_dir=tmp_path / "a-campaign-folder-with-a-long-name", seed=1)
     async with app.run_test(size=(80, 24), notifications=True) as pilot:
         await pilot.pause()
         main = app.screen
@@ -448,7 +456,12 @@ async def test_E_writes_the_report_beside_the_save_and_says_where(tmp_path: Path
         await pilot.pause()
         report = app.workspace.path.with_suffix(".md")
         assert report.read_text().startswith("# Deck")
-        assert any(f"Report written to {report}" in str(n.message) for n in app._notifications)
+        said = [str(n.message) for n in app._notifications]
+        assert said[-1] == f"Report written to {path_within(str(report), room)}"
+        assert said[-1].endswith(f"/{report.name}") and len(said[-1].split()[-1]) <= room
+        await pilot.pause()
+        shown = said[-1].split()[-1]  # on the screen, whole on a line (it was cut mid-word)
+        assert any(shown in line for line in screen_lines(app)), screen_lines(app)
         await pilot.press("E", "E")
         await pilot.pause()
         assert app.workspace.encounter is before
@@ -530,3 +543,61 @@ def test_the_reports_final_table_says_what_the_list_says(lines: tuple[str, ...])
         assert cells["Sgt. Blanc (note hidden)"][2] == "uncons."
         effects = rules.summary(enc, enc.get("raider"))["Effects"]
         assert len(effects) > 100 and cells["Raider"][-1] == md(effects) + " |"
+
+
+def test_the_reports_falls_and_initiatives_say_what_the_list_says() -> None:
+    """Who fell says the state in the final table's words (it said 'down' where the table
+    said Serious); the participants' initiative is the list's Init (the turn's, after its
+    penalties), not the base number under it. Facility, whose list has no initiative, has
+    no such column."""
+    from facility_tui.report import falls
+    from facility_tui.systems import rules_for
+
+    s = fight(
+        (
+            "new 2297 Deck seed=7",
+            'add "Dr. Vance" side=pc init=12 hlt=22',
+            "add Boarder init=5",
+            "start",
+            "set vance injury serious effects=no",
+            "set vance damage 26",
+            "set vance fatigue 20",
+            "next",
+            "end",
+        )
+    )
+    enc = s.encounter
+    rules = rules_for("2297")
+    vance = enc.get("dr-vance")
+    report = render_markdown(s)
+    assert rules.state_word(enc, vance) == "Incapacitated"
+    assert "- Round 1: Dr. Vance — Incapacitated" in report
+    final = report.split("## Final state", 1)[1]
+    assert "| Dr. Vance | pcs | Incapacitated |" in final
+    assert [w for _, _, w in falls(s, public=True)[0]] == ["down"]  # the players' word
+    assert "Dr. Vance — down" in render_markdown(s, public=True)
+    participants = report.split("## Participants", 1)[1].split("##", 1)[0]
+    for c in enc.combatants:
+        init = rules.summary(enc, c)["Init"]
+        assert f"| {c.name} | {c.side} | {init} |" in participants
+    assert rules.summary(enc, vance)["Init"] != str(vance.initiative)  # (12: its base)
+    facility = render_markdown(fight(FIGHT_FACILITY))
+    assert "| Name | Side | Notes |" in facility and "| Initiative |" not in facility
+
+
+def test_show_json_gives_the_room_the_storage_items_give(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    save = tmp_path / "lab.toml"
+    lines = [
+        "new facility Lab",
+        'add "Dr. Vance" side=pc',
+        'sheet vance items="Fanny Pack, Messenger Bag, Toolbox"',
+    ]
+    assert main(["apply", str(save), "-q", *lines]) == 0
+    capsys.readouterr()
+    assert main(["show", str(save), "--json"]) == 0
+    vance = json.loads(capsys.readouterr().out)["combatants"][0]
+    assert (vance["sheet"]["pockets"], vance["sheet"]["slots"]) == (2, 6)  # as saved
+    derived = vance["derived"]
+    assert (derived["pockets"], derived["slots"], derived["bulky"]) == (5, 11, ["Toolbox"])

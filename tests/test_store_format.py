@@ -181,3 +181,29 @@ def test_a_save_reformats_only_the_combatants_changed_since_it_was_read(
     monkeypatch.setattr(writer, "combatant_text", real)
     fresh = writer.Writer().state(opened.encounter)
     assert path.read_text().split("\n", 1)[1].startswith(fresh)
+
+
+def test_a_save_from_before_the_combatants_kept_their_init_keeps_its_history(
+    tmp_path: Path,
+) -> None:
+    """Written before a combatant kept its add line's init= (and what it joined as from the
+    party): the replay gives them, the saved fight has none, and the history is kept all the
+    same, opened whole, hand-edited, or as its newest good version."""
+    fixture = FIXTURES / "v3-2297-before-init.toml"
+    path = tmp_path / fixture.name
+    path.write_bytes(fixture.read_bytes())
+    loaded = store.load(path)
+    steps = [s.line for s in loaded.undo_steps]
+    assert steps[:2] == ["new 2297 Deck seed=5", 'add "Sgt. Blanc" side=pc init=12']
+    assert not any("could not be rebuilt" in e.text for e in loaded.encounter.log)
+    assert loaded.encounter.get("boarder-1").init == ""  # as saved
+    loaded.undo()
+    assert loaded.encounter.get("boarder-1").init == "1d6+5"  # as its step replays now
+    lazy = store.open_save(path, later=True).session  # (as the app opens it)
+    assert lazy.settle() is None and len(lazy.undo_steps) == 6
+    # a hand edit of it keeps the history and adds the edit as one step
+    text = path.read_text(encoding="utf-8").replace('name = "Boarder 2"', 'name = "Raider"', 1)
+    path.write_text(text, encoding="utf-8")
+    edited = store.load(path)
+    assert edited.undo_steps[-1].edit is not None and len(edited.undo_steps) == 7
+    assert edited.encounter.combatants[2].name == "Raider"

@@ -473,3 +473,97 @@ def test_from_completes_a_template_name(tmp_path: Path) -> None:
     assert complete("add from=x", campaign) is None
     assert complete("add Bob hlt=3", campaign) is None
     assert complete("add from=d", None) is None
+
+
+# -- every field add's line gives reaches a template ---------------------------------------------
+
+# A value for each option of add's line (a new option must be given one here: the test below
+# reads which options the rules' add takes, and walks every one).
+ADD_OPTIONS = {
+    "2297": {
+        "ag": "2",
+        "cu": "1",
+        "hlt": "24",
+        "sta": "18",
+        "edge": "1",
+        "dice": "2",
+        "skill": "11",
+        "dodge": "9",
+        "parry": "7",
+        "armor": "'Vest 15/20'",
+        "weapon": "'SMG 3d6+1 SA/BF 30'",
+        "aware": "partial",
+    },
+    "facility": {
+        "phy": "2",
+        "sci": "-1",
+        "ins": "1",
+        "adm": "-2",
+        "nor": "3",
+        "roll": "3d6",
+        "train": "plus2:nor>adm",
+        "exp": "phy,armor",
+        "job": "tech",
+        "track": "5",
+        "ppe": "'Hard Hat'",
+        "saves": "1,0,0,2,0",
+        "weapon": "pistol",
+        "parts": "4",
+        "clearance": "2",
+    },
+}
+# add's own options that are a combatant's fields (count and from make none; init= where the
+# rules give each combatant an initiative: Facility's sides take turns, F7)
+LINE = {"2297": {"side": "pc", "init": "1d6+3"}, "facility": {"side": "pc"}}
+
+
+def _add_options(system: str) -> set[str]:
+    """The options the rules' add reads (what a sheet is built from), and add's own."""
+    from facility_tui.call import Call, Spec
+    from facility_tui.dice import Dice
+    from facility_tui.grammar import Parsed
+    from facility_tui.model import Encounter
+    from facility_tui.systems import rules_for
+
+    rules = rules_for(system)
+    spec = Spec("add", "add", "", lambda call: call.enc)
+    enc = Encounter("", system, state=rules.new_state())
+    call = Call(spec, Parsed("add", (), (("-", "-"),)), enc, Dice(0, 0), rules)
+    rules.new_sheet(call)
+    return call._used - ({"init"} if rules.info.side_initiative else set()) | set(LINE[system])
+
+
+@pytest.mark.parametrize("system", ["2297", "facility"])
+def test_every_field_add_gives_comes_back_from_its_template(tmp_path: Path, system: str) -> None:
+    """Each option of add's line, with the combatant's other lasting fields (a note hidden
+    from the players): template save keeps it, add from= gives it back (the initiative dice
+    as typed, rolled again)."""
+    options = {**ADD_OPTIONS[system], **LINE[system]}
+    assert set(options) == _add_options(system)  # every one walked
+    for key, value in options.items():
+        side = "" if key == "side" else " side=pc"
+        line = f"add Guard {key}={value}{side}"
+        s = session(
+            tmp_path, f"new {system} Deck seed=4", line, "note guard weak", "hide guard note"
+        )
+        kept = s.encounter.get("guard")
+        s.execute(f"template save guard {key} force")
+        s.execute(f"add Second from={key}")
+        added = s.encounter.get("second")
+        assert same_but_added(evolve(added, name="Guard"), kept), (key, added, kept)
+        if key == "init":
+            assert added.init == "1d6+3" and "init" in s.encounter.log[-2].text
+
+
+def test_an_option_add_does_not_take_names_the_line_that_sets_it(tmp_path: Path) -> None:
+    """F11 items are set on a sheet once added (``sheet WHO items=``): add's refusal says so,
+    changing nothing, and the sheet's log line names what it carries."""
+    s = session(tmp_path, "new facility Lab seed=4", "add Ana side=pc")
+    before = s.encounter
+    with pytest.raises(CommandError) as refused:
+        s.execute("add Bo items=Toolbox")
+    said = str(refused.value)
+    assert said.startswith("'add' does not take items= (sheet WHO items=A,B sets it); usage:")
+    assert s.encounter is before
+    s.execute('sheet ana items="Fanny Pack, Toolbox"')
+    assert s.encounter.log[-1].text == ("Ana's sheet set by the GM: items=Fanny Pack, Toolbox")

@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 from facility_tui.codec import DecodeError
 from facility_tui.handedit import encounter_from
 from facility_tui.logseq import Log
-from facility_tui.model import Combatant, Encounter, Kind, LogEntry
+from facility_tui.model import LATER_FIELDS, Combatant, Encounter, Kind, LogEntry, as_saved_before
 from facility_tui.session import Later, Session, Step, rebuild
 from facility_tui.store.checks import (
     at_line,
@@ -242,10 +242,7 @@ def _edited(enc: Encounter, history: Any, parts: _Parts, source: str, offset: in
     if before is not None and before.encounter == enc:
         before.encounter = enc
         return Loaded(before)  # only comments or layout changed (or the checksum line)
-    if before is not None:
-        written = Writer().state(before.encounter)
-        if sha256(written.encode("utf-8")) != parts.state_sum:
-            before = None
+    before = written_as(before, parts.state_sum)
     if before is None:
         check_edit(handedit.changes(empty_like(enc), enc), enc, parts.state, source, offset)
         check_rules(None, enc, parts.state, source, offset)
@@ -378,6 +375,34 @@ def _in_saved_words(session: Session, log: Log[LogEntry]) -> Session:
     return Session(evolve(session.encounter, log=log), undo, session.redo_steps, session.limit)
 
 
+def _as_saved(session: Session | None, enc: Encounter) -> Session | None:
+    """The replayed ``session`` with the saved fight ``enc`` as its state when they differ only
+    in what a save written before some combatant fields lacks (``model.LATER_FIELDS``: the
+    replay gives them, the saved fight has none), so an older save keeps its history."""
+    if session is None or session.encounter == enc:
+        return session
+    got = session.encounter
+    if len(got.combatants) != len(enc.combatants):
+        return session
+    if any(getattr(c, f) for c in enc.combatants for f in LATER_FIELDS):
+        return session  # (a save that has them: any difference is a real one)
+    if as_saved_before(got, enc) != enc:
+        return session
+    return Session(enc, session.undo_states, session.redo_steps, session.limit)
+
+
+def written_as(before: Session | None, state_sum: str) -> Session | None:
+    """``before`` if its fight is what a save's checksum says was written: as replayed, or as
+    a save written before some combatant fields (``model.LATER_FIELDS``) holds it."""
+    if before is None:
+        return None
+    for enc in (before.encounter, as_saved_before(before.encounter)):
+        if sha256(Writer().state(enc).encode("utf-8")) == state_sum:
+            before.encounter = enc
+            return before
+    return None
+
+
 def _with_history(enc: Encounter, history: Any, later: bool = False) -> Session:
     """The session of ``enc`` and its saved history, replayed and checked; with ``later``,
     replayed when first needed (``Session.settle``): opening reads the fight, not its steps."""
@@ -387,11 +412,11 @@ def _with_history(enc: Encounter, history: Any, later: bool = False) -> Session:
     if saved is not None and later:
 
         def replay() -> Session | None:
-            session = _replayed(saved, enc.log)
+            session = _as_saved(_replayed(saved, enc.log), enc)
             return session if session is not None and session.encounter == enc else None
 
         return Session(enc, redo=saved.redo, later=Later(saved.base, tuple(saved.undo), replay))
-    session = None if saved is None else _replayed(saved, enc.log)
+    session = None if saved is None else _as_saved(_replayed(saved, enc.log), enc)
     if session is None or session.encounter != enc:
         note = "Undo history could not be rebuilt from the save; the fight itself is intact"
         return Session(enc.logged(note, Kind.INFO))

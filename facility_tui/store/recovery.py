@@ -14,12 +14,11 @@ from facility_tui.session import Session
 from facility_tui.store.backups import backups
 from facility_tui.store.errors import DamagedSave, SaveError
 from facility_tui.store.files import read_regular, sidecar_for
-from facility_tui.store.format import log_entries, read_toml, sha256
+from facility_tui.store.format import log_entries, read_toml
 from facility_tui.store.logfiles import read_log
 from facility_tui.store.opening import Opened, load, open_save
-from facility_tui.store.reader import rebuilt, resolved_history, split3
+from facility_tui.store.reader import rebuilt, resolved_history, split3, written_as
 from facility_tui.store.saver import forget
-from facility_tui.store.writer import Writer
 
 
 class Good(NamedTuple):
@@ -123,10 +122,7 @@ def _as_written(raw: bytes, source: str, sidecar: Path) -> Session | None:
         if not isinstance(history, dict):
             return None
         before = rebuilt(log, resolved_history(history, source, sidecar))
-        if before is None:
-            return None
-        written = Writer().state(before.encounter).encode("utf-8")
-        return before if sha256(written) == parts.state_sum else None
+        return written_as(before, parts.state_sum)
     except Exception:  # damaged in any way: the backups are next
         return None
 

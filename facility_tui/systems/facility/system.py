@@ -369,6 +369,7 @@ class FacilityRules(RuleSystem):
             "Wounds": wounds_short(s),
             "Impaired": impaired_count(s) if not simple(s) else 0,
             "Saves": " ".join(f"{k[0].upper()}{signed(save_value(s, k))}" for k in SAVES),
+            **dict(zip(("pockets", "slots", "bulky"), room_of(s), strict=True)),
         }
 
     def list_row(self, enc: Encounter, c: Combatant) -> dict[str, Any]:
@@ -606,15 +607,23 @@ def _choice_rows(enc: Encounter, c: Combatant) -> list[Row]:
     return rows
 
 
-def room(s: FacilitySheet) -> str:
+def room_of(s: FacilitySheet) -> tuple[int, int, list[str]]:
     """F11: the pockets and slots a sheet has with the storage items it carries (clothing's
-    pockets replace the 2 of normal clothing), and its Bulky ones (in hand or a Sling)."""
+    pockets replace the 2 of normal clothing), and its Bulky ones (in hand or a Sling): the
+    sheet's own ``pockets`` and ``slots`` are its room without them."""
+    if not s.items:
+        return s.pockets, s.slots, []
     storage = storage_of(s.items)
     worn = [e["pockets"] for e in storage if e["clothing"]]
     pockets = (max(worn) if worn else s.pockets) + sum(
         e["pockets"] for e in storage if not e["clothing"]
     )
     slots = s.slots + sum(e["slots"] for e in storage)
-    bulky = [e["name"] for e in storage if e["bulky"]]
+    return pockets, slots, [e["name"] for e in storage if e["bulky"]]
+
+
+def room(s: FacilitySheet) -> str:
+    """``room_of`` in words: ``5 pockets, 11 slots; Bulky: Toolbox``."""
+    pockets, slots, bulky = room_of(s)
     said = f"{counted(pockets, 'pocket')}, {counted(slots, 'slot')}"
     return said + (f"; Bulky: {', '.join(bulky)}" if bulky else "")

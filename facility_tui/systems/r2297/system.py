@@ -72,6 +72,7 @@ from facility_tui.systems.r2297.sheet import (
     Awareness,
     Effect,
     EKind,
+    Injury,
     Sheet2297,
     Weapon,
 )
@@ -405,7 +406,8 @@ class Rules2297(RuleSystem):
         effects (bleeding, a death countdown, disadvantage until medical care), Edge, ammo,
         rests taken today, pending Grit checks; not this fight's initiative (A3), actions (A4),
         awareness (A2) or what ends with it (effects "until end of combat", Pinned by one of
-        its combatants, Surprised, Overwatch). An offer of Edge lapses with the fight (A7)."""
+        its combatants, Surprised, Overwatch). An offer of Edge lapses with the fight (A7), and
+        its injuries' rounds are of no fight to come (round 0: before it)."""
         if not isinstance(sheet, Sheet2297):
             return sheet
         effects = tuple(
@@ -413,7 +415,10 @@ class Rules2297(RuleSystem):
             for e in sheet.effects
             if not (e.combat or e.by or e.until_round or e.label == "overwatch")
         )
-        injuries = tuple(evolve(i, offered=False) if i.offered else i for i in sheet.injuries)
+        # (an injury's round is of the fight that dealt it: carried, it is "before this fight")
+        injuries = tuple(
+            evolve(i, offered=False, round=0) if i.offered or i.round else i for i in sheet.injuries
+        )
         fresh = Sheet2297()
         per_fight = {name: getattr(fresh, name) for name in PER_FIGHT}
         return evolve(sheet, effects=effects, injuries=injuries, **per_fight)
@@ -486,9 +491,7 @@ class Rules2297(RuleSystem):
         return Public(s.level.word if s.level.rank else "unhurt", tuple(s.conditions()))
 
     def state_word(self, enc: Encounter, c: Combatant) -> str:
-        """Why it is out as its Actions cell says it (A8, A9), else its injury level (A7)."""
-        s = sheet_of(c)
-        return out_word(status(s)) or (s.level.word if s.level.rank else "unhurt")
+        return worst_word(sheet_of(c))
 
     def summary(self, enc: Encounter, c: Combatant) -> dict[str, Any]:
         s = sheet_of(c)
@@ -698,6 +701,21 @@ def out_word(state: str) -> str:
     return OUT_WORDS.get(state, "")
 
 
+def worst_word(s: Sheet2297) -> str:
+    """The worst of a sheet's state in a word (the party's list, the report, the forecast):
+    why it is out as the list's Actions cell says it (A8, A9), then Incapacitated (A8: damage
+    at Health) and Exhausted (A9), which weigh more than any injury level (A7), then the
+    level."""
+    out = out_word(status(s))
+    if out:
+        return out
+    if incapacitated(s):
+        return "Incapacitated"
+    if tired(s) is EXHAUSTED:
+        return "Exhausted"
+    return s.level.word if s.level.rank else "unhurt"
+
+
 def actions_cell(enc: Encounter, c: Combatant, eco: Economy, state: str) -> str:
     """A4 as the list shows it: Major/Move/Minor left (``1/1/0``), or ``1 act`` under Serious's
     one action in all (``1 minor`` under Critical's), ``done`` once its turn is spent or past
@@ -850,6 +868,12 @@ def _damage_line(s: Sheet2297, short: bool = False) -> Detail:
     return Detail("Damage", text, Tone.BAD if down else Tone.PLAIN)
 
 
+def when_dealt(i: Injury) -> str:
+    """The round an injury was dealt in; round 0: before this fight (in setup, or carried from
+    an earlier one by the party, whose rounds mean nothing here)."""
+    return f"round {i.round}" if i.round else "before this fight"
+
+
 def _injury_lines(s: Sheet2297) -> list[Detail]:
     """A7/A10: each injury, with what first aid would need."""
     lines = []
@@ -863,7 +887,7 @@ def _injury_lines(s: Sheet2297) -> list[Detail]:
         lines.append(
             Detail(
                 f"Injury {i.id}",
-                f"{i.level.word} (round {i.round}, {i.damage} damage{was}){extra}{tn}",
+                f"{i.level.word} ({when_dealt(i)}, {i.damage} damage{was}){extra}{tn}",
             )
         )
     return lines
@@ -1056,7 +1080,7 @@ def _injury_rows(s: Sheet2297) -> list[Row]:
         ),
         Detail(
             "Level",
-            f"{level.word} (round {worst.round})" if worst and level.rank else "no injury",
+            f"{level.word} ({when_dealt(worst)})" if worst and level.rank else "no injury",
             tone,
         ),
         _damage_line(s, short=True),

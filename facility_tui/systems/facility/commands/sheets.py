@@ -369,7 +369,7 @@ def sheet(call: Call) -> Encounter:
     text = call.option("items")
     if text is not None:
         new = evolve(new, items=tuple(t.strip() for t in text.split(",") if t.strip()))
-        done.append("items")
+        done.append(f"items={', '.join(new.items) or 'none'}")
     text = call.option("empty")
     if text is not None:  # F8: the guns out of ammo
         named = [] if text.strip().lower() in NO_WORDS else text.split(",")
