@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Label
@@ -30,6 +31,13 @@ from facility_tui.text import printable
 
 class PartyReturnDialog(ModalScreen[str | None]):
     """The hand-back's summary; dismisses with the ``party return`` line, or None."""
+
+    # (the key bar lists them while the dialog is open; a PC's number skips or keeps it)
+    BINDINGS = [
+        Binding("enter,y", "hand_back", "Hand back", priority=True, key_display="⏎"),
+        Binding("n", "skip_all", "Skip all", priority=True),
+        Binding("escape", "later", "Later", priority=True),
+    ]
 
     def __init__(self, changes: Sequence[Change]) -> None:
         super().__init__()
@@ -82,15 +90,20 @@ class PartyReturnDialog(ModalScreen[str | None]):
     async def _on_key(self, event: events.Key) -> None:
         event.stop()
         event.prevent_default()
-        if event.key in ("enter", "y"):
-            self._answer(self.line())
-        elif event.key in ("escape", "n"):
-            self._answer(None)
-        elif event.character is not None and event.character.isdigit():
+        if event.character is not None and event.character.isdigit():
             i = int(event.character) - 1
             if 0 <= i < len(self.changes):
                 self.skipped ^= {i}
                 self.query_one(f"#pc-{i + 1}", Label).update(self._row(i))
+
+    def action_hand_back(self) -> None:
+        self._answer(self.line())
+
+    def action_skip_all(self) -> None:
+        self._answer(None)
+
+    def action_later(self) -> None:
+        self._answer(None)  # (as skip all: 'party return' does it later)
 
     def line(self) -> str | None:
         """``party return``, with ``skip=`` for the PCs skipped (and those past the ninth the

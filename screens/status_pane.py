@@ -25,6 +25,9 @@ from facility_tui.text import printable
 from .text_pane import TextPane
 
 
+PATH_LEAST = 12  # cells the save's path keeps before the encounter's name gives way
+
+
 def shown_path(path: Path) -> str:
     """The save path as the GM reads it: relative to here, or with ~ for home."""
     try:
@@ -123,14 +126,13 @@ class StatusPane(TextPane):
         flag = "READ-ONLY " if self.read_only else ""
         name = printable(enc.name)
         width = self.size.width
-        if width:  # (room for the file's own name at least: …/deck.toml)
-            file = printable(path.name)[:24]
-            name = _cut(name, max(width - cell_len(f"{flag}{title}…/{file} · {saved}"), 8))
+        if width:  # (the path shortened first, to PATH_LEAST cells)
+            name = _cut(name, max(width - cell_len(f"{flag}{title} · {saved}") - PATH_LEAST, 8))
         where = Text.assemble((flag, "bold reverse"), (name, "bold"), title)
         room = width - where.cell_len - cell_len(f" · {saved}")
         shown = printable(self._shown_path(path))
         if width:
-            shown = path_within(shown, max(room, 3))
+            shown = path_within(shown, max(room, PATH_LEAST))
         where.append(f"{shown} · {saved}", "dim")
         for line in (turn, where):
             line.no_wrap, line.overflow = True, "ellipsis"  # two lines, each cut to the width

@@ -220,21 +220,6 @@ def test_the_three_likeliest_first_to_fall_each_have_a_line() -> None:
     assert max(len(line) for line in out[at : at + 4]) <= 76  # (the forecast screen at 80)
 
 
-def test_the_state_most_often_ended_in_is_never_cut() -> None:
-    """Each combatant's likeliest end in the tracker's word, whole (``Incapacitated`` was cut
-    to the column's 11 cells), and the table within the forecast screen at 80 columns."""
-    from collections import Counter
-
-    enc = demo("2297")
-    tally = forecast.forecast(enc, 4, seed=2, processes=1)
-    tally.ends[tally.ids[0]] = Counter({"Incapacitated": 3, "unhurt": 1})
-    out = forecast.lines(enc, tally, {}, 2)
-    at = next(i for i, line in enumerate(out) if "most often" in line)
-    rows = out[at + 1 : at + 1 + len(tally.ids)]
-    assert "Incapacitated" in rows[0].split()
-    assert max(len(line) for line in out[at : at + 1 + len(tally.ids)]) <= 76
-
-
 def test_demo_fights_mid_fight() -> None:
     facility = demo("facility")
     for line in DEMO_FACILITY_FIGHT:

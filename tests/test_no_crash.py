@@ -216,10 +216,10 @@ async def test_n_asks_before_a_turn_ends_with_a_choice_open(tmp_path: Path) -> N
         await pilot.pause()
         question = " ".join(str(label.render()) for label in app.screen.query(Label))
         assert "Still open: Anne O'Malley: 1 contaminants wound, ablate or suffer" in question
-        await pilot.press("n")  # no: the turn stays
+        await pilot.press("escape")  # back: the turn stays
         await pilot.pause()
         assert app.workspace.encounter.turn == turn and app.screen is screen
-        await pilot.press("n", "y")  # in one burst: asked, and answered
+        await pilot.press("n", "n")  # in one burst: asked, and n again ends the turn
         await pilot.pause()
         assert app.workspace.encounter.turn != turn
 

@@ -96,7 +96,8 @@ def test_C1_next_in_setup_starts_combat_as_the_n_key_does(system: str) -> None:
 
     def setup() -> Session:
         s = Session(evolve(blank(), seed=42))
-        return run(s, f"new {system} T seed=5", "add A side=pc init=2d6", "add B init=1d6+2")
+        init = "init=2d6" if system == "2297" else ""  # (Facility: side initiative, F7)
+        return run(s, f"new {system} T seed=5", f"add A side=pc {init}", f"add B {init}")
 
     by_next = run(setup(), "next").encounter
     by_start = run(setup(), "start").encounter

@@ -59,4 +59,4 @@ async def test_a_long_encounter_name_gives_way_to_the_time_it_was_saved(tmp_path
             await settle(pilot)
             line = status(app).splitlines()[1]
             assert line.rstrip().endswith("deck.toml · saved 12:00:00"), line
-            assert "…" in line and long[:20] in line and cell_len(line) <= width
+            assert "…" in line and long[:15] in line and cell_len(line) <= width
