@@ -715,8 +715,8 @@ def inflict(ctx: Ctx, cid: str, injury: Injury) -> Injury:
         add_condition(ctx, cid, "prone", source=src, quiet=True)
         add_effect(ctx, cid, Effect(EKind.BLEED, "Critical injury", dice="1d6", source=src))
         ctx.log(
-            f"{name}: initiative 0 from turn {due} until end of combat; prone; one Minor if "
-            "conscious, no Reactions; bleeds 1d6 per round until stabilized",
+            f"{name}: initiative 0 from its {nth(due)} turn until end of combat; prone; one "
+            "Minor if conscious, no Reactions; bleeds 1d6 per round until stabilized",
             Kind.EFFECT,
         )
     elif level is LETHAL:
