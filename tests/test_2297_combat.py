@@ -3,6 +3,8 @@ first aid, fatigue, conditions, attack helper and overrides (A2–A11, C2, C4, C
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from facility_tui.grammar import CommandError
@@ -738,7 +740,11 @@ def test_A7_C6_a_combatants_own_turns_are_counted_as_its_own_never_as_turn_n(
     assert line == "B: initiative −4 and Disadvantage on its next turn (its 1st)"
     effects = [describe(e) for e in sheet(session, "b").effects]
     assert "initiative −4 (on its 1st turn)" in effects
-    assert not any("turn 1" in t for t in [*texts(session.encounter), *effects])
+    run(session, "add C init=5 sta=200", "add D init=4 sta=200", "add E init=3 sta=200")
+    run(session, "hit c 6", "hit d 11", "hit e 16")  # Moderate, Serious, Critical
+    said = [*texts(session.encounter)]
+    said += [describe(e) for c in "bcde" for e in sheet(session, c).effects]
+    assert not [t for t in said if re.search(r"\bturn \d", t)]
     assert [nth(n) for n in (1, 2, 3, 4, 11, 12, 13, 21, 22, 101, 111)] == [
         "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "101st", "111th"
     ]  # fmt: skip
