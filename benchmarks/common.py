@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from facility_tui.session import Session
+    from facility_tui.commands.session import Session
 
 
 def median(xs: Sequence[float]) -> float:
@@ -88,7 +88,7 @@ def build_session(
     """
     from attrs import evolve
 
-    from facility_tui.session import Session
+    from facility_tui.commands.session import Session
     from facility_tui.store import blank
 
     session = Session(evolve(blank(), seed=seed))

@@ -20,8 +20,8 @@ from benchmarks.common import median
 
 def demo_session(combatants: int, events: int = 0) -> object:
     """The 2297 demo's eight combatants copied to ``combatants``, started, ``events`` log lines."""
-    from facility_tui.demo import demo_encounter
-    from facility_tui.session import Session
+    from facility_tui.campaign.demo import demo_encounter
+    from facility_tui.commands.session import Session
 
     enc = demo_encounter()
     base = enc.combatants

@@ -22,8 +22,8 @@ BUDGET_S = 10.0
 
 
 def _demo(system: str) -> object:
-    from facility_tui.dispatch import apply
-    from facility_tui.model import Encounter
+    from facility_tui.commands.dispatch import apply
+    from facility_tui.model.encounter import Encounter
     from facility_tui.systems import rules_for
 
     enc = Encounter("x", system)
@@ -35,7 +35,8 @@ def _demo(system: str) -> object:
 def _engine_rate(enc: object, plays: int = 20) -> tuple[float, float]:
     """Commands per second of the engine alone, and commands per play: the lines of ``plays``
     plays recorded, then applied again, timed (the same encounters, the same dice)."""
-    from facility_tui import dispatch, forecast
+    from facility_tui.commands import dispatch
+    from facility_tui.forecast import engine as forecast
 
     recorded: list[tuple[object, str, dict[str, object]]] = []
     real = dispatch.apply
@@ -65,7 +66,7 @@ def _as_the_app(enc: object, runs: int) -> float:
     workers come from the forkserver, which the app starts a few seconds after it opens."""
     import threading
 
-    from facility_tui import forecast
+    from facility_tui.forecast import engine as forecast
 
     forecast.warm()
     done = threading.Event()
@@ -82,7 +83,7 @@ def _as_the_app(enc: object, runs: int) -> float:
 
 
 def measure(runs: int = 1000) -> list[str]:
-    from facility_tui import forecast
+    from facility_tui.forecast import engine as forecast
 
     rows = [f"before: {load_line()[0]}"]
     for system in ("2297", "facility"):

@@ -57,7 +57,7 @@ class Pool:
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def _run(self) -> None:
-        from facility_tui import forecast
+        from facility_tui.forecast import engine as forecast
 
         for tally in forecast.run(self.enc, 10**6, 1, stop=self._stop.is_set):
             self.plays = tally.runs

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from facility_tui import store
 from facility_tui.autosave import Autosaver
-from facility_tui.session import Session
+from facility_tui.commands.session import Session
 
 
 def build(events: int, combatants: int) -> Session:

@@ -38,12 +38,12 @@ from textual.filter import LineFilter
 from textual.notifications import SeverityLevel
 from textual.timer import Timer
 
-from facility_tui.paths import default_saves
+from facility_tui.campaign.paths import default_saves
+from facility_tui.model.text import printable
 from facility_tui.screens.lines import Controls
 from facility_tui.screens.main import MainScreen
 from facility_tui.screens.palette import FacilityCommands, Palette
 from facility_tui.screens.status_pane import path_within
-from facility_tui.text import printable
 from facility_tui.workspace import Workspace
 
 SETTLE_ROUNDS = 32  # looks before a key is taken anyway (a widget that never stops posting)
@@ -203,7 +203,7 @@ class FacilityApp(OrderedKeys):
         """Apply the config file's keys and theme; what was wrong in it, one line each."""
         if self._config_file is None:
             return ()
-        from facility_tui import config as configs  # (a launch without a config file: not read)
+        from facility_tui import config as configs  # a launch without a config file: not read
 
         defaults = self.binding_ids()
         cfg = configs.load(self._config_file, defaults, self.available_themes)

@@ -31,8 +31,8 @@ from pathlib import Path
 from attrs import frozen
 
 from facility_tui import store
-from facility_tui.model import Encounter
-from facility_tui.session import Session
+from facility_tui.commands.session import Session
+from facility_tui.model.encounter import Encounter
 
 RETRY_DELAYS = (0.5, 1.0, 2.0, 5.0, 10.0, 30.0)  # seconds between retries of a failed save
 

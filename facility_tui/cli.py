@@ -206,9 +206,9 @@ COMMANDS = ("run", "apply", "show", "export", "forecast", "watch", "serve", "val
 
 def _nearest_command(word: str) -> str:
     """`` (did you mean show?)``; for a command of the fight (``hti``), how to run it headless."""
-    from facility_tui.dispatch import common
+    from facility_tui.commands.dispatch import common
+    from facility_tui.model.text import did_you_mean, nearest
     from facility_tui.systems import ids, rules_for
-    from facility_tui.text import did_you_mean, nearest
 
     if hint := did_you_mean(word, COMMANDS):
         return hint
@@ -256,13 +256,13 @@ def _dispatch(ns: argparse.Namespace) -> int:
 
 
 def _err(message: str) -> None:
-    from facility_tui.text import printable
+    from facility_tui.model.text import printable
 
     print(f"facility-tui: {printable(message)}", file=sys.stderr)
 
 
 def _out(text: str) -> None:
-    from facility_tui.text import printable
+    from facility_tui.model.text import printable
 
     print(printable(text))
 
@@ -275,7 +275,7 @@ def run_app(
     config: Path | None = None,
 ) -> int:
     from facility_tui.app import FacilityApp
-    from facility_tui.paths import default_config
+    from facility_tui.campaign.paths import default_config
 
     if config is None and (default := default_config()).is_file():
         config = default  # (a config given with --config and missing is said so in the app)
@@ -324,10 +324,11 @@ def _apply_locked(
 ) -> int:
     from attrs import evolve
 
-    from facility_tui import party, store
-    from facility_tui.campaign import Campaign
-    from facility_tui.grammar import CommandError, UnknownCommand
-    from facility_tui.session import Session
+    from facility_tui import store
+    from facility_tui.campaign import roster
+    from facility_tui.campaign.folder import Campaign
+    from facility_tui.commands.grammar import CommandError, UnknownCommand
+    from facility_tui.commands.session import Session
 
     before_edit = accepted = None
     recovered = False
@@ -344,21 +345,21 @@ def _apply_locked(
         start = evolve(start, seed=seed if seed is not None else _random_seed())
         session = Session(start)
     campaign = session.campaign = Campaign(save.parent)  # the save's folder is its campaign
-    roster = None  # the party as it was, once a line changes it: all lines or none
+    kept = None  # the party as it was, once a line changes it: all lines or none
     for line in lines:
         line = _seeded(line, seed)
         try:
-            if party.is_roster_line(line):
-                roster = roster or party.mark(campaign)
-                outcome = party.run(campaign, session.encounter, line, seed=seed)
+            if roster.is_roster_line(line):
+                kept = kept or roster.mark(campaign)
+                outcome = roster.run(campaign, session.encounter, line, seed=seed)
             else:
                 outcome = session.execute(line)
         except UnknownCommand as err:
             _err(f"'{line}': {err}; 'facility-tui commands' lists them; nothing was saved")
-            return _undone(campaign, roster, 1)
+            return _undone(campaign, kept, 1)
         except CommandError as err:
             _err(f"'{line}': {err}; nothing was saved")
-            return _undone(campaign, roster, 1)
+            return _undone(campaign, kept, 1)
         if not quiet:
             _out(f"> {line}")
             for entry in outcome.events:
@@ -374,27 +375,27 @@ def _apply_locked(
         store.save(session, save)
     except OSError as err:
         _err(f"could not rename the refused {save} aside: {err.strerror or err}; nothing was saved")
-        return _undone(campaign, roster, 2)
+        return _undone(campaign, kept, 2)
     except store.SaveError as err:
         _err(str(err))
-        return _undone(campaign, roster, 2)
+        return _undone(campaign, kept, 2)
     return 0
 
 
-def _undone(campaign: Any, roster: Any, code: int) -> int:
-    """An apply that saves nothing changes no roster either: the party as it was (``roster``,
+def _undone(campaign: Any, kept: Any, code: int) -> int:
+    """An apply that saves nothing changes no roster either: the party as it was (``kept``,
     taken before its first ``party`` line changed it)."""
-    if roster is not None:
-        from facility_tui import party
+    if kept is not None:
+        from facility_tui.campaign import roster
 
-        party.rollback(campaign, roster)
+        roster.rollback(campaign, kept)
     return code
 
 
 def _seeded(line: str, seed: int | None) -> str:
     """A ``new`` line without a seed= of its own, given the seed of ``--seed`` (the seed then
     logged, used, and kept in the history's line); any other line as it is."""
-    from facility_tui.grammar import CommandError, parse
+    from facility_tui.commands.grammar import CommandError, parse
 
     if seed is None:
         return line
@@ -417,8 +418,8 @@ JSON_FORMAT = 3  # the shape of show --json (docs/show-json.md describes each)
 def state_json(session: Any, *, public: bool = False) -> dict[str, Any]:
     """The state as ``show --json`` prints it; ``public``: without what ``hide`` keeps from the
     players (hidden combatants, the log lines naming them, hidden notes)."""
-    from facility_tui.codec import encode, fields_of
-    from facility_tui.dispatch import listed
+    from facility_tui.commands.dispatch import listed
+    from facility_tui.model.codec import encode, fields_of
     from facility_tui.report import public_log
     from facility_tui.systems import rules_for
 
@@ -493,7 +494,7 @@ def forecast_cmd(
     from_backup: bool = False,
 ) -> int:
     """docs/forecast.md: reads the save (held by the tracker or not), writes nothing."""
-    from facility_tui import forecast
+    from facility_tui.forecast import engine as forecast
 
     if not 1 <= runs <= MAX_RUNS:
         _err(f"--runs must be from 1 to {MAX_RUNS}, got {runs}")
@@ -681,8 +682,8 @@ def validate_cmd(paths: Sequence[Path]) -> int:
                 _out(problem)
                 problems += 1
         if path.is_dir():  # a campaign folder: its templates too
-            from facility_tui import templates
-            from facility_tui.campaign import Campaign
+            from facility_tui.campaign import templates
+            from facility_tui.campaign.folder import Campaign
 
             checked += len(templates.names(Campaign(path)))
             for problem in templates.check_folder(Campaign(path)):
@@ -701,8 +702,8 @@ def validate_cmd(paths: Sequence[Path]) -> int:
 
 def _catalog_problems(folder: Path) -> list[str]:
     """The mistakes of a campaign's ``catalogs/*.toml``, each ``FILE:LINE: key ...``."""
-    from facility_tui.campaign import Campaign
-    from facility_tui.catalog import campaign_catalogs
+    from facility_tui.campaign.catalogs import campaign_catalogs
+    from facility_tui.campaign.folder import Campaign
     from facility_tui.systems.facility import catalogs as _facility  # noqa: F401 (their kinds)
     from facility_tui.systems.r2297 import catalogs as _r2297  # noqa: F401
 
@@ -720,7 +721,7 @@ def _problems_of(file: Path) -> list[str]:
     import tomllib
 
     from facility_tui import store
-    from facility_tui.campaign import PARTY
+    from facility_tui.campaign.folder import PARTY
 
     try:
         raw, _ = store.read_regular(file)
@@ -731,7 +732,7 @@ def _problems_of(file: Path) -> list[str]:
     except (UnicodeDecodeError, tomllib.TOMLDecodeError):
         doc = {}  # (the store says best what is wrong with it: cut short, damaged...)
     if file.name == PARTY:  # the campaign's party: its PCs, checked as party join reads them
-        from facility_tui.party import validate
+        from facility_tui.campaign.roster import validate
 
         return validate(raw.decode("utf-8", "replace"), str(file))
     if doc.get("kind") == "log":  # a save's log file: read (and checked) with its save
@@ -761,7 +762,7 @@ def _naming(file: Path, message: str) -> str:
 
 
 def commands_cmd(*, markdown: bool = False, dice: bool = False, keys: bool = False) -> int:
-    from facility_tui.dispatch import commands_markdown, dice_markdown, help_lines
+    from facility_tui.commands.dispatch import commands_markdown, dice_markdown, help_lines
     from facility_tui.systems import quick_keys_markdown
 
     if keys:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from attrs import field, frozen
 
-from facility_tui.text import did_you_mean
+from facility_tui.model.text import did_you_mean
 
 KEY_NAME_MAX = 40  # a key name longer than this is a typo ("ctrl+shift+pagedown" is 19)
 

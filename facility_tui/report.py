@@ -13,14 +13,14 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from facility_tui.dispatch import listed
-from facility_tui.model import Combatant, Encounter, LogEntry, Phase
+from facility_tui.commands.dispatch import listed
+from facility_tui.model.encounter import Combatant, Encounter, LogEntry, Phase
+from facility_tui.model.text import naming_any, printable
+from facility_tui.model.view import Public
 from facility_tui.systems import rules_for
-from facility_tui.text import naming_any, printable
-from facility_tui.view import Public
 
 if TYPE_CHECKING:
-    from facility_tui.session import Session
+    from facility_tui.commands.session import Session
 
 
 def status_line(enc: Encounter, public: bool = False) -> str:

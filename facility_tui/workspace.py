@@ -29,14 +29,15 @@ from pathlib import Path
 
 from attrs import evolve
 
-from facility_tui import party, store
+from facility_tui import store
 from facility_tui.autosave import Autosaver, Changed, Failed, Saved
-from facility_tui.campaign import Campaign
-from facility_tui.grammar import CommandError
-from facility_tui.model import Encounter
-from facility_tui.session import Outcome, Session
+from facility_tui.campaign import roster
+from facility_tui.campaign.folder import Campaign
+from facility_tui.commands.grammar import CommandError
+from facility_tui.commands.session import Outcome, Session
+from facility_tui.model.encounter import Encounter
+from facility_tui.model.text import counted
 from facility_tui.systems import DEFAULT
-from facility_tui.text import counted
 
 ROLE = "facility-tui app"
 
@@ -402,7 +403,7 @@ class Workspace:
 
     def start_demo(self, system: str = DEFAULT) -> None:
         """A fresh copy of a demo fight, in a file of its own."""
-        from facility_tui.demo import demo_encounter
+        from facility_tui.campaign.demo import demo_encounter
 
         enc = demo_encounter(system)
         if self.seed is not None:
@@ -461,8 +462,8 @@ class Workspace:
             raise CommandError("type a command, or press escape; ? lists them")
         if self.read_only:
             raise CommandError(self.read_only_message())
-        if party.is_roster_line(line):  # the roster's own changes: party.toml, not the fight
-            return party.run(self.session.campaign, self.encounter, line, seed=self.seed)
+        if roster.is_roster_line(line):  # the roster's own changes: party.toml, not the fight
+            return roster.run(self.session.campaign, self.encounter, line, seed=self.seed)
         try:
             self._hold(self.path)
         except store.SaveHeld as err:
@@ -478,6 +479,6 @@ class Workspace:
 
 
 def _quoted(text: str) -> str:
-    from facility_tui.grammar import quote
+    from facility_tui.commands.grammar import quote
 
     return quote(text)

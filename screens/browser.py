@@ -1,6 +1,6 @@
 """The campaign browser (``o``): each encounter of the campaign folder with its rules, name, state,
 combatants and last change, newest first; typing filters; duplicate, rename, archive and restore,
-each undone by ``u`` (``facility_tui.campaign_files``); enter opens.
+each undone by ``u`` (``facility_tui.campaign.files``); enter opens.
 
 Every line is one row, cut at the dialog's edge (a long name gives way first): names and file
 names are data, shown as plain text with any control character escaped.
@@ -21,11 +21,11 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
-from facility_tui import campaign_files as files
-from facility_tui.campaign import Campaign
-from facility_tui.summaries import Summary, summaries, when
+from facility_tui.campaign import files
+from facility_tui.campaign.folder import Campaign
+from facility_tui.campaign.summaries import Summary, summaries, when
+from facility_tui.model.text import printable
 from facility_tui.systems import ids, info
-from facility_tui.text import printable
 
 from .key_bar import KeyBar
 from .ordered_input import OrderedInput

@@ -12,9 +12,9 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
-from facility_tui.campaign import Campaign
-from facility_tui.catalog import KINDS, listing
-from facility_tui.text import printable
+from facility_tui.campaign.catalogs import KINDS, listing
+from facility_tui.campaign.folder import Campaign
+from facility_tui.model.text import printable
 
 Row = tuple[str, str, bool]  # name, figures, from the campaign
 

@@ -25,8 +25,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Label
 
-from facility_tui.text import printable
-from facility_tui.view import Choice, Option
+from facility_tui.model.text import printable
+from facility_tui.model.view import Choice, Option
 
 DEFAULT_MARK = "⏎"
 MENU_WIDTH = 76  # cells, as styles/app.tcss sets it (narrower screens: the screen's width)

@@ -16,9 +16,9 @@ from textual import events
 from textual.geometry import Size
 from textual.reactive import Reactive
 
-from facility_tui.model import ENEMIES, PCS, Encounter
+from facility_tui.model.encounter import ENEMIES, PCS, Encounter
+from facility_tui.model.text import printable
 from facility_tui.systems import rules_for
-from facility_tui.text import printable
 
 from .panes import pane_lines, reminder_lines
 from .text_pane import TextPane

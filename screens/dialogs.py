@@ -12,9 +12,9 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Select
 
-from facility_tui.grammar import quote
+from facility_tui.commands.grammar import quote
+from facility_tui.model.text import printable
 from facility_tui.systems import DEFAULT, info, infos
-from facility_tui.text import printable
 
 from .ordered_input import OrderedInput
 

@@ -1,5 +1,5 @@
 """The danger forecast (``F``, or "Forecast" in the palette): the fight played out many times from
-where it stands (``facility_tui.forecast``, docs/forecast.md), in worker processes driven from a
+where it stands (``forecast.engine``, docs/forecast.md), in worker processes driven from a
 thread worker, so the screen stays responsive; the figures sharpen as chunks of plays arrive, a
 progress bar counts them, escape stops the plays and closes. The plays line changes how some
 combatants are played (``blanc=focus; boarder 1=flee at serious``); enter runs again with it.
@@ -24,10 +24,10 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, ProgressBar
 
-from facility_tui import forecast
-from facility_tui.model import Encounter
-from facility_tui.plays import PLAY_WORDS, Play
-from facility_tui.text import printable
+from facility_tui.forecast import engine as forecast
+from facility_tui.model.encounter import Encounter
+from facility_tui.model.text import printable
+from facility_tui.systems.plays import PLAY_WORDS, Play
 
 from .text_pane import TextPane
 

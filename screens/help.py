@@ -10,7 +10,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from facility_tui.dispatch import help_lines
+from facility_tui.commands.dispatch import help_lines
 
 
 class HelpScreen(ModalScreen[None]):

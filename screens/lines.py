@@ -23,7 +23,7 @@ from textual.color import Color
 from textual.filter import LineFilter
 from textual.strip import Strip
 
-from facility_tui.text import CONTROL, printable
+from facility_tui.model.text import CONTROL, printable
 
 
 def clean(strip: Strip) -> Strip:

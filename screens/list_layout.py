@@ -12,7 +12,7 @@ When the room is short, the list gives way in a fixed order, and never cuts a st
 5. the names shorten further, as far as they stay told apart (``name_floor``);
 6. what still does not fit scrolls sideways.
 
-Names are shortened from the front (``name_forms``, in ``facility_tui.names``): the leading
+Names are shortened from the front (``name_forms``, in ``model.names``): the leading
 words are abbreviated, then dropped, and the last words, which tell ``Drone 1`` from ``Drone 2``,
 stay whole as long as anything does.
 """
@@ -27,8 +27,8 @@ from attrs import frozen
 from rich.cells import cell_len
 
 # (named here too, as before they moved)
-from facility_tui.names import name_forms as name_forms
-from facility_tui.names import shorten_names as shorten_names
+from facility_tui.model.names import name_forms as name_forms
+from facility_tui.model.names import shorten_names as shorten_names
 
 PAD = 1  # cells before the first column (the selected row's mark)
 GAPS = (2, 1)  # blank cells after each column: 2 when every column fits so, else 1
@@ -123,7 +123,7 @@ def fit(
     return done(gap)
 
 
-# -- names (``facility_tui.names``: the forecast's text shortens them the same way) -------------
+# -- names (``model.names``: the forecast's text shortens them the same way) -------------
 
 
 @lru_cache(maxsize=16)

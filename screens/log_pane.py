@@ -25,8 +25,8 @@ from textual.reactive import Reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from facility_tui.model import Encounter, Kind, LogEntry
-from facility_tui.text import naming_any, printable
+from facility_tui.model.encounter import Encounter, Kind, LogEntry
+from facility_tui.model.text import naming_any, printable
 
 from .lines import text_lines
 from .own_lines import OwnLines

@@ -34,16 +34,17 @@ from textual.reactive import Reactive
 from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
 
-from facility_tui import store, templates
-from facility_tui.campaign import Campaign
-from facility_tui.catalog import complete
-from facility_tui.dice import NeedRoll
-from facility_tui.errors import internal_error
-from facility_tui.grammar import CommandError, quote
-from facility_tui.model import Encounter, Phase
-from facility_tui.rounds import passed
+from facility_tui import store
+from facility_tui.bugs import internal_error
+from facility_tui.campaign import templates
+from facility_tui.campaign.catalogs import complete
+from facility_tui.campaign.folder import Campaign
+from facility_tui.commands.dice import NeedRoll
+from facility_tui.commands.grammar import CommandError, quote
+from facility_tui.commands.rounds import passed
+from facility_tui.model.encounter import Encounter, Phase
+from facility_tui.model.view import Choice
 from facility_tui.systems import QuickKey, info, infos, rules_for
-from facility_tui.view import Choice
 from facility_tui.workspace import Workspace
 
 from .collector import EVERY as COLLECT_EVERY
@@ -502,8 +503,8 @@ class MainScreen(Screen[None]):
         """The party's PCs of this fight, their lasting state back to ``party.toml``: a summary
         of what changes for the GM to keep, skip a PC or skip all (``party_dialog``). ``quiet``
         (after ``end``): nothing said when the campaign has no party or nothing changes."""
-        from facility_tui import party
-        from facility_tui.campaign import CampaignError
+        from facility_tui.campaign import roster
+        from facility_tui.campaign.folder import CampaignError
 
         from .party_dialog import PartyReturnDialog
 
@@ -511,7 +512,7 @@ class MainScreen(Screen[None]):
         if campaign is None or (quiet and not campaign.party.exists()):
             return
         try:
-            changes = party.returns(campaign, self.ws.encounter)
+            changes = roster.returns(campaign, self.ws.encounter)
         except CampaignError as err:
             self.notify(str(err), severity="error", timeout=8)
             return
@@ -733,7 +734,7 @@ class MainScreen(Screen[None]):
         self.set_timer(SETTLE_AFTER, self._settle_history)
 
     def _warm_forecast(self) -> None:
-        from facility_tui import forecast
+        from facility_tui.forecast import engine as forecast
 
         # (a head start only: a forecast that cannot start its workers says why when asked)
         with contextlib.suppress(Exception):

@@ -20,11 +20,11 @@ from rich.cells import cell_len
 from rich.text import Text
 from textual.reactive import Reactive
 
-from facility_tui.dispatch import listed
-from facility_tui.model import ENEMIES, PCS, Combatant, Encounter
-from facility_tui.rounds import ahead
+from facility_tui.commands.dispatch import listed
+from facility_tui.commands.rounds import ahead
+from facility_tui.model.encounter import ENEMIES, PCS, Combatant, Encounter
+from facility_tui.model.text import printable
 from facility_tui.systems import RuleSystem, rules_for
-from facility_tui.text import printable
 
 from .initiative import FEW, Cell, InitiativeList, Row
 from .list_layout import Column, Role

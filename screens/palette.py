@@ -22,11 +22,11 @@ from textual.content import Content
 from textual.fuzzy import Matcher
 from textual.markup import escape
 
-from facility_tui import templates
-from facility_tui.catalog import KINDS
-from facility_tui.dispatch import help_lines, listed
-from facility_tui.grammar import quote
-from facility_tui.text import printable
+from facility_tui.campaign import templates
+from facility_tui.campaign.catalogs import KINDS
+from facility_tui.commands.dispatch import help_lines, listed
+from facility_tui.commands.grammar import quote
+from facility_tui.model.text import printable
 
 from .catalog_browser import catalog_screen
 from .detail_pane import side_label

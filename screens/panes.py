@@ -1,4 +1,4 @@
-"""Drawing the rules' panes (``facility_tui.view``) as Rich text: boxes, bars with their marks,
+"""Drawing the rules' panes (``model.view``) as Rich text: boxes, bars with their marks,
 labelled lines. Glyphs carry every state (■ left or taken, □ spent or room, · not granted,
 ▣ past capacity; █ damage, ▓ stun, ░ room), the words beside them say it again, and colour only
 adds to both.
@@ -12,8 +12,8 @@ from functools import lru_cache
 from rich.cells import cell_len
 from rich.text import Text
 
-from facility_tui.text import Detail, Tone, printable
-from facility_tui.view import Bar, Boxes, Pane, Row
+from facility_tui.model.text import Detail, Tone, printable
+from facility_tui.model.view import Bar, Boxes, Pane, Row
 
 TONE_STYLE = {Tone.PLAIN: "", Tone.WARN: "yellow", Tone.BAD: "bold red"}
 FULL, EMPTY, ABSENT, OVER = "■", "□", "·", "▣"

@@ -24,9 +24,9 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Label
 
-from facility_tui.grammar import quote
-from facility_tui.roster import Change
-from facility_tui.text import printable
+from facility_tui.campaign.party import Change
+from facility_tui.commands.grammar import quote
+from facility_tui.model.text import printable
 
 
 class PartyReturnDialog(ModalScreen[str | None]):

@@ -23,11 +23,11 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Static
 
-from facility_tui.model import Encounter, Phase
+from facility_tui.model.encounter import Encounter, Phase
+from facility_tui.model.text import printable
+from facility_tui.model.view import Public
 from facility_tui.report import public_state, slot_text, visible
 from facility_tui.systems import rules_for
-from facility_tui.text import printable
-from facility_tui.view import Public
 from facility_tui.workspace import Workspace
 
 from .detail_pane import side_label

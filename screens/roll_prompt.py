@@ -26,9 +26,9 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Label, Static
 
-from facility_tui.dice import MAX_FACES, DiceError, NeedRoll
-from facility_tui.dispatch import answered
-from facility_tui.text import printable
+from facility_tui.commands.dice import MAX_FACES, DiceError, NeedRoll
+from facility_tui.commands.dispatch import answered
+from facility_tui.model.text import printable
 
 _TYPED = set("0123456789?, ")
 MAX_ANSWER = 4 * MAX_FACES  # characters of one answer

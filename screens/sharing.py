@@ -26,7 +26,7 @@ from textual.notifications import SeverityLevel
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from facility_tui.text import printable
+from facility_tui.model.text import printable
 
 PORT = 8297
 HOST = "0.0.0.0"  # (every network of the laptop: the phones' too)

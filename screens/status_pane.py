@@ -16,14 +16,13 @@ from rich.text import Text
 from textual import events
 from textual.reactive import Reactive
 
-from facility_tui.model import Encounter, Phase
+from facility_tui.commands.rounds import ahead_text
+from facility_tui.model.encounter import Encounter, Phase
+from facility_tui.model.text import printable
 from facility_tui.report import status_line
-from facility_tui.rounds import ahead_text
 from facility_tui.systems import rules_for
-from facility_tui.text import printable
 
 from .text_pane import TextPane
-
 
 PATH_LEAST = 12  # cells the save's path keeps before the encounter's name gives way
 

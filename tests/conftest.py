@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 
 import pytest
 
-from facility_tui.session import Session
+from facility_tui.commands.session import Session
 from facility_tui.store import blank
 
 

@@ -94,7 +94,7 @@ def test_A6_bad_damage_through_apply_changes_nothing(
 
 
 def test_demo_2297_builds_with_sheets() -> None:
-    from facility_tui.demo import demo_encounter
+    from facility_tui.campaign.demo import demo_encounter
 
     enc = demo_encounter("2297")
     blanc = enc.get("sgt-blanc")

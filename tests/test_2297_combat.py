@@ -7,9 +7,9 @@ import re
 
 import pytest
 
-from facility_tui.grammar import CommandError
-from facility_tui.model import Encounter, Kind
-from facility_tui.session import Session
+from facility_tui.commands.grammar import CommandError
+from facility_tui.commands.session import Session
+from facility_tui.model.encounter import Encounter, Kind
 from facility_tui.systems import rules_for
 from facility_tui.systems.r2297.engine import describe, nth
 from facility_tui.systems.r2297.rules import Level

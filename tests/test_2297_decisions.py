@@ -7,9 +7,9 @@ import re
 
 import pytest
 
-from facility_tui.grammar import CommandError
-from facility_tui.model import Kind
-from facility_tui.session import Session
+from facility_tui.commands.grammar import CommandError
+from facility_tui.commands.session import Session
+from facility_tui.model.encounter import Kind
 from facility_tui.systems.r2297.rules import Level
 from facility_tui.systems.r2297.sheet import EKind, Sheet2297
 from tests.conftest import derived, run, sheet_as

@@ -17,8 +17,8 @@ from textual.geometry import Region
 from textual.widgets import Input
 
 from facility_tui.app import FacilityApp
-from facility_tui.dispatch import listed
-from facility_tui.model import Phase
+from facility_tui.commands.dispatch import listed
+from facility_tui.model.encounter import Phase
 from facility_tui.store import load
 
 
@@ -359,7 +359,7 @@ async def test_status_line_says_when_the_opened_save_was_written(
     import time
 
     from facility_tui import store
-    from facility_tui.session import Session
+    from facility_tui.commands.session import Session
 
     folder = tmp_path / "saves"
     folder.mkdir()

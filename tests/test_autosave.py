@@ -13,7 +13,7 @@ import pytest
 
 from facility_tui import store
 from facility_tui.autosave import Autosaver
-from facility_tui.session import Session
+from facility_tui.commands.session import Session
 
 
 def fight() -> Session:
@@ -223,7 +223,7 @@ def test_a_failing_callback_does_not_stop_saving(tmp_path: Path) -> None:
 
 def test_persistence_modules_do_not_import_textual() -> None:
     code = (
-        "import sys, facility_tui.store, facility_tui.autosave, facility_tui.migrations;"
+        "import sys, facility_tui.store, facility_tui.autosave, facility_tui.store.migrations;"
         "sys.exit('textual' in sys.modules)"
     )
     assert subprocess.run([sys.executable, "-c", code], timeout=60).returncode == 0

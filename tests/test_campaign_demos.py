@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from facility_tui.campaign import Campaign
-from facility_tui.model import PCS, Combatant, Encounter
+from facility_tui.campaign.folder import Campaign
+from facility_tui.model.encounter import PCS, Combatant, Encounter
 from facility_tui.systems import rules_for
 from facility_tui.workspace import Workspace
 
@@ -67,7 +67,7 @@ def demo_lines(system: str) -> list[str]:
 
 
 def built(lines: list[str], system: str) -> Encounter:
-    from facility_tui.dispatch import apply
+    from facility_tui.commands.dispatch import apply
     from facility_tui.store import blank
 
     enc = apply(blank(), f"new {system} Typed seed=1").encounter

@@ -15,11 +15,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from facility_tui import campaign_files as files
 from facility_tui import store
-from facility_tui.campaign import ARCHIVE
-from facility_tui.session import Session
-from facility_tui.summaries import Summary, summaries, summary, when
+from facility_tui.campaign import files
+from facility_tui.campaign.folder import ARCHIVE
+from facility_tui.campaign.summaries import Summary, summaries, summary, when
+from facility_tui.commands.session import Session
 
 FIXTURES = Path(__file__).parent / "fixtures" / "saves"
 

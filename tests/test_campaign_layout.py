@@ -1,4 +1,4 @@
-"""The campaign folder's own files are not encounters (facility_tui/campaign.py)."""
+"""The campaign folder's own files are not encounters (facility_tui/campaign/folder.py)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from facility_tui import store
-from facility_tui.campaign import READERS, Campaign, CampaignError, Read, Reads, line_of
-from facility_tui.codec import decode, encode
-from facility_tui.session import Step
+from facility_tui.campaign.folder import READERS, Campaign, CampaignError, Read, Reads, line_of
+from facility_tui.commands.session import Step
+from facility_tui.model.codec import decode, encode
 
 
 def test_party_file_is_not_listed_as_an_encounter(tmp_path: Path) -> None:

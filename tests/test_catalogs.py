@@ -63,8 +63,8 @@ def test_F6_F8_F12_F1_shipped_figures_are_the_former_constants() -> None:
 
 # -- the shipped catalogs' other figures ----------------------------------------------------------
 
-from facility_tui.campaign import Campaign  # noqa: E402
-from facility_tui.catalog import campaign_catalogs, finder, load_text, shipped  # noqa: E402
+from facility_tui.campaign.catalogs import campaign_catalogs, finder, load_text, shipped  # noqa: E402
+from facility_tui.campaign.folder import Campaign  # noqa: E402
 from facility_tui.systems.facility import catalogs as facility_catalogs  # noqa: E402
 from facility_tui.systems.r2297 import catalogs as r2297_catalogs  # noqa: E402
 from facility_tui.systems.r2297.rules import parse_armor  # noqa: E402
@@ -213,7 +213,7 @@ def test_a_bad_entry_is_reported_with_its_line_and_the_rest_still_loads(tmp_path
     ],
 )
 def test_hand_written_mistakes_are_each_refused_with_their_line(text: str, message: str) -> None:
-    from facility_tui.catalog import KINDS
+    from facility_tui.campaign.catalogs import KINDS
 
     got = load_text(text, "x.toml", KINDS)
     assert len(got.errors) == 1
@@ -340,7 +340,7 @@ def test_a_used_entry_stays_as_read_when_the_catalog_changes(tmp_path: Path, sys
 
 # -- completion and browsing ------------------------------------------------------------------
 
-from facility_tui.catalog import complete  # noqa: E402
+from facility_tui.campaign.catalogs import complete  # noqa: E402
 
 
 @pytest.mark.parametrize(

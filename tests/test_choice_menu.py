@@ -22,8 +22,8 @@ from textual.widgets import Label
 
 from facility_tui import cli, store
 from facility_tui.app import FacilityApp
+from facility_tui.model.view import Choice
 from facility_tui.systems import rules_for
-from facility_tui.view import Choice
 from tests.test_key_order import burst, settled
 
 LAB = [

@@ -9,15 +9,15 @@ from __future__ import annotations
 import pytest
 from attrs import evolve
 
-from facility_tui.grammar import CommandError
-from facility_tui.session import Session
+from facility_tui.commands.grammar import CommandError
+from facility_tui.commands.session import Session
+from facility_tui.model.view import Choice
 from facility_tui.store import blank
 from facility_tui.systems import rules_for
 from facility_tui.systems.facility.core import FacilitySheet
 from facility_tui.systems.facility.state import Step, pending_of
 from facility_tui.systems.r2297.choices import downgrade_choice
 from facility_tui.systems.r2297.sheet import Sheet2297
-from facility_tui.view import Choice
 from tests.conftest import sheet_as
 
 
@@ -296,8 +296,8 @@ def test_F8_the_backlash_stays_owed_when_the_enemy_is_removed() -> None:
 def test_attack_source_is_the_acting_combatant_or_the_acting_sides_next_attacker() -> None:
     """A quick key's by=: 2297 names the acting combatant (not the target itself); Facility the
     acting side's first member who can still attack (F7); nobody in setup."""
-    from facility_tui.dispatch import apply as run
-    from facility_tui.model import Encounter
+    from facility_tui.commands.dispatch import apply as run
+    from facility_tui.model.encounter import Encounter
 
     def built(lines: list[str]) -> Encounter:
         enc = blank()

@@ -11,11 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from facility_tui import codec
-from facility_tui.codec import DecodeError, decode, encode
-from facility_tui.demo import demo_encounter
-from facility_tui.model import Encounter
-from facility_tui.session import Step
+from facility_tui.campaign.demo import demo_encounter
+from facility_tui.commands.session import Step
+from facility_tui.model import codec
+from facility_tui.model.codec import DecodeError, decode, encode
+from facility_tui.model.encounter import Encounter
 from facility_tui.systems import ids
 
 DATA = {system: encode(demo_encounter(system)) for system in ids()}
@@ -71,7 +71,7 @@ def test_quick_and_slow_decoding_agree(system: str, data: st.DataObject) -> None
 
 
 def test_a_step_with_its_dice_reads_back_alike() -> None:
-    from facility_tui.session import Session
+    from facility_tui.commands.session import Session
 
     s = Session(demo_encounter("2297"))
     s.execute("start")

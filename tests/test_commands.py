@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from facility_tui.grammar import CommandError, parse
-from facility_tui.session import Session
+from facility_tui.commands.grammar import CommandError, parse
+from facility_tui.commands.session import Session
 from tests.conftest import run
 
 
@@ -184,7 +184,7 @@ def test_messages_name_only_commands_the_line_has() -> None:
     import re
     from pathlib import Path
 
-    from facility_tui.dispatch import _index, help_lines
+    from facility_tui.commands.dispatch import _index, help_lines
     from facility_tui.systems import ids
 
     known = {name for system in ids() for name in _index(system)}

@@ -13,8 +13,8 @@ from textual.notifications import SeverityLevel
 
 from facility_tui import config
 from facility_tui.app import FacilityApp
-from facility_tui.dispatch import listed
-from facility_tui.model import Phase
+from facility_tui.commands.dispatch import listed
+from facility_tui.model.encounter import Phase
 from facility_tui.systems import infos
 
 IDS = {"next": "n", "undo": "u,ctrl+z", "damage": "d", "palette": "ctrl+p"}

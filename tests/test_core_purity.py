@@ -7,22 +7,22 @@ import subprocess
 import sys
 
 CORE = [
-    "facility_tui.model",
-    "facility_tui.dice",
-    "facility_tui.grammar",
-    "facility_tui.call",
-    "facility_tui.dispatch",
-    "facility_tui.verbs",
-    "facility_tui.rounds",
-    "facility_tui.session",
+    "facility_tui.model.encounter",
+    "facility_tui.commands.dice",
+    "facility_tui.commands.grammar",
+    "facility_tui.commands.spec",
+    "facility_tui.commands.dispatch",
+    "facility_tui.commands.verbs",
+    "facility_tui.commands.rounds",
+    "facility_tui.commands.session",
     "facility_tui.store",
-    "facility_tui.codec",
+    "facility_tui.model.codec",
     "facility_tui.workspace",
-    "facility_tui.summaries",
-    "facility_tui.campaign_files",
-    "facility_tui.demo",
+    "facility_tui.campaign.summaries",
+    "facility_tui.campaign.files",
+    "facility_tui.campaign.demo",
     "facility_tui.report",
-    "facility_tui.text",
+    "facility_tui.model.text",
     "facility_tui.cli",
     "facility_tui.systems",
 ]
@@ -59,8 +59,8 @@ def test_only_the_rules_in_use_are_loaded() -> None:
     """A 2297 fight never pays for importing the Facility rules (start-up budget, issue 6)."""
     code = (
         "import sys\n"
-        "from facility_tui.demo import demo_encounter\n"
-        "from facility_tui.session import Session\n"
+        "from facility_tui.campaign.demo import demo_encounter\n"
+        "from facility_tui.commands.session import Session\n"
         "s = Session(demo_encounter())\n"
         "s.execute('start'); s.execute('hit blanc 5'); s.execute('undo')\n"
         "print('facility_tui.systems.facility.system' in sys.modules)\n"

@@ -12,12 +12,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from facility_tui import dispatch, forecast
-from facility_tui.dice import Dice
-from facility_tui.dispatch import apply
-from facility_tui.model import Encounter, evolve
-from facility_tui.plays import parse_play
+from facility_tui.commands import dispatch
+from facility_tui.commands.dice import Dice
+from facility_tui.commands.dispatch import apply
+from facility_tui.forecast import engine as forecast
+from facility_tui.model.encounter import Encounter, evolve
 from facility_tui.systems import rules_for
+from facility_tui.systems.plays import parse_play
 from facility_tui.systems.r2297 import engine
 from facility_tui.systems.r2297.engine import Ctx
 

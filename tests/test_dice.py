@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from facility_tui.dice import Dice, DiceError
+from facility_tui.commands.dice import Dice, DiceError
 
 
 def test_C3_same_seed_same_rolls() -> None:
@@ -79,7 +79,7 @@ def test_C3_plain_dice_roll_alike_with_or_without_d20(
     count: int, sides: int, sign: str, k: int, seed: int
 ) -> None:
     """The fast path for NdM±K draws the same dice and writes the same text as d20."""
-    from facility_tui.dice import rng_for, roll_d20, roll_simple
+    from facility_tui.commands.dice import rng_for, roll_d20, roll_simple
 
     expr = f"{count}d{sides}" + (f"{sign}{k}" if sign else "")
     fast = roll_simple(expr, rng_for(seed, 3))
@@ -91,7 +91,7 @@ def test_C3_plain_dice_do_not_import_d20() -> None:
     import sys
 
     code = (
-        "import sys\nfrom facility_tui.dice import Dice\nd = Dice(1, 0)\n"
+        "import sys\nfrom facility_tui.commands.dice import Dice\nd = Dice(1, 0)\n"
         "d.roll('2d6+3'); d.roll('d10'); d.value('1d6-1')\n"
         "assert 'd20' not in sys.modules\nd.roll('3d10kh2')\nassert 'd20' in sys.modules\n"
     )

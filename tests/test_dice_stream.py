@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from facility_tui import forecast
-from facility_tui.dice import Dice, Stream, rng_for, roll_d20, roll_simple
-from facility_tui.dispatch import apply
-from facility_tui.model import Encounter
+from facility_tui.commands.dice import Dice, Stream, rng_for, roll_d20, roll_simple
+from facility_tui.commands.dispatch import apply
+from facility_tui.forecast import engine as forecast
+from facility_tui.model.encounter import Encounter
 
 # The 99.9th percentile of chi-square: a fair generator fails one check in a thousand seeds;
 # these are fixed, so the test is exact (it fails only if the generator is unfair).

@@ -10,9 +10,9 @@ import pytest
 from attrs import evolve
 
 from facility_tui.cli import main
-from facility_tui.grammar import CommandError
-from facility_tui.model import Kind
-from facility_tui.session import Session
+from facility_tui.commands.grammar import CommandError
+from facility_tui.commands.session import Session
+from facility_tui.model.encounter import Kind
 from facility_tui.store import blank
 from facility_tui.systems.facility.core import (
     FacilitySheet,

@@ -12,11 +12,12 @@ from pathlib import Path
 import pytest
 from attrs import evolve
 
-from facility_tui import dispatch, store
+from facility_tui import store
 from facility_tui.cli import main
-from facility_tui.grammar import CommandError
-from facility_tui.model import ENEMIES, PCS, Kind, Phase
-from facility_tui.session import Session
+from facility_tui.commands import dispatch
+from facility_tui.commands.grammar import CommandError
+from facility_tui.commands.session import Session
+from facility_tui.model.encounter import ENEMIES, PCS, Kind, Phase
 from facility_tui.store import blank
 from facility_tui.systems import rules_for
 from facility_tui.systems.facility.core import (

@@ -12,7 +12,7 @@ from attrs import define, field, frozen
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from facility_tui.model import Combatant, Encounter, LogEntry, Phase, evolve
+from facility_tui.model.encounter import Combatant, Encounter, LogEntry, Phase, evolve
 from facility_tui.systems.facility.core import FacilitySheet
 from facility_tui.systems.r2297.sheet import Effect, EKind, Injury, Sheet2297
 

@@ -11,15 +11,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from facility_tui import dispatch, forecast, store
+from facility_tui import store
 from facility_tui.cli import main
-from facility_tui.dispatch import apply
-from facility_tui.model import ENEMIES, PCS, Encounter
-from facility_tui.names import name_forms
-from facility_tui.plays import Play, PlayError, parse_play
-from facility_tui.session import Session
+from facility_tui.commands import dispatch
+from facility_tui.commands.dispatch import apply
+from facility_tui.commands.session import Session
+from facility_tui.forecast import engine as forecast
+from facility_tui.model.encounter import ENEMIES, PCS, Encounter
+from facility_tui.model.names import name_forms
 from facility_tui.systems import rules_for
 from facility_tui.systems.facility.demo import DEMO_FACILITY_FIGHT
+from facility_tui.systems.plays import Play, PlayError, parse_play
 
 
 def build(*lines: str) -> Encounter:

@@ -16,8 +16,8 @@ from rich.cells import cell_len
 from textual.widgets import Input, ProgressBar
 
 from facility_tui.app import FacilityApp
-from facility_tui.model import Phase
-from facility_tui.plays import PLAY_WORDS
+from facility_tui.model.encounter import Phase
+from facility_tui.systems.plays import PLAY_WORDS
 
 
 def shown(app: FacilityApp) -> str:
@@ -129,7 +129,7 @@ async def test_the_app_starts_the_forecasts_workers_server_ahead(
     from (so the first forecast's plays start at once); one that cannot start stops nothing."""
     from facility_tui.screens import main as main_screen
 
-    from facility_tui import forecast
+    from facility_tui.forecast import engine as forecast
 
     calls: list[str] = []
 
@@ -155,7 +155,7 @@ async def test_the_app_starts_the_forecasts_workers_server_ahead(
 def a_tally_a_play(real):  # type: ignore[no-untyped-def]
     """A stand-in for ``forecast.run`` that plays the forecast in this process, then yields a
     tally for each play as fast as they come (the whole forecast last)."""
-    from facility_tui import forecast
+    from facility_tui.forecast import engine as forecast
 
     def run(enc, runs, seed, plays=None, **kwargs):  # type: ignore[no-untyped-def]
         whole = forecast.Tally(())
@@ -174,7 +174,7 @@ async def test_the_figures_are_redrawn_a_few_times_a_second_and_at_the_end(
 ) -> None:
     """Chunks that arrive every few ms (the last ones, a play each) are not each a redraw: the
     screen shows the figures at most every ``SHOW_EVERY`` s, and always the whole forecast."""
-    from facility_tui import forecast
+    from facility_tui.forecast import engine as forecast
 
     monkeypatch.setattr(forecast, "run", a_tally_a_play(forecast.run))
     monkeypatch.setattr(forecast_screen, "RUNS", 40)
@@ -198,7 +198,7 @@ async def test_the_figures_hold_still_while_the_gm_types_a_play(
 ) -> None:
     """While the GM types in the plays line, no figures are redrawn until the whole forecast
     is in (a redraw took the frame a key would have had)."""
-    from facility_tui import forecast
+    from facility_tui.forecast import engine as forecast
 
     typed = asyncio.Event()
     loop = asyncio.get_running_loop()

@@ -10,11 +10,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from facility_tui import dispatch, forecast
-from facility_tui.dispatch import apply
-from facility_tui.model import Encounter
-from facility_tui.plays import parse_play
+from facility_tui.commands import dispatch
+from facility_tui.commands.dispatch import apply
+from facility_tui.forecast import engine as forecast
+from facility_tui.model.encounter import Encounter
 from facility_tui.systems import rules_for
+from facility_tui.systems.plays import parse_play
 
 FIELDS = [f.name for f in attrs.fields(Encounter) if f.name != "log"]
 

@@ -12,9 +12,9 @@ import hypothesis.strategies as st
 import pytest
 from hypothesis import given
 
-from facility_tui import forecast
-from facility_tui.dispatch import apply
-from facility_tui.model import Encounter
+from facility_tui.commands.dispatch import apply
+from facility_tui.forecast import engine as forecast
+from facility_tui.model.encounter import Encounter
 from facility_tui.systems import rules_for
 
 

@@ -13,8 +13,8 @@ from textual.widgets import Input
 
 from facility_tui import store
 from facility_tui.app import FacilityApp
-from facility_tui.dispatch import help_lines
-from facility_tui.errors import ERROR_LOG
+from facility_tui.bugs import ERROR_LOG
+from facility_tui.commands.dispatch import help_lines
 
 KEYS = [
     *"nnnpsuuijkjk123rdtfwvxyya?o",

@@ -15,10 +15,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from facility_tui import cli, store
-from facility_tui.demo import demo_encounter
-from facility_tui.grammar import CommandError
-from facility_tui.model import ENEMIES, PCS
-from facility_tui.session import Session
+from facility_tui.campaign.demo import demo_encounter
+from facility_tui.commands.grammar import CommandError
+from facility_tui.commands.session import Session
+from facility_tui.model.encounter import ENEMIES, PCS
 from facility_tui.systems import rules_for
 from facility_tui.systems.facility.demo import DEMO_FACILITY_FIGHT
 

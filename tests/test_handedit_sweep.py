@@ -19,13 +19,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from facility_tui import store
+from facility_tui.campaign.demo import demo_encounter
 from facility_tui.cli import state_json
-from facility_tui.demo import demo_encounter
-from facility_tui.dispatch import listed
-from facility_tui.grammar import CommandError
-from facility_tui.model import ENEMIES, PCS
+from facility_tui.commands.dispatch import listed
+from facility_tui.commands.grammar import CommandError
+from facility_tui.commands.session import Session
+from facility_tui.model.encounter import ENEMIES, PCS
 from facility_tui.report import render_text
-from facility_tui.session import Session
 from facility_tui.systems import rules_for
 from facility_tui.systems.facility.demo import DEMO_FACILITY_FIGHT
 

@@ -10,11 +10,11 @@ import pytest
 from attrs import evolve
 
 from facility_tui import store
-from facility_tui.call import resolve
-from facility_tui.dispatch import listed
-from facility_tui.grammar import CommandError
-from facility_tui.model import Encounter
-from facility_tui.session import Session
+from facility_tui.commands.dispatch import listed
+from facility_tui.commands.grammar import CommandError
+from facility_tui.commands.session import Session
+from facility_tui.commands.spec import resolve
+from facility_tui.model.encounter import Encounter
 from tests.conftest import run
 
 FIXTURES = Path(__file__).parent / "fixtures" / "saves"

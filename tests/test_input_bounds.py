@@ -9,12 +9,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from facility_tui import store
-from facility_tui.demo import demo_encounter
-from facility_tui.dispatch import help_lines
-from facility_tui.grammar import CommandError, parse, quote
-from facility_tui.session import Session
+from facility_tui.campaign.demo import demo_encounter
+from facility_tui.commands.dispatch import help_lines
+from facility_tui.commands.grammar import CommandError, parse, quote
+from facility_tui.commands.session import Session
+from facility_tui.model.text import printable
 from facility_tui.systems import ids
-from facility_tui.text import printable
 
 
 def demo(system: str, *lines: str) -> Session:

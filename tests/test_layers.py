@@ -31,10 +31,11 @@ def test_a_third_rule_system_is_a_package_of_its_own(monkeypatch) -> None:  # ty
     through the common commands, the dispatch and a save without a change to the core."""
     from attrs import frozen
 
-    from facility_tui import dispatch, store, systems
-    from facility_tui.call import Call, command, commands_in
-    from facility_tui.model import Encounter
-    from facility_tui.session import Session
+    from facility_tui import store, systems
+    from facility_tui.commands import dispatch
+    from facility_tui.commands.session import Session
+    from facility_tui.commands.spec import Call, command, commands_in
+    from facility_tui.model.encounter import Encounter
 
     monkeypatch.setattr(systems, "_SYSTEMS", dict(systems._SYSTEMS))
     monkeypatch.setattr(systems, "_INFOS", dict(systems._INFOS))

@@ -12,7 +12,7 @@ from textual import events
 from textual.widgets._toast import Toast
 
 from facility_tui.app import FacilityApp
-from facility_tui.session import Session
+from facility_tui.commands.session import Session
 from facility_tui.store import blank
 from facility_tui.systems import rules_for
 from tests.conftest import run

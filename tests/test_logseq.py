@@ -1,4 +1,4 @@
-"""The log as a persistent sequence (``facility_tui/logseq.py``): whatever way it was grown, it
+"""The log as a persistent sequence (``facility_tui/model/log.py``): whatever way it was grown, it
 reads as the tuple of its entries, shares its blocks with the logs it grew from, and reads a
 page from its file only when an entry of it is wanted, keeping only the latest pages."""
 
@@ -9,9 +9,9 @@ import pickle
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from facility_tui import logseq
-from facility_tui.logseq import CHUNK_MAX, CHUNK_MIN, Log, Page
-from facility_tui.model import Encounter, LogEntry
+from facility_tui.model import log as logseq
+from facility_tui.model.encounter import Encounter, LogEntry
+from facility_tui.model.log import CHUNK_MAX, CHUNK_MIN, Log, Page
 
 
 def entries_of(runs: list[int]) -> tuple[LogEntry, ...]:

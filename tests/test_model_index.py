@@ -8,8 +8,8 @@ from attrs import evolve
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from facility_tui.dice import Dice
-from facility_tui.model import Combatant, Encounter, Kind
+from facility_tui.commands.dice import Dice
+from facility_tui.model.encounter import Combatant, Encounter, Kind
 from facility_tui.systems.r2297.engine import Ctx
 from facility_tui.systems.r2297.sheet import Sheet2297
 

@@ -12,7 +12,7 @@ from textual.widgets import Label
 from textual.widgets._toast import Toast
 
 from facility_tui.app import FacilityApp
-from facility_tui.dispatch import help_lines
+from facility_tui.commands.dispatch import help_lines
 from facility_tui.systems import ids, info
 
 JUNK = ["[/]", "[bold]x[/bold]", "zz[/] 5", "| : [cover=5|10]", "'[", "a=b", "#99", "-1", "0d6"]

@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 
 from facility_tui import store
-from facility_tui.dice import DiceError, NeedRoll
-from facility_tui.dispatch import Applied, answered, apply
-from facility_tui.model import Encounter
+from facility_tui.commands.dice import DiceError, NeedRoll
+from facility_tui.commands.dispatch import Applied, answered, apply
+from facility_tui.model.encounter import Encounter
 
 FIGHT = (
     "new 2297 Deck seed=5",

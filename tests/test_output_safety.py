@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from facility_tui import store
 from facility_tui.cli import EXIT_BROKEN_PIPE, main
-from facility_tui.session import Session
-from facility_tui.text import printable
+from facility_tui.commands.session import Session
+from facility_tui.model.text import printable
 
 CONTROLS = [chr(c) for c in [*range(0x20), *range(0x7F, 0xA0)]]
 RAW_CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f]")  # newline aside: it ends output lines

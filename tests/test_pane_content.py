@@ -12,12 +12,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from facility_tui.app import FacilityApp
-from facility_tui.session import Session
+from facility_tui.commands.session import Session
+from facility_tui.model.text import Detail, Tone
+from facility_tui.model.view import Bar, Boxes, Pane, Row
 from facility_tui.store import blank
 from facility_tui.systems import rules_for
 from facility_tui.systems.r2297.rules import injury_thresholds
-from facility_tui.text import Detail, Tone
-from facility_tui.view import Bar, Boxes, Pane, Row
 
 
 def run_left_open(screen: MainScreen, line: str) -> bool:

@@ -14,12 +14,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from facility_tui import party, store
-from facility_tui.campaign import Campaign, CampaignError
-from facility_tui.grammar import CommandError
-from facility_tui.model import Phase
-from facility_tui.roster import load, parse_party
-from facility_tui.session import Session
+from facility_tui import store
+from facility_tui.campaign import roster
+from facility_tui.campaign.folder import Campaign, CampaignError
+from facility_tui.campaign.party import load, parse_party
+from facility_tui.commands.grammar import CommandError
+from facility_tui.commands.session import Session
+from facility_tui.model.encounter import Phase
 from facility_tui.systems import rules_for
 from facility_tui.systems.facility.core import FacilitySheet
 from facility_tui.systems.r2297.rules import Level
@@ -194,7 +195,7 @@ def test_return_skips_and_undo_redo_across_the_hand_back(tmp_path: Path) -> None
     run(ws, BLANC, CASSART, "party add blanc", "party add cassart")
     before = (tmp_path / "party.toml").read_text(encoding="utf-8")
     run(ws, "hit blanc 9", "hit cassart 3", "end")
-    changes = party.returns(Campaign(tmp_path), ws.encounter)
+    changes = roster.returns(Campaign(tmp_path), ws.encounter)
     assert [c.name for c in changes] == ["Sgt. Blanc", "Aspirant Cassart"]
     assert any(line.startswith("damage 0 → 9") for line in changes[0].lines)
     run(ws, "party return skip=cassart")
@@ -426,7 +427,7 @@ def test_return_then_join_is_the_identity_on_a_pcs_lasting_state(
             with contextlib.suppress(CommandError):
                 s.execute(line)
         pc = next(c for c in s.encounter.combatants if c.side == "pcs")
-        party.run(campaign, s.encounter, f"party add {pc.id}")
+        roster.run(campaign, s.encounter, f"party add {pc.id}")
         kept = load(campaign)[0].pc
         rules = rules_for(system)
         assert kept.sheet == rules.lasting(pc.sheet) == rules.lasting(kept.sheet)
@@ -434,7 +435,7 @@ def test_return_then_join_is_the_identity_on_a_pcs_lasting_state(
         s.execute("party join")
         joined = s.encounter.combatants[0]
         assert joined.sheet == kept.sheet and joined.name == pc.name
-        assert party.returns(campaign, s.encounter) == []  # nothing to hand back
+        assert roster.returns(campaign, s.encounter) == []  # nothing to hand back
         fresh = rules.sheet_type()
         for name in ("rolled", "spent_major", "boost_pending", "ext_total", "attack_used", "fate"):
             if hasattr(fresh, name):  # what belonged to the first fight only
@@ -442,7 +443,7 @@ def test_return_then_join_is_the_identity_on_a_pcs_lasting_state(
         if system == "2297":
             assert not any(e.by or e.combat for e in joined.sheet.effects)
         text = campaign.party.read_text(encoding="utf-8")
-        assert party.run(campaign, s.encounter, "party return").message == (
+        assert roster.run(campaign, s.encounter, "party return").message == (
             "Party: nothing to hand back"
         )
         assert campaign.party.read_text(encoding="utf-8") == text
@@ -611,8 +612,8 @@ def _cargo_bay_then_airlock(tmp_path: Path) -> tuple[Workspace, Path]:
 
 def test_a_fight_older_than_the_roster_asks_before_rolling_it_back(tmp_path: Path) -> None:
     ws, _ = _cargo_bay_then_airlock(tmp_path)
-    roster = (tmp_path / "party.toml").read_text(encoding="utf-8")
-    found = party.returns(Campaign(tmp_path), ws.encounter)
+    party_file = (tmp_path / "party.toml").read_text(encoding="utf-8")
+    found = roster.returns(Campaign(tmp_path), ws.encounter)
     assert [(c.name, c.moved_on) for c in found] == [
         ("Sgt. Blanc", True),  # Airlock handed it back since Cargo Bay took it
         ("Aspirant Cassart", False),  # as Cargo Bay took it: its own change goes back
@@ -625,7 +626,7 @@ def test_a_fight_older_than_the_roster_asks_before_rolling_it_back(tmp_path: Pat
     with pytest.raises(CommandError) as refused:
         ws.execute("party return")
     assert str(refused.value) == said[0]
-    assert (tmp_path / "party.toml").read_text(encoding="utf-8") == roster  # nothing changed
+    assert (tmp_path / "party.toml").read_text(encoding="utf-8") == party_file  # nothing changed
     # the PC it took as it was goes back alone; force hands the other back over the roster
     assert ws.execute("party return cassart").message.startswith("Party: 1 PC handed back")
     assert ws.preview("party return force")[0] == (
@@ -640,7 +641,7 @@ def test_a_fight_that_joined_the_roster_as_it_stands_hands_back_unasked(tmp_path
     ws, _ = _cargo_bay_then_airlock(tmp_path)
     new_fight(ws, "2297", "Bridge")  # joins after Airlock's hand-back
     run(ws, "add Boarder init=3", "party join", "start", "hit blanc 1", "end")
-    assert [c.moved_on for c in party.returns(Campaign(tmp_path), ws.encounter)] == [False]
+    assert [c.moved_on for c in roster.returns(Campaign(tmp_path), ws.encounter)] == [False]
     assert not ws.preview("party return")[0].startswith("the roster has moved on")
     run(ws, "party return")
 
@@ -653,14 +654,14 @@ def test_apply_refuses_rolling_the_roster_back_in_one_line_naming_force(
     ws, cargo_bay = _cargo_bay_then_airlock(tmp_path)
     ws.save()
     ws.close()
-    roster = (tmp_path / "party.toml").read_text(encoding="utf-8")
+    party_file = (tmp_path / "party.toml").read_text(encoding="utf-8")
     capsys.readouterr()
     assert main(["apply", str(cargo_bay), "party return"]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "party return force" in err, err
-    assert (tmp_path / "party.toml").read_text(encoding="utf-8") == roster
+    assert (tmp_path / "party.toml").read_text(encoding="utf-8") == party_file
     assert main(["apply", str(cargo_bay), "-q", "party return force"]) == 0
-    assert (tmp_path / "party.toml").read_text(encoding="utf-8") != roster
+    assert (tmp_path / "party.toml").read_text(encoding="utf-8") != party_file
 
 
 def test_every_lasting_field_of_a_pc_reaches_the_roster_and_back(tmp_path: Path) -> None:
@@ -669,7 +670,7 @@ def test_every_lasting_field_of_a_pc_reaches_the_roster_and_back(tmp_path: Path)
     as it joins), its note and whether the players may read it."""
     import attrs
 
-    from facility_tui.model import FIGHT_FIELDS, Combatant
+    from facility_tui.model.encounter import FIGHT_FIELDS, Combatant
 
     ws = workspace(tmp_path)
     new_fight(ws, "2297", "One")
@@ -690,7 +691,7 @@ def test_every_lasting_field_of_a_pc_reaches_the_roster_and_back(tmp_path: Path)
     rules = rules_for("2297")
     assert rules.lasting(joined.sheet) == rules.lasting(first.sheet)
     assert joined.sheet.rolled  # (its initiative rolled as add's is: not again at the start)
-    assert party.returns(Campaign(tmp_path), ws.encounter) == []  # nothing changed
+    assert roster.returns(Campaign(tmp_path), ws.encounter) == []  # nothing changed
     (tmp_path / "party.toml").write_text(text.replace('"1d6+3"', '"lots"'), encoding="utf-8")
     with pytest.raises(CampaignError, match=r"party.toml:\d+: pc\[0\].init: must be a whole"):
         load(Campaign(tmp_path))

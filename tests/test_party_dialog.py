@@ -14,8 +14,8 @@ from textual.widgets import Label
 
 from facility_tui import cli
 from facility_tui.app import FacilityApp
-from facility_tui.campaign import Campaign
-from facility_tui.roster import load
+from facility_tui.campaign.folder import Campaign
+from facility_tui.campaign.party import load
 from facility_tui.systems.r2297.sheet import Sheet2297
 from tests.test_choice_menu import app_for, save_of, typed
 from tests.test_key_order import burst, settled

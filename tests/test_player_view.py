@@ -18,10 +18,10 @@ from hypothesis import strategies as st
 from facility_tui import store
 from facility_tui.app import FacilityApp, WatchApp
 from facility_tui.cli import main
-from facility_tui.session import Session
+from facility_tui.commands.session import Session
+from facility_tui.model.view import Public
 from facility_tui.store import blank
 from facility_tui.systems import rules_for
-from facility_tui.view import Public
 from facility_tui.workspace import Workspace
 from tests.screen_check import screen_lines
 

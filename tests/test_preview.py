@@ -10,11 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from facility_tui.demo import demo_encounter
-from facility_tui.dispatch import apply, preview
-from facility_tui.grammar import CommandError
-from facility_tui.model import Encounter
-from facility_tui.session import Session
+from facility_tui.campaign.demo import demo_encounter
+from facility_tui.commands.dispatch import apply, preview
+from facility_tui.commands.grammar import CommandError
+from facility_tui.commands.session import Session
+from facility_tui.model.encounter import Encounter
 from facility_tui.systems.r2297.rules import Level
 from facility_tui.systems.r2297.sheet import Sheet2297
 from tests.conftest import run, sheet_as

@@ -16,10 +16,10 @@ from attrs import evolve
 
 from facility_tui import store
 from facility_tui.cli import JSON_FORMAT, main
-from facility_tui.grammar import CommandError
-from facility_tui.model import Encounter
+from facility_tui.commands.grammar import CommandError
+from facility_tui.commands.session import Session
+from facility_tui.model.encounter import Encounter
 from facility_tui.report import md, public_log, render_markdown, visible
-from facility_tui.session import Session
 from facility_tui.store import blank
 
 FIXTURES = Path(__file__).parent / "fixtures" / "saves"

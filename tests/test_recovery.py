@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from facility_tui import cli, store
-from facility_tui.demo import demo_encounter
-from facility_tui.session import Session
+from facility_tui.campaign.demo import demo_encounter
+from facility_tui.commands.session import Session
 from facility_tui.workspace import Workspace
 
 

@@ -223,7 +223,7 @@ async def test_the_app_replays_the_history_after_the_fight_shows_and_says_if_it_
     """A save opens with its undo history replayed once the fight is on screen; one whose
     history no longer leads to the fight opens as saved, and the GM is told that u cannot go
     back (the steps made since still undo)."""
-    from facility_tui.session import Session
+    from facility_tui.commands.session import Session
     from tests.test_store_history import rekind_added_lines
 
     s = Session(store.blank())

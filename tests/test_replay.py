@@ -14,10 +14,10 @@ from hypothesis import strategies as st
 
 from facility_tui import store
 from facility_tui.cli import main
-from facility_tui.dice import DiceError, Face, NeedRoll, faces_text
-from facility_tui.dispatch import answered, apply
-from facility_tui.grammar import CommandError
-from facility_tui.session import Session
+from facility_tui.commands.dice import DiceError, Face, NeedRoll, faces_text
+from facility_tui.commands.dispatch import answered, apply
+from facility_tui.commands.grammar import CommandError
+from facility_tui.commands.session import Session
 from tests.test_store_history import assert_same as assert_same_walk
 
 FIGHTS = {

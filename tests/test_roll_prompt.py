@@ -10,7 +10,7 @@ from textual import events
 from textual.widgets import Label
 
 from facility_tui.app import FacilityApp
-from facility_tui.dispatch import apply
+from facility_tui.commands.dispatch import apply
 
 KEYS = {
     "⏎": ("enter", "\r"),

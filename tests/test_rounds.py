@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from facility_tui.grammar import CommandError
-from facility_tui.model import Phase
-from facility_tui.rounds import Ahead, ahead, ahead_text, passed
-from facility_tui.session import Session
+from facility_tui.commands.grammar import CommandError
+from facility_tui.commands.rounds import Ahead, ahead, ahead_text, passed
+from facility_tui.commands.session import Session
+from facility_tui.model.encounter import Phase
 from facility_tui.systems import rules_for
 from tests.conftest import run
 

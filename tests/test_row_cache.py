@@ -13,10 +13,10 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from facility_tui.app import FacilityApp
-from facility_tui.dispatch import listed
-from facility_tui.grammar import CommandError
-from facility_tui.model import Encounter
-from facility_tui.session import Session
+from facility_tui.commands.dispatch import listed
+from facility_tui.commands.grammar import CommandError
+from facility_tui.commands.session import Session
+from facility_tui.model.encounter import Encounter
 from facility_tui.store import blank
 from facility_tui.systems import rules_for
 from facility_tui.systems.r2297 import engine, system

@@ -24,8 +24,8 @@ from textual import events
 from textual.pilot import Pilot
 from textual.strip import Strip
 
-from facility_tui import dispatch
 from facility_tui.app import FacilityApp
+from facility_tui.commands import dispatch
 from facility_tui.systems import rules_for
 from tests.screen_check import (
     CONTROL,

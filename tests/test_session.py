@@ -7,8 +7,8 @@ import contextlib
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from facility_tui.grammar import CommandError
-from facility_tui.session import Session
+from facility_tui.commands.grammar import CommandError
+from facility_tui.commands.session import Session
 from tests.conftest import run
 
 SETUP = ("new 2297 T seed=3", "add A side=pc init=2d6", "add B init=2d6", "add C init=1d6")

@@ -51,7 +51,7 @@ def test_player_view(snap_compare, tmp_path: Path, size: tuple[int, int]) -> Non
 
     from facility_tui import store
     from facility_tui.app import WatchApp
-    from facility_tui.session import Session
+    from facility_tui.commands.session import Session
 
     s = Session(evolve(store.blank(), seed=1))
     for line in (

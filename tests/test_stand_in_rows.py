@@ -13,9 +13,9 @@ from facility_tui.screens.order_list import OrderList, row_cells, turn_marks
 
 from facility_tui import store
 from facility_tui.app import FacilityApp
-from facility_tui.dispatch import listed
-from facility_tui.model import Encounter
-from facility_tui.session import Session
+from facility_tui.commands.dispatch import listed
+from facility_tui.commands.session import Session
+from facility_tui.model.encounter import Encounter
 from facility_tui.systems import rules_for
 from tests.test_app import _table_rows, screen, settle
 

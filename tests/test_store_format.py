@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from facility_tui import migrations, store
-from facility_tui.codec import encode
-from facility_tui.grammar import quote
-from facility_tui.session import Session
+from facility_tui import store
+from facility_tui.commands.grammar import quote
+from facility_tui.commands.session import Session
+from facility_tui.model.codec import encode
+from facility_tui.store import migrations
 
 FIXTURES = Path(__file__).parent / "fixtures" / "saves"
 

@@ -16,9 +16,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from facility_tui import store
-from facility_tui.codec import encode, encode_sparse
-from facility_tui.demo import demo_encounter
-from facility_tui.session import Session
+from facility_tui.campaign.demo import demo_encounter
+from facility_tui.commands.session import Session
+from facility_tui.model.codec import encode, encode_sparse
 from facility_tui.systems import ids
 
 FIXTURES = Path(__file__).parent / "fixtures" / "saves"
@@ -129,7 +129,7 @@ LINES = st.sampled_from(
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(lines=st.lists(LINES, max_size=25), system=st.sampled_from(ids()))
 def test_save_then_load_is_the_identity(lines: list[str], system: str) -> None:
-    from facility_tui.grammar import CommandError
+    from facility_tui.commands.grammar import CommandError
 
     s = Session(demo_encounter(system))
     for line in lines:

@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from facility_tui import store
-from facility_tui.grammar import CommandError
-from facility_tui.model import Encounter, Kind
-from facility_tui.session import Session
+from facility_tui.commands.grammar import CommandError
+from facility_tui.commands.session import Session
+from facility_tui.model.encounter import Encounter, Kind
 from facility_tui.systems import ids, rules_for
 
 LINES = [

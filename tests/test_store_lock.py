@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from facility_tui import cli, store
-from facility_tui.grammar import CommandError
+from facility_tui.commands.grammar import CommandError
 from facility_tui.workspace import Workspace
 from tests.conftest import fought
 

@@ -11,9 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from facility_tui import logseq, store
-from facility_tui.logseq import Log
-from facility_tui.model import LogEntry
+from facility_tui import store
+from facility_tui.model import log as logseq
+from facility_tui.model.encounter import LogEntry
+from facility_tui.model.log import Log
 from facility_tui.store import logfiles
 from facility_tui.store.format import log_entries, log_line
 from facility_tui.store.logfiles import pages, read_log, split

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from facility_tui import store
-from facility_tui.grammar import CommandError
-from facility_tui.session import Session
+from facility_tui.commands.grammar import CommandError
+from facility_tui.commands.session import Session
 
 NAMES = ["Alpha", "Beta", "Gamma", "O'''Neil", 'Zoë "Z"']
 
@@ -38,7 +38,7 @@ class SaveReload(RuleBasedStateMachine):
         name=st.sampled_from(NAMES), side=st.sampled_from(["pc", "enemy"]), init=st.integers(0, 20)
     )
     def add(self, name: str, side: str, init: int) -> None:
-        from facility_tui.grammar import quote
+        from facility_tui.commands.grammar import quote
 
         self.run(f"add {quote(name)} side={side} init={init}")
 

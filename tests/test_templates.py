@@ -13,11 +13,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from facility_tui import store
-from facility_tui.campaign import Campaign
+from facility_tui.campaign.folder import Campaign
 from facility_tui.cli import main
-from facility_tui.grammar import CommandError
-from facility_tui.model import Combatant
-from facility_tui.session import Session
+from facility_tui.commands.grammar import CommandError
+from facility_tui.commands.session import Session
+from facility_tui.model.encounter import Combatant
 from facility_tui.systems.facility.core import STATS, competence, stat_of
 from tests.test_store_history import assert_same
 
@@ -459,7 +459,7 @@ def test_the_docs_examples_are_templates_that_add(tmp_path: Path) -> None:
 
 def test_from_completes_a_template_name(tmp_path: Path) -> None:
     """tab after from=: the campaign's template names, as far as those that fit agree."""
-    from facility_tui.templates import complete
+    from facility_tui.campaign.templates import complete
 
     for name in ("guard", "guard-captain", "drone"):
         (tmp_path / "templates").mkdir(exist_ok=True)
@@ -519,10 +519,10 @@ LINE = {"2297": {"side": "pc", "init": "1d6+3"}, "facility": {"side": "pc"}}
 
 def _add_options(system: str) -> set[str]:
     """The options the rules' add reads (what a sheet is built from), and add's own."""
-    from facility_tui.call import Call, Spec
-    from facility_tui.dice import Dice
-    from facility_tui.grammar import Parsed
-    from facility_tui.model import Encounter
+    from facility_tui.commands.dice import Dice
+    from facility_tui.commands.grammar import Parsed
+    from facility_tui.commands.spec import Call, Spec
+    from facility_tui.model.encounter import Encounter
     from facility_tui.systems import rules_for
 
     rules = rules_for(system)

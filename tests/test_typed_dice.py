@@ -16,11 +16,11 @@ from hypothesis import strategies as st
 
 from facility_tui import store
 from facility_tui.cli import main
-from facility_tui.dice import Dice, DiceError, NeedRoll, faces_text
-from facility_tui.dispatch import answered, apply
-from facility_tui.grammar import CommandError, split_dice, with_dice
-from facility_tui.model import Encounter
-from facility_tui.session import Session
+from facility_tui.commands.dice import Dice, DiceError, NeedRoll, faces_text
+from facility_tui.commands.dispatch import answered, apply
+from facility_tui.commands.grammar import CommandError, split_dice, with_dice
+from facility_tui.commands.session import Session
+from facility_tui.model.encounter import Encounter
 from facility_tui.systems.facility.commands import faces
 
 FIGHT_2297 = (

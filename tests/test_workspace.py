@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from facility_tui import store
-from facility_tui.text import MAX_TITLE
+from facility_tui.model.text import MAX_TITLE
 from facility_tui.workspace import Workspace
 from tests.conftest import within
 

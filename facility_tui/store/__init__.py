@@ -35,7 +35,7 @@ must be), ``logfiles`` (the write-once log files) and ``backups`` (their names, 
 
 from __future__ import annotations
 
-from facility_tui.logseq import CHUNK_MAX, CHUNK_MIN
+from facility_tui.model.log import CHUNK_MAX, CHUNK_MIN
 from facility_tui.store.atomic import TEMP_PREFIX, sweep_temp, write_atomic, write_error
 from facility_tui.store.backups import BACKUPS_KEPT, backups
 from facility_tui.store.checks import MAX_ROLLS, MAX_ROUND

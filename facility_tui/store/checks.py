@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from facility_tui.codec import encode
-from facility_tui.model import Encounter, Phase, TableDice
+from facility_tui.model.codec import encode
+from facility_tui.model.encounter import Encounter, Phase, TableDice
 from facility_tui.store.errors import Invalid, InvalidSave, NewerSave
 from facility_tui.store.format import SCHEMA_VERSION
 from facility_tui.systems import ids, rules_for
@@ -85,7 +85,7 @@ def _check_count(value: Any, where: str, top: int | None, top_name: str | None =
 
 def shown(value: Any) -> str:
     """A value from a save, short, for a message."""
-    from facility_tui.text import printable
+    from facility_tui.model.text import printable
 
     text = printable(repr(value))
     return text if len(text) <= 40 else text[:37] + "..."
@@ -134,8 +134,8 @@ def check_top(doc: dict[str, Any], state: str, source: str, offset: int) -> None
 
 def check_keys(data: dict[str, Any]) -> None:
     """A key the model does not have (a typo of an edit) is refused, naming it."""
-    from facility_tui.codec import unknown_key
-    from facility_tui.model import Combatant
+    from facility_tui.model.codec import unknown_key
+    from facility_tui.model.encounter import Combatant
 
     rules = rules_for(data["system"])
     top = {k: v for k, v in data.items() if k != "combatants"}
@@ -228,8 +228,8 @@ def sided(enc: Encounter, state: str, source: str, offset: int) -> Encounter:
     ``side`` line (``enemy``: what ``add`` gives); any other word is refused with its line."""
     from attrs import evolve
 
-    from facility_tui.call import SIDES
-    from facility_tui.model import ENEMIES, PCS
+    from facility_tui.commands.spec import SIDES
+    from facility_tui.model.encounter import ENEMIES, PCS
 
     if all(c.side in (PCS, ENEMIES) for c in enc.combatants):
         return enc
@@ -255,7 +255,7 @@ def check_rules(
     initiative from 0 (``init``, ``set WHO init``), a handle from 0, and the rules' own bounds
     (``RuleSystem.check_combatant``: the same values ``add`` and ``set`` refuse); then the
     rules' encounter state (``check_state``) if the edit touched it or the combatants."""
-    from facility_tui.call import MAX_VALUE
+    from facility_tui.commands.spec import MAX_VALUE
 
     if not -1 <= enc.handles <= MAX_VALUE:  # (as a combatant's handle, within MAX_VALUE)
         raise _refusal(
@@ -297,9 +297,9 @@ def check_edit(
 ) -> None:
     """What an edit changed must be what a command could make: numbers within ±MAX_VALUE, text
     without control characters and within its bounds, and the order naming who is there."""
-    from facility_tui.call import MAX_VALUE
-    from facility_tui.model import ENEMIES, PCS
-    from facility_tui.text import CONTROL, MAX_NAME, MAX_NOTE, MAX_TITLE, control_in
+    from facility_tui.commands.spec import MAX_VALUE
+    from facility_tui.model.encounter import ENEMIES, PCS
+    from facility_tui.model.text import CONTROL, MAX_NAME, MAX_NOTE, MAX_TITLE, control_in
 
     index = {c.name: i for i, c in enumerate(enc.combatants)}
 
@@ -309,7 +309,7 @@ def check_edit(
     for whose, path, _old, new in found:
         if whose and path == "" and new is not None:  # a combatant added: all of it
             i = index[whose]
-            from facility_tui.handedit import leaves
+            from facility_tui.commands.edits import leaves
 
             items = list(leaves(encode(enc.combatants[i])).items())
             at = f"combatants[{i}]"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from facility_tui.codec import DecodeError
+from facility_tui.model.codec import DecodeError
 
 if TYPE_CHECKING:
     from facility_tui.store.lock import Holder

@@ -8,7 +8,7 @@ import os
 import stat
 from pathlib import Path
 
-from facility_tui.campaign import RESERVED_STEMS, is_encounter_file
+from facility_tui.campaign.folder import RESERVED_STEMS, is_encounter_file
 from facility_tui.store.errors import SaveError
 
 SUFFIX = ".toml"
@@ -119,7 +119,7 @@ NAME_MAX = 60  # characters of an encounter's name kept in its file name
 def path_for(folder: Path, name: str, number: int = 1) -> Path:
     """A file in ``folder`` for an encounter called ``name``, never outside it; ``number`` 2, 3...
     gives the other files for that name (``fight-2.toml``), distinct however long the name."""
-    from facility_tui.call import slug
+    from facility_tui.commands.spec import slug
 
     stem = slug(name)[:NAME_MAX].rstrip("-") or "x"
     if stem in RESERVED_STEMS and number == 1:

@@ -10,9 +10,9 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from facility_tui.codec import DecodeError, decode, encode, encode_sparse
-from facility_tui.model import Encounter, Kind, LogEntry
-from facility_tui.session import Step
+from facility_tui.commands.session import Step
+from facility_tui.model.codec import DecodeError, decode, encode, encode_sparse
+from facility_tui.model.encounter import Encounter, Kind, LogEntry
 from facility_tui.store.errors import DamagedSave, NewerSave
 
 SCHEMA_VERSION = 3

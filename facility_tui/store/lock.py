@@ -28,7 +28,7 @@ class Holder(NamedTuple):
     since: float  # time.time() when it took the lock
 
     def describe(self) -> str:
-        from facility_tui.text import printable
+        from facility_tui.model.text import printable
 
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(self.since))
         where = "this process" if self.is_this_process() else f"pid {self.pid} on {self.host}"

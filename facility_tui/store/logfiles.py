@@ -10,9 +10,9 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from facility_tui.codec import DecodeError
-from facility_tui.logseq import Block, Log, Page
-from facility_tui.model import Kind, LogEntry
+from facility_tui.model.codec import DecodeError
+from facility_tui.model.encounter import Kind, LogEntry
+from facility_tui.model.log import Block, Log, Page
 from facility_tui.store.errors import DamagedSave, SaveError
 from facility_tui.store.files import read_file
 from facility_tui.store.format import (

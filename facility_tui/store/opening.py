@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import NamedTuple
 
-from facility_tui.model import Encounter
-from facility_tui.session import Session
+from facility_tui.commands.session import Session
+from facility_tui.model.encounter import Encounter
 from facility_tui.store.errors import DamagedSave, SaveError
 from facility_tui.store.files import file_signature, read_regular, sidecar_for, signature_of
 from facility_tui.store.reader import Loaded, session_from

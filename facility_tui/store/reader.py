@@ -9,11 +9,18 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from facility_tui.codec import DecodeError
-from facility_tui.handedit import encounter_from
-from facility_tui.logseq import Log
-from facility_tui.model import LATER_FIELDS, Combatant, Encounter, Kind, LogEntry, as_saved_before
-from facility_tui.session import Later, Session, Step, rebuild
+from facility_tui.commands.edits import encounter_from
+from facility_tui.commands.session import Later, Session, Step, rebuild
+from facility_tui.model.codec import DecodeError
+from facility_tui.model.encounter import (
+    LATER_FIELDS,
+    Combatant,
+    Encounter,
+    Kind,
+    LogEntry,
+    as_saved_before,
+)
+from facility_tui.model.log import Log
 from facility_tui.store.checks import (
     at_line,
     check_edit,
@@ -66,7 +73,7 @@ _BOM = b"\xef\xbb\xbf"  # what some editors put at the top of a UTF-8 file: not 
 
 def session_from(raw: bytes, source: str, sidecar: Path | None, *, later: bool = False) -> Loaded:
     """The session of a save's bytes; ``later``: its history replayed when first needed."""
-    from facility_tui.migrations import migrate
+    from facility_tui.store.migrations import migrate
 
     raw = raw.removeprefix(_BOM)
     if raw.startswith(MAGIC3):
@@ -233,7 +240,7 @@ def _edited(enc: Encounter, history: Any, parts: _Parts, source: str, offset: in
     """A save whose fight was changed outside facility-tui and reads as a fight: the history
     up to the state facility-tui wrote (replayed, and checked against the state's checksum),
     then the edit as one step. If that state cannot be rebuilt, the edited fight opens alone."""
-    from facility_tui import handedit
+    from facility_tui.commands import edits as handedit
 
     enc = sided(enc, parts.state, source, offset)
     before = rebuilt(enc.log, history)

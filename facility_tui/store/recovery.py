@@ -9,8 +9,8 @@ import time
 from pathlib import Path
 from typing import NamedTuple
 
-from facility_tui.model import LogEntry
-from facility_tui.session import Session
+from facility_tui.commands.session import Session
+from facility_tui.model.encounter import LogEntry
 from facility_tui.store.backups import backups
 from facility_tui.store.errors import DamagedSave, SaveError
 from facility_tui.store.files import read_regular, sidecar_for

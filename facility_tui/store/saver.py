@@ -11,8 +11,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from facility_tui.model import Combatant
-from facility_tui.session import Session
+from facility_tui.commands.session import Session
+from facility_tui.model.encounter import Combatant
 from facility_tui.store.atomic import write_atomic, write_error
 from facility_tui.store.backups import BACKUPS_KEPT, backup_entries
 from facility_tui.store.errors import ChangedOnDisk, SaveError

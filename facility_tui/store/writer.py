@@ -8,10 +8,10 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from facility_tui import __version__
-from facility_tui.codec import encode, encode_sparse
-from facility_tui.logseq import Log
-from facility_tui.model import Combatant, Encounter, LogEntry
-from facility_tui.session import Session, Step
+from facility_tui.commands.session import Session, Step
+from facility_tui.model.codec import encode, encode_sparse
+from facility_tui.model.encounter import Combatant, Encounter, LogEntry
+from facility_tui.model.log import Log
 from facility_tui.store.format import (
     INTRO,
     SCHEMA_VERSION,

@@ -1,9 +1,9 @@
 """Rule systems: what differs between 2297 and Facility, behind one small interface.
 
-The round state machine (``facility_tui.rounds``) asks the encounter's system for the order of each
+The round state machine (``commands.rounds``) asks the encounter's system for the order of each
 round and tells it when turns and rounds start and end; the system answers with a new encounter.
 Each system is a package of its own (``r2297``, ``facility``): its rules, its sheet, its commands
-(declared with ``facility_tui.call.command`` in a ``commands`` subpackage, one module per topic,
+(declared with ``commands.spec.command`` in a ``commands`` subpackage, one module per topic,
 and listed by the package's ``load()``), its demo. A package is found by id here (its ``INFO``,
 then ``load()`` for its rules), and nothing else in the core names a system's modules.
 """
@@ -15,15 +15,15 @@ from typing import TYPE_CHECKING, Any
 
 from attrs import frozen
 
-from facility_tui.grammar import quote
-from facility_tui.model import Combatant, Encounter, Phase, Sheet
-from facility_tui.text import Detail, Tone
-from facility_tui.view import Choice, Pane, Public
+from facility_tui.commands.grammar import quote
+from facility_tui.model.encounter import Combatant, Encounter, Phase, Sheet
+from facility_tui.model.text import Detail, Tone
+from facility_tui.model.view import Choice, Pane, Public
 
 if TYPE_CHECKING:
-    from facility_tui.call import Call, Spec
-    from facility_tui.dice import Dice
-    from facility_tui.plays import Play, TurnPlay
+    from facility_tui.commands.dice import Dice
+    from facility_tui.commands.spec import Call, Spec
+    from facility_tui.systems.plays import Play, TurnPlay
 
 
 @frozen
@@ -190,13 +190,13 @@ class RuleSystem:
 
     def set_value(self, call: Call) -> Encounter:
         """C4: ``set WHO FIELD VALUE``: a value of the rules set by hand (logged as such)."""
-        from facility_tui.grammar import CommandError
+        from facility_tui.commands.grammar import CommandError
 
         raise CommandError(f"{self.title} has no values to set")
 
     def initiative_from_face(self, call: Call, c: Combatant, face: str) -> int:
         """``init WHO face=N``: the initiative from the dice as rolled at the table."""
-        from facility_tui.grammar import CommandError
+        from facility_tui.commands.grammar import CommandError
 
         raise CommandError(f"{self.title} initiative has no dice to add to: init WHO N sets it")
 
@@ -286,9 +286,9 @@ class RuleSystem:
         check that is due, a choice still open): shown at the top of the column."""
         return [Detail("Open", choice.title, Tone.WARN) for choice in self.choices(enc)]
 
-    # -- the forecast (``facility_tui.forecast``): the rules' default play of a turn ----------
+    # -- the forecast (``forecast.engine``): the rules' default play of a turn ----------
 
-    #: What a play's ``flee at`` takes (``facility_tui.plays``).
+    #: What a play's ``flee at`` takes (``systems.plays``).
     flee_words: tuple[str, ...] = ()
     #: The default play in words, listed with every forecast.
     forecast_assumptions: tuple[str, ...] = ()

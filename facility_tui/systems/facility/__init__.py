@@ -18,7 +18,7 @@ __all__ = ["INFO", "load"]
 def load() -> RuleSystem:
     """The rules, with the system's commands (imported only now: a launch pays for the rules
     of the fight it opens)."""
-    from facility_tui.call import commands_in
+    from facility_tui.commands.spec import commands_in
     from facility_tui.systems.facility.commands import attacks, checks, harm, healing, sheets, tech
     from facility_tui.systems.facility.system import FacilityRules
 

@@ -1,4 +1,4 @@
-"""Facility's catalog kinds (``facility_tui.catalog``): what a ``[[weapon]]``, ``[[ppe]]``,
+"""Facility's catalog kinds (``campaign.catalogs``): what a ``[[weapon]]``, ``[[ppe]]``,
 ``[[storage]]``, ``[[job]]`` or ``[[competence]]`` entry holds, for the shipped files in
 ``catalog/`` and a campaign's own. The rules build their values from these entries (core)."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from facility_tui.catalog import (
+from facility_tui.campaign.catalogs import (
     REQUIRED,
     Kind,
     damage,

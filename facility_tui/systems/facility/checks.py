@@ -5,7 +5,8 @@ command could put on (renamed, its name deleted) ended ``show`` in ``ppe_impaire
 
 from __future__ import annotations
 
-from facility_tui.model import ENEMIES, PCS, Encounter
+from facility_tui.model.encounter import ENEMIES, PCS, Encounter
+from facility_tui.model.text import MAX_NAME
 from facility_tui.systems.facility.commands.sheets import SHEET_COUNTS
 from facility_tui.systems.facility.core import (
     BONUS_MAX,
@@ -24,7 +25,6 @@ from facility_tui.systems.facility.core import (
     weapon_of,
 )
 from facility_tui.systems.facility.state import state_of
-from facility_tui.text import MAX_NAME
 
 Problem = tuple[str, str] | None  # (the key's path in the sheet, what it must be)
 

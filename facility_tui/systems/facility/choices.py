@@ -4,8 +4,10 @@ backlash. The panes, the pending menu and ``n``'s question read this one list.""
 
 from __future__ import annotations
 
-from facility_tui.grammar import quote
-from facility_tui.model import Combatant, Encounter
+from facility_tui.commands.grammar import quote
+from facility_tui.model.encounter import Combatant, Encounter
+from facility_tui.model.text import counted
+from facility_tui.model.view import Choice, Option
 from facility_tui.systems.facility.core import (
     STAT_NAMES,
     WEAPONS,
@@ -26,8 +28,6 @@ from facility_tui.systems.facility.state import (
     sheet_of,
     state_of,
 )
-from facility_tui.text import counted
-from facility_tui.view import Choice, Option
 
 MAX_BACKLASH_KEYS = 9  # one key per amount, '1' to '9'
 

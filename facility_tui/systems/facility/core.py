@@ -15,10 +15,10 @@ from typing import Any, TypeVar, cast
 
 from attrs import evolve, field, frozen
 
-from facility_tui.catalog import EntryError, Kind, check_entry
-from facility_tui.grammar import CommandError
+from facility_tui.campaign.catalogs import EntryError, Kind, check_entry
+from facility_tui.commands.grammar import CommandError
+from facility_tui.model.text import word_for
 from facility_tui.systems.facility import catalogs
-from facility_tui.text import word_for
 
 T = TypeVar("T")
 

@@ -8,10 +8,10 @@ from typing import Any
 
 from attrs import frozen
 
-from facility_tui import rounds
-from facility_tui.call import Call
-from facility_tui.grammar import CommandError, quote
-from facility_tui.model import ENEMIES, PCS, Combatant, Encounter, Phase, evolve
+from facility_tui.commands import rounds
+from facility_tui.commands.grammar import CommandError, quote
+from facility_tui.commands.spec import Call
+from facility_tui.model.encounter import ENEMIES, PCS, Combatant, Encounter, Phase, evolve
 from facility_tui.systems.facility.core import (
     FacilitySheet,
     can_act,

@@ -14,10 +14,12 @@ from typing import TYPE_CHECKING, Any
 
 from attrs import astuple, evolve
 
-from facility_tui.call import Call, side_of
-from facility_tui.dice import Dice
-from facility_tui.grammar import CommandError
-from facility_tui.model import ENEMIES, PCS, Combatant, Encounter, Kind, Phase
+from facility_tui.commands.dice import Dice
+from facility_tui.commands.grammar import CommandError
+from facility_tui.commands.spec import Call, side_of
+from facility_tui.model.encounter import ENEMIES, PCS, Combatant, Encounter, Kind, Phase
+from facility_tui.model.text import Detail, Tone, counted
+from facility_tui.model.view import Bar, Boxes, Choice, Pane, Public, Row
 from facility_tui.systems import END_WORD, RuleSystem
 from facility_tui.systems.facility import tactics
 from facility_tui.systems.facility.catalogs import storage_of
@@ -76,11 +78,9 @@ from facility_tui.systems.facility.state import (
     state_of,
     with_state,
 )
-from facility_tui.text import Detail, Tone, counted
-from facility_tui.view import Bar, Boxes, Choice, Pane, Public, Row
 
 if TYPE_CHECKING:
-    from facility_tui.plays import Play, TurnPlay
+    from facility_tui.systems.plays import Play, TurnPlay
 
 STAT_CAPACITY = re.compile(r"\b([A-Z]\d+)/\d+")  # a stat's wounds and capacity: P2/4
 MAX_BOXES = 20  # a longer simple track is drawn as a bar

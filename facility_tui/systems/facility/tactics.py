@@ -1,4 +1,4 @@
-"""Facility's default play of a side's turn for the forecast (``facility_tui.forecast``), as
+"""Facility's default play of a side's turn for the forecast (``facility_tui.forecast.engine``), as
 command lines, member by member in the list's order.
 
 - A member whose play says ``flee at`` a state it reached leaves (``fate WHO fled``); one that
@@ -16,10 +16,10 @@ first worn piece that covers it, else the wounds are suffered.
 
 from __future__ import annotations
 
-from facility_tui.dice import Dice, DiceError
-from facility_tui.grammar import quote
-from facility_tui.model import ENEMIES, PCS, Combatant, Encounter
-from facility_tui.plays import TurnPlay
+from facility_tui.commands.dice import Dice, DiceError
+from facility_tui.commands.grammar import quote
+from facility_tui.model.encounter import ENEMIES, PCS, Combatant, Encounter
+from facility_tui.model.view import Choice
 from facility_tui.systems.facility.core import (
     STATS,
     Condition,
@@ -34,7 +34,7 @@ from facility_tui.systems.facility.core import (
     weapon_of,
 )
 from facility_tui.systems.facility.state import VANGUARD, acting_now, members, sheet_of
-from facility_tui.view import Choice
+from facility_tui.systems.plays import TurnPlay
 
 #: What ``flee at`` takes: any wound, an Impaired stat (a simple track half full).
 FLEE_WORDS = ("hurt", "impaired")

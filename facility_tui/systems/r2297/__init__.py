@@ -19,7 +19,7 @@ __all__ = ["INFO", "load"]
 def load() -> RuleSystem:
     """The rules, with the system's commands (imported only now: a launch pays for the rules
     of the fight it opens)."""
-    from facility_tui.call import commands_in
+    from facility_tui.commands.spec import commands_in
     from facility_tui.systems.r2297.commands import attacks, conditions, fatigue, injuries, turns
     from facility_tui.systems.r2297.system import Rules2297
 

@@ -1,4 +1,4 @@
-"""2297's catalog kinds (``facility_tui.catalog``): what a ``[[weapon]]``, ``[[armor]]`` or
+"""2297's catalog kinds (``campaign.catalogs``): what a ``[[weapon]]``, ``[[armor]]`` or
 ``[[cover]]`` entry holds, for the shipped files in ``catalog/`` and a campaign's own."""
 
 from __future__ import annotations
@@ -6,7 +6,17 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from facility_tui.catalog import REQUIRED, Kind, declare, dice, name, one_of, shipped, text, whole
+from facility_tui.campaign.catalogs import (
+    REQUIRED,
+    Kind,
+    declare,
+    dice,
+    name,
+    one_of,
+    shipped,
+    text,
+    whole,
+)
 
 PACKAGE = "facility_tui.systems.r2297"
 _MODES = re.compile(r"^(SS|SA|BF|AF)(/(SS|SA|BF|AF))*$", re.IGNORECASE)

@@ -3,12 +3,12 @@ taken (A7), and the downgrade that makes an action the turn has run out of possi
 
 from __future__ import annotations
 
-from facility_tui.grammar import quote
-from facility_tui.model import Encounter, Phase
+from facility_tui.commands.grammar import quote
+from facility_tui.model.encounter import Encounter, Phase
+from facility_tui.model.view import Choice, Option
 from facility_tui.systems.r2297.engine import economy, limit_of, sheet_of
 from facility_tui.systems.r2297.rules import Level
 from facility_tui.systems.r2297.sheet import Sheet2297
-from facility_tui.view import Choice, Option
 
 KINDS = ("major", "move", "minor")
 # A4: what each action may be downgraded from, the cheaper first (a Move before a Major)

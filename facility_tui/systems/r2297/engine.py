@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from attrs import frozen
 
-from facility_tui.dice import Dice, DiceError, Roll
-from facility_tui.model import Combatant, Encounter, Kind, Phase, evolve
+from facility_tui.commands.dice import Dice, DiceError, Roll
+from facility_tui.model.encounter import Combatant, Encounter, Kind, Phase, evolve
 from facility_tui.systems.r2297.rules import (
     CRITICAL,
     EXHAUSTED,
@@ -51,7 +51,7 @@ from facility_tui.systems.r2297.sheet import (
 )
 
 if TYPE_CHECKING:
-    from facility_tui.call import Call
+    from facility_tui.commands.spec import Call
 
 
 class Ctx:

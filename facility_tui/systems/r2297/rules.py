@@ -12,9 +12,9 @@ from functools import lru_cache
 
 from attrs import frozen
 
-from facility_tui.catalog import Lookup
-from facility_tui.grammar import CommandError
-from facility_tui.text import word_for
+from facility_tui.campaign.catalogs import Lookup
+from facility_tui.commands.grammar import CommandError
+from facility_tui.model.text import word_for
 
 
 class RuleError(CommandError):

@@ -13,9 +13,11 @@ from typing import TYPE_CHECKING, Any
 
 from attrs import frozen
 
-from facility_tui.dice import Dice
-from facility_tui.grammar import CommandError, parse
-from facility_tui.model import Combatant, Encounter, Kind, Phase, evolve
+from facility_tui.commands.dice import Dice
+from facility_tui.commands.grammar import CommandError, parse
+from facility_tui.model.encounter import Combatant, Encounter, Kind, Phase, evolve
+from facility_tui.model.text import Detail, Tone
+from facility_tui.model.view import Bar, Boxes, Choice, Pane, Public, Row
 from facility_tui.systems import RuleSystem
 from facility_tui.systems.r2297 import tactics
 from facility_tui.systems.r2297.checks import sheet_problem
@@ -77,8 +79,6 @@ from facility_tui.systems.r2297.sheet import (
     Weapon,
 )
 from facility_tui.systems.r2297.weapons import parse_weapons
-from facility_tui.text import Detail, Tone
-from facility_tui.view import Bar, Boxes, Choice, Pane, Public, Row
 
 # A PC's sheet fields that belong to one fight only (``lasting``): A2 awareness, A3 initiative,
 # A4 the turn's actions and its Extended action, A9 the rounds counted while Exhausted.
@@ -110,8 +110,8 @@ PER_FIGHT = (
 )
 
 if TYPE_CHECKING:
-    from facility_tui.call import Call
-    from facility_tui.plays import TurnPlay
+    from facility_tui.commands.spec import Call
+    from facility_tui.systems.plays import TurnPlay
 
 
 PASSES = 12  # tie roll-off passes; 11**12 * 10 stays far inside TOML's 64-bit integers

@@ -1,4 +1,4 @@
-"""2297's default play of a turn for the forecast (``facility_tui.forecast``), as command lines.
+"""2297's default play of a turn for the forecast (``forecast.engine``), as command lines.
 
 The acting combatant, if it can act:
 - flees (``cond WHO fled``) once its play says so and its injury reached the level named;
@@ -13,9 +13,9 @@ Open choices (Edge offered for an injury) take their default: the injury is take
 
 from __future__ import annotations
 
-from facility_tui.grammar import quote
-from facility_tui.model import Combatant, Encounter
-from facility_tui.plays import TurnPlay
+from facility_tui.commands.grammar import quote
+from facility_tui.model.encounter import Combatant, Encounter
+from facility_tui.systems.plays import TurnPlay
 from facility_tui.systems.r2297.engine import dying, economy, incapacitated, sheet_of, unconscious
 from facility_tui.systems.r2297.rules import LEVELS, Level
 from facility_tui.systems.r2297.sheet import Sheet2297

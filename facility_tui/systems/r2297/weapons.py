@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from facility_tui.catalog import Lookup
+from facility_tui.campaign.catalogs import Lookup
 from facility_tui.systems.r2297.rules import AMMO, DamageType, RuleError, parse_type
 from facility_tui.systems.r2297.sheet import Weapon
 

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from attrs import frozen
 
-from facility_tui.call import Call
-from facility_tui.grammar import CommandError
-from facility_tui.model import Combatant, Encounter, Kind, evolve
+from facility_tui.commands.grammar import CommandError
+from facility_tui.commands.spec import Call
+from facility_tui.model.encounter import Combatant, Encounter, Kind, evolve
+from facility_tui.model.text import counted
 from facility_tui.systems.facility.commands.helpers import (
     DAMAGE_ROLLS,
     HELP_ROLLS,
@@ -51,7 +52,6 @@ from facility_tui.systems.facility.state import (
     sheet_of,
     state_of,
 )
-from facility_tui.text import counted
 
 
 def _weapon_of(call: Call, c: Combatant, text: str | None) -> str:

@@ -4,9 +4,9 @@ Success on initiative (F7), a save (F3).
 
 from __future__ import annotations
 
-from facility_tui.call import Call
-from facility_tui.grammar import CommandError
-from facility_tui.model import Combatant, Encounter, Phase, evolve
+from facility_tui.commands.grammar import CommandError
+from facility_tui.commands.spec import Call
+from facility_tui.model.encounter import Combatant, Encounter, Phase, evolve
 from facility_tui.systems.facility.commands.attacks import salvage_attack
 from facility_tui.systems.facility.commands.healing import heal_one, move_wound
 from facility_tui.systems.facility.commands.helpers import (

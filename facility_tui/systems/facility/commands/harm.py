@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from attrs import frozen
 
-from facility_tui.call import Call
-from facility_tui.grammar import CommandError
-from facility_tui.model import Combatant, Encounter, Kind
+from facility_tui.commands.grammar import CommandError
+from facility_tui.commands.spec import Call
+from facility_tui.model.encounter import Combatant, Encounter, Kind
+from facility_tui.model.text import counted
 from facility_tui.systems.facility.commands.helpers import (
     NO_WORDS,
     flag,
@@ -44,7 +45,6 @@ from facility_tui.systems.facility.state import (
     set_harm,
     sheet_of,
 )
-from facility_tui.text import counted
 
 
 @frozen

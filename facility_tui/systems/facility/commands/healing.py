@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from facility_tui.call import Call
-from facility_tui.grammar import CommandError
-from facility_tui.model import PCS, Combatant, Encounter, Kind
+from facility_tui.commands.grammar import CommandError
+from facility_tui.commands.spec import Call
+from facility_tui.model.encounter import PCS, Combatant, Encounter, Kind
 from facility_tui.systems.facility.commands.helpers import (
     D20_ROLL,
     HELP_ROLLS,

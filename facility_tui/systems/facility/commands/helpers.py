@@ -7,10 +7,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from facility_tui.call import Call, declarer
-from facility_tui.dice import Roll
-from facility_tui.grammar import CommandError
-from facility_tui.model import PCS, Combatant, Encounter, Kind, Phase, evolve
+from facility_tui.commands.dice import Roll
+from facility_tui.commands.grammar import CommandError
+from facility_tui.commands.spec import Call, declarer
+from facility_tui.model.encounter import PCS, Combatant, Encounter, Kind, Phase, evolve
+from facility_tui.model.text import counted
 from facility_tui.systems.facility.core import (
     STAT_NAMES,
     STATS,
@@ -35,7 +36,6 @@ from facility_tui.systems.facility.core import (
 )
 from facility_tui.systems.facility.info import INFO
 from facility_tui.systems.facility.state import acting_now, harm_of, members, sheet_of, state_of
-from facility_tui.text import counted
 
 Runner = Callable[[Call], Encounter]
 

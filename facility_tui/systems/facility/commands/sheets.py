@@ -9,10 +9,11 @@ from typing import Any
 
 from attrs import evolve
 
-from facility_tui.call import Call
-from facility_tui.catalog import campaign_entry, plain
-from facility_tui.grammar import CommandError
-from facility_tui.model import Encounter, Kind
+from facility_tui.campaign.catalogs import campaign_entry, plain
+from facility_tui.commands.grammar import CommandError
+from facility_tui.commands.spec import Call
+from facility_tui.model.encounter import Encounter, Kind
+from facility_tui.model.text import word_for
 from facility_tui.systems.facility.commands.helpers import NO_WORDS, flag, put_sheet, rule
 from facility_tui.systems.facility.core import (
     BONUS_MAX,
@@ -44,7 +45,6 @@ from facility_tui.systems.facility.core import (
     with_stat,
 )
 from facility_tui.systems.facility.state import sheet_of
-from facility_tui.text import word_for
 
 # -- building sheets (F1, F3, F6, F10, F12) --------------------------------------------------------
 

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from attrs import evolve
 
-from facility_tui.call import Call
-from facility_tui.grammar import CommandError
-from facility_tui.model import Combatant, Encounter, Kind
+from facility_tui.commands.grammar import CommandError
+from facility_tui.commands.spec import Call
+from facility_tui.model.encounter import Combatant, Encounter, Kind
+from facility_tui.model.text import counted
 from facility_tui.systems.facility.commands.helpers import (
     NO_WORDS,
     faces,
@@ -33,7 +34,6 @@ from facility_tui.systems.facility.state import (
     set_pending,
     sheet_of,
 )
-from facility_tui.text import counted
 
 
 @rule(
@@ -83,7 +83,7 @@ def tech(call: Call) -> Encounter:
             f"{counted(x, 'hour')} of work"
         )
     elif technique == "barricade":
-        from facility_tui.call import unique_id
+        from facility_tui.commands.spec import unique_id
 
         cap = total * 10
         bar_sheet = FacilitySheet(track=cap, is_object=True)

@@ -9,10 +9,11 @@ from typing import Any
 
 from attrs import frozen
 
-from facility_tui.call import Call
-from facility_tui.dice import TYPED
-from facility_tui.grammar import CommandError
-from facility_tui.model import Combatant, Encounter, Kind, Phase, evolve
+from facility_tui.commands.dice import TYPED
+from facility_tui.commands.grammar import CommandError
+from facility_tui.commands.spec import Call
+from facility_tui.model.encounter import Combatant, Encounter, Kind, Phase, evolve
+from facility_tui.model.text import counted
 from facility_tui.systems.r2297.commands.helpers import catalog, charge, rule, sheet, who
 from facility_tui.systems.r2297.engine import (
     Ctx,
@@ -35,7 +36,6 @@ from facility_tui.systems.r2297.rules import (
 )
 from facility_tui.systems.r2297.sheet import Sheet2297, Weapon
 from facility_tui.systems.r2297.weapons import ammo_needed, find_weapon
-from facility_tui.text import counted
 
 _FLAGS = ("aimed", "smash", "flurry", "evade", "undefended", "melee", "free")
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from facility_tui.call import Call
-from facility_tui.grammar import CommandError
-from facility_tui.model import Encounter, Kind, Phase
+from facility_tui.commands.grammar import CommandError
+from facility_tui.commands.spec import Call
+from facility_tui.model.encounter import Encounter, Kind, Phase
 from facility_tui.systems.r2297.commands.helpers import rule, sheet, who
 from facility_tui.systems.r2297.engine import Ctx, add_effect, counts_from, remove_effects
 from facility_tui.systems.r2297.sheet import Effect, EKind

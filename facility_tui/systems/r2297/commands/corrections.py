@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from attrs import evolve
 
-from facility_tui.call import Call
-from facility_tui.grammar import CommandError
-from facility_tui.model import Combatant, Encounter, Kind, Phase
+from facility_tui.commands.grammar import CommandError
+from facility_tui.commands.spec import Call
+from facility_tui.model.encounter import Combatant, Encounter, Kind, Phase
 from facility_tui.systems.r2297.commands.helpers import KINDS, catalog, sheet, who, yes_no
 from facility_tui.systems.r2297.engine import (
     Ctx,

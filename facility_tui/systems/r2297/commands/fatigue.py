@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from attrs import evolve
 
-from facility_tui.call import Call
-from facility_tui.grammar import CommandError
-from facility_tui.model import Encounter, Kind
+from facility_tui.commands.grammar import CommandError
+from facility_tui.commands.spec import Call
+from facility_tui.model.encounter import Encounter, Kind
 from facility_tui.systems.r2297.commands.helpers import rule, sheet, who
 from facility_tui.systems.r2297.engine import Ctx, add_fatigue
 from facility_tui.systems.r2297.sheet import Patch, Stims

@@ -7,10 +7,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from facility_tui.call import Call, declarer
-from facility_tui.catalog import Lookup, finder
-from facility_tui.grammar import CommandError
-from facility_tui.model import Combatant, Encounter, Phase
+from facility_tui.campaign.catalogs import Lookup, finder
+from facility_tui.commands.grammar import CommandError
+from facility_tui.commands.spec import Call, declarer
+from facility_tui.model.encounter import Combatant, Encounter, Phase
 from facility_tui.systems.r2297 import catalogs as _kinds  # noqa: F401  (declares them)
 from facility_tui.systems.r2297.choices import downgrade_choice
 from facility_tui.systems.r2297.engine import Economy, economy, limit_of, sheet_of

@@ -8,9 +8,9 @@ from collections.abc import Callable
 
 from attrs import frozen
 
-from facility_tui.call import Call
-from facility_tui.grammar import CommandError
-from facility_tui.model import Combatant, Encounter, Kind, Phase, evolve
+from facility_tui.commands.grammar import CommandError
+from facility_tui.commands.spec import Call
+from facility_tui.model.encounter import Combatant, Encounter, Kind, Phase, evolve
 from facility_tui.systems.r2297.commands.helpers import rule, sheet, who
 from facility_tui.systems.r2297.engine import (
     Ctx,

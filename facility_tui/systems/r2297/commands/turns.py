@@ -4,9 +4,9 @@ Full, downgrade, Reaction, Overwatch, Refocus, Extended actions.
 
 from __future__ import annotations
 
-from facility_tui.call import Call
-from facility_tui.grammar import CommandError
-from facility_tui.model import Combatant, Encounter, Kind, Phase
+from facility_tui.commands.grammar import CommandError
+from facility_tui.commands.spec import Call
+from facility_tui.model.encounter import Combatant, Encounter, Kind, Phase
 from facility_tui.systems.r2297.commands.helpers import KINDS, charge, rule, sheet, turn_actor, who
 from facility_tui.systems.r2297.engine import (
     Ctx,

@@ -13,11 +13,11 @@ from typing import Any, NamedTuple
 
 from attrs import field, frozen
 
-from facility_tui.campaign import Campaign, Read
-from facility_tui.dice import Roll
-from facility_tui.dispatch import apply, find_spec, preview
-from facility_tui.grammar import CommandError, parse
-from facility_tui.model import Encounter, LogEntry
+from facility_tui.campaign.folder import Campaign, Read
+from facility_tui.commands.dice import Roll
+from facility_tui.commands.dispatch import apply, find_spec, preview
+from facility_tui.commands.grammar import CommandError, parse
+from facility_tui.model.encounter import Encounter, LogEntry
 
 HISTORY_LIMIT = 200
 
@@ -45,7 +45,7 @@ class Step:
 def run_step(enc: Encounter, step: Step) -> Encounter:
     """The encounter ``step`` leads to from ``enc``, with its recorded dice (never re-rolled)."""
     if step.edit is not None:
-        from facility_tui.handedit import apply_edit
+        from facility_tui.commands.edits import apply_edit
 
         return apply_edit(enc, step.edit)
     return apply(enc, step.line, step.rolls, reads=step.reads).encounter

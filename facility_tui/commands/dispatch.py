@@ -14,21 +14,38 @@ from functools import cache
 
 from attrs import frozen
 
-from facility_tui import roster, verbs
-from facility_tui.call import Call, Spec, commands_in
-from facility_tui.campaign import Campaign, CampaignError, Read, Reads
-from facility_tui.dice import Dice, DiceError, Face, NeedRoll, RngFor, Roll, parse_faces, rng_for
-from facility_tui.grammar import CommandError, Parsed, UnknownCommand, parse, split_dice, with_dice
-from facility_tui.model import PCS, Combatant, Encounter, Kind, TableDice, evolve
+from facility_tui.campaign import party
+from facility_tui.campaign.folder import Campaign, CampaignError, Read, Reads
+from facility_tui.commands import verbs
+from facility_tui.commands.dice import (
+    Dice,
+    DiceError,
+    Face,
+    NeedRoll,
+    RngFor,
+    Roll,
+    parse_faces,
+    rng_for,
+)
+from facility_tui.commands.grammar import (
+    CommandError,
+    Parsed,
+    UnknownCommand,
+    parse,
+    split_dice,
+    with_dice,
+)
+from facility_tui.commands.spec import Call, Spec, commands_in
+from facility_tui.model.encounter import PCS, Combatant, Encounter, Kind, TableDice, evolve
+from facility_tui.model.text import did_you_mean
 from facility_tui.systems import RuleSystem, ids, rules_for
-from facility_tui.text import did_you_mean
 
 
 @cache
 def common() -> tuple[Spec, ...]:
     """The commands of every rule system: building the encounter, rounds, undo and redo, the
     party."""
-    return commands_in(verbs, roster)
+    return commands_in(verbs, party)
 
 
 @cache

@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from facility_tui.dispatch import apply
-from facility_tui.model import Encounter
+from facility_tui.commands.dispatch import apply
+from facility_tui.model.encounter import Encounter
 from facility_tui.store import blank
 from facility_tui.systems import DEFAULT, rules_for
 

@@ -16,7 +16,7 @@ from typing import Any, ClassVar, TypeVar
 import attrs
 from attrs import field, frozen
 
-from facility_tui.logseq import Log, as_log
+from facility_tui.model.log import Log, as_log
 
 
 class Phase(enum.StrEnum):

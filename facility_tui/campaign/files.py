@@ -22,9 +22,9 @@ from typing import NamedTuple
 from attrs import evolve
 
 from facility_tui import store
-from facility_tui.campaign import ARCHIVE, Campaign
-from facility_tui.session import Session, Step
-from facility_tui.text import MAX_TITLE, control_in
+from facility_tui.campaign.folder import ARCHIVE, Campaign
+from facility_tui.commands.session import Session, Step
+from facility_tui.model.text import MAX_TITLE, control_in
 
 ROLE = "facility-tui campaign browser"
 COPY = " (copy)"
@@ -106,7 +106,7 @@ def rename(path: Path, name: str) -> Done:
     same_file = os.path.abspath(target) == os.path.abspath(path)
     if not same_file and store.in_use(target):
         raise CampaignError(f"{target.name} is another encounter's file already: pick another name")
-    from facility_tui.summaries import summaries
+    from facility_tui.campaign.summaries import summaries
 
     for other in summaries(path.parent):
         if other.path != path and other.name.casefold() == name.casefold():
@@ -205,7 +205,7 @@ def undo(done: Done) -> Done:
 def _named(session: Session, name: str) -> None:
     """Record the name's change in ``session`` as one undoable step (the same step a hand edit
     of the save makes), so the history still replays to the renamed fight."""
-    from facility_tui import handedit
+    from facility_tui.commands import edits as handedit
 
     before = session.encounter
     after = evolve(before, name=name)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from facility_tui import rounds, templates
-from facility_tui.call import Call, command, side_of, unique_id
-from facility_tui.grammar import CommandError
-from facility_tui.model import Combatant, Encounter, Kind, Phase, TableDice, evolve
+from facility_tui.campaign import templates
+from facility_tui.commands import rounds
+from facility_tui.commands.grammar import CommandError
+from facility_tui.commands.spec import Call, command, side_of, unique_id
+from facility_tui.model.encounter import Combatant, Encounter, Kind, Phase, TableDice, evolve
+from facility_tui.model.text import MAX_TITLE
 from facility_tui.systems import ids, rules_for
-from facility_tui.text import MAX_TITLE
 
 
 def system_of(text: str) -> str:

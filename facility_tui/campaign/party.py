@@ -4,7 +4,7 @@ PC outlasts a fight, and ``party join`` (the roster's PCs into a fight in setup)
 ``party.toml`` holds one ``[[pc]]`` table per PC: its rule system, its name, an optional note,
 and its sheet as a save writes a combatant's (``[pc.sheet]``, only what differs from a fresh
 sheet). A campaign may keep PCs of both rule systems; a fight takes those of its own. The file
-is written by ``party`` (``facility_tui.party``) and may be edited by hand: each PC is held to
+is written by ``party`` (``campaign.roster``) and may be edited by hand: each PC is held to
 the checks of a hand-edited save, and a mistake is refused with its line and key.
 """
 
@@ -17,13 +17,13 @@ from typing import Any
 import attrs
 from attrs import evolve, frozen
 
-from facility_tui.call import Call, command, resolve, unique_id
-from facility_tui.campaign import PARTY, Campaign, CampaignError, line_of, reader
-from facility_tui.codec import DecodeError, decode, encode, encode_sparse, got, unknown_key
-from facility_tui.grammar import CommandError
-from facility_tui.model import FIGHT_FIELDS, PCS, Combatant, Encounter, Phase
+from facility_tui.campaign.folder import PARTY, Campaign, CampaignError, line_of, reader
+from facility_tui.commands.grammar import CommandError
+from facility_tui.commands.spec import Call, command, resolve, unique_id
+from facility_tui.model.codec import DecodeError, decode, encode, encode_sparse, got, unknown_key
+from facility_tui.model.encounter import FIGHT_FIELDS, PCS, Combatant, Encounter, Phase
+from facility_tui.model.text import MAX_NAME, MAX_NOTE, printable
 from facility_tui.systems import ids, rules_for
-from facility_tui.text import MAX_NAME, MAX_NOTE, printable
 
 # What of a combatant the party keeps besides its sheet: every field no one fight owns
 # (``model.FIGHT_FIELDS``; all PCs are on one side), so a field a combatant gains reaches the
@@ -32,7 +32,7 @@ KEPT = tuple(
     f.name for f in attrs.fields(Combatant) if f.name not in (*FIGHT_FIELDS, "side", "sheet")
 )
 KEYS = ("system", *KEPT, "sheet")  # a [[pc]] table's keys, in the order written
-# The ``party`` lines that list or change the roster itself (``facility_tui.party`` runs them);
+# The ``party`` lines that list or change the roster itself (``campaign.roster`` runs them);
 # ``party join`` changes the fight.
 ROSTER_LINES = ("list", "add", "return", "rest", "heal", "do", "undo", "redo")
 
@@ -90,7 +90,7 @@ def _field(key: str, value: Any) -> tuple[Any, str | None]:
 
 
 def _is_dice(text: str) -> bool:
-    from facility_tui.dice import Dice, DiceError
+    from facility_tui.commands.dice import Dice, DiceError
 
     try:
         Dice(0, 0).value(text, "init")
@@ -376,7 +376,7 @@ def preview_party(call: Call) -> list[str]:
 def party(call: Call) -> Encounter:
     sub = call.arg(0, "join, list, add, return, rest, heal, undo or redo").lower()
     if sub in ROSTER_LINES:
-        # (the roster's own changes run beside the fight, not in it: ``facility_tui.party``;
+        # (the roster's own changes run beside the fight, not in it: ``campaign.roster``;
         # the app and ``apply`` run them there)
         raise CommandError(f"'party {sub}' changes the roster, not the fight")
     if sub != "join":

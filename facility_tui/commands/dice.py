@@ -27,7 +27,7 @@ from typing import Any, Protocol
 
 from attrs import field, frozen
 
-from facility_tui.text import counted
+from facility_tui.model.text import counted
 
 MAX_DICE = 1000  # dice rolled by one expression
 MAX_SIDES = 10_000

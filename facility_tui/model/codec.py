@@ -16,7 +16,7 @@ from typing import Any, Union
 
 import attrs
 
-from facility_tui.logseq import Log
+from facility_tui.model.log import Log
 
 
 class DecodeError(ValueError):
@@ -136,7 +136,7 @@ def fields_of(cls: type) -> tuple[str, ...]:
 
 def got(value: Any) -> str:
     """A value from a save, short, for a message (control characters escaped)."""
-    from facility_tui.text import printable
+    from facility_tui.model.text import printable
 
     if isinstance(value, dict):
         return "a table"

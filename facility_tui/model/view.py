@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from attrs import frozen
 
-from facility_tui.text import Detail, Tone
+from facility_tui.model.text import Detail, Tone
 
 
 @frozen

@@ -1,4 +1,4 @@
-"""How a combatant is played in a forecast (``facility_tui.forecast``): the rule system's default
+"""How a combatant is played in a forecast (``forecast.engine``): the rule system's default
 play of a turn, changed per combatant by a small set of words the GM gives.
 
 - ``focus``: attack the most hurt standing enemy (the likeliest to fall next);

@@ -4,7 +4,7 @@ seed derived from the forecast's seed. It reads an ``Encounter`` value and write
 save held by another window is forecast by reading it.
 
 Each turn is played by the rule system's default play (``RuleSystem.forecast_line``), changed
-per combatant by the GM's words (``facility_tui.plays``); open choices take the rules' answer
+per combatant by the GM's words (``systems.plays``); open choices take the rules' answer
 (``RuleSystem.settle``). A play ends when one side has no one standing, after ``MAX_ROUNDS``
 rounds, or when ``STALL_ROUNDS`` rounds pass with no one's play able to do anything.
 
@@ -30,16 +30,16 @@ from typing import Any
 import attrs
 from attrs import define, field, frozen
 
-from facility_tui.call import resolve
-from facility_tui.dice import Stream
-from facility_tui.dispatch import apply, listed
-from facility_tui.grammar import CommandError
-from facility_tui.model import ENEMIES, PCS, Combatant, Encounter, Kind, Phase, evolve
-from facility_tui.names import shorten_names
-from facility_tui.plays import PLAY_WORDS, Play, PlayError, TurnPlay, parse_play
+from facility_tui.commands.dice import Stream
+from facility_tui.commands.dispatch import apply, listed
+from facility_tui.commands.grammar import CommandError
+from facility_tui.commands.spec import resolve
+from facility_tui.model.encounter import ENEMIES, PCS, Combatant, Encounter, Kind, Phase, evolve
+from facility_tui.model.names import shorten_names
+from facility_tui.model.text import control_in
 from facility_tui.report import md
 from facility_tui.systems import END_WORD, RuleSystem, rules_for
-from facility_tui.text import control_in
+from facility_tui.systems.plays import PLAY_WORDS, Play, PlayError, TurnPlay, parse_play
 
 MAX_ROUNDS = 60  # rounds a play may last past its start before it counts as undecided
 STALL_ROUNDS = 6  # rounds in a row in which no play ran a line: nobody can act
@@ -559,7 +559,7 @@ def _start_helpers() -> None:
             sys.stderr = sys.__stderr__
         resource_tracker.ensure_running()
         # a worker forks from a server that has imported the rules already (not each anew)
-        forkserver.set_forkserver_preload([__name__, "facility_tui.forecast_rules"])
+        forkserver.set_forkserver_preload([__name__, "facility_tui.forecast.preload"])
         forkserver.ensure_running()
     finally:
         sys.stderr = saved

@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING, Any
 
 from attrs import frozen
 
-from facility_tui.campaign import Reads
-from facility_tui.dice import Dice, DiceError, Roll
-from facility_tui.grammar import CommandError, Parsed
-from facility_tui.model import ENEMIES, PCS, Combatant, Encounter, Kind, Phase, evolve
-from facility_tui.text import MAX_NAME, MAX_NOTE, nearest, word_for
+from facility_tui.campaign.folder import Reads
+from facility_tui.commands.dice import Dice, DiceError, Roll
+from facility_tui.commands.grammar import CommandError, Parsed
+from facility_tui.model.encounter import ENEMIES, PCS, Combatant, Encounter, Kind, Phase, evolve
+from facility_tui.model.text import MAX_NAME, MAX_NOTE, nearest, word_for
 
 if TYPE_CHECKING:
     from facility_tui.systems import RuleSystem

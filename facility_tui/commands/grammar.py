@@ -17,8 +17,8 @@ from functools import lru_cache
 
 from attrs import frozen
 
-from facility_tui.dice import DiceError, Face, faces_text, parse_faces
-from facility_tui.text import MAX_LINE, control_in
+from facility_tui.commands.dice import DiceError, Face, faces_text, parse_faces
+from facility_tui.model.text import MAX_LINE, control_in
 
 
 class CommandError(ValueError):

@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from facility_tui import store
-from facility_tui.campaign import is_encounter_file
-from facility_tui.model import ENEMIES, PCS, Phase
-from facility_tui.text import counted
+from facility_tui.campaign.folder import is_encounter_file
+from facility_tui.model.encounter import ENEMIES, PCS, Phase
+from facility_tui.model.text import counted
 
 HEAD_LIMIT = 4 << 20  # bytes read looking for the separator (200 combatants: ~200 KB)
 _BLOCK = 64 << 10

@@ -30,7 +30,7 @@ from typing import Any
 
 from attrs import frozen
 
-from facility_tui.campaign import Campaign, CampaignError, line_of, reader
+from facility_tui.campaign.folder import Campaign, CampaignError, line_of, reader
 
 NAME_MAX = 40  # as a combatant's name
 NUMBER_MAX = 9999

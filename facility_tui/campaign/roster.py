@@ -1,6 +1,6 @@
 """The roster's own changes: ``party list``, ``add``, ``return``, ``rest``, ``heal``, ``undo``
 and ``redo``, which write ``party.toml`` rather than the fight (``party join``, which changes
-the fight, is a command of the encounter: ``facility_tui.roster``).
+the fight, is a command of the encounter: ``facility_tui.campaign.party``).
 
 Each change writes ``party.toml`` atomically and keeps the version it replaced in
 ``.party.d/`` beside it, so ``party undo`` gives it back (and ``party redo`` the change again):
@@ -22,11 +22,8 @@ from pathlib import Path
 from attrs import frozen
 
 from facility_tui import store
-from facility_tui.campaign import Campaign, CampaignError
-from facility_tui.dispatch import apply, find_spec
-from facility_tui.grammar import CommandError, Parsed, parse, quote
-from facility_tui.model import PCS, Encounter
-from facility_tui.roster import (
+from facility_tui.campaign.folder import Campaign, CampaignError
+from facility_tui.campaign.party import (
     ROSTER_LINES,
     Change,
     Member,
@@ -40,9 +37,12 @@ from facility_tui.roster import (
     parse_party,
     read_text,
 )
-from facility_tui.session import Outcome
+from facility_tui.commands.dispatch import apply, find_spec
+from facility_tui.commands.grammar import CommandError, Parsed, parse, quote
+from facility_tui.commands.session import Outcome
+from facility_tui.model.encounter import PCS, Encounter
+from facility_tui.model.text import counted
 from facility_tui.systems import rules_for
-from facility_tui.text import counted
 
 HISTORY = ".party.d"  # the versions party.toml had, beside it
 KEEP = 100  # versions kept for undo
@@ -219,8 +219,8 @@ def _add(
 ) -> Outcome:
     if not args or options:
         raise CommandError("usage: party add WHO (a PC of this fight)")
-    from facility_tui.call import resolve
-    from facility_tui.dispatch import listed
+    from facility_tui.commands.dispatch import listed
+    from facility_tui.commands.spec import resolve
 
     c = resolve(enc, " ".join(args), listed)
     if c.side != PCS:
@@ -339,8 +339,8 @@ def _knows(system: str, verb: str) -> bool:
 
 
 def _pc_id(enc: Encounter, name: str) -> str:
-    from facility_tui.call import resolve
-    from facility_tui.dispatch import listed
+    from facility_tui.commands.dispatch import listed
+    from facility_tui.commands.spec import resolve
 
     return resolve(enc, name, listed).id
 

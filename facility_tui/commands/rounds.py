@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 
 from attrs import frozen
 
-from facility_tui.dice import Dice
-from facility_tui.model import Encounter, Kind, LogEntry, Phase, evolve
+from facility_tui.commands.dice import Dice
+from facility_tui.model.encounter import Encounter, Kind, LogEntry, Phase, evolve
 
 if TYPE_CHECKING:
     from facility_tui.systems import RuleSystem

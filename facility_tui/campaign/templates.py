@@ -25,14 +25,21 @@ from typing import Any
 import attrs
 from attrs import evolve, frozen
 
-from facility_tui.call import Call, Spec, side_of, slug
-from facility_tui.campaign import TEMPLATES, Campaign, CampaignError, line_of, reader
-from facility_tui.codec import DecodeError, decode, defaults, encode, encode_sparse, unknown_key
-from facility_tui.dice import Dice, DiceError
-from facility_tui.grammar import CommandError, Parsed, quote
-from facility_tui.model import FIGHT_FIELDS, Combatant, Encounter
+from facility_tui.campaign.folder import TEMPLATES, Campaign, CampaignError, line_of, reader
+from facility_tui.commands.dice import Dice, DiceError
+from facility_tui.commands.grammar import CommandError, Parsed, quote
+from facility_tui.commands.spec import Call, Spec, side_of, slug
+from facility_tui.model.codec import (
+    DecodeError,
+    decode,
+    defaults,
+    encode,
+    encode_sparse,
+    unknown_key,
+)
+from facility_tui.model.encounter import FIGHT_FIELDS, Combatant, Encounter
+from facility_tui.model.text import MAX_NAME, MAX_NOTE, control_in
 from facility_tui.systems import RuleSystem, ids, rules_for
-from facility_tui.text import MAX_NAME, MAX_NOTE, control_in
 
 # The keys of a template that are not add's options: its rules, what add's line says outside
 # its options (name, side, init), the rest of a combatant that no one fight owns (notes...,
@@ -68,7 +75,7 @@ _FROM = re.compile(r"""\bfrom=("?)([^"\s]*)$""", re.IGNORECASE)
 def complete(line: str, campaign: Campaign | None) -> str | None:
     """The line with the template name being typed after ``from=`` completed as far as the
     campaign's names that fit agree (``add from=gu`` → ``add from=guard``), or None."""
-    from facility_tui.catalog import common_prefix
+    from facility_tui.campaign.catalogs import common_prefix
 
     m = _FROM.search(line)
     if m is None:

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from facility_tui.codec import DecodeError, decode, decode_attrs, encode, encode_sparse
-from facility_tui.model import Combatant, Encounter, Kind, LogEntry
+from facility_tui.model.codec import DecodeError, decode, decode_attrs, encode, encode_sparse
+from facility_tui.model.encounter import Combatant, Encounter, Kind, LogEntry
 from facility_tui.systems import ids, rules_for
 
 EDIT_LINE = "edit"  # the line of an edit step in the history: a pseudo-command, never parsed
@@ -153,7 +153,7 @@ def _union(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
 
 def describe(found: list[tuple[str, str, Any, Any]]) -> str:
     """The changes as one short line: ``Alpha: sheet.hlt 20 → 24; Beta: name 'Beta' → 'Bo'``."""
-    from facility_tui.codec import got
+    from facility_tui.model.codec import got
 
     parts = []
     for whose, path, old, new in found[:SHOWN_CHANGES]:

@@ -1,0 +1,3 @@
+"""The campaign folder: its saves (``folder``, ``files``, ``summaries``), its party
+(``party``: the file as fights read it; ``roster``: its own changes), templates and catalogs.
+"""
