@@ -62,12 +62,12 @@ from facility_tui.store.files import (
 from facility_tui.store.format import (
     END_LINE,
     LOG_SCHEMA,
-    SCHEMA_VERSION,
     SEPARATOR,
     encounter_data,
     table_lines,
 )
 from facility_tui.store.lock import LOCK_NAME, Holder, WriteLock, holder, lock_save
+from facility_tui.store.migrations import SCHEMA_VERSION
 from facility_tui.store.opening import Opened, blank, fresh_session, load, open_save, session_of
 from facility_tui.store.reader import Loaded, loads
 from facility_tui.store.recovery import Good, load_or_recover, newest_good, recover, set_aside

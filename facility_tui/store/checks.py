@@ -10,7 +10,7 @@ from typing import Any
 from facility_tui.model.codec import encode
 from facility_tui.model.encounter import Encounter, Phase, TableDice
 from facility_tui.store.errors import Invalid, InvalidSave, NewerSave
-from facility_tui.store.format import SCHEMA_VERSION
+from facility_tui.store.migrations import SCHEMA_VERSION
 from facility_tui.systems import ids, rules_for
 
 MAX_ROUND = 1_000_000  # far beyond any fight (a round a second for eleven days)

@@ -14,8 +14,8 @@ from facility_tui.commands.session import Step
 from facility_tui.model.codec import DecodeError, decode, encode, encode_sparse
 from facility_tui.model.encounter import Encounter, Kind, LogEntry
 from facility_tui.store.errors import DamagedSave, NewerSave
+from facility_tui.store.migrations import SCHEMA_VERSION
 
-SCHEMA_VERSION = 3
 LOG_SCHEMA = 2  # log files (``log-*.toml``) keep the layout of schema 2: old ones stay valid
 
 MAGIC = b"#facility-tui sha256="

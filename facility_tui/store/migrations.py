@@ -2,7 +2,8 @@
 
 A migration takes the *resolved* document of one schema version (the parsed TOML with any log
 files already read in, see ``store``) and returns the document of the next version. ``MIGRATIONS``
-maps the version a function reads to that function; ``migrate`` chains them up to ``CURRENT``.
+maps the version a function reads to that function; ``migrate`` chains them up to
+``SCHEMA_VERSION``.
 
 Each version keeps a fixture save in ``tests/fixtures/saves/`` that the tests load through here.
 
@@ -28,7 +29,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-CURRENT = 3
+SCHEMA_VERSION = 3  # the one version number of the save format (store.format writes it)
 
 Doc = dict[str, Any]
 
@@ -91,9 +92,9 @@ MIGRATIONS: dict[int, Callable[[Doc], Doc]] = {
 
 
 def migrate(doc: Doc) -> Doc:
-    """``doc`` brought up to ``CURRENT``; raises ``MigrationError`` if a step does not fit."""
+    """``doc`` brought up to ``SCHEMA_VERSION``; ``MigrationError`` if a step does not fit."""
     version = doc.get("schema_version")
-    while isinstance(version, int) and version < CURRENT:
+    while isinstance(version, int) and version < SCHEMA_VERSION:
         step = MIGRATIONS.get(version)
         if step is None:
             raise MigrationError(f"no migration from schema {version}")

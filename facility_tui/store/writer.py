@@ -14,7 +14,6 @@ from facility_tui.model.encounter import Combatant, Encounter, LogEntry
 from facility_tui.model.log import Log
 from facility_tui.store.format import (
     INTRO,
-    SCHEMA_VERSION,
     bare,
     combatant_text,
     json_line,
@@ -29,6 +28,7 @@ from facility_tui.store.format import (
     toml_value,
 )
 from facility_tui.store.logfiles import Chunk, split
+from facility_tui.store.migrations import SCHEMA_VERSION
 
 
 # The store's own records are NamedTuples, not attrs classes like the model's: an attrs class
