@@ -1,5 +1,5 @@
-"""2297 points settled in RULES.md by issue 13, each pinned by a test named after its rule id (A3,
-A4, A5, A7/A8, A9, A11, C4, C6), played through commands with seeded dice."""
+"""2297 points settled in docs/rules.md by issue 13, each pinned by a test named after its rule
+id (A3, A4, A5, A7/A8, A9, A11, C4, C6), played through commands with seeded dice."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Unit tests of the pure Facility rules (systems/facility/core.py), named after RULES.md ids."""
+"""Unit tests of the pure Facility rules (systems/facility/core.py), named after rule ids
+(docs/rules.md)."""
 
 from __future__ import annotations
 

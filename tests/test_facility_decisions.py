@@ -1,4 +1,4 @@
-"""Facility points settled in RULES.md by issue 13 (F4, F6, F7, F9, F10), each pinned by a test
+"""Facility points settled in docs/rules.md by issue 13 (F4, F6, F7, F9, F10), each pinned by a test
 named after its rule id, played through commands (typed d20s where an outcome matters), and two
 2297/Facility checks through the headless CLI (``apply`` then ``show --json``)."""
 

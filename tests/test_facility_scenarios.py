@@ -1,4 +1,5 @@
-"""Facility scenarios through ``Session.execute`` and the headless CLI, named after RULES.md ids.
+"""Facility scenarios through ``Session.execute`` and the headless CLI, named after rule ids
+(docs/rules.md).
 
 Dice are seeded; where a test needs a given outcome the GM's typed die (``d20=N``) fixes it.
 """

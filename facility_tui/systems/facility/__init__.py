@@ -1,5 +1,5 @@
 """Facility: d20 roll-over, five stats with wound tracks, Impairment and spill-over, saves and
-PPE, side-based initiative (RULES.md F1–F12).
+PPE, side-based initiative (docs/rules.md, F1–F12).
 
 - ``core``: the pure rules and catalogs (stats, wounds, saves, PPE, weapons, hazards);
 - ``system``: the ``RuleSystem`` the round state machine and the panes talk to (sides);

@@ -389,7 +389,7 @@ def weapon(text: str) -> Weapon:
 
 # -- F5 hazard → stat ------------------------------------------------------------------------------
 
-#: F5: kinds of harm and the stat they wound (RULES F5, seed 001 §3a).
+#: F5: kinds of harm and the stat they wound (seed 001 §3a).
 HARM_KINDS = {
     "physical": "phy",
     "body": "phy",

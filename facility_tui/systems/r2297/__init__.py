@@ -1,5 +1,5 @@
 """2297: a 2d10 system of awareness, initiative bands, Major / Move / Minor / Reaction, armor
-PT/DR, injury thresholds with timed effects, stamina and fatigue (RULES.md A1–A11).
+PT/DR, injury thresholds with timed effects, stamina and fatigue (docs/rules.md, A1–A11).
 
 - ``rules``: the pure rules and their tables (bands, mitigation, injury levels, fire modes);
 - ``sheet``: a combatant's sheet and its parts (armor, weapons, injuries, effects, stims);

@@ -1,6 +1,6 @@
 """2297 rules as pure functions (A3, A4, A5, A6, A7, A9): no dice, no encounter, no Textual.
 
-Each function takes plain numbers and returns plain values, so the tables of ``RULES.md`` can be
+Each function takes plain numbers and returns plain values, so the tables of docs/rules.md can be
 tested boundary by boundary. The commands and the turn hooks of ``r2297`` build on them.
 """
 
