@@ -84,10 +84,10 @@ class OrderedKeys(App[None]):
             await super().on_event(event)
 
     def _unchorded(self, key: events.Key) -> tuple[events.Key, ...]:
-        """A terminal sends escape and a key typed within its escape delay (0.1 s: a hurried
-        GM's ``esc n``, ``esc u``) as one key, alt+n, which would type "n" into the line being
-        left, or do nothing. It is taken as the two keys it was, unless a binding of the screen
-        is that alt key (a config file may map one)."""
+        """A terminal sends escape and a key typed within its escape delay (Textual's
+        ``ESCAPE_DELAY``: a hurried GM's ``esc n``, ``esc u``) as one key, alt+n, which would type
+        "n" into the line being left, or do nothing. It is taken as the two keys it was, unless a
+        binding of the screen is that alt key (a config file may map one)."""
         name, char = key.key, key.character
         if (
             not name.startswith("alt+")

@@ -16,7 +16,8 @@ from facility_tui import __version__
 
 class _Formatter(argparse.HelpFormatter):
     """argparse's help formatter, told the terminal's width. Left to find it, it imports shutil
-    (and zlib, bz2 and lzma with it: ~2 ms of every launch, ``apply`` included) when it is built,
+    (and zlib, bz2 and lzma with it, on the path of every launch, ``apply`` included:
+    docs/benchmarks.md, 'Start-up and the headless commands') when it is built,
     which ``add_argument`` does for each argument; the width is found as shutil finds it."""
 
     def __init__(self, prog: str) -> None:

@@ -23,7 +23,8 @@ its ``_process`` and ``_task`` (a viewer is ended by a signal, not asked to quit
 
 The server and its viewers run at the lowest priority (``nice`` 19): on a laptop's two cores,
 eight viewers redrawing at each autosave must not delay the GM's keys (at nice 10, eight of them
-weighed nearly as much as the tracker, and its keys took 1.5× as long; benchmarks/viewers.py).
+weighed nearly as much as the tracker, and its keys slowed: benchmarks/viewers.py,
+docs/benchmarks.md, 'The players' view').
 """
 
 from __future__ import annotations

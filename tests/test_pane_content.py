@@ -1,5 +1,6 @@
 """What the GM's panes say (issue 15): the rules' ``panes`` / ``reminders`` data against values
-worked out by hand from docs/rules.md, then the same on the main screen (Pilot, on tmp_path saves)."""
+worked out by hand from docs/rules.md, then the same on the main screen (Pilot, on tmp_path
+saves)."""
 
 from __future__ import annotations
 

@@ -12,8 +12,9 @@ what the tracker would have rolled changes nothing. In *prompt mode* (the app wi
 the first roll the GM is to type and has no face for raises ``NeedRoll``; the screen asks for it
 and runs the same line again with the faces gathered so far.
 
-``d20`` builds its grammar at import (~0.2 s), so plain ``NdM±K`` is rolled without it and d20 is
-imported only for the first roll that needs more of the notation.
+``d20`` builds its grammar at import, a cost a launch would feel (docs/benchmarks.md, 'Start-up
+and the headless commands'), so plain ``NdM±K`` is rolled without it and d20 is imported only for
+the first roll that needs more of the notation.
 """
 
 from __future__ import annotations
@@ -264,7 +265,7 @@ _SIMPLE = re.compile(r"(\d*)d(\d+)(?:([+-])(\d+))?")
 
 
 def roll_simple(expr: str, rng: Rng, take: Take | None = None) -> Roll | None:
-    """``NdM`` or ``NdM±K`` without d20 (which costs 0.2 s to import): the same draws from the
+    """``NdM`` or ``NdM±K`` without d20 (whose import builds its grammar): the same draws from the
     RNG and the same text as d20 gives, so either path rolls alike. None for anything else."""
     read = _simple(expr)
     if read is None:
@@ -332,8 +333,9 @@ class Stream:
     """A cheap generator of roll number ``position`` of a seed (SplitMix64: each draw is a
     scrambled step of a counter that starts where the seed and the position put it): the
     forecast's plays, which only need to be reproducible seed for seed. ``rng_for`` builds a
-    Mersenne Twister from a hashed string for each roll (about 9 µs; this about 1): the table's
-    rolls, whose recorded semantics stay as they are, keep it."""
+    Mersenne Twister from a hashed string for each roll, several times the cost of this one
+    (docs/benchmarks.md, 'The forecast's plays and workers'): the table's rolls, whose recorded
+    semantics stay as they are, keep it."""
 
     __slots__ = ("_state",)
 

@@ -47,7 +47,8 @@ def parse(line: str) -> Parsed:
     """Split a line into verb, arguments and ``key=value`` options. A word is an option only
     when its key is written plainly: ``"a=b"`` in quotes is an argument (a name, say).
     Remembered by line (a ``Parsed`` is immutable; a refused line is read again): a forecast
-    runs the same few lines thousands of times, and ``shlex`` reads one in 40 µs."""
+    runs the same few lines thousands of times, and ``shlex`` is slow to read one
+    (docs/benchmarks.md, 'The forecast's plays and workers')."""
     if len(line) > MAX_LINE:
         raise CommandError(f"the line is {len(line)} characters long: at most {MAX_LINE}")
     bad = control_in(line)

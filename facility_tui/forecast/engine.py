@@ -389,16 +389,17 @@ def _chunk(start: Encounter, plays: Mapping[str, Play], seed: int, first: int, c
 _JOB: tuple[Encounter, dict[str, Play], int] | None = None  # a worker's fight, plays and seed
 # A worker's collector: young objects collected after this many more allocations than frees (a
 # play frees nearly all it makes by reference counts: at the default 700 a worker collected
-# about once a play and scanned its imported modules every ~100 plays, ~1.5 % of its
-# instructions under callgrind), and what was loaded before it played never scanned again.
+# about once a play and scanned its imported modules again and again: docs/benchmarks.md,
+# 'The forecast's plays and workers'), and what was loaded before it played never scanned again.
 WORKER_GC = (50_000, 50, 1000)
 
 
 def _worker(job: tuple[Encounter, dict[str, Play], int]) -> None:
     """A worker's start: the fight is sent once (a task is only its range of plays), and it
     runs at the lowest priority (nice 19, as the viewers do): the tracker's keys come first on
-    a busy core (at nice 10 a key's p95 rose by 8-13 ms while the pool played, at 19 by none
-    measurable: ``benchmarks.forecast_keys``), and an idle core is the pool's all the same."""
+    a busy core (at nice 10 the keys slowed while the pool played, at 19 not measurably:
+    ``benchmarks.forecast_keys``, docs/benchmarks.md, 'The forecast's plays and workers'), and an
+    idle core is the pool's all the same."""
     global _JOB
     _JOB = job
     with contextlib.suppress(AttributeError, OSError):  # (no nice on some platforms)
@@ -517,7 +518,8 @@ def run(
 def _spans(runs: int, chunk: int, count: int) -> list[tuple[int, int]]:
     """The plays cut into tasks of ``chunk`` plays (first, how many); with several workers the
     last ones shrink, down to one play, so that they end together: with even chunks one
-    worker played on alone for up to a chunk (~0.4 s of a 2297 fight) after the other ran out."""
+    worker played on alone for up to a chunk after the other ran out
+    (docs/benchmarks.md, 'The forecast's plays and workers')."""
     spans, first = [], 0
     while first < runs:
         left = runs - first
@@ -529,10 +531,10 @@ def _spans(runs: int, chunk: int, count: int) -> list[tuple[int, int]]:
 
 def _context() -> Any:
     """How the workers start: forked from this process where it runs no other thread (the
-    CLI, a benchmark: a worker starts at once with everything loaded, where the forkserver
-    took ~0.5 s to start and load the rules before the first play); else (the app, whose
-    threads a fork would copy mid-step) from the forkserver, which the app starts ahead
-    (``warm``)."""
+    CLI, a benchmark: a worker starts at once with everything loaded, where a forkserver started
+    on demand must first start and load the rules: docs/benchmarks.md, 'The forecast's plays and
+    workers'); else (the app, whose threads a fork would copy mid-step) from the forkserver, which
+    the app starts ahead (``warm``)."""
     # (on Linux only: macOS's own libraries may run threads that a fork would copy)
     if sys.platform == "linux" and threading.active_count() == 1:
         return multiprocessing.get_context("fork")

@@ -1,6 +1,7 @@
 """Imported by the forecast's forkserver before it forks a worker (``forecast._start_helpers``):
 every rule system's rules loaded once there, so that each worker starts with them instead of
-importing them before its first play (about 0.1 s of a worker's CPU, on the forecast's clock)."""
+importing them before its first play, on the forecast's clock (docs/benchmarks.md, 'The
+forecast's plays and workers')."""
 
 from __future__ import annotations
 

@@ -26,8 +26,8 @@ class Phase(enum.StrEnum):
 
 
 # The phase the hot paths compare with, under a plain name: in Python 3.11 a member read from its
-# enum class goes through ``EnumType.__getattr__``'s slot, a call each time (~0.15 µs; a
-# forecast play read thousands of enum members).
+# enum class goes through ``EnumType.__getattr__``'s slot, a call each time, and a forecast play
+# read thousands of enum members (docs/benchmarks.md, 'The forecast's plays and workers').
 _ACTIVE = Phase.ACTIVE
 
 
@@ -225,7 +225,8 @@ class Encounter:
 _SCAN = 24
 # The index of the latest combatant tuples looked up (tuple, id -> position), newest last. A
 # round's start at 1,000 combatants looks up and replaces each one: with a scan it was O(n²)
-# (76 ms in the core alone); a replacement keeps the ids in place, so it carries the index on.
+# (docs/benchmarks.md, 'The core at 1,000 combatants'); a replacement keeps the ids in place, so
+# it carries the index on.
 _INDEXES: list[tuple[tuple[Combatant, ...], dict[str, int]]] = []
 _KEPT = 8
 

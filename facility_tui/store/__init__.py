@@ -13,7 +13,8 @@ file's own history) once the GM is asked, never unasked.
 Every file starts with a line ``#facility-tui sha256=<hex>`` over the rest of its bytes, which the
 loader verifies before parsing: an empty, truncated or changed file is refused (``DamagedSave``),
 never read as a blank or partial fight. Log entries are stored as one JSON array per line inside a
-TOML literal string: still a TOML file anyone can read, and ten times faster to load than tables.
+TOML literal string: still a TOML file anyone can read, and much faster to load than tables
+(docs/benchmarks.md, 'The store').
 
 Writes never leave a half file: the text is serialized first, written to a temporary file in the
 same folder, fsynced, moved over the old file with ``os.replace`` and the folder fsynced. Log files

@@ -98,8 +98,9 @@ def literal(lines: str) -> str:
 
 
 def sha256(data: bytes) -> str:
-    # hashlib loads OpenSSL (~2 ms): imported on the first checksum, not at every launch (a new
-    # fight's first frame is drawn before its first save)
+    # hashlib loads OpenSSL (docs/benchmarks.md, 'Start-up and the headless commands'): imported
+    # on the first checksum, not at every launch (a new fight's first frame is drawn before its
+    # first save)
     import hashlib
 
     return hashlib.sha256(data).hexdigest()
@@ -151,7 +152,9 @@ def schema_of(doc: dict[str, Any], source: str) -> int:
 
 
 def read_toml(text: str) -> dict[str, Any]:
-    import tomllib  # (~1.5 ms: a launch on a new fight reads no save, and does not import it)
+    # imported here: a launch on a new fight reads no save, and does not pay for it
+    # (docs/benchmarks.md, 'Start-up and the headless commands')
+    import tomllib
 
     return tomllib.loads(text)
 

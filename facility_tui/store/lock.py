@@ -77,7 +77,8 @@ class WriteLock:
                 del held_locks[os.path.abspath(self.path)]
         if self.wrote or not self._created:
             with contextlib.suppress(OSError):
-                os.ftruncate(fd, 0)  # kept (making a file costs ten times more), but nameless
+                # kept, cheaper than a new one (docs/benchmarks.md, 'The store'), but nameless
+                os.ftruncate(fd, 0)
         else:  # nothing written: leave the folder as it was; still locked: no one else has it
             with contextlib.suppress(OSError):
                 os.unlink(sidecar_for(self.path) / LOCK_NAME)

@@ -32,8 +32,9 @@ from facility_tui.store.migrations import SCHEMA_VERSION
 
 
 # The store's own records are NamedTuples, not attrs classes like the model's: an attrs class
-# generates and compiles its methods at every launch (~0.3 ms each, 7 of them here, on the path of
-# every launch and every ``apply``), a NamedTuple costs a fifth of that; none is evolved or checked.
+# generates and compiles its methods at every launch (7 of them here, on the path of every launch
+# and every ``apply``), a NamedTuple much less (docs/benchmarks.md, 'Start-up and the headless
+# commands'); none is evolved or checked.
 class Snapshot(NamedTuple):
     """What a save holds, taken from a session in microseconds: immutable values, no copies."""
 

@@ -284,7 +284,7 @@ class Tired(enum.StrEnum):
 
 # The states under plain names, for the hot paths (asked of every sheet many times a turn): in
 # Python 3.11 a member read from its enum class goes through ``EnumType.__getattr__``'s slot, a
-# call each time (~0.15 µs).
+# call each time (docs/benchmarks.md, 'The forecast's plays and workers').
 FRESH, FATIGUED, EXHAUSTED, UNCONSCIOUS = (
     Tired.FRESH,
     Tired.FATIGUED,

@@ -31,8 +31,8 @@ class EKind(enum.StrEnum):
 
 
 # The kinds under plain names, for the engine's hot loops: in Python 3.11 a member read from its
-# enum class goes through ``EnumType.__getattr__``'s slot, a call each time (~0.15 µs; a forecast
-# play read thousands of enum members).
+# enum class goes through ``EnumType.__getattr__``'s slot, a call each time, and a forecast play
+# read thousands of enum members (docs/benchmarks.md, 'The forecast's plays and workers').
 INIT, ZERO, DISADV, BLEED, DEATH, COND = (
     EKind.INIT,
     EKind.ZERO,
