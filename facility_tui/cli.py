@@ -9,9 +9,12 @@ import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from facility_tui import __version__
+
+if TYPE_CHECKING:
+    from facility_tui.commands.dispatch import Line
 
 
 class _Formatter(argparse.HelpFormatter):
@@ -346,15 +349,16 @@ def _apply_locked(
         start = evolve(start, seed=seed if seed is not None else _random_seed())
         session = Session(start)
     campaign = session.campaign = Campaign(save.parent)  # the save's folder is its campaign
+    session.seed = seed
     kept = None  # the party as it was, once a line changes it: all lines or none
     for line in lines:
-        line = _seeded(line, seed)
         try:
-            if roster.is_roster_line(line):
+            read = session.read(line)
+            if (seeded := _seeded(read, seed)) is not read:
+                read, line = seeded, seeded.text
+            if read.beside:  # (the roster's own change, in party.toml: put back on a refusal)
                 kept = kept or roster.mark(campaign)
-                outcome = roster.run(campaign, session.encounter, line, seed=seed)
-            else:
-                outcome = session.execute(line)
+            outcome = session.execute(read)
         except UnknownCommand as err:
             _err(f"'{line}': {err}; 'facility-tui commands' lists them; nothing was saved")
             return _undone(campaign, kept, 1)
@@ -393,20 +397,16 @@ def _undone(campaign: Any, kept: Any, code: int) -> int:
     return code
 
 
-def _seeded(line: str, seed: int | None) -> str:
+def _seeded(line: Line, seed: int | None) -> Line:
     """A ``new`` line without a seed= of its own, given the seed of ``--seed`` (the seed then
     logged, used, and kept in the history's line); any other line as it is."""
-    from facility_tui.commands.grammar import CommandError, parse
+    from attrs import evolve
 
-    if seed is None:
+    parsed = line.parsed
+    if seed is None or line.spec.verb != "new" or any(key == "seed" for key, _ in parsed.options):
         return line
-    try:
-        parsed = parse(line)
-    except CommandError:
-        return line  # (running it says what is wrong)
-    if parsed.verb != "new" or any(key == "seed" for key, _ in parsed.options):
-        return line
-    return f"{line.strip()} seed={seed}"
+    options = (*parsed.options, ("seed", str(seed)))
+    return evolve(line, text=f"{line.text} seed={seed}", parsed=evolve(parsed, options=options))
 
 
 def _random_seed() -> int:

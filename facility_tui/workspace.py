@@ -31,7 +31,6 @@ from attrs import evolve
 
 from facility_tui import store
 from facility_tui.autosave import Autosaver, Changed, Failed, Saved
-from facility_tui.campaign import roster
 from facility_tui.campaign.folder import Campaign
 from facility_tui.commands.grammar import CommandError
 from facility_tui.commands.session import Outcome, Session
@@ -91,7 +90,7 @@ class Workspace:
     def _use(self, session: Session, path: Path, *, seen: tuple[int, ...] | None = None) -> None:
         """Show ``session`` of ``path``: read-only if ``seen`` (the file as it was read) is
         given."""
-        session.campaign = Campaign(self.folder)
+        session.campaign, session.seed = Campaign(self.folder), self.seed
         if self.saver is not None:
             self.saver.flush(1.0)  # the fight being left is on disk before another is shown
             session.listeners.append(self._changed)
@@ -462,8 +461,6 @@ class Workspace:
             raise CommandError("type a command, or press escape; ? lists them")
         if self.read_only:
             raise CommandError(self.read_only_message())
-        if roster.is_roster_line(line):  # the roster's own changes: party.toml, not the fight
-            return roster.run(self.session.campaign, self.encounter, line, seed=self.seed)
         try:
             self._hold(self.path)
         except store.SaveHeld as err:

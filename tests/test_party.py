@@ -360,6 +360,45 @@ def test_a_session_without_a_campaign_says_so() -> None:
     s = Session(store.fresh_session().encounter)
     with pytest.raises(CommandError, match="no campaign folder"):
         s.execute("party join")
+    with pytest.raises(CommandError, match="no campaign folder"):
+        s.execute("party list")
+
+
+def test_every_party_line_takes_the_one_route_of_a_typed_line(tmp_path: Path) -> None:
+    """A session runs the roster's lines as it runs any line, through the command table (the
+    app's, apply's and a test's session alike): beside the fight, in party.toml with its own
+    undo, no step of the fight's history; ``dice=`` goes to the rules' command a heal runs."""
+    s = Session(store.fresh_session().encounter)
+    s.campaign = Campaign(tmp_path)
+    for line in ("new 2297 One seed=3", BLANC, "hit blanc 9"):
+        s.execute(line)
+    fight, steps = s.encounter, len(s.undo_steps)
+    assert s.execute("party add blanc").message == (
+        "Sgt. Blanc joins the party (2297); party undo takes it back"
+    )
+    assert s.execute("party").message == "Party: Sgt. Blanc (2297, Moderate)"
+    said = s.execute("party heal heal blanc 2d6 dice=3,4").message
+    assert said.startswith("Party: ") and "(3, 4) = 7 (typed)" in said, said
+    blanc = roster_sheet(tmp_path, "Sgt. Blanc")
+    assert isinstance(blanc, Sheet2297) and blanc.damage == 2
+    assert s.execute("party undo").message == "Party: undid party heal (Sgt. Blanc)"
+    assert s.encounter is fight and len(s.undo_steps) == steps  # the fight as it was
+    s.execute("undo")  # the fight's own undo takes back its own last step
+    assert s.encounter.get("sgt-blanc").sheet.damage == 0
+
+
+def test_a_party_line_with_words_too_many_is_refused_in_one_line(tmp_path: Path) -> None:
+    ws = workspace(tmp_path)
+    for line, says in (
+        ("party x=1", "unexpected 'x=1' after 'party list'"),  # (it was a bug: an IndexError)
+        ("party list blanc", "unexpected 'blanc' after 'party list'"),
+        ("party undo all", "unexpected 'all' after 'party undo'"),
+        ("party nap", "unknown 'party nap': use join, list, add, return, rest, heal, undo or"),
+    ):
+        with pytest.raises(CommandError) as refused:
+            ws.execute(line)
+        assert str(refused.value).startswith(says), refused.value
+    assert not (tmp_path / "party.toml").exists()
 
 
 # -- return then join is the identity on what lasts ---------------------------------------------
@@ -427,7 +466,7 @@ def test_return_then_join_is_the_identity_on_a_pcs_lasting_state(
             with contextlib.suppress(CommandError):
                 s.execute(line)
         pc = next(c for c in s.encounter.combatants if c.side == "pcs")
-        roster.run(campaign, s.encounter, f"party add {pc.id}")
+        s.execute(f"party add {pc.id}")
         kept = load(campaign)[0].pc
         rules = rules_for(system)
         assert kept.sheet == rules.lasting(pc.sheet) == rules.lasting(kept.sheet)
@@ -443,9 +482,7 @@ def test_return_then_join_is_the_identity_on_a_pcs_lasting_state(
         if system == "2297":
             assert not any(e.by or e.combat for e in joined.sheet.effects)
         text = campaign.party.read_text(encoding="utf-8")
-        assert roster.run(campaign, s.encounter, "party return").message == (
-            "Party: nothing to hand back"
-        )
+        assert s.execute("party return").message == ("Party: nothing to hand back")
         assert campaign.party.read_text(encoding="utf-8") == text
 
 

@@ -103,10 +103,18 @@ class Reads:
     recorded; replayed (undo's redo, loading a save), the recorded entries are given back in
     order and nothing is read."""
 
-    def __init__(self, campaign: Campaign | None, recorded: Sequence[Read] | None = None) -> None:
+    def __init__(
+        self,
+        campaign: Campaign | None,
+        recorded: Sequence[Read] | None = None,
+        seed: int | None = None,
+    ) -> None:
         self.campaign = campaign
         self._replay = list(recorded) if recorded is not None else None
         self.read: list[Read] = []
+        # the seed of the dice a line beside the fight rolls (the party's rest between fights):
+        # the shell's own (``--seed``); None: a random one
+        self.seed = seed
 
     @property
     def replaying(self) -> bool:

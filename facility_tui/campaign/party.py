@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import typing
+from collections.abc import Sequence
 from typing import Any
 
 import attrs
@@ -32,9 +33,15 @@ KEPT = tuple(
     f.name for f in attrs.fields(Combatant) if f.name not in (*FIGHT_FIELDS, "side", "sheet")
 )
 KEYS = ("system", *KEPT, "sheet")  # a [[pc]] table's keys, in the order written
-# The ``party`` lines that list or change the roster itself (``campaign.roster`` runs them);
-# ``party join`` changes the fight.
+# The ``party`` lines that list or change the roster itself (``campaign.roster`` runs them,
+# beside the fight); ``party join`` changes the fight.
 ROSTER_LINES = ("list", "add", "return", "rest", "heal", "do", "undo", "redo")
+
+
+def on_roster(args: Sequence[str]) -> bool:
+    """Whether a ``party`` line with these arguments lists or changes the roster (``party``
+    alone lists it)."""
+    return not args or args[0].lower() in ROSTER_LINES
 
 
 @frozen
@@ -372,13 +379,18 @@ def preview_party(call: Call) -> list[str]:
     group="campaign",
     rolls=("join: the init= of each PC that has one, as add rolls it (each in turn)",),
     preview=preview_party,
+    beside=lambda parsed: on_roster(parsed.args),
 )
 def party(call: Call) -> Encounter:
+    if on_roster(call.args):
+        # the roster's own changes, beside the fight: never a step of its history
+        if call.reads.replaying:
+            sub = call.args[0] if call.args else "list"
+            raise CommandError(f"'party {sub}' changes the roster, not the fight")
+        from facility_tui.campaign import roster
+
+        return roster.run(call)
     sub = call.arg(0, "join, list, add, return, rest, heal, undo or redo").lower()
-    if sub in ROSTER_LINES:
-        # (the roster's own changes run beside the fight, not in it: ``campaign.roster``;
-        # the app and ``apply`` run them there)
-        raise CommandError(f"'party {sub}' changes the roster, not the fight")
     if sub != "join":
         raise CommandError(
             f"unknown 'party {sub}': use join, list, add, return, rest, heal, undo or redo"

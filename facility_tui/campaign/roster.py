@@ -21,10 +21,8 @@ from pathlib import Path
 
 from attrs import frozen
 
-from facility_tui import store
 from facility_tui.campaign.folder import Campaign, CampaignError
 from facility_tui.campaign.party import (
-    ROSTER_LINES,
     Change,
     Member,
     changes,
@@ -37,11 +35,13 @@ from facility_tui.campaign.party import (
     parse_party,
     read_text,
 )
-from facility_tui.commands.dispatch import apply, find_spec
-from facility_tui.commands.grammar import CommandError, Parsed, parse, quote
-from facility_tui.commands.session import Outcome
+from facility_tui.commands.dispatch import apply, find_spec, listed
+from facility_tui.commands.grammar import CommandError, quote
+from facility_tui.commands.spec import Call, resolve
 from facility_tui.model.encounter import PCS, Encounter
 from facility_tui.model.text import counted
+from facility_tui.store.atomic import write_atomic, write_error
+from facility_tui.store.format import table_lines
 from facility_tui.systems import rules_for
 
 HISTORY = ".party.d"  # the versions party.toml had, beside it
@@ -52,17 +52,6 @@ HEADER = (
 )
 
 
-def is_roster_line(line: str) -> bool:
-    """Whether ``line`` changes (or lists) the roster rather than the fight."""
-    try:
-        parsed = parse(line.strip())
-    except CommandError:
-        return False
-    if parsed.verb.lower() != "party":
-        return False
-    return not parsed.args or parsed.args[0].lower() in ROSTER_LINES
-
-
 # -- writing, with a history ----------------------------------------------------------------
 
 
@@ -71,7 +60,7 @@ def render(members: Sequence[Member]) -> str:
     (a hand edit's comments and layout go; the version before is kept for ``party undo``)."""
     out = [HEADER]
     for m in members:
-        out.append("\n".join(["", *store.table_lines("[[pc]]", "pc", member_data(m)), ""]))
+        out.append("\n".join(["", *table_lines("[[pc]]", "pc", member_data(m)), ""]))
     return "".join(out)
 
 
@@ -91,7 +80,7 @@ def _keep(folder: Path, kind: str, text: str, what: str) -> Path:
     kept = _kept(folder, kind)
     n = int(kept[-1].stem.split("-")[-1]) + 1 if kept else 1
     path = folder / f"{kind}-{n:04d}.toml"
-    store.write_atomic(path, f"#~ {what}\n{text}")
+    write_atomic(path, f"#~ {what}\n{text}")
     return path
 
 
@@ -103,7 +92,7 @@ def _unkeep(path: Path) -> tuple[str, str]:
 
 
 def _write_error(campaign: Campaign, err: OSError) -> CommandError:
-    return CommandError(store.write_error(campaign.party, err, "the party was not changed"))
+    return CommandError(write_error(campaign.party, err, "the party was not changed"))
 
 
 def write(campaign: Campaign, text: str, what: str) -> None:
@@ -114,7 +103,7 @@ def write(campaign: Campaign, text: str, what: str) -> None:
     try:
         folder.mkdir(exist_ok=True)
         _keep(folder, "undo", before, what)
-        store.write_atomic(campaign.party, text)
+        write_atomic(campaign.party, text)
     except OSError as err:
         raise _write_error(campaign, err) from None
     for old in _kept(folder, "redo"):
@@ -138,7 +127,7 @@ def _step(campaign: Campaign, back: bool) -> str:
     try:
         _keep(folder, "redo" if back else "undo", now, what)
         if text:
-            store.write_atomic(campaign.party, text)
+            write_atomic(campaign.party, text)
         else:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(campaign.party)
@@ -163,40 +152,45 @@ def _replaced(members: list[Member], new: Member) -> list[Member]:
 # -- running a roster line ------------------------------------------------------------------
 
 
-def run(
-    campaign: Campaign | None, enc: Encounter, line: str, *, seed: int | None = None
-) -> Outcome:
-    """Run a ``party`` line that lists or changes the roster (``is_roster_line``), with the
-    open fight ``enc`` (whose PCs ``add`` and ``return`` take, whose rule system ``rest`` and
-    ``heal`` use). ``CommandError`` on bad input or a roster that cannot be read or written;
-    then nothing changed."""
+def run(call: Call) -> Encounter:
+    """Run a ``party`` line that lists or changes the roster (``party.on_roster``), beside the
+    open fight ``call.enc`` (whose PCs ``add`` and ``return`` take, whose rule system ``rest``
+    and ``heal`` use): what it did is logged, for its message; the fight itself is not
+    changed. ``CommandError`` on bad input or a roster that cannot be read or written; then
+    nothing changed."""
+    campaign = call.reads.campaign
     if campaign is None:
         raise CommandError("there is no campaign folder for a party")
-    parsed = parse(line.strip())
-    sub = parsed.args[0].lower() if parsed.args else "list"
-    args = list(parsed.args[1:])
-    options = dict(parsed.options)
+    enc = call.enc
+    typed = call.args[0] if call.args else "list"
+    sub = typed.lower()
+    args = list(call.args[1:])
+    options = call.own_options()
     try:
         if sub == "undo" or sub == "redo":
-            _no_more(parsed, args, options)
-            return Outcome(_step(campaign, sub == "undo"), changed=False)
-        members = load(campaign)
-        if sub == "list":
-            _no_more(parsed, args, options)
-            return Outcome(_listing(members), changed=False)
-        if sub == "add":
-            return _add(campaign, members, enc, args, options)
-        if sub == "return":
-            return _return(campaign, members, enc, args, options)
-        return _downtime(campaign, members, enc, sub, args, options, seed)
+            _no_more(typed, args, options)
+            message = _step(campaign, sub == "undo")
+        else:
+            members = load(campaign)
+            if sub == "list":
+                _no_more(typed, args, options)
+                message = _listing(members)
+            elif sub == "add":
+                message = _add(campaign, members, enc, args, options)
+            elif sub == "return":
+                message = _return(campaign, members, enc, args, options)
+            else:
+                message = _downtime(campaign, members, enc, sub, args, options, call.reads.seed)
     except CampaignError as err:
         raise CommandError(str(err)) from None
+    call.log(message)
+    return call.enc
 
 
-def _no_more(parsed: Parsed, args: list[str], options: dict[str, str]) -> None:
+def _no_more(sub: str, args: list[str], options: dict[str, str]) -> None:
     if args or options:
         extra = " ".join([*args, *(f"{k}={v}" for k, v in options.items())])
-        raise CommandError(f"unexpected '{extra}' after 'party {parsed.args[0]}'")
+        raise CommandError(f"unexpected '{extra}' after 'party {sub}'")
 
 
 def _listing(members: list[Member]) -> str:
@@ -216,12 +210,9 @@ def _add(
     enc: Encounter,
     args: list[str],
     options: dict[str, str],
-) -> Outcome:
+) -> str:
     if not args or options:
         raise CommandError("usage: party add WHO (a PC of this fight)")
-    from facility_tui.commands.dispatch import listed
-    from facility_tui.commands.spec import resolve
-
     c = resolve(enc, " ".join(args), listed)
     if c.side != PCS:
         raise CommandError(f"{c.name} is not on the PC side: side {c.id} pc, then party add")
@@ -231,7 +222,7 @@ def _add(
         )
     new = Member(enc.system, lasting(enc.system, c))
     write(campaign, render([*members, new]), f"party add {c.name}")
-    return Outcome(f"{c.name} joins the party ({enc.system}); party undo takes it back")
+    return f"{c.name} joins the party ({enc.system}); party undo takes it back"
 
 
 def _return(
@@ -240,13 +231,13 @@ def _return(
     enc: Encounter,
     args: list[str],
     options: dict[str, str],
-) -> Outcome:
+) -> str:
     skipped = [n for n in options.pop("skip", "").split(",") if n.strip()]
     if options:
         raise CommandError(f"'party return' does not take {', '.join(options)}=")
     found, force = chosen(members, enc, args, skipped)
     if not found:
-        return Outcome("Party: nothing to hand back", changed=False)
+        return "Party: nothing to hand back"
     stale = moved_on_line(found, force)
     if stale is not None and not force:  # (it would roll the roster back: asked, never unasked)
         raise CommandError(stale)
@@ -256,7 +247,7 @@ def _return(
     write(campaign, render(members), f"party return ({names})")
     lines = [f"{ch.name}: {'; '.join(ch.lines)}" for ch in found]
     handed = f"Party: {counted(len(found), 'PC')} handed back (party undo takes it back)"
-    return Outcome(f"{handed} — " + " | ".join(lines))
+    return f"{handed} — " + " | ".join(lines)
 
 
 def _downtime(
@@ -267,7 +258,7 @@ def _downtime(
     args: list[str],
     options: dict[str, str],
     seed: int | None,
-) -> Outcome:
+) -> str:
     """``party rest [NAMES]`` or ``party heal LINE``: the rules' own command on the party's PCs
     of the open fight's rule system (``system=`` another), in a fight of their own."""
     have = {m.system for m in members}
@@ -314,7 +305,7 @@ def _downtime(
     message = " · ".join(e.text for e in log) or "Done"
     if changed:
         write(campaign, render(members), f"party {sub} ({', '.join(changed)})")
-    return Outcome(f"Party: {message}", changed=bool(changed))
+    return f"Party: {message}"
 
 
 def _system_for(sub: str, args: list[str], system: str, have: set[str]) -> str:
@@ -339,9 +330,6 @@ def _knows(system: str, verb: str) -> bool:
 
 
 def _pc_id(enc: Encounter, name: str) -> str:
-    from facility_tui.commands.dispatch import listed
-    from facility_tui.commands.spec import resolve
-
     return resolve(enc, name, listed).id
 
 
@@ -390,7 +378,7 @@ def rollback(campaign: Campaign, to: Mark) -> None:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(campaign.party)
         elif read_text(campaign) != to.text:
-            store.write_atomic(campaign.party, to.text)
+            write_atomic(campaign.party, to.text)
         kept = dict(to.kept)
         for kind in ("undo", "redo"):
             for p in _kept(folder, kind):
@@ -398,4 +386,4 @@ def rollback(campaign: Campaign, to: Mark) -> None:
                     p.unlink()
         for name, text in kept.items():
             if not (folder / name).exists():
-                store.write_atomic(folder / name, text)
+                write_atomic(folder / name, text)

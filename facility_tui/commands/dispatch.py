@@ -85,6 +85,35 @@ def find_spec(verb: str, system: str) -> Spec:
     raise UnknownCommand(f"unknown command '{verb}'{did_you_mean(name, _index(system))}")
 
 
+@frozen
+class Line:
+    """A typed line, read once: its text (stripped, as the history records it), its words and
+    the command of ``system`` it names."""
+
+    text: str
+    parsed: Parsed
+    spec: Spec
+    system: str
+
+    @property
+    def beside(self) -> bool:
+        """Whether it runs beside the fight, on a campaign file (``Spec.beside``)."""
+        return self.spec.beside is not None and self.spec.beside(self.parsed)
+
+    @property
+    def in_history(self) -> bool:
+        """Whether it is a step of the fight's history (not ``template save``, ``party add``)."""
+        return self.spec.in_history and not self.beside
+
+
+def read_line(line: str, system: str) -> Line:
+    """``line`` read for an encounter of ``system``; ``CommandError`` (``UnknownCommand``) if
+    it cannot be read or names no command there."""
+    text = line.strip()
+    parsed = parse(text)
+    return Line(text, parsed, find_spec(parsed.verb, system), system)
+
+
 def listed(enc: Encounter) -> list[Combatant]:
     """Combatants in the order the initiative list shows them."""
     return rules_for(enc.system).listed(enc)
@@ -100,13 +129,14 @@ class Applied:
 
 def apply(
     enc: Encounter,
-    line: str,
+    line: str | Line,
     replay: Iterable[Roll] = (),
     *,
     prompt: bool = False,
     campaign: Campaign | None = None,
     reads: Sequence[Read] | None = None,
     rng: RngFor = rng_for,
+    seed: int | None = None,
 ) -> Applied:
     """Apply one command line; raises ``CommandError`` and leaves ``enc`` as it was on bad input.
     The line is read as the history records it: stripped (so ``a\\ `` at its end is an error
@@ -119,15 +149,17 @@ def apply(
 
     What the command reads from ``campaign`` (a template, a catalog entry) is returned to be
     kept with the step; ``reads`` gives it back when the step replays, and nothing is read.
-    ``rng``: the generator of each roll (a forecast's plays draw from a cheaper one)."""
-    line = line.strip()
-    parsed = parse(line)
+    ``rng``: the generator of each roll (a forecast's plays draw from a cheaper one); ``seed``:
+    the shell's, for what a line beside the fight rolls (``Reads.seed``).
+
+    ``line`` may be one already read (``read_line``): it is not read again."""
+    read = _read(line, enc.system)
+    parsed, spec = read.parsed, read.spec
     rules = rules_for(enc.system)
-    spec = find_spec(parsed.verb, enc.system)
     typed: list[Face] = []
     key = _faces_key(spec.verb, rules)
     options = dict(parsed.options) if parsed.options else None  # (most lines have none)
-    if options is not None and key in options:
+    if options is not None and key in options and not read.beside:
         try:
             typed = parse_faces(options.pop(key))
         except DiceError as err:
@@ -135,7 +167,7 @@ def apply(
         parsed = Parsed(parsed.verb, parsed.args, tuple(options.items()))
     ask = asker(enc) if prompt else None
     dice = Dice(enc.seed, enc.rolls, tuple(replay), typed, ask, rng)
-    call = Call(spec, parsed, enc, dice, rules, Reads(campaign, reads))
+    call = Call(spec, parsed, enc, dice, rules, Reads(campaign, reads, seed))
     try:
         new = spec.run(call)
     except CampaignError as err:
@@ -160,10 +192,16 @@ def apply(
         )
     if dice.position != new.rolls:
         new = evolve(new, rolls=dice.position)
-    finished = line
+    finished = read.text
     if ask is not None and typed and dice.used > len(typed):
         finished = with_dice(finished, [*typed, *[None] * (dice.used - len(typed))], key)
     return Applied(new, finished, tuple(dice.rolled), tuple(call.reads.read))
+
+
+def _read(line: str | Line, system: str) -> Line:
+    if isinstance(line, Line) and line.system == system:
+        return line
+    return read_line(line.text if isinstance(line, Line) else line, system)
 
 
 def preview(enc: Encounter, line: str, campaign: Campaign | None = None) -> list[str]:
@@ -174,15 +212,16 @@ def preview(enc: Encounter, line: str, campaign: Campaign | None = None) -> list
     named by their dice), never changes anything (the encounter is immutable; the call's copy
     is dropped)."""
     try:
-        parsed = parse(line.strip())
-        spec = find_spec(parsed.verb, enc.system)
+        read = read_line(line, enc.system)
     except CommandError:
         return []
+    parsed, spec = read.parsed, read.spec
     if spec.preview is None:
         return [spec.usage] if not parsed.args and spec.usage != spec.verb else []
-    options = dict(parsed.options)
-    options.pop(_faces_key(spec.verb, rules_for(enc.system)), None)
-    parsed = Parsed(parsed.verb, parsed.args, tuple(options.items()))
+    if not read.beside:  # (the line's typed dice: a line beside the fight keeps its own)
+        options = dict(parsed.options)
+        options.pop(_faces_key(spec.verb, rules_for(enc.system)), None)
+        parsed = Parsed(parsed.verb, parsed.args, tuple(options.items()))
     dice = Dice(enc.seed, enc.rolls, (), (), lambda _side: True)  # (a roll asks: NeedRoll)
     try:
         return spec.preview(Call(spec, parsed, enc, dice, rules_for(enc.system), Reads(campaign)))

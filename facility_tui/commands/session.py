@@ -15,8 +15,8 @@ from attrs import field, frozen
 
 from facility_tui.campaign.folder import Campaign, Read
 from facility_tui.commands.dice import Roll
-from facility_tui.commands.dispatch import apply, find_spec, preview
-from facility_tui.commands.grammar import CommandError, parse
+from facility_tui.commands.dispatch import Line, apply, preview, read_line
+from facility_tui.commands.grammar import CommandError
 from facility_tui.model.encounter import Encounter, LogEntry
 
 HISTORY_LIMIT = 200
@@ -85,6 +85,7 @@ class Session:
         self.limit = limit
         self.listeners: list[Callable[[Session], None]] = []
         self.campaign: Campaign | None = None  # the folder its commands read templates... from
+        self.seed: int | None = None  # the shell's seed, for what a line beside the fight rolls
         # A history opened from a save is replayed when first needed (``settle``): opening a
         # save reads the fight, not the 200 steps that led to it. Until then ``_undo`` holds
         # only the steps made since, and saving writes the saved steps as they were read.
@@ -94,7 +95,7 @@ class Session:
     def fork(self) -> Session:
         """A session with the same state and history, changed on its own from now on."""
         forked = Session(self.encounter, self._undo, self._redo, self.limit, self._later)
-        forked.campaign = self.campaign
+        forked.campaign, forked.seed = self.campaign, self.seed
         forked.lost = self.lost
         return forked
 
@@ -150,24 +151,30 @@ class Session:
 
     # -- changing -----------------------------------------------------------------------------
 
-    def execute(self, line: str, *, prompt: bool = False) -> Outcome:
-        """Run one line: ``undo``, ``redo`` or a command. Raises ``CommandError`` on bad input;
-        ``prompt`` (the app): ``dice.NeedRoll`` for a roll the GM is to type (table dice)."""
-        spec = find_spec(parse(line).verb, self.encounter.system)
+    def read(self, line: str) -> Line:
+        """``line`` read for this encounter (``dispatch.read_line``), to run with ``execute``."""
+        return read_line(line, self.encounter.system)
+
+    def execute(self, line: str | Line, *, prompt: bool = False) -> Outcome:
+        """Run one line, read once: ``undo``, ``redo`` or a command. Raises ``CommandError`` on
+        bad input; ``prompt`` (the app): ``dice.NeedRoll`` for a roll the GM is to type (table
+        dice)."""
+        read = line if isinstance(line, Line) else self.read(line)
+        spec = read.spec
         if spec.group == "history":  # undo and redo: entries of the table, run on the history
             return self.undo() if spec.verb == "undo" else self.redo()
-        if not spec.in_history:  # writes a campaign file (a template): not a change of the
-            # fight, so not in its history; what it did is its message
-            applied = apply(self.encounter, line, campaign=self.campaign)
+        if not read.in_history:  # writes a campaign file (a template, the party): not a
+            # change of the fight, so not in its history; what it did is its message
+            applied = apply(self.encounter, read, campaign=self.campaign, seed=self.seed)
             said = new_entries(self.encounter, applied.encounter)
-            return Outcome(" ".join(e.text for e in said) or f"Done: {line}", changed=False)
-        return self.apply(line, prompt=prompt)
+            return Outcome(" ".join(e.text for e in said) or f"Done: {read.text}", changed=False)
+        return self.apply(read, prompt=prompt)
 
     def preview(self, line: str) -> list[str]:
         """What ``line`` would do, before it runs (``dispatch.preview``): changes nothing."""
         return preview(self.encounter, line, self.campaign)
 
-    def apply(self, line: str, *, prompt: bool = False) -> Outcome:
+    def apply(self, line: str | Line, *, prompt: bool = False) -> Outcome:
         before = self.encounter
         applied = apply(before, line, prompt=prompt, campaign=self.campaign)
         self._push(Step(applied.line, applied.rolls, reads=applied.reads), before)

@@ -45,6 +45,11 @@ class Spec:
     # False: it changes no fight (it writes a campaign file: ``template save``), so the
     # history does not keep it; what it did is its message
     in_history: bool = True
+    # Which of its lines run beside the fight, on a campaign file with an undo of its own
+    # (``party add``, ``party undo``: the roster's, in ``party.toml``): a test of the line.
+    # Such a line is no step of the history either, is never replayed, and its options are
+    # its own, ``dice=`` among them (``party heal LINE`` hands them to the command it runs).
+    beside: Callable[[Parsed], bool] | None = None
 
 
 SPEC = "command_spec"  # the attribute a declared command's function carries its Spec in
@@ -60,13 +65,14 @@ def command(
     rolls: tuple[str, ...] = (),
     preview: Previewer | None = None,
     in_history: bool = True,
+    beside: Callable[[Parsed], bool] | None = None,
 ) -> Callable[[Runner], Runner]:
     """Declare a command. The decorated function gets a ``Call`` and returns the new encounter.
     ``rolls`` says, in order, the dice it can roll (what the GM can type with ``dice=``);
     ``preview`` what it would do, said from the same rules before it runs."""
 
     def declare(run: Runner) -> Runner:
-        spec = Spec(verb, usage, summary, run, aliases, group, rolls, preview, in_history)
+        spec = Spec(verb, usage, summary, run, aliases, group, rolls, preview, in_history, beside)
         setattr(run, SPEC, spec)
         return run
 
@@ -169,6 +175,12 @@ class Call:
     def has(self, key: str) -> bool:
         self._used.add(key)
         return key in self.options
+
+    def own_options(self) -> dict[str, str]:
+        """Every option of the line, for a command that checks them itself (each counts as
+        read: ``check_options`` leaves them to it)."""
+        self._used.update(self.options)
+        return dict(self.options)
 
     def check_options(self, elsewhere: Callable[[str], str | None] | None = None) -> None:
         """Refuse an option no part of the command read; ``elsewhere`` names the line that
