@@ -413,7 +413,17 @@ def _random_seed() -> int:
     return int.from_bytes(os.urandom(4), "big")
 
 
-JSON_FORMAT = 3  # the shape of show --json (docs/show-json.md describes each)
+# The shape of show --json (docs/show-json.md describes each): the format of its own keys (the
+# rules' derived figures among them); a combatant field declares the format that first showed
+# it (``model.fields``), and the newest of them all is the one printed (``json_format``).
+JSON_FORMAT = 3
+
+
+def json_format() -> int:
+    from facility_tui.model.encounter import Combatant
+    from facility_tui.model.fields import of
+
+    return max(JSON_FORMAT, *(said.json for _, said in of(Combatant)))
 
 
 def state_json(session: Any, *, public: bool = False) -> dict[str, Any]:
@@ -426,6 +436,7 @@ def state_json(session: Any, *, public: bool = False) -> dict[str, Any]:
 
     enc = session.encounter
     rules = rules_for(enc.system)
+    shape = json_format()
     combatants = []
     for c in listed(enc):
         if public and c.hidden:
@@ -437,8 +448,8 @@ def state_json(session: Any, *, public: bool = False) -> dict[str, Any]:
         combatants.append(data)
     log = public_log(enc) if public else enc.log
     return {
-        "format": JSON_FORMAT,
-        "schema_version": JSON_FORMAT,  # (format 1's name for it, kept for its readers)
+        "format": shape,
+        "schema_version": shape,  # (format 1's name for it, kept for its readers)
         "name": enc.name,
         "system": enc.system,
         "phase": enc.phase.value,

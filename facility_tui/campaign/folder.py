@@ -142,6 +142,59 @@ class Reads:
         return data
 
 
+# -- a combatant's field, as a campaign file gives it --------------------------------------------
+
+
+def field_value(cls: type, key: str, value: Any) -> Any:
+    """Field ``key`` of ``cls`` (a combatant's) as a campaign file gives it (a template,
+    ``party.toml``), held to what its type and its declared facts allow (``model.fields``):
+    ``ValueError`` saying what it must be (``must be true or false, got 'yes'``)."""
+    from facility_tui.model.codec import got, hints
+    from facility_tui.model.fields import facts_of
+    from facility_tui.model.text import control_in
+
+    said, hint = facts_of(cls, key), hints(cls)[key]
+    if hint is bool:
+        if not isinstance(value, bool):
+            raise ValueError(f"must be true or false, got {got(value)}")
+        return value
+    if said.dice:  # (as add's init=: a whole number or dice)
+        text = str(value) if type(value) is int else value
+        if not isinstance(text, str) or not is_dice(text):
+            raise ValueError(f"must be a whole number or dice like 1d6+3, got {got(value)}")
+        return text
+    if hint is int:
+        from facility_tui.commands.spec import MAX_VALUE
+
+        if type(value) is not int:
+            raise ValueError(f"must be a whole number, got {got(value)}")
+        problem = said.problem(value)
+        if problem is None and abs(value) > MAX_VALUE:
+            problem = f"must be within ±{MAX_VALUE}, got {value}"
+        if problem is not None:
+            raise ValueError(problem)
+        return value
+    if not isinstance(value, str):
+        raise ValueError(f"must be text, got {got(value)}")
+    bad = control_in(value)
+    if bad:
+        raise ValueError(f"holds a control character ({bad})")
+    if len(value) > said.chars:
+        raise ValueError(f"is {len(value)} characters long: at most {said.chars}")
+    return value
+
+
+def is_dice(text: str) -> bool:
+    """Whether ``text`` is a whole number or dice (``1d6+3``), as add's ``init=`` takes it."""
+    from facility_tui.commands.dice import Dice, DiceError
+
+    try:
+        Dice(0, 0).value(text, "init")
+    except DiceError:
+        return False
+    return True
+
+
 # -- where a key is in a campaign file -----------------------------------------------------------
 
 _HEADER = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")

@@ -11,28 +11,40 @@ the checks of a hand-edited save, and a mistake is refused with its line and key
 from __future__ import annotations
 
 import re
-import typing
 from collections.abc import Sequence
 from typing import Any
 
-import attrs
 from attrs import evolve, frozen
 
-from facility_tui.campaign.folder import PARTY, Campaign, CampaignError, line_of, reader
+from facility_tui.campaign.folder import (
+    PARTY,
+    Campaign,
+    CampaignError,
+    field_value,
+    line_of,
+    reader,
+)
 from facility_tui.commands.grammar import CommandError
 from facility_tui.commands.spec import Call, command, resolve, unique_id
 from facility_tui.model.codec import DecodeError, decode, encode, encode_sparse, got, unknown_key
-from facility_tui.model.encounter import FIGHT_FIELDS, PCS, Combatant, Encounter, Phase
-from facility_tui.model.text import MAX_NAME, MAX_NOTE, printable
+from facility_tui.model.encounter import PCS, Combatant, Encounter, Phase
+from facility_tui.model.fields import facts_of, fresh_where, where
+from facility_tui.model.text import printable
 from facility_tui.systems import ids, rules_for
 
-# What of a combatant the party keeps besides its sheet: every field no one fight owns
-# (``model.FIGHT_FIELDS``; all PCs are on one side), so a field a combatant gains reaches the
-# roster without being named here: name, notes, notes_hidden, init...
-KEPT = tuple(
-    f.name for f in attrs.fields(Combatant) if f.name not in (*FIGHT_FIELDS, "side", "sheet")
-)
-KEYS = ("system", *KEPT, "sheet")  # a [[pc]] table's keys, in the order written
+
+def kept_fields() -> tuple[str, ...]:
+    """What of a combatant the party keeps besides its sheet: every field that outlasts a
+    fight, as the fields declare (``model.fields``: name, notes, notes_hidden, init...), so a
+    field a combatant gains reaches the roster without being named here."""
+    return tuple(name for name in where(Combatant, lambda said: said.lasts) if name != "sheet")
+
+
+def table_keys() -> tuple[str, ...]:
+    """A [[pc]] table's keys, in the order written."""
+    return ("system", *kept_fields(), "sheet")
+
+
 # The ``party`` lines that list or change the roster itself (``campaign.roster`` runs them,
 # beside the fight); ``party join`` changes the fight.
 ROSTER_LINES = ("list", "add", "return", "rest", "heal", "do", "undo", "redo")
@@ -52,17 +64,14 @@ class Member:
     pc: Combatant
 
 
-_FRESH = Combatant(id="", name="")
-_HINTS = typing.get_type_hints(Combatant)
-
-
 def member_data(m: Member) -> dict[str, Any]:
     """A PC as ``party.toml`` holds it (and as a ``party join`` step records it): what of it
     differs from a fresh combatant, its sheet sparse."""
     data: dict[str, Any] = {"system": m.system}
-    for key in KEPT:
+    fresh = Combatant(id="", name="")
+    for key in kept_fields():
         value = getattr(m.pc, key)
-        if key == "name" or value != getattr(_FRESH, key):
+        if key == "name" or value != getattr(fresh, key):
             data[key] = encode(value)
     data["sheet"] = encode_sparse(m.pc.sheet)
     return data
@@ -80,30 +89,10 @@ def fingerprint(m: Member) -> str:
 
 def _field(key: str, value: Any) -> tuple[Any, str | None]:
     """A kept field's value read from a [[pc]] table, or why it cannot be one."""
-    if _HINTS[key] is bool:
-        return (
-            (value, None)
-            if isinstance(value, bool)
-            else (None, f"must be true or false, got {got(value)}")
-        )
-    if key == "init":  # as add's init=: a whole number or dice
-        text = str(value) if isinstance(value, int) and not isinstance(value, bool) else value
-        if not isinstance(text, str) or not _is_dice(text):
-            return None, f"must be a whole number or dice like 1d6+3, got {got(value)}"
-        return text, None
-    if not isinstance(value, str) or len(value) > MAX_NOTE or value != printable(value):
-        return None, f"must be text of at most {MAX_NOTE} printable characters"
-    return value, None
-
-
-def _is_dice(text: str) -> bool:
-    from facility_tui.commands.dice import Dice, DiceError
-
     try:
-        Dice(0, 0).value(text, "init")
-    except DiceError:
-        return False
-    return True
+        return field_value(Combatant, key, value), None
+    except ValueError as err:
+        return None, str(err)
 
 
 def parse_party(text: str, file: str = PARTY) -> list[Member]:
@@ -136,18 +125,19 @@ def parse_party(text: str, file: str = PARTY) -> list[Member]:
         if not isinstance(t, dict):
             raise refuse(at, f"must be a [[pc]] table, got {got(t)}")
         for key in t:
-            if key not in KEYS:
-                raise refuse((*at, key), f"unknown key (a PC has {', '.join(KEYS)})")
+            if key not in table_keys():
+                raise refuse((*at, key), f"unknown key (a PC has {', '.join(table_keys())})")
         system = t.get("system")
         if system not in ids():
             raise refuse((*at, "system"), f"must be {' or '.join(ids())}, got {got(system)}")
         name = t.get("name")
         if not isinstance(name, str) or not name.strip():
             raise refuse((*at, "name"), f"must be the PC's name, got {got(name)}")
-        if len(name) > MAX_NAME or name != printable(name):
-            raise refuse((*at, "name"), f"at most {MAX_NAME} printable characters")
+        chars = facts_of(Combatant, "name").chars
+        if len(name) > chars or name != printable(name):
+            raise refuse((*at, "name"), f"at most {chars} printable characters")
         fields: dict[str, Any] = {}
-        for key in KEPT:
+        for key in kept_fields():
             if key != "name" and key in t:
                 fields[key], problem = _field(key, t[key])
                 if problem is not None:
@@ -204,10 +194,12 @@ def read_party(campaign: Campaign, system: str) -> Any:
 
 def lasting(system: str, pc: Combatant) -> Combatant:
     """``pc`` as the party keeps it: on the PC side, what belongs to one fight (its
-    initiative, number...: ``model.FIGHT_FIELDS``) as fresh, its sheet's lasting part
-    (``RuleSystem.lasting``)."""
-    fight = {key: getattr(_FRESH, key) for key in FIGHT_FIELDS if key != "id"}
-    return evolve(pc, side=PCS, sheet=rules_for(system).lasting(pc.sheet), **fight)
+    initiative, number...: the fields that do not last, ``model.fields``) as fresh, its
+    sheet's lasting part (``RuleSystem.lasting``, and the sheet's fields that do not last)."""
+    fresh = Combatant(id=pc.id, name=pc.name, side=PCS)
+    fight = {key: getattr(fresh, key) for key in where(Combatant, lambda said: not said.lasts)}
+    sheet = fresh_where(rules_for(system).lasting(pc.sheet), lambda said: not said.lasts)
+    return evolve(pc, **fight, sheet=sheet)
 
 
 def find(members: list[Member], system: str, name: str) -> Member | None:
@@ -292,7 +284,7 @@ def changes(members: list[Member], enc: Encounter) -> list[Change]:
         kept = Member(enc.system, lasting(enc.system, c))
         before, after = member_data(m), member_data(kept)
         lines = differences(_whole(enc.system, m.pc.sheet), _whole(enc.system, kept.pc.sheet))
-        for key in KEPT:  # (the rest of what lasts, after the sheet)
+        for key in kept_fields():  # (the rest of what lasts, after the sheet)
             lines += differences(before.get(key), after.get(key), key)
         if lines:
             moved_on = bool(c.joined) and c.joined != fingerprint(m)
@@ -436,7 +428,7 @@ def _members(entries: Any, system: str) -> list[Member]:
             raise CampaignError(f"a recorded PC of the party: {err}") from None
         name = str(data.get("name", ""))
         fields = {}
-        for key in KEPT:
+        for key in kept_fields():
             if key != "name" and key in data:
                 value, why = _field(key, data[key])
                 if why is not None:

@@ -17,15 +17,20 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import typing
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import attrs
 from attrs import evolve, frozen
 
-from facility_tui.campaign.folder import TEMPLATES, Campaign, CampaignError, line_of, reader
+from facility_tui.campaign.folder import (
+    TEMPLATES,
+    Campaign,
+    CampaignError,
+    field_value,
+    line_of,
+    reader,
+)
 from facility_tui.commands.dice import Dice, DiceError
 from facility_tui.commands.grammar import CommandError, Parsed, quote
 from facility_tui.commands.spec import Call, Spec, side_of, slug
@@ -37,18 +42,28 @@ from facility_tui.model.codec import (
     encode_sparse,
     unknown_key,
 )
-from facility_tui.model.encounter import FIGHT_FIELDS, Combatant, Encounter
-from facility_tui.model.text import MAX_NAME, MAX_NOTE, control_in
+from facility_tui.model.encounter import Combatant, Encounter
+from facility_tui.model.fields import fresh_where, where
+from facility_tui.model.text import control_in
 from facility_tui.systems import RuleSystem, ids, rules_for
 
-# The keys of a template that are not add's options: its rules, what add's line says outside
-# its options (name, side, init), the rest of a combatant that no one fight owns (notes...,
-# ``model.FIGHT_FIELDS`` are left out: whatever fields a combatant gains) and its [sheet].
+# What add's line says of a combatant outside its rule options: a template says them so too.
 LINE_KEYS = ("name", "side", "init")
-FIELD_KEYS = tuple(
-    f.name for f in attrs.fields(Combatant) if f.name not in (*FIGHT_FIELDS, *LINE_KEYS, "sheet")
-)
-OWN_KEYS = ("system", *LINE_KEYS, *FIELD_KEYS, "sheet")
+
+
+def field_keys() -> tuple[str, ...]:
+    """The rest of a combatant that a template keeps, as the fields declare (``model.fields``:
+    notes, notes_hidden...; not what one fight owns), whatever fields a combatant gains."""
+    kept = where(Combatant, lambda said: said.template)
+    return tuple(name for name in kept if name not in (*LINE_KEYS, "sheet"))
+
+
+def own_keys() -> tuple[str, ...]:
+    """The keys of a template that are not add's options: its rules, add's line, the
+    combatant's other fields and its [sheet]."""
+    return ("system", *LINE_KEYS, *field_keys(), "sheet")
+
+
 MAX_TEMPLATE_BYTES = 256 * 1024  # a template is a few lines; a bigger file is not one
 
 
@@ -60,7 +75,7 @@ class Template:
     name: str
     side: str | None
     init: str | None
-    fields: tuple[tuple[str, Any], ...]  # the combatant's other fields (``FIELD_KEYS``) it sets
+    fields: tuple[tuple[str, Any], ...]  # the combatant's other fields (``field_keys``) it sets
     options: tuple[tuple[str, str], ...]  # add's options, as typed on a line
     sheet: Mapping[str, Any]  # laid over the sheet the options build
 
@@ -206,7 +221,14 @@ def parse(data: Mapping[str, str], system: str) -> Template:
             raise fail(f"{key} is {len(value)} characters long: at most {limit}", key)
         return value
 
-    name = text_key("name", MAX_NAME)
+    def kept(key: str) -> Any:
+        """A combatant's field as the template gives it, held to the field's facts."""
+        try:
+            return field_value(Combatant, key, table[key])
+        except ValueError as err:
+            raise fail(f"{key} {err}", key) from None
+
+    name = kept("name") if "name" in table else None
     if name is not None and not name.strip():
         raise fail("name is blank", "name")
     side = text_key("side", 20)
@@ -215,27 +237,12 @@ def parse(data: Mapping[str, str], system: str) -> Template:
             side = side_of(side)
         except CommandError as err:
             raise fail(f"side: {err}", "side") from None
-    init_value = table.get("init")
-    init: str | None = None
-    if init_value is not None:
-        init = _option_text(init_value)
-        if init is None or isinstance(init_value, bool) or not _is_dice(init):
-            raise fail(f"init must be a whole number or dice, got {init_value!r}", "init")
-    fields: dict[str, Any] = {}
-    hints = typing.get_type_hints(Combatant)
-    for key in FIELD_KEYS:
-        if key not in table:
-            continue
-        if hints[key] is bool:
-            if not isinstance(table[key], bool):
-                raise fail(f"{key} must be true or false, got {table[key]!r}", key)
-            fields[key] = table[key]
-        else:
-            fields[key] = text_key(key, MAX_NOTE)
+    init = kept("init") if "init" in table else None
+    fields = {key: kept(key) for key in field_keys() if key in table}
 
     options: dict[str, str] = {}
     for key, value in table.items():
-        if key in OWN_KEYS:
+        if key in own_keys():
             continue
         typed = _option_text(value)
         if typed is None:
@@ -287,15 +294,7 @@ def parse(data: Mapping[str, str], system: str) -> Template:
 
 def _keys_hint(rules: RuleSystem) -> str:
     hint = rules.info.option_hint
-    return f"it takes {', '.join(OWN_KEYS[1:-1])}, [sheet] and add's options ({hint})"
-
-
-def _is_dice(text: str) -> bool:
-    try:
-        Dice(0, 0).value(text, "init")
-    except DiceError:
-        return False
-    return True
+    return f"it takes {', '.join(own_keys()[1:-1])}, [sheet] and add's options ({hint})"
 
 
 def enc_for(rules: RuleSystem) -> Encounter:
@@ -349,6 +348,7 @@ def template_text(rules: RuleSystem, c: Combatant, stem: str) -> str:
 
     fresh = dict(defaults(rules.sheet_type))
     sheet = evolve(c.sheet, **{k: fresh[k] for k in rules.per_fight if k in fresh})
+    sheet = fresh_where(sheet, lambda said: not said.template)  # (as its fields declare too)
     sparse: dict[str, Any] = encode_sparse(sheet)
     # field -> (option, its text on an add line): the plain values as they are, then the rules'
     # own text forms (armor = "Vest 15/20"); each kept only if it builds that field alike
@@ -390,7 +390,7 @@ def template_text(rules: RuleSystem, c: Combatant, stem: str) -> str:
     if c.init:
         out["init"] = int(c.init) if c.init.isdecimal() else c.init
     blank = Combatant(id="", name="")
-    out.update({k: getattr(c, k) for k in FIELD_KEYS if getattr(c, k) != getattr(blank, k)})
+    out.update({k: getattr(c, k) for k in field_keys() if getattr(c, k) != getattr(blank, k)})
     out.update(options)
     if rest:
         out["sheet"] = rest

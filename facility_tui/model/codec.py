@@ -50,6 +50,11 @@ def _hints(cls: type) -> dict[str, Any]:
     return typing.get_type_hints(cls)
 
 
+def hints(cls: type) -> dict[str, Any]:
+    """The type of each field of attrs class ``cls`` (worked out once per class)."""
+    return _hints(cls)
+
+
 _REQUIRED = object()
 
 

@@ -16,7 +16,9 @@ from typing import Any, ClassVar, TypeVar
 import attrs
 from attrs import field, frozen
 
+from facility_tui.model.fields import facts, where
 from facility_tui.model.log import Log, as_log
+from facility_tui.model.text import MAX_NAME, MAX_TITLE
 
 
 class Phase(enum.StrEnum):
@@ -64,32 +66,43 @@ class Sheet:
 
 @frozen
 class Combatant:
-    id: str
-    name: str
-    side: str = "enemy"
-    initiative: int = 0
+    # Each field's facts (``model.fields``) say what reaches the party and templates, what a
+    # hand edit may hold and since which format ``show --json`` shows it.
+    id: str = field(metadata=facts(lasts=False, template=False))
+    name: str = field(metadata=facts(chars=MAX_NAME))
+    # (the party's are all PCs: it gives them the PC side itself)
+    side: str = field(default="enemy", metadata=facts(lasts=False))
+    initiative: int = field(default=0, metadata=facts(lasts=False, template=False, least=0))
     notes: str = ""
-    hidden: bool = field(default=False, metadata={"omit_default": True})  # from players (`hide`)
-    notes_hidden: bool = field(default=False, metadata={"omit_default": True})
-    sheet: Any = field(factory=Sheet)
+    # from players (``hide``)
+    hidden: bool = field(
+        default=False, metadata=facts(lasts=False, template=False, json=2, omit_default=True)
+    )
+    notes_hidden: bool = field(default=False, metadata=facts(json=2, omit_default=True))
+    sheet: Any = field(factory=Sheet)  # (what of it lasts, the rules say: ``RuleSystem.lasting``)
     # Its number in the list's ``#`` column, given when it is added and never reused in its
     # encounter (``#3`` stays the same combatant as the order changes); 0: none (a hand edit).
-    handle: int = 0
+    handle: int = field(
+        default=0,
+        metadata=facts(lasts=False, template=False, least=0, says="from 0 (the next number)"),
+    )
     # Its initiative as its ``add`` line (or template) gave it, a number or dice (``1d6+3``):
     # ``initiative`` is what it rolled; a template and the party keep this, to roll again.
-    init: str = field(default="", metadata={"omit_default": True})
+    init: str = field(default="", metadata=facts(dice=True, json=3, later=True, omit_default=True))
     # What it joined this fight as, when it came from the party (``party join``): the
     # fingerprint of its ``[[pc]]`` table then, so a hand-back can tell the roster moved on.
-    joined: str = field(default="", metadata={"omit_default": True})
+    joined: str = field(
+        default="",
+        metadata=facts(lasts=False, template=False, json=3, later=True, omit_default=True),
+    )
 
 
-# The fields of a combatant that belong to one fight: its id and number here, the initiative
-# it rolled, whether the players see it, what it took from the party. A template and the
-# party keep the others (``templates``, ``roster``), whatever fields a combatant gains.
-FIGHT_FIELDS = ("id", "initiative", "hidden", "handle", "joined")
-# Fields a combatant gained after saves were written without them: replayed, an older save's
-# history gives them where the fight it saved has none (``store`` takes the saved fight).
-LATER_FIELDS = ("init", "joined")
+# The fields of a combatant that belong to one fight (its id and number here, the initiative
+# it rolled, whether the players see it, what it took from the party), and those it gained
+# after saves were written without them (replayed, an older save's history gives them where
+# the fight it saved has none: ``store`` takes the saved fight); as its fields declare them.
+FIGHT_FIELDS = where(Combatant, lambda said: not said.lasts and not said.template)
+LATER_FIELDS = where(Combatant, lambda said: said.later)
 
 
 def as_saved_before(enc: Encounter, saved: Encounter | None = None) -> Encounter:
@@ -109,7 +122,7 @@ ENEMIES = "enemies"
 
 @frozen
 class Encounter:
-    name: str
+    name: str = field(metadata=facts(chars=MAX_TITLE))
     system: str  # the id of its rule system (``facility_tui.systems``): "2297", "facility"
     seed: int = 0
     rolls: int = 0  # how many dice rolls have been made: the position of the seeded RNG

@@ -251,11 +251,13 @@ def sided(enc: Encounter, state: str, source: str, offset: int) -> Encounter:
 def check_rules(
     before: Encounter | None, enc: Encounter, state: str, source: str, offset: int
 ) -> None:
-    """Each combatant the edit changed or added, held to what a command could make of it: an
-    initiative from 0 (``init``, ``set WHO init``), a handle from 0, and the rules' own bounds
-    (``RuleSystem.check_combatant``: the same values ``add`` and ``set`` refuse); then the
-    rules' encounter state (``check_state``) if the edit touched it or the combatants."""
+    """Each combatant the edit changed or added, held to what a command could make of it: the
+    bounds its fields and its sheet's declare (``model.fields``: an initiative from 0, a
+    handle from 0), and the rules' own (``RuleSystem.check_combatant``: the same values
+    ``add`` and ``set`` refuse); then the rules' encounter state (``check_state``) if the edit
+    touched it or the combatants."""
     from facility_tui.commands.spec import MAX_VALUE
+    from facility_tui.model.fields import out_of_bounds
 
     if not -1 <= enc.handles <= MAX_VALUE:  # (as a combatant's handle, within MAX_VALUE)
         raise _refusal(
@@ -270,13 +272,7 @@ def check_rules(
     for i, c in enumerate(enc.combatants):
         if old.get(c.id) == c:
             continue
-        found: tuple[str, str] | None
-        if c.initiative < 0:
-            found = ("initiative", f"must be at least 0, got {c.initiative}")
-        elif c.handle < 0:
-            found = ("handle", f"must be from 0 (the next number), got {c.handle}")
-        else:
-            found = rules.check_combatant(enc, c)
+        found = out_of_bounds(c) or rules.check_combatant(enc, c)
         if found is not None:
             raise _refusal(source, state, offset, f"combatants[{i}].{found[0]}", found[1])
     found = rules.check_state(enc)
@@ -296,10 +292,13 @@ def check_edit(
     found: list[tuple[str, str, Any, Any]], enc: Encounter, state: str, source: str, offset: int
 ) -> None:
     """What an edit changed must be what a command could make: numbers within ±MAX_VALUE, text
-    without control characters and within its bounds, and the order naming who is there."""
+    without control characters and within the length its field declares (``model.fields``),
+    dice where it declares dice, and the order naming who is there."""
+    from facility_tui.campaign.folder import is_dice
     from facility_tui.commands.spec import MAX_VALUE
+    from facility_tui.model import fields
     from facility_tui.model.encounter import ENEMIES, PCS
-    from facility_tui.model.text import CONTROL, MAX_NAME, MAX_NOTE, MAX_TITLE, control_in
+    from facility_tui.model.text import CONTROL, control_in
 
     index = {c.name: i for i, c in enumerate(enc.combatants)}
 
@@ -319,6 +318,7 @@ def check_edit(
             items, at = [(path, new)], f"combatants[{index[whose]}]"
         else:
             items, at = [(path, new)], "encounter"
+        owner: object = enc if at == "encounter" else enc.combatants[index[whose]]
         for key, value in items:
             full = f"{at}.{key}"
             if type(value) is int and at != "encounter" and abs(value) > MAX_VALUE:
@@ -326,11 +326,11 @@ def check_edit(
             if isinstance(value, str):
                 if CONTROL.search(value):
                     refuse(full, f"must not hold control characters (it has {control_in(value)})")
-                top = MAX_NOTE
-                if key == "name":
-                    top = MAX_TITLE if at == "encounter" else MAX_NAME
-                if len(value) > top:
-                    refuse(full, f"must be at most {top} characters, got {len(value)}")
+                said = fields.at(owner, key)
+                if len(value) > said.chars:
+                    refuse(full, f"must be at most {said.chars} characters, got {len(value)}")
+                if said.dice and not is_dice(value):
+                    refuse(full, f"must be a whole number or dice like 1d6+3, got {shown(value)}")
     known = {c.id for c in enc.combatants} | {c.side for c in enc.combatants} | {PCS, ENEMIES}
     for slot in enc.order:
         if slot not in known:
