@@ -444,7 +444,7 @@ def state_json(session: Any, *, public: bool = False) -> dict[str, Any]:
         data = {f: encode(getattr(c, f)) for f in fields_of(type(c))}  # all, in their order
         if public and c.notes_hidden:
             data["notes"] = ""
-        data["derived"] = encode(rules.summary(enc, c))
+        data["derived"] = encode(rules.view.summary(enc, c))
         combatants.append(data)
     log = public_log(enc) if public else enc.log
     return {

@@ -39,7 +39,7 @@ def slot_text(enc: Encounter, slot: str | None, public: bool = False) -> str:
     """Whose turn ``slot`` is; for the players, a hidden combatant's turn is a dash."""
     if slot is None or (public and enc.has(slot) and enc.get(slot).hidden):
         return "-"
-    return rules_for(enc.system).slot_name(enc, slot)
+    return rules_for(enc.system).turns.slot_name(enc, slot)
 
 
 def marks(c: Combatant) -> str:
@@ -57,8 +57,8 @@ def render_text(enc: Encounter, log_lines: int = 10) -> str:
     for i, c in enumerate(listed(enc), 1):
         mark = ">" if c.id == enc.current else " "
         i = c.handle if enc.numbered else i  # its number, as the list's # column shows it
-        summary = rules.summary(enc, c)
-        extra = "  ".join(f"{k}={summary[k]}" for k in rules.columns if k in summary)
+        summary = rules.view.summary(enc, c)
+        extra = "  ".join(f"{k}={summary[k]}" for k in rules.view.columns if k in summary)
         line = f"{mark}{i:>2} {c.name:<24} {c.side:<8} init {c.initiative:>3}  {extra}"
         out.append(f"{line}  {marks(c)}".rstrip())
     if enc.log:
@@ -72,7 +72,7 @@ def render_text(enc: Encounter, log_lines: int = 10) -> str:
 
 def public_state(enc: Encounter, c: Combatant) -> Public:
     """The state the players see (the rules' ``public_state``)."""
-    return rules_for(enc.system).public_state(enc, c)
+    return rules_for(enc.system).view.public_state(enc, c)
 
 
 def visible(enc: Encounter) -> list[Combatant]:
@@ -135,7 +135,7 @@ def falls(session: Session, public: bool = False) -> tuple[list[tuple[int, str, 
             known = seen.get(id(c))
             if known is None or known[0] is not c:
                 state = public_state(enc, c)
-                word = state.state if public or not state.fallen else rules.state_word(enc, c)
+                word = state.state if public or not state.fallen else rules.view.state_word(enc, c)
                 known = seen[id(c)] = (c, state, word)
             if known[1].fallen:
                 out[c.id] = known[2]
@@ -166,7 +166,7 @@ def render_markdown(session: Session, *, public: bool = False) -> str:
     )
     out += ["", "## Participants", ""]
     rows = []
-    shows_init = rules.show_initiative or "Init" in rules.columns
+    shows_init = rules.view.show_initiative or "Init" in rules.view.columns
     for c in people:
         note = "" if public and c.notes_hidden else md(c.notes)
         name = md(c.name) + ("" if public or not marks(c) else f" {marks(c)}")
@@ -200,15 +200,15 @@ def render_markdown(session: Session, *, public: bool = False) -> str:
     out += ["", "## Final state", ""]
     # The GM's table: the list's columns but those of the turn, its state in the list's words
     # (conditions are in its columns); the players': their words for the state, and conditions.
-    columns = [] if public else [k for k in rules.columns if k not in (*TURN_COLUMNS, *STATE)]
+    columns = [] if public else [k for k in rules.view.columns if k not in (*TURN_COLUMNS, *STATE)]
     rows = []
     for c in people:
         if public:
             p = public_state(enc, c)
             state = ", ".join([p.state, *p.conditions])
         else:
-            state = rules.state_word(enc, c)
-        summary = rules.summary(enc, c) if columns else {}
+            state = rules.view.state_word(enc, c)
+        summary = rules.view.summary(enc, c) if columns else {}
         rows.append(
             [
                 md(c.name) + ("" if public or not marks(c) else f" {marks(c)}"),
@@ -225,9 +225,9 @@ def initiative_shown(enc: Encounter, c: Combatant) -> str:
     """A combatant's initiative as the list shows it: its own number, or the rules' ``Init``
     column (2297: the initiative of the turn in play, after its penalties)."""
     rules = rules_for(enc.system)
-    if rules.show_initiative:
+    if rules.view.show_initiative:
         return str(c.initiative)
-    return str(rules.summary(enc, c).get("Init", c.initiative))
+    return str(rules.view.summary(enc, c).get("Init", c.initiative))
 
 
 # The list's columns of the turn in play (what is left to spend) mean nothing once the fight is

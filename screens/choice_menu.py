@@ -1,6 +1,6 @@
 """A choice the rules leave open, as a small menu at the foot of the screen (issue 23).
 
-The rules give the choice (``RuleSystem.choices``, ``unblock``): a title, and options that are
+The rules give the choice (``Choices.open``, ``unblock``): a title, and options that are
 command lines. The menu shows one line per option (its key, its label, the line it runs), takes
 an option's key, or enter for the rules' default; escape leaves the choice open (the panes still
 show it). The keys the key bar lists for it act too, as they do on the list: ``n`` ends the turn

@@ -1,5 +1,5 @@
 """The right column: the acting combatant's start-of-turn reminders, then the selected
-combatant's panes as its rules describe them (``RuleSystem.reminders``, ``panes``; drawn by
+combatant's panes as its rules describe them (``View.reminders``, ``panes``; drawn by
 ``panes``).
 
 Its reactives ``encounter`` and ``selected`` follow the screen's. The screen sets ``selected``
@@ -61,8 +61,8 @@ class DetailPane(TextPane):
         lines: list[Text] = []
         if enc.current is not None:
             rules = rules_for(enc.system)
-            title = f"{rules.slot_name(enc, enc.current)}'s turn"
-            lines = reminder_lines(title, rules.reminders(enc), width)
+            title = f"{rules.turns.slot_name(enc, enc.current)}'s turn"
+            lines = reminder_lines(title, rules.view.reminders(enc), width)
         self._reminders = (enc, width, lines)
         return lines
 
@@ -92,11 +92,11 @@ class DetailPane(TextPane):
             return
         c = enc.get(cid)
         # where the table has no Init column, the rules' panes say what initiative means
-        init = f" · init {c.initiative}" if rules.show_initiative else ""
+        init = f" · init {c.initiative}" if rules.view.show_initiative else ""
         lines.append(
             Text.assemble((printable(c.name), "bold"), (f" · {side_label(c.side)}{init}", "dim"))
         )
-        lines += pane_lines(rules.panes(enc, c), width)
+        lines += pane_lines(rules.view.panes(enc, c), width)
         if c.notes:
             lines.append(Text(f"Note: {printable(c.notes)}", style="italic"))
         self.show_lines(lines)

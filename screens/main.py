@@ -2,13 +2,13 @@
 
 The screen holds the state (``encounter``, ``selected``, ``save_state``, ``path``, ``read_only``)
 and keeps the keys and their dispatch; each pane has reactives for the state it shows and renders
-itself from the core's values (``RuleSystem.summary`` / ``panes`` / ``slot_name``) when they
+itself from the core's values (``View.summary`` / ``panes``, ``Turns.slot_name``) when they
 change:
 
 - ``StatusPane`` (``#status``): encounter, save_state, path, read_only;
 - ``OrderList`` (``#order``): encounter; its cursor is the selection;
 - ``DetailPane`` (``#detail``): encounter, selected (the acting combatant's reminders, then the
-  selected one's panes: ``RuleSystem.reminders`` / ``panes``);
+  selected one's panes: ``View.reminders`` / ``panes``);
 - ``LogPane`` (``#log``): encounter (its log).
 
 The screen's watchers hand each value to the panes that show it (``data_bind`` would do the
@@ -414,7 +414,7 @@ class MainScreen(Screen[None]):
         """Give the panes the workspace's state; each renders what changed for it."""
         self.path = self.ws.path  # (compared by value: no render unless another file is shown)
         self.read_only = self.ws.read_only
-        self._choices = rules_for(self.ws.encounter.system).choices(self.ws.encounter)
+        self._choices = rules_for(self.ws.encounter.system).choices.open(self.ws.encounter)
         # The list (rows, cursor), the log, the status line. Then the selection, which the
         # list's cursor may have moved to the acting combatant: the detail pane renders once,
         # for the combatant selected now (so the list's news of its move is not sent).
@@ -455,7 +455,7 @@ class MainScreen(Screen[None]):
             return False
         enc = self.ws.encounter
         rules = rules_for(enc.system)
-        before = rules.choices(enc)
+        before = rules.choices.open(enc)
         try:
             outcome = self.ws.execute(line, prompt=True)
         except NeedRoll as need:  # table dice: the GM types this roll, then the line runs again
@@ -466,7 +466,7 @@ class MainScreen(Screen[None]):
         except CommandError as err:
             self._clear_toasts()  # only the newest refusal matters
             self.notify(str(err), severity="error", timeout=6)
-            unblock = None if self.ws.read_only else rules.unblock(enc, line)
+            unblock = None if self.ws.read_only else rules.choices.unblock(enc, line)
             if unblock is not None:  # (2297: a downgrade gives the action asked for)
                 self.offer(unblock, then=line)
             return False
@@ -495,7 +495,7 @@ class MainScreen(Screen[None]):
         enc = self.ws.encounter
         now = ""
         if enc.phase is Phase.ACTIVE and enc.current is not None:
-            name = rules_for(enc.system).slot_name(enc, enc.current)
+            name = rules_for(enc.system).turns.slot_name(enc, enc.current)
             now = f" Round {enc.round}: {name}'s turn."
         self.notify(f"Passed: {', '.join(passes)}.{now}", timeout=6)
 
@@ -607,7 +607,7 @@ class MainScreen(Screen[None]):
             self.action_start()
         elif enc.phase is Phase.ENDED:
             self.notify("Combat has ended: u undoes, :resume reopens it", severity="warning")
-        elif choices := rules_for(enc.system).open_choices(enc):
+        elif choices := rules_for(enc.system).choices.unsettled(enc):
             self._confirm_next(choices)
         else:
             self.run_line("next")
@@ -968,7 +968,9 @@ class MainScreen(Screen[None]):
             if (cid := self.selected_or_warn()) is not None:  # (the selected: the one acted on)
                 enc = self.ws.encounter
                 source = (
-                    rules_for(enc.system).attack_source(enc, cid) if "{by}" in template else None
+                    rules_for(enc.system).turns.attack_source(enc, cid)
+                    if "{by}" in template
+                    else None
                 )
                 self.query_one(CommandBar).open(*quick.start(enc, cid, source))
         elif "{who}" not in template:

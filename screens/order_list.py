@@ -1,7 +1,7 @@
 """The list pane: the encounter's combatants in turn order, one row each. Its reactive
 ``encounter`` follows the screen's.
 
-Its rows come from the core (``listed`` for the order, ``RuleSystem.summary`` for the columns);
+Its rows come from the core (``listed`` for the order, ``View.summary`` for the columns);
 ``InitiativeList`` draws them and repaints only the rows that changed. A key press (a hit, a turn)
 changes a row or two of 200: when the order and the encounter-wide inputs are the same, an identity
 check per row finds them (the model is immutable) and only those rows get new cells (``set_cells``),
@@ -68,12 +68,12 @@ def row_cells(rules: RuleSystem, enc: Encounter, c: Combatant, i: int, mark: str
     acting = mark == ACTING
     turn = _ACTING_MARK if acting else mark
     number = list_number(enc, c, i)
-    summary = rules.list_row(enc, c)
+    summary = rules.view.list_row(enc, c)
     side = short_side(c.side)
     cells: list[Cell] = [turn, number, name_cell(c.name, c.side, c.hidden, acting), side]
-    if rules.show_initiative:
+    if rules.view.show_initiative:
         cells.append(str(c.initiative))
-    cells += [printable(str(summary.get(col, ""))) for col in rules.columns]
+    cells += [printable(str(summary.get(col, ""))) for col in rules.view.columns]
     return cells
 
 
@@ -100,8 +100,8 @@ def short_forms_help(rules: RuleSystem) -> list[str]:
         "(Cont. Drone 1), then abbreviates whole columns, in this order:",
         "  Sd Side",
     ]
-    for title, (short, words) in rules.short_forms.items():
-        said = rules.short_help.get(title) or ", ".join(f"{s} {w}" for w, s in words.items())
+    for title, (short, words) in rules.view.short_forms.items():
+        said = rules.view.short_help.get(title) or ", ".join(f"{s} {w}" for w, s in words.items())
         lines.append(f"  {short} {title}" + (f": {said}" if said else ""))
     return lines
 
@@ -142,12 +142,12 @@ class OrderList(InitiativeList):
         self._listings: list[tuple[tuple[object, ...], list[Combatant], list[str], list[Row]]] = []
 
     def abbreviate(self, column: int, cell: Cell) -> Cell:
-        """A rules' column in its short form (``RuleSystem.short_forms``)."""
+        """A rules' column in its short form (``View.short_forms``)."""
         title = self.columns[column].title
         rules = self._rules
-        if rules is None or not isinstance(cell, str) or title not in rules.short_forms:
+        if rules is None or not isinstance(cell, str) or title not in rules.view.short_forms:
             return cell
-        return rules.abbreviate(title, cell)
+        return rules.view.abbreviate(title, cell)
 
     def reset(self) -> None:
         """The next encounter is another fight (opened, new, reloaded), not a step of this one:
@@ -164,18 +164,18 @@ class OrderList(InitiativeList):
         rules = rules_for(enc.system)
         selected = self.cursor_key
         columns = list(BASE_COLUMNS)
-        if rules.show_initiative:
+        if rules.view.show_initiative:
             columns.append(Column("Init"))
-        for k, title in enumerate(rules.columns):
+        for k, title in enumerate(rules.view.columns):
             role = Role.KEEP if k < ESSENTIAL else Role.EXTRA
-            if title in rules.cut_columns:
+            if title in rules.view.cut_columns:
                 role = Role.CUT
-            words = rules.column_words.get(title, ())
+            words = rules.view.column_words.get(title, ())
             least = (
                 max((cell_len(w) for w in words), default=0),
-                max((cell_len(rules.abbreviate(title, w)) for w in words), default=0),
+                max((cell_len(rules.view.abbreviate(title, w)) for w in words), default=0),
             )
-            short = rules.short_forms.get(title, ("", {}))[0]
+            short = rules.view.short_forms.get(title, ("", {}))[0]
             columns.append(Column(title, role, short, least))
         titles = [c.title for c in columns]
         if rules is not self._rules:
@@ -183,7 +183,7 @@ class OrderList(InitiativeList):
         self._rules = rules
         self.abbreviated = (
             titles.index("Side"),
-            *(titles.index(t) for t in rules.short_forms if t in titles),
+            *(titles.index(t) for t in rules.view.short_forms if t in titles),
         )
         listing = listed(enc)
         # What a row's cells are made of besides the combatant itself: ``summary(enc, c)`` reads

@@ -175,7 +175,7 @@ def rows_text(enc: Encounter, height: int = 0, width: int = 0) -> Text:
     people = visible(enc)
     acting = enc.current
     states = [public_state(enc, c) for c in people]
-    words = [*rules_for(enc.system).public_words, *(p.state for p in states)]
+    words = [*rules_for(enc.system).view.public_words, *(p.state for p in states)]
     name_cells, side_cells, letters = columns_for(width, map(printable, words))
     room = width - len("▶ ") - name_cells - 1 - side_cells - 1 if width else None
     notes = [

@@ -112,7 +112,7 @@ class StatusPane(TextPane):
             turn = Text.assemble(
                 (f"Round {enc.round}", "bold"),
                 " · turn: ",
-                (printable(rules.slot_name(enc, enc.current)), "bold green"),
+                (printable(rules.turns.slot_name(enc, enc.current)), "bold green"),
                 " · next: ",
             )
             turn.append(printable(ahead_text(enc, rules, self.size.width - turn.cell_len)))

@@ -89,4 +89,4 @@ def derived(session: Session, cid: str) -> dict[str, object]:
     from facility_tui.systems import rules_for
 
     enc = session.encounter
-    return rules_for(enc.system).summary(enc, enc.get(cid))
+    return rules_for(enc.system).view.summary(enc, enc.get(cid))

@@ -500,9 +500,12 @@ def test_A9_stim_patch_and_pending_grit_check(session: Session) -> None:
     first, second = sheet(session, "a").patches
     assert (first.rating, first.fatigue, first.others, first.tn) == (2, "2d6+4", 1, 27)
     assert (second.rating, second.fatigue, second.others, second.tn) == (1, "2d6+2", 0, 21)
-    assert rules_for(session.encounter.system).details(
-        session.encounter, session.encounter.get("a")
-    )
+    said = {
+        r.label: r.text
+        for p in rules_for("2297").view.panes(session.encounter, session.encounter.get("a"))
+        for r in p.rows
+    }
+    assert said[f"Stim {first.id}"].startswith("R2: Grit TN 27 due round")
     before = sheet(session, "a").fatigue
     run(session, f"grit a 40 patch={first.id}")  # TN 27: passes, half of 2d6+4
     gained = sheet(session, "a").fatigue - before

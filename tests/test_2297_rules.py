@@ -7,12 +7,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from facility_tui.systems.base import RuleError
 from facility_tui.systems.r2297.rules import (
     BANDS,
     Armor,
     DamageType,
     Level,
-    RuleError,
     Tired,
     add_dice,
     attack_pool,

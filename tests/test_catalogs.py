@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from facility_tui.systems.facility import core
+from facility_tui.systems.facility import rules
 
 FIXTURE = Path(__file__).parent / "fixtures" / "catalog_constants.json"
 
@@ -16,7 +16,7 @@ FIXTURE = Path(__file__).parent / "fixtures" / "catalog_constants.json"
 def _figures() -> dict[str, Any]:
     """The Facility figures as the rules code sees them, in plain data."""
 
-    def ppe(p: core.PPEItem) -> dict[str, Any]:
+    def ppe(p: rules.PPEItem) -> dict[str, Any]:
         return {
             "number": p.number,
             "name": p.name,
@@ -29,15 +29,15 @@ def _figures() -> dict[str, Any]:
             "notes": p.notes,
         }
 
-    def wpn(w: core.Weapon) -> dict[str, Any]:
+    def wpn(w: rules.Weapon) -> dict[str, Any]:
         fields = ("key", "name", "count", "sides", "flat", "crit_count", "crit_sides")
         return {f: getattr(w, f) for f in (*fields, "gun", "consumable", "notes")}
 
-    def job(k: str, j: core.Job) -> dict[str, Any]:
+    def job(k: str, j: rules.Job) -> dict[str, Any]:
         return {
             "key": k,
             "name": j.name,
-            "saves": [getattr(j.saves, s) for s in core.SAVES],
+            "saves": [getattr(j.saves, s) for s in rules.SAVES],
             "expertise": list(j.expertise),
             "ppe": list(j.ppe),
             "parts": j.parts,
@@ -46,12 +46,12 @@ def _figures() -> dict[str, Any]:
         }
 
     return {
-        "ppe": [ppe(p) for p in core.PPE_CATALOG],
-        "weapons": [wpn(w) for w in core.WEAPONS.values()],
-        "weapon_words": dict(sorted(core._WEAPON_WORDS.items())),
-        "jobs": [job(k, j) for k, j in core.JOBS.items()],
-        "job_words": dict(sorted(core._JOB_WORDS.items())),
-        "competence": {str(t): core.competence(t) for t in range(3, 19)},
+        "ppe": [ppe(p) for p in rules.PPE_CATALOG],
+        "weapons": [wpn(w) for w in rules.WEAPONS.values()],
+        "weapon_words": dict(sorted(rules._WEAPON_WORDS.items())),
+        "jobs": [job(k, j) for k, j in rules.JOBS.items()],
+        "job_words": dict(sorted(rules._JOB_WORDS.items())),
+        "competence": {str(t): rules.competence(t) for t in range(3, 19)},
     }
 
 
@@ -85,7 +85,7 @@ def test_F11_storage_items_give_their_pockets_slots_and_bulk() -> None:
 
 
 def test_F8_the_rifle_is_bulky_the_pistol_is_not() -> None:
-    assert core.WEAPONS["rifle"].bulky and not core.WEAPONS["pistol"].bulky
+    assert rules.WEAPONS["rifle"].bulky and not rules.WEAPONS["pistol"].bulky
 
 
 def test_A1_chapter_7_weapons_armor_and_chapter_6_cover_by_name() -> None:
@@ -222,8 +222,8 @@ def test_hand_written_mistakes_are_each_refused_with_their_line(text: str, messa
 
 # -- a campaign's entries in commands, and their replay -------------------------------------------
 
-from facility_tui.systems.facility.core import save_value, weapon_of  # noqa: E402
-from facility_tui.systems.facility.state import sheet_of  # noqa: E402
+from facility_tui.systems.facility.engine import sheet_of  # noqa: E402
+from facility_tui.systems.facility.rules import save_value, weapon_of  # noqa: E402
 from facility_tui.workspace import Workspace  # noqa: E402
 
 GEAR = """\
@@ -458,8 +458,9 @@ def test_every_package_of_the_rule_systems_and_its_catalogs_go_in_the_wheel() ->
 
 
 def test_a_hand_edited_entry_in_a_save_is_refused_with_its_key() -> None:
-    from facility_tui.systems.facility.checks import sheet_problem
-    from facility_tui.systems.facility.core import FacilitySheet, Piece
+    from facility_tui.systems.facility.rules import Piece
+    from facility_tui.systems.facility.sheet import FacilitySheet
+    from facility_tui.systems.facility.validation import sheet_problem
 
     visor = {"name": "Visor", "rating": 2, "covers": ["weapons"]}
     good = FacilitySheet(ppe=(Piece("Visor", 1, visor),))
@@ -542,8 +543,8 @@ def test_F11_storage_items_carried_give_their_pockets_and_slots() -> None:
     """F11: 2 pockets and 6 slots; a Fanny Pack adds 2 pockets, a Messenger Bag 2 slots and 1
     pocket, a Toolbox 3 slots and is Bulky; Coveralls' 6 pockets replace normal clothing's 2;
     a line ending with the item's name counts ("orange coveralls"); other things add nothing."""
-    from facility_tui.systems.facility.core import FacilitySheet
-    from facility_tui.systems.facility.system import room
+    from facility_tui.systems.facility.sheet import FacilitySheet
+    from facility_tui.systems.facility.view import room
 
     def carrying(*items: str) -> str:
         return room(FacilitySheet(items=items))
@@ -579,8 +580,8 @@ def test_F12_a_campaign_job_is_given_by_name_and_kept_with_its_step(tmp_path: Pa
     its own PPE from the campaign too, clearance, uniform); the step keeps what it read, so
     the fight reloads the same after the catalog changes; the save's job name is not refused."""
     from facility_tui import store
-    from facility_tui.systems.facility.core import stat_of
-    from facility_tui.systems.facility.system import room
+    from facility_tui.systems.facility.rules import stat_of
+    from facility_tui.systems.facility.view import room
 
     _write(tmp_path, "guards.toml", JOBS_TOML)
     ws = _fresh(tmp_path, "facility")

@@ -99,7 +99,7 @@ def main_of(app: FacilityApp) -> MainScreen:
 
 def open_choices(app: FacilityApp) -> tuple[Choice, ...]:
     enc = app.workspace.encounter
-    return rules_for(enc.system).choices(enc)
+    return rules_for(enc.system).choices.open(enc)
 
 
 def undo_lines(app: FacilityApp) -> list[str]:

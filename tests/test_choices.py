@@ -14,8 +14,8 @@ from facility_tui.commands.session import Session
 from facility_tui.model.view import Choice
 from facility_tui.store import blank
 from facility_tui.systems import rules_for
-from facility_tui.systems.facility.core import FacilitySheet
-from facility_tui.systems.facility.state import Step, pending_of
+from facility_tui.systems.facility.engine import pending_of
+from facility_tui.systems.facility.sheet import FacilitySheet, Step
 from facility_tui.systems.r2297.choices import downgrade_choice
 from facility_tui.systems.r2297.sheet import Sheet2297
 from tests.conftest import sheet_as
@@ -29,7 +29,7 @@ def play(seed: int, *lines: str) -> Session:
 
 
 def choices(s: Session) -> tuple[Choice, ...]:
-    return rules_for(s.encounter.system).choices(s.encounter)
+    return rules_for(s.encounter.system).choices.open(s.encounter)
 
 
 def well_formed(s: Session, choice: Choice) -> None:
@@ -124,8 +124,8 @@ def test_F5_a_failed_save_offers_each_covering_piece_or_suffer_by_default() -> N
     )
     # the panes' reminder and n's question read the same list
     rules = rules_for("facility")
-    assert rules.open_choices(s.encounter) == [choice.title] and not choice.lapses
-    assert [d.text for d in rules.reminders(s.encounter)] == [choice.title]
+    assert rules.choices.unsettled(s.encounter) == [choice.title] and not choice.lapses
+    assert [d.text for d in rules.view.reminders(s.encounter)] == [choice.title]
 
 
 def test_F8_a_failed_critical_leaves_the_partials_backlash_open_until_harmed() -> None:
@@ -207,8 +207,8 @@ def test_A7_edge_is_offered_for_an_injury_just_taken_not_spending_it_the_default
     assert choice.default.line == "soak a 1 no"
     settles(s, choice, {"e": "soak a 1", "t": "soak a 1 no"})
     rules = rules_for("2297")
-    assert choice.title in [d.text for d in rules.reminders(s.encounter)]
-    assert choice.lapses and rules.open_choices(s.encounter) == []  # n ends the turn: declined
+    assert choice.title in [d.text for d in rules.view.reminders(s.encounter)]
+    assert choice.lapses and rules.choices.unsettled(s.encounter) == []  # n ends the turn: declined
 
 
 def test_A7_declining_keeps_edge_and_the_injury_and_soak_still_works_after() -> None:
@@ -279,11 +279,11 @@ def test_A4_a_refused_action_names_the_downgrade_and_the_rules_give_its_choice()
         s.execute("minor")
     rules = rules_for("2297")
     for line in ("minor", "mi", "minor a reloads"):
-        assert rules.unblock(s.encounter, line) == downgrade_choice(s.encounter, "minor")
-    assert rules.unblock(s.encounter, "major") is None  # a Major is left
-    assert rules.unblock(s.encounter, "hit a 3") is None
-    assert rules.unblock(s.encounter, "'unclosed") is None
-    assert rules_for("facility").unblock(s.encounter, "minor") is None
+        assert rules.choices.unblock(s.encounter, line) == downgrade_choice(s.encounter, "minor")
+    assert rules.choices.unblock(s.encounter, "major") is None  # a Major is left
+    assert rules.choices.unblock(s.encounter, "hit a 3") is None
+    assert rules.choices.unblock(s.encounter, "'unclosed") is None
+    assert rules_for("facility").choices.unblock(s.encounter, "minor") is None
 
 
 def test_F8_the_backlash_stays_owed_when_the_enemy_is_removed() -> None:
@@ -307,15 +307,18 @@ def test_attack_source_is_the_acting_combatant_or_the_acting_sides_next_attacker
 
     duel = built(["new 2297 D seed=1", "add A side=pc init=20", "add B init=10"])
     rules = rules_for("2297")
-    assert rules.attack_source(duel, "b") is None  # setup
+    assert rules.turns.attack_source(duel, "b") is None  # setup
     duel = run(duel, "start").encounter
-    assert (rules.attack_source(duel, "b"), rules.attack_source(duel, "a")) == ("a", None)
+    assert (rules.turns.attack_source(duel, "b"), rules.turns.attack_source(duel, "a")) == (
+        "a",
+        None,
+    )
 
     raid = built(["new facility R seed=1", "add Ana side=pc", "add Drone", "add Crawler"])
     rules = rules_for("facility")
-    assert rules.attack_source(raid, "ana") is None
+    assert rules.turns.attack_source(raid, "ana") is None
     raid = run(raid, "start first=enemy").encounter
-    assert rules.attack_source(raid, "ana") == "drone"
+    assert rules.turns.attack_source(raid, "ana") == "drone"
     raid = run(raid, "harm ana 1 weapons by=drone save=pass").encounter
-    assert rules.attack_source(raid, "ana") == "crawler"
-    assert rules.attack_source(raid, "crawler") is None  # the only one left is the target
+    assert rules.turns.attack_source(raid, "ana") == "crawler"
+    assert rules.turns.attack_source(raid, "crawler") is None  # the only one left is the target

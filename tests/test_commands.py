@@ -132,10 +132,10 @@ def test_counts_of_one_are_said_in_the_singular() -> None:
                 said.append(str(err))
             enc = s.encounter
             rules = rules_for(enc.system)
-            said.extend(d.text for d in rules.reminders(enc))
+            said.extend(d.text for d in rules.view.reminders(enc))
             for c in enc.combatants:
                 said.extend(
-                    r.text for p in rules.panes(enc, c) for r in p.rows if hasattr(r, "text")
+                    r.text for p in rules.view.panes(enc, c) for r in p.rows if hasattr(r, "text")
                 )
         said.extend(e.text for e in s.encounter.log)
         return s

@@ -1,4 +1,4 @@
-"""Unit tests of the pure Facility rules (systems/facility/core.py), named after rule ids
+"""Unit tests of the pure Facility rules (systems/facility/rules.py), named after rule ids
 (docs/rules.md)."""
 
 from __future__ import annotations
@@ -8,14 +8,13 @@ from attrs import evolve
 from hypothesis import given
 from hypothesis import strategies as st
 
-from facility_tui.systems.facility.core import (
+from facility_tui.systems.base import RuleError
+from facility_tui.systems.facility.rules import (
     PPE_CATALOG,
     STATS,
     WEAPONS,
     Condition,
-    FacilitySheet,
     Piece,
-    RuleError,
     Saves,
     Stat,
     ablate,
@@ -42,6 +41,7 @@ from facility_tui.systems.facility.core import (
     with_stat,
     wound_impaired,
 )
+from facility_tui.systems.facility.sheet import FacilitySheet
 
 
 def sheet(**bonuses: int) -> FacilitySheet:

@@ -14,14 +14,9 @@ from facility_tui.commands.grammar import CommandError
 from facility_tui.commands.session import Session
 from facility_tui.model.encounter import Kind
 from facility_tui.store import blank
-from facility_tui.systems.facility.core import (
-    FacilitySheet,
-    Piece,
-    impaired,
-    impaired_count,
-    save_value,
-)
-from facility_tui.systems.facility.state import pending_of
+from facility_tui.systems.facility.engine import pending_of
+from facility_tui.systems.facility.rules import Piece, impaired, impaired_count, save_value
+from facility_tui.systems.facility.sheet import FacilitySheet
 from tests.conftest import by_id, run, sheet_as, show_json
 
 

@@ -19,20 +19,21 @@ from facility_tui.commands import dispatch
 from facility_tui.commands.grammar import CommandError
 from facility_tui.commands.session import Session
 from facility_tui.model.encounter import ENEMIES, PCS, Kind, Phase
+from facility_tui.model.view import Boxes
 from facility_tui.store import blank
 from facility_tui.systems import rules_for
-from facility_tui.systems.facility.core import (
+from facility_tui.systems.facility.engine import pending_of, state_of
+from facility_tui.systems.facility.rules import (
     SAVES,
     STAT_NAMES,
     STATS,
     Condition,
-    FacilitySheet,
     condition,
     save_key,
     save_value,
     stat_key,
 )
-from facility_tui.systems.facility.state import FacilityState, Step, pending_of, state_of
+from facility_tui.systems.facility.sheet import FacilitySheet, FacilityState, Step
 from tests.conftest import run, sheet_as
 
 PARTY = (
@@ -158,8 +159,8 @@ def test_F7_roller_skips_impaired_insight_and_helpers_need_insight() -> None:
 def test_F7_marks_reset_when_the_side_turn_starts() -> None:
     s = fresh("start d20=20", "strike ana grunt d20=3", "miss ana", "mark bo other")
     rules = rules_for("facility")
-    assert rules.summary(s.encounter, s.encounter.get("ana"))["Marks"] == "oth"
-    assert rules.summary(s.encounter, s.encounter.get("bo"))["Marks"] == "atk"
+    assert rules.view.summary(s.encounter, s.encounter.get("ana"))["Marks"] == "oth"
+    assert rules.view.summary(s.encounter, s.encounter.get("bo"))["Marks"] == "atk"
     run(s, "next", "next")
     assert sheet(s, "ana").attack_used is False and sheet(s, "bo").other_used is False
 
@@ -367,13 +368,13 @@ def test_F8_a_miss_left_open_stands_when_its_sides_turn_ends() -> None:
     s = fresh("start d20=20", "sheet bo weapon=grenade", "strike bo brute d20=2")
     rules = rules_for(s.encounter.system)
     assert pending_of(s.encounter, "bo").step is Step.MISS
-    assert rules.open_choices(s.encounter) == []  # (it lapses: n need not ask)
+    assert rules.choices.unsettled(s.encounter) == []  # (it lapses: n need not ask)
     run(s, "next")
-    assert pending_of(s.encounter, "bo") is None and rules.choices(s.encounter) == ()
+    assert pending_of(s.encounter, "bo") is None and rules.choices.open(s.encounter) == ()
     assert "Bo's attack misses (the turn ended)" in log(s)
     assert sheet(s, "bo").weapons == ()  # thrown: used up, as `miss bo` would say
     s = fresh("start d20=20", "strike ana grunt d20=20")
-    assert rules.open_choices(s.encounter) == ["Ana: hit: deal or crit"]
+    assert rules.choices.unsettled(s.encounter) == ["Ana: hit: deal or crit"]
     run(s, "next")
     assert pending_of(s.encounter, "ana").step is Step.HIT
 
@@ -384,7 +385,7 @@ def test_F3_F4_every_save_and_stat_the_panes_show_reads_as_typed() -> None:
     does any start of a save's or stat's name that only it has (`contam`, `explo`, `scie`)."""
     s = fresh()
     enc = s.encounter
-    panes = rules_for(enc.system).panes(enc, enc.get("ana"))
+    panes = rules_for(enc.system).view.panes(enc, enc.get("ana"))
     rows = [row for pane in panes for row in pane.rows]
     saves_row = next(r for r in rows if getattr(r, "label", "") == "Saves")
     shown_saves = re.findall(r"([A-Z][a-z]+) [+-]\d", saves_row.text)
@@ -441,11 +442,11 @@ def test_F9_break_tend_shift_and_scar() -> None:
 def test_F10_full_simple_track_is_out_then_gm_marks_the_fate() -> None:
     s = fresh("start d20=20", "wound grunt 12")
     assert "Grunt is out of the fight" in log(s)
-    summary = rules_for("facility").summary(s.encounter, s.encounter.get("grunt"))
+    summary = rules_for("facility").view.summary(s.encounter, s.encounter.get("grunt"))
     assert summary["Status"] == "out" and summary["Wounds"] == "12/12"
     run(s, "fate grunt surrendered")
     assert condition(sheet(s, "grunt")) is Condition.SURRENDERED
-    summary = rules_for("facility").summary(s.encounter, s.encounter.get("grunt"))
+    summary = rules_for("facility").view.summary(s.encounter, s.encounter.get("grunt"))
     assert summary["Status"] == "out: surrendered"  # who is out, and why, in words
     refused(s, "fate grunt sleepy", "fate takes")
 
@@ -537,15 +538,17 @@ def test_state_survives_a_save_and_load_through_the_cli(
     assert "at least 1" in capsys.readouterr().err
 
 
-def test_details_show_tracks_saves_and_ppe() -> None:
+def test_panes_show_tracks_saves_and_ppe() -> None:
     s = fresh("wound ana 2 phy", "harm ana 1 contaminants d20=1", "ablate ana")
-    rules = rules_for("facility")
-    lines = {d.label: d.text for d in rules.details(s.encounter, s.encounter.get("ana"))}
-    assert "■■□□ 2/4" in lines["Physique"]
-    assert "Expertise" in lines["Insight"]
-    assert "Weapons +0" in lines["Saves"]
-    ppe = [d.text for d in rules.details(s.encounter, s.encounter.get("ana")) if d.label == "PPE"]
-    assert any("Respirator 1/2 marks" in v for v in ppe)
+    panes = rules_for("facility").view.panes(s.encounter, s.encounter.get("ana"))
+    rows = {p.title: {r.label: r for r in p.rows} for p in panes}
+    phy = next(r for label, r in rows["Wounds"].items() if label.startswith("Phy"))
+    assert isinstance(phy, Boxes) and (phy.full, phy.empty) == (2, 2) and phy.text == "2/4"
+    ins = next(r for label, r in rows["Wounds"].items() if label.startswith("Ins"))
+    assert "Exp" in ins.text
+    saves = rows["Saves and PPE"]
+    assert "Weap +0" in saves["Saves"].text
+    assert saves["Respirator"].text.startswith("1/2 marks")
 
 
 def test_old_stub_state_still_loads() -> None:

@@ -9,9 +9,9 @@ from attrs import evolve
 
 from facility_tui import store
 from facility_tui.commands.session import Session
-from facility_tui.systems.facility.core import FacilitySheet
 from facility_tui.systems.facility.demo import DEMO_FACILITY
-from facility_tui.systems.facility.state import Step, pending_of, set_pending, state_of
+from facility_tui.systems.facility.engine import pending_of, set_pending, state_of
+from facility_tui.systems.facility.sheet import FacilitySheet, Step
 from tests.conftest import run, sheet_as
 
 DALE = "dale-maintenance"

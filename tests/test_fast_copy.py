@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from facility_tui.model.encounter import Combatant, Encounter, LogEntry, Phase, evolve
-from facility_tui.systems.facility.core import FacilitySheet
+from facility_tui.systems.facility.sheet import FacilitySheet
 from facility_tui.systems.r2297.sheet import Effect, EKind, Injury, Sheet2297
 
 CLASSES = (Encounter, Combatant, LogEntry, Sheet2297, Effect, Injury, FacilitySheet)

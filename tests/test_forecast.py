@@ -264,12 +264,12 @@ def test_one_out_ends_said_out_whole_in_its_column(lines: tuple[str, ...], word:
     enc = build(*lines)
     rules = rules_for(enc.system)
     for c in forecast.roster(enc):
-        end = rules.end_word(enc, c)
+        end = rules.tactics.end_word(enc, c)
         assert len(end) <= forecast.END_WORD
-        if rules.fallen(enc, c):
+        if rules.tactics.fallen(enc, c):
             assert end == word, (c.id, end)
         else:
-            assert end == rules.state_word(enc, c)  # (standing: the list's word itself)
+            assert end == rules.view.state_word(enc, c)  # (standing: the list's word itself)
 
 
 def test_the_usual_end_reads_as_the_down_or_out_share_does() -> None:
@@ -332,7 +332,7 @@ def test_a_long_fights_histogram_takes_a_line_of_its_own() -> None:
 
 def test_a_save_with_a_choice_left_open_forecasts() -> None:
     enc = build(*DUEL_FACILITY, "start dice=15", "strike ann bob d20=15")
-    assert rules_for("facility").choices(enc)  # deal or crit, waiting
+    assert rules_for("facility").choices.open(enc)  # deal or crit, waiting
     tally = forecast.forecast(enc, 10, seed=1, processes=1)
     assert tally.wins[PCS] == 10  # dealt: Bob's track of 1 is full at once
     assert tally.first["bob"] == 10
@@ -340,7 +340,7 @@ def test_a_save_with_a_choice_left_open_forecasts() -> None:
 
 def test_a_fight_already_won_forecasts_100_percent() -> None:
     enc = build(*DUEL_2297, "start", "hit bob 40")
-    assert rules_for("2297").fallen(enc, enc.get("bob")) == "dying"
+    assert rules_for("2297").tactics.fallen(enc, enc.get("bob")) == "dying"
     tally = forecast.forecast(enc, 20, seed=1, processes=1)
     assert tally.wins[PCS] == 20
     assert forecast.pct(tally.wins[PCS], 20).startswith("100 %")

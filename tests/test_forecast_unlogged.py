@@ -61,7 +61,7 @@ def test_an_unlogged_play_runs_as_a_logged_one(system: str, seed: int, words: st
     start = DEMOS[system]
     plays = {}
     play = parse_play(words) if words else None
-    if play is not None and not rules_for(system).check_play(play):
+    if play is not None and not rules_for(system).tactics.check_play(play):
         plays[forecast.roster(start)[0].id] = play
     with pytest.MonkeyPatch.context() as mp:
         quiet, quiet_outcome, quiet_lines = steps(mp, start, seed, plays)

@@ -432,7 +432,7 @@ def test_what_the_commands_make_passes_the_checks_of_a_hand_edit(
         )
         with contextlib.suppress(CommandError):
             s.execute(line)
-        assert rules.check_state(s.encounter) is None, line
+        assert rules.validation.check_state(s.encounter) is None, line
         for c in s.encounter.combatants:
-            assert rules.check_combatant(s.encounter, c) is None, (line, c.name)
+            assert rules.validation.check_combatant(s.encounter, c) is None, (line, c.name)
             assert c.side in (PCS, ENEMIES)

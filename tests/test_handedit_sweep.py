@@ -113,13 +113,13 @@ def check(system: str, what: str, text: str) -> str:
     render_text(enc)
     state_json(session)
     state_json(session, public=True)
-    rules.reminders(enc)
+    rules.view.reminders(enc)
     for c in listed(enc):
         assert c.side in (PCS, ENEMIES), (what, c.side)
-        assert rules.check_combatant(enc, c) is None, (what, c.name)
-        rules.summary(enc, c)
-        rules.public_state(enc, c)
-        rules.panes(enc, c)
+        assert rules.validation.check_combatant(enc, c) is None, (what, c.name)
+        rules.view.summary(enc, c)
+        rules.view.public_state(enc, c)
+        rules.view.panes(enc, c)
     assert store.loads(store.dumps(session)).encounter == enc, what  # save -> load
     edited = enc
     hits = [f"hit {c.id} 12" for c in enc.combatants[:3]]
@@ -127,7 +127,7 @@ def check(system: str, what: str, text: str) -> str:
         with contextlib.suppress(CommandError):
             session.execute(line) if line != "undo" else session.undo()
         for c in listed(session.encounter):
-            rules.panes(session.encounter, c)
+            rules.view.panes(session.encounter, c)
     while session.undo_steps and session.encounter != edited:
         session.undo()
     assert session.encounter == edited, what

@@ -128,13 +128,13 @@ def test_A4_the_actions_cell_says_what_is_left_in_all() -> None:
         "start",
         "set a injury serious effects=no",
     )
-    cell = rules.summary(s.encounter, s.encounter.get("a"))["Actions"]
+    cell = rules.view.summary(s.encounter, s.encounter.get("a"))["Actions"]
     assert cell == "1 act -"
     s.execute("major")
-    assert rules.summary(s.encounter, s.encounter.get("a"))["Actions"] == "done -"
+    assert rules.view.summary(s.encounter, s.encounter.get("a"))["Actions"] == "done -"
     s.execute("next")
-    assert rules.summary(s.encounter, s.encounter.get("a"))["Actions"] == "done -"
-    b = rules.summary(s.encounter, s.encounter.get("b"))["Actions"]
+    assert rules.view.summary(s.encounter, s.encounter.get("a"))["Actions"] == "done -"
+    b = rules.view.summary(s.encounter, s.encounter.get("b"))["Actions"]
     assert b == "1/1/0 R"
 
 

@@ -193,18 +193,18 @@ def state_words_whole(app: FacilityApp) -> None:
     table, enc = screen.table, app.workspace.encounter
     rules = rules_for(enc.system)
     lay = table._layout_now
-    essential = rules.columns[:ESSENTIAL]
+    essential = rules.view.columns[:ESSENTIAL]
     lines = list_text(app)
     names = []
     for i, (key, _) in enumerate(table.rows):
-        summary = rules.summary(enc, enc.get(key))
+        summary = rules.view.summary(enc, enc.get(key))
         line = lines[i + 1]
         x = PAD
         for j, column in enumerate(table.columns):
             width = lay.widths[j]
             if column.title in essential:
                 value = str(summary[column.title])
-                shown = rules.abbreviate(column.title, value) if j in lay.short else value
+                shown = rules.view.abbreviate(column.title, value) if j in lay.short else value
                 assert width and line[x : x + width].rstrip() == shown, (column, line, lay)
             if column.role is Role.NAME:
                 names.append(line[x : x + width].rstrip())

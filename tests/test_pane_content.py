@@ -38,7 +38,7 @@ def play(*lines: str) -> Session:
 
 def panes(s: Session, cid: str) -> dict[str, Pane]:
     enc = s.encounter
-    return {p.title.split(" · ")[0]: p for p in rules_for(enc.system).panes(enc, enc.get(cid))}
+    return {p.title.split(" · ")[0]: p for p in rules_for(enc.system).view.panes(enc, enc.get(cid))}
 
 
 def row(pane: Pane, label: str) -> Row:
@@ -150,23 +150,23 @@ def test_C2_reminders_of_a_bleeding_combatant_at_its_turn_start() -> None:
     with the rounds it has left; a death countdown is said too."""
     s = play(*DUEL, "start", "hit a 11 through dice=3,4,4", "next")
     rules = rules_for("2297")
-    assert rules.reminders(s.encounter) == []  # B's turn: nothing to remind
+    assert rules.view.reminders(s.encounter) == []  # B's turn: nothing to remind
     s.execute("next")
     assert s.encounter.current == "a"
-    (bleed,) = rules.reminders(s.encounter)
+    (bleed,) = rules.view.reminders(s.encounter)
     assert bleed.text == "A bleeds 1 (Serious injury, 4 more rounds) at the start of this turn"
     assert bleed.tone is Tone.BAD
     s.execute("hit b 40 through dice=3")  # twice B's Health: dying, 1d6+1 = 4 rounds
     assert s.encounter.current == "a"
     dying = Detail("Dying", "B dies in 4 rounds unless stabilized", Tone.BAD)
-    assert dying in rules.reminders(s.encounter)  # (B's own turns pass by themselves)
+    assert dying in rules.view.reminders(s.encounter)  # (B's own turns pass by themselves)
 
 
 def test_C2_disadvantage_ending_this_turn_is_a_reminder() -> None:
     """A Light injury: Disadvantage on the next turn only; that turn says it ends then."""
     s = play(*DUEL, "start", "next", "hit a 4 through dice=1", "next")
     assert s.encounter.current == "a"
-    texts = [d.text for d in rules_for("2297").reminders(s.encounter)]
+    texts = [d.text for d in rules_for("2297").view.reminders(s.encounter)]
     assert "A's ends at the end of this turn" in texts
 
 
@@ -205,11 +205,11 @@ def test_F5_a_pending_ablate_or_suffer_shows_until_settled() -> None:
     s = play(*PARTY, "start first=pc", "harm ana 1 contaminants d20=1")
     pending = panes(s, "ana")["Pending"]
     assert "ablate ana (Respirator) or suffer ana" in said(pending, "Harm")
-    reminders = rules_for("facility").reminders(s.encounter)
+    reminders = rules_for("facility").view.reminders(s.encounter)
     assert any(d.text == "Ana: 1 contaminants wound, ablate or suffer" for d in reminders)
     s.execute("suffer ana")
     assert "Pending" not in panes(s, "ana")
-    assert not any("ablate" in d.text for d in rules_for("facility").reminders(s.encounter))
+    assert not any("ablate" in d.text for d in rules_for("facility").view.reminders(s.encounter))
 
 
 def test_F7_marks_as_boxes() -> None:
@@ -331,13 +331,13 @@ def _drawn(s: Session) -> None:
     enc = s.encounter
     rules = rules_for(enc.system)
     names = tuple(c.name for c in enc.combatants)
-    for reminder in rules.reminders(enc):  # under the acting one's turn: each says whose it is
+    for reminder in rules.view.reminders(enc):  # under the acting one's turn: each says whose it is
         assert reminder.text.startswith(names), reminder
     for width in (20, 36, 57):
-        drawn = reminder_lines("turn", rules.reminders(enc), width)
+        drawn = reminder_lines("turn", rules.view.reminders(enc), width)
         assert all(len(line.plain) <= width for line in drawn[1:])
         for c in enc.combatants:
-            assert pane_lines(rules.panes(enc, c), width)
+            assert pane_lines(rules.view.panes(enc, c), width)
 
 
 def test_every_combatant_has_panes_at_every_step_of_the_demo_fights() -> None:
@@ -443,9 +443,9 @@ def test_A3_an_initiative_not_yet_rolled_reads_as_such_not_as_0() -> None:
         s.execute(line)
     rules = rules_for("2297")
     enc = s.encounter
-    assert rules.list_row(enc, enc.get("thug"))["Init"] == "?"
-    assert rules.list_row(enc, enc.get("a"))["Init"] == "9"
+    assert rules.view.list_row(enc, enc.get("thug"))["Init"] == "?"
+    assert rules.view.list_row(enc, enc.get("a"))["Init"] == "9"
     assert panes(s, "thug")["Actions"].title.endswith("rolled when its round starts")
     s.execute("start")
     enc = s.encounter
-    assert rules.list_row(enc, enc.get("thug"))["Init"] == str(enc.get("thug").initiative)
+    assert rules.view.list_row(enc, enc.get("thug"))["Init"] == str(enc.get("thug").initiative)

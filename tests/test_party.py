@@ -22,7 +22,7 @@ from facility_tui.commands.grammar import CommandError
 from facility_tui.commands.session import Session
 from facility_tui.model.encounter import Phase
 from facility_tui.systems import rules_for
-from facility_tui.systems.facility.core import FacilitySheet
+from facility_tui.systems.facility.sheet import FacilitySheet
 from facility_tui.systems.r2297.rules import Level
 from facility_tui.systems.r2297.sheet import EKind, Sheet2297
 from facility_tui.workspace import Workspace
@@ -79,7 +79,7 @@ def test_a_2297_party_through_two_fights_healed_between(tmp_path: Path) -> None:
     assert (kept.damage, kept.fatigue, kept.weapons[0].ammo) == (17, blanc.fatigue, 57)
     assert kept.level is Level.SERIOUS and not kept.rolled and kept.spent_major == 0
     assert any(e.kind is EKind.BLEED for e in kept.effects)  # A7 Serious: its bleeding timer
-    cassart = rules_for("2297").lasting(cassart)
+    cassart = rules_for("2297").carry.lasting(cassart)
     assert cassart.edge == 1 and not cassart.rolled  # Edge spent lasts; its initiative not
     assert roster_sheet(tmp_path, "Aspirant Cassart") == cassart
 
@@ -469,7 +469,7 @@ def test_return_then_join_is_the_identity_on_a_pcs_lasting_state(
         s.execute(f"party add {pc.id}")
         kept = load(campaign)[0].pc
         rules = rules_for(system)
-        assert kept.sheet == rules.lasting(pc.sheet) == rules.lasting(kept.sheet)
+        assert kept.sheet == rules.carry.lasting(pc.sheet) == rules.carry.lasting(kept.sheet)
         s.execute(f"new {system} Two seed={seed}")
         s.execute("party join")
         joined = s.encounter.combatants[0]
@@ -593,7 +593,7 @@ def test_the_party_list_says_the_worst_state_in_the_lists_words(
     new_fight(ws, "2297", "One")
     run(ws, BLANC, *lines)
     blanc = ws.encounter.combatants[0]
-    assert rules_for("2297").state_word(ws.encounter, blanc) == word
+    assert rules_for("2297").view.state_word(ws.encounter, blanc) == word
     run(ws, "party add blanc")
     assert ws.execute("party list").message == f"Party: Sgt. Blanc (2297, {word})"
     new_fight(ws, "2297", "Two")
@@ -609,16 +609,10 @@ def test_a_carried_injury_does_not_read_as_a_round_of_the_new_fight(tmp_path: Pa
     new_fight(ws, "2297", "Two")
     run(ws, "add Boarder init=1", "party join", "start")
     blanc = next(c for c in ws.encounter.combatants if c.name == "Sgt. Blanc")
-    rules = rules_for("2297")
-    said = [d.text for d in rules.details(ws.encounter, blanc) if d.label.startswith("Injury")]
+    rows = [r for p in rules_for("2297").view.panes(ws.encounter, blanc) for r in p.rows]
+    said = [r.text for r in rows if r.label.startswith("Injury")]
     assert said == ["Serious (before this fight, 16 damage), first aid TN 25"]
-    level = [
-        r.text
-        for p in rules.panes(ws.encounter, blanc)
-        for r in p.rows
-        if getattr(r, "label", "") == "Level"
-    ]
-    assert level == ["Serious (before this fight)"]
+    assert [r.text for r in rows if r.label == "Level"] == ["Serious (before this fight)"]
     # a hand-written roster from before keeps no round of its fight either
     text = (tmp_path / "party.toml").read_text(encoding="utf-8")
     assert "round = " not in text
@@ -726,7 +720,7 @@ def test_every_lasting_field_of_a_pc_reaches_the_roster_and_back(tmp_path: Path)
         if name != "sheet":
             assert getattr(joined, name) == getattr(first, name), name
     rules = rules_for("2297")
-    assert rules.lasting(joined.sheet) == rules.lasting(first.sheet)
+    assert rules.carry.lasting(joined.sheet) == rules.carry.lasting(first.sheet)
     assert joined.sheet.rolled  # (its initiative rolled as add's is: not again at the start)
     assert roster.returns(Campaign(tmp_path), ws.encounter) == []  # nothing changed
     (tmp_path / "party.toml").write_text(text.replace('"1d6+3"', '"lots"'), encoding="utf-8")

@@ -330,7 +330,7 @@ def test_the_state_shortens_a_word_then_its_first_letters() -> None:
     assert state_cell(dying, 40, True).plain == "dyi."  # (every row in first letters)
     assert first_letters("Moderate") == "Mod." and first_letters("dead") == "dead"
     for system in ("2297", "facility"):  # no two words of the rules shorten alike
-        words = rules_for(system).public_words
+        words = rules_for(system).view.public_words
         assert len({first_letters(w) for w in words}) == len(words)
 
 
@@ -374,7 +374,7 @@ def test_the_rules_name_every_state_word_they_give() -> None:
     assert {"unhurt", "Serious", "down", "dying", "dead"} <= seen["2297"]
     assert {"ok", "hurt", "impaired", "out", "fled", "surrendered"} <= seen["facility"]
     for system, words in seen.items():
-        assert words <= set(rules_for(system).public_words), (system, words)
+        assert words <= set(rules_for(system).view.public_words), (system, words)
 
 
 def test_a_note_is_on_lines_of_its_own_under_the_name() -> None:

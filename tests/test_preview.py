@@ -170,7 +170,7 @@ def derived(session: Session) -> dict[str, object]:
     from facility_tui.systems import rules_for
 
     enc = session.encounter
-    return rules_for(enc.system).summary(enc, enc.get("a"))
+    return rules_for(enc.system).view.summary(enc, enc.get("a"))
 
 
 @settings(max_examples=60, deadline=None)
@@ -206,8 +206,8 @@ STAT_WORDS = ["phy", "agi", "ins", "sci", "adm", "nor"]
 
 def landed(before: Encounter, after: Encounter, cid: str) -> dict[str, int]:
     """Wounds added to each stat (or "track") of ``cid``."""
-    from facility_tui.systems.facility.core import STATS, simple, stat_of
-    from facility_tui.systems.facility.state import sheet_of
+    from facility_tui.systems.facility.engine import sheet_of
+    from facility_tui.systems.facility.rules import STATS, simple, stat_of
 
     b, a = sheet_of(before.get(cid)), sheet_of(after.get(cid))
     if simple(b):
@@ -216,7 +216,7 @@ def landed(before: Encounter, after: Encounter, cid: str) -> dict[str, int]:
 
 
 def said_landing(said: str) -> dict[str, int]:
-    from facility_tui.systems.facility.core import STAT_NAMES
+    from facility_tui.systems.facility.rules import STAT_NAMES
 
     names = {v: k for k, v in STAT_NAMES.items()}
     out: dict[str, int] = {}

@@ -535,13 +535,15 @@ def test_the_reports_final_table_says_what_the_list_says(lines: tuple[str, ...])
     assert hidden and all(f"{c.name} (hidden)" in cells for c in hidden)
     for c in enc.combatants:
         row = cells[" ".join(filter(None, [c.name, marks(c)]))]
-        assert row[2] == rules.state_word(enc, c)  # the State cell: the list's word
-        listed_cells = [str(v) for k, v in rules.summary(enc, c).items() if k in rules.columns]
-        assert rules.public_state(enc, c).fallen <= (row[2] in listed_cells)  # ...as the list
+        assert row[2] == rules.view.state_word(enc, c)  # the State cell: the list's word
+        listed_cells = [
+            str(v) for k, v in rules.view.summary(enc, c).items() if k in rules.view.columns
+        ]
+        assert rules.view.public_state(enc, c).fallen <= (row[2] in listed_cells)  # ...as the list
         assert "…" not in " ".join(row)
     if lines is FIGHT_2297:
         assert cells["Sgt. Blanc (note hidden)"][2] == "uncons."
-        effects = rules.summary(enc, enc.get("raider"))["Effects"]
+        effects = rules.view.summary(enc, enc.get("raider"))["Effects"]
         assert len(effects) > 100 and cells["Raider"][-1] == md(effects) + " |"
 
 
@@ -570,7 +572,7 @@ def test_the_reports_falls_and_initiatives_say_what_the_list_says() -> None:
     rules = rules_for("2297")
     vance = enc.get("dr-vance")
     report = render_markdown(s)
-    assert rules.state_word(enc, vance) == "Incapacitated"
+    assert rules.view.state_word(enc, vance) == "Incapacitated"
     assert "- Round 1: Dr. Vance — Incapacitated" in report
     final = report.split("## Final state", 1)[1]
     assert "| Dr. Vance | pcs | Incapacitated |" in final
@@ -578,9 +580,9 @@ def test_the_reports_falls_and_initiatives_say_what_the_list_says() -> None:
     assert "Dr. Vance — down" in render_markdown(s, public=True)
     participants = report.split("## Participants", 1)[1].split("##", 1)[0]
     for c in enc.combatants:
-        init = rules.summary(enc, c)["Init"]
+        init = rules.view.summary(enc, c)["Init"]
         assert f"| {c.name} | {c.side} | {init} |" in participants
-    assert rules.summary(enc, vance)["Init"] != str(vance.initiative)  # (12: its base)
+    assert rules.view.summary(enc, vance)["Init"] != str(vance.initiative)  # (12: its base)
     facility = render_markdown(fight(FIGHT_FACILITY))
     assert "| Name | Side | Notes |" in facility and "| Initiative |" not in facility
 

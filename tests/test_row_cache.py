@@ -19,7 +19,7 @@ from facility_tui.commands.session import Session
 from facility_tui.model.encounter import Encounter
 from facility_tui.store import blank
 from facility_tui.systems import rules_for
-from facility_tui.systems.r2297 import engine, system
+from facility_tui.systems.r2297 import engine, view
 from tests.test_app import _table_rows, screen, settle
 
 SETUP = (
@@ -46,20 +46,20 @@ def fresh_columns(enc: Encounter) -> dict[str, dict[str, object]]:
     """Each combatant's list columns from ``summary`` with every memo forgotten first (and
     given back after, to be tested further)."""
     rules = rules_for(enc.system)
-    memos = (engine._ECONOMIES, system._SHEET_CELLS)
+    memos = (engine._ECONOMIES, view._SHEET_CELLS)
     kept = [dict(memo) for memo in memos]
-    places = list(system._PLACES)
+    places = list(view._PLACES)
     out = {}
     for c in enc.combatants:
         for memo in memos:
             memo.clear()
-        system._PLACES.clear()
-        summary = rules.summary(enc, c)
-        out[c.id] = {col: summary[col] for col in rules.columns}
+        view._PLACES.clear()
+        summary = rules.view.summary(enc, c)
+        out[c.id] = {col: summary[col] for col in rules.view.columns}
     for memo, was in zip(memos, kept, strict=True):
         memo.clear()
         memo.update(was)
-    system._PLACES[:] = places
+    view._PLACES[:] = places
     return out
 
 
@@ -83,7 +83,7 @@ def test_memoised_rows_are_the_rows_worked_out_afresh(seed: int, lines: list[str
         # the memos hold what earlier steps worked out (an undo shows an encounter seen before);
         # the same combatants a round on: a round's start keeps most of them
         for shown in (enc, evolve(enc, round=enc.round + 1), *seen[-3:]):
-            memoised = {c.id: rules.list_row(shown, c) for c in shown.combatants}
+            memoised = {c.id: rules.view.list_row(shown, c) for c in shown.combatants}
             assert memoised == fresh_columns(shown), line
             for c in shown.combatants:
                 assert engine.economy(shown, c) == engine._economy(
@@ -140,7 +140,7 @@ def test_a_place_in_the_order_is_where_a_scan_finds_it(orders: list[list[str]]) 
     for order in kept * 2:  # each order again after the others: the kept places follow
         for i in range(42):
             cid = f"c{i}"
-            assert system._place(order, cid) == (order.index(cid) if cid in order else None)
+            assert view._place(order, cid) == (order.index(cid) if cid in order else None)
 
 
 FACILITY = (
@@ -176,4 +176,4 @@ def test_facility_rows_kept_by_sheet_are_its_summaries(seed: int, lines: list[st
         enc = session.encounter
         rules = rules_for(enc.system)
         for c in enc.combatants:
-            assert rules.list_row(enc, c) == rules.summary(enc, c), line
+            assert rules.view.list_row(enc, c) == rules.view.summary(enc, c), line

@@ -18,7 +18,7 @@ from facility_tui.cli import main
 from facility_tui.commands.grammar import CommandError
 from facility_tui.commands.session import Session
 from facility_tui.model.encounter import Combatant
-from facility_tui.systems.facility.core import STATS, competence, stat_of
+from facility_tui.systems.facility.rules import STATS, competence, stat_of
 from tests.test_store_history import assert_same
 
 

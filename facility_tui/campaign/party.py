@@ -161,8 +161,8 @@ def parse_party(text: str, file: str = PARTY) -> list[Member]:
             raise refuse((*at, *keys), why) from None
         pc = Combatant(id=unique_id(Encounter("", system), name), name=name, side=PCS)
         # what lasts of it (a hand edit's per-fight values, an older roster's injury rounds)
-        pc = evolve(pc, **fields, sheet=rules.lasting(sheet))
-        found = rules.check_combatant(Encounter("", system, state=rules.new_state()), pc)
+        pc = evolve(pc, **fields, sheet=rules.carry.lasting(sheet))
+        found = rules.validation.check_combatant(Encounter("", system, state=rules.new_state()), pc)
         if found is not None:
             keys = tuple(int(p) if p.isdigit() else p for p in found[0].split("."))
             raise refuse((*at, *keys), found[1])
@@ -195,10 +195,10 @@ def read_party(campaign: Campaign, system: str) -> Any:
 def lasting(system: str, pc: Combatant) -> Combatant:
     """``pc`` as the party keeps it: on the PC side, what belongs to one fight (its
     initiative, number...: the fields that do not last, ``model.fields``) as fresh, its
-    sheet's lasting part (``RuleSystem.lasting``, and the sheet's fields that do not last)."""
+    sheet's lasting part (``Carry.lasting``, and the sheet's fields that do not last)."""
     fresh = Combatant(id=pc.id, name=pc.name, side=PCS)
     fight = {key: getattr(fresh, key) for key in where(Combatant, lambda said: not said.lasts)}
-    sheet = fresh_where(rules_for(system).lasting(pc.sheet), lambda said: not said.lasts)
+    sheet = fresh_where(rules_for(system).carry.lasting(pc.sheet), lambda said: not said.lasts)
     return evolve(pc, **fight, sheet=sheet)
 
 
@@ -270,7 +270,7 @@ def _whole(system: str, sheet: Any) -> dict[str, Any]:
     rules = rules_for(system)
     data: dict[str, Any] = encode(sheet)
     fresh = encode(rules.sheet_type())
-    return {k: v for k, v in data.items() if k in fresh and k not in rules.quiet_fields}
+    return {k: v for k, v in data.items() if k in fresh and k not in rules.carry.quiet_fields}
 
 
 def changes(members: list[Member], enc: Encounter) -> list[Change]:
@@ -351,7 +351,7 @@ def preview_party(call: Call) -> list[str]:
         shown = []
         for m in named_only or members:
             alone = Encounter("", system, state=rules.new_state(), combatants=(m.pc,))
-            shown.append(f"{m.pc.name} ({rules.state_word(alone, m.pc)})")
+            shown.append(f"{m.pc.name} ({rules.view.state_word(alone, m.pc)})")
         return [f"joins: {', '.join(shown)}"]
     skipped = [n for n in str(call.options.get("skip", "")).split(",") if n.strip()]
     found, force = chosen(members, call.enc, list(call.args[1:]), skipped)
@@ -412,7 +412,9 @@ def party(call: Call) -> Encounter:
         call.log(f"{pc.name} joins from the party")
         if pc.init and not call.rules.info.side_initiative:  # as add rolls its init=
             value = call.initiative(pc.init, f"{pc.name} initiative", PCS, pc.name)
-            call.enc = call.rules.initiative_set(call.enc.update(pc.id, initiative=value), pc.id)
+            call.enc = call.rules.turns.initiative_set(
+                call.enc.update(pc.id, initiative=value), pc.id
+            )
     return call.enc
 
 

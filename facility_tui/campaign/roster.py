@@ -200,7 +200,7 @@ def _listing(members: list[Member]) -> str:
     for m in members:
         rules = rules_for(m.system)
         enc = Encounter("", m.system, state=rules.new_state(), combatants=(m.pc,))
-        parts.append(f"{m.pc.name} ({m.system}, {rules.state_word(enc, m.pc)})")
+        parts.append(f"{m.pc.name} ({m.system}, {rules.view.state_word(enc, m.pc)})")
     return f"Party: {'; '.join(parts)}"
 
 
@@ -276,9 +276,9 @@ def _downtime(
         if options:
             raise CommandError(f"'party rest' does not take {', '.join(options)}=")
         who = [_pc_id(downtime, name) for name in args] or [m.pc.id for m in ours]
-        if not rules.rest_between:
+        if not rules.carry.rest_between:
             raise CommandError(f"{rules.title} has no rest between fights: party heal LINE")
-        lines = [rules.rest_between.format(who=quote(cid)) for cid in who]
+        lines = [rules.carry.rest_between.format(who=quote(cid)) for cid in who]
     elif sub in ("heal", "do"):
         if not args:
             raise CommandError(

@@ -283,7 +283,7 @@ def parse(data: Mapping[str, str], system: str) -> Template:
             raise fail(str(err), *[p for p in path if p]) from None
         except CommandError as err:
             raise fail(str(err), "sheet") from None
-        problem = rules.check_combatant(enc_for(rules), Combatant("x", "x", sheet=built))
+        problem = rules.validation.check_combatant(enc_for(rules), Combatant("x", "x", sheet=built))
         if problem is not None:
             at, why = problem
             raise fail(f"{at} {why}", *at.split("."))
@@ -330,7 +330,7 @@ def sheet_over(call: Call, template: Template, built: Any, typed: set[str]) -> A
         sheet = build_sheet(call.rules, built, over)
     except DecodeError as err:
         raise CommandError(f"{template.file}: {err}") from None
-    problem = call.rules.check_combatant(call.enc, Combatant("x", "x", sheet=sheet))
+    problem = call.rules.validation.check_combatant(call.enc, Combatant("x", "x", sheet=sheet))
     if problem is not None:
         raise CommandError(f"{template.file}: {problem[0]} {problem[1]}")
     return sheet
@@ -347,7 +347,7 @@ def template_text(rules: RuleSystem, c: Combatant, stem: str) -> str:
     import tomli_w
 
     fresh = dict(defaults(rules.sheet_type))
-    sheet = evolve(c.sheet, **{k: fresh[k] for k in rules.per_fight if k in fresh})
+    sheet = evolve(c.sheet, **{k: fresh[k] for k in rules.carry.per_fight if k in fresh})
     sheet = fresh_where(sheet, lambda said: not said.template)  # (as its fields declare too)
     sparse: dict[str, Any] = encode_sparse(sheet)
     # field -> (option, its text on an add line): the plain values as they are, then the rules'
@@ -357,7 +357,7 @@ def template_text(rules: RuleSystem, c: Combatant, stem: str) -> str:
         plain = value["bonus"] if isinstance(value, dict) and set(value) == {"bonus"} else value
         if _option_text(plain) is not None and not isinstance(plain, bool):
             candidates.setdefault(key, []).append((key, plain))  # (a Facility stat: phy = 2)
-    for key, said in rules.template_options(sheet).items():
+    for key, said in rules.carry.template_options(sheet).items():
         if key in sparse:
             candidates.setdefault(key, []).append(said)
     options: dict[str, Any] = {}

@@ -116,7 +116,7 @@ def read_line(line: str, system: str) -> Line:
 
 def listed(enc: Encounter) -> list[Combatant]:
     """Combatants in the order the initiative list shows them."""
-    return rules_for(enc.system).listed(enc)
+    return rules_for(enc.system).turns.listed(enc)
 
 
 @frozen

@@ -29,14 +29,14 @@ def _announce(enc: Encounter, rules: RuleSystem) -> Encounter:
     slot = enc.current
     if slot is None or not enc.keeps_log:
         return enc
-    return enc.logged(f"Round {enc.round}: {rules.slot_name(enc, slot)}'s turn", Kind.TURN)
+    return enc.logged(f"Round {enc.round}: {rules.turns.slot_name(enc, slot)}'s turn", Kind.TURN)
 
 
 def begin_round(enc: Encounter, dice: Dice, rules: RuleSystem, skipped: int = 0) -> Encounter:
     """Start the next round: fix its order, then start its first turn."""
     enc = evolve(enc, phase=Phase.ACTIVE, round=enc.round + 1, turn=0)
-    enc = rules.round_order(enc, dice)
-    enc = rules.round_started(enc, dice)
+    enc = rules.turns.round_order(enc, dice)
+    enc = rules.turns.round_started(enc, dice)
     return start_turn(enc, dice, rules, skipped)
 
 
@@ -48,14 +48,14 @@ def start_turn(enc: Encounter, dice: Dice, rules: RuleSystem, skipped: int = 0) 
     slot = enc.current
     if slot is None:
         return enc
-    enc = rules.turn_started(enc, slot, dice)
-    if not enc.passes_turns or enc.current != slot or rules.can_act(enc, slot):
+    enc = rules.turns.turn_started(enc, slot, dice)
+    if not enc.passes_turns or enc.current != slot or rules.turns.can_act(enc, slot):
         return enc
     if skipped >= len(enc.order):
         return enc  # (no one can act: the marker stays)
     if enc.keeps_log:
-        why = rules.idle_reason(enc, slot)
-        said = f"{rules.slot_name(enc, slot)}{PASSES}" + (f" ({why})" if why else "")
+        why = rules.turns.idle_reason(enc, slot)
+        said = f"{rules.turns.slot_name(enc, slot)}{PASSES}" + (f" ({why})" if why else "")
         enc = enc.logged(said, Kind.TURN)  # (one line, as saves written before had it)
     return next_turn(enc, dice, rules, skipped + 1)
 
@@ -63,10 +63,10 @@ def start_turn(enc: Encounter, dice: Dice, rules: RuleSystem, skipped: int = 0) 
 def next_turn(enc: Encounter, dice: Dice, rules: RuleSystem, skipped: int = 0) -> Encounter:
     slot = enc.current
     if slot is not None:
-        enc = rules.turn_ended(enc, slot, dice)
+        enc = rules.turns.turn_ended(enc, slot, dice)
     if enc.turn + 1 < len(enc.order):
         return start_turn(evolve(enc, turn=enc.turn + 1), dice, rules, skipped)
-    enc = rules.round_ended(enc, dice)
+    enc = rules.turns.round_ended(enc, dice)
     return begin_round(enc, dice, rules, skipped)
 
 
@@ -79,7 +79,7 @@ def prev_turn(enc: Encounter, rules: RuleSystem) -> Encounter:
     else:
         return enc
     slot = enc.current
-    name = rules.slot_name(enc, slot) if slot else "?"
+    name = rules.turns.slot_name(enc, slot) if slot else "?"
     return enc.logged(f"Turn marker moved back to round {enc.round}, {name}", Kind.OVERRIDE)
 
 
@@ -121,7 +121,7 @@ def ahead(enc: Encounter, rules: RuleSystem) -> Ahead | None:
         passes: list[str] = []
         slot = None
         for later in enc.order[enc.turn + 1 :]:
-            if rules.can_act(enc, later):
+            if rules.turns.can_act(enc, later):
                 slot = later
                 break
             passes.append(later)
@@ -136,10 +136,10 @@ def ahead_text(enc: Encounter, rules: RuleSystem, room: int = 0) -> str:
     found = ahead(enc, rules)
     if found is None:
         return ""
-    who = f"round {enc.round + 1}" if found.slot is None else rules.slot_name(enc, found.slot)
+    who = f"round {enc.round + 1}" if found.slot is None else rules.turns.slot_name(enc, found.slot)
     n = len(found.passes)
     if not n:
         return who
     verb = "pass" if n > 1 else "passes"
-    named = f"{who} ({', '.join(rules.slot_name(enc, s) for s in found.passes)} {verb} first)"
+    named = f"{who} ({', '.join(rules.turns.slot_name(enc, s) for s in found.passes)} {verb} first)"
     return named if not room or len(named) <= room else f"{who} ({n} {verb} first)"

@@ -269,7 +269,7 @@ class Call:
     # -- combatants ---------------------------------------------------------------------------
 
     def combatant(self, ref: str) -> Combatant:
-        return resolve(self.enc, ref, self.rules.listed)
+        return resolve(self.enc, ref, self.rules.turns.listed)
 
     def need_phase(self, *phases: Phase) -> None:
         if self.enc.phase not in phases:

@@ -155,7 +155,7 @@ def remove(call: Call) -> Encounter:
         order=order,
         turn=min(turn, max(len(order) - 1, 0)),
     )
-    enc = call.rules.removed(enc, c.id)
+    enc = call.rules.turns.removed(enc, c.id)
     enc = enc.logged(f"Removed {c.name}")
     if current == c.id and enc.phase is Phase.ACTIVE:
         if not order:
@@ -178,14 +178,14 @@ def set_initiative(call: Call) -> Encounter:
     if face is not None:
         if len(call.args) > 1:
             raise call.usage_error("give the initiative or face=, not both")
-        value = call.rules.initiative_from_face(call, c, face)
+        value = call.rules.turns.initiative_from_face(call, c, face)
     else:
         value = call.initiative(
             call.arg(1, "a number or dice"), f"{c.name} initiative", c.side, c.name
         )
     call.expect_args(2)
     call.enc = call.enc.update(c.id, initiative=value)
-    call.enc = call.rules.initiative_set(call.enc, c.id)
+    call.enc = call.rules.turns.initiative_set(call.enc, c.id)
     note = " (order changes from next round)" if call.enc.phase is Phase.ACTIVE else ""
     call.log(f"{c.name} initiative set to {value} by the GM{note}", Kind.OVERRIDE)
     return call.enc
@@ -282,7 +282,7 @@ def start(call: Call) -> Encounter:
     if not call.enc.combatants:
         raise CommandError("add combatants before starting: add NAME side=pc init=2d6")
     rules = call.rules
-    call.enc = rules.begin_combat(call)
+    call.enc = rules.turns.begin_combat(call)
     call.log("Combat begins", Kind.TURN)
     return rounds.begin_round(call.enc, call.dice, call.rules)
 
@@ -294,7 +294,7 @@ def preview_next(call: Call) -> list[str]:
         return ["starts combat: settles initiative, begins round 1"]
     if enc.phase is not Phase.ACTIVE or enc.current is None:
         return []
-    ending = call.rules.slot_name(enc, enc.current)
+    ending = call.rules.turns.slot_name(enc, enc.current)
     return [f"ends {ending}'s turn; next: {rounds.ahead_text(enc, call.rules)}"]
 
 

@@ -3,9 +3,9 @@ engine itself (``dispatch.apply`` on command lines, as at the table), each play 
 seed derived from the forecast's seed. It reads an ``Encounter`` value and writes nothing: a
 save held by another window is forecast by reading it.
 
-Each turn is played by the rule system's default play (``RuleSystem.forecast_line``), changed
+Each turn is played by the rule system's default play (``Tactics.next_line``), changed
 per combatant by the GM's words (``systems.plays``); open choices take the rules' answer
-(``RuleSystem.settle``). A play ends when one side has no one standing, after ``MAX_ROUNDS``
+(``Tactics.settle``). A play ends when one side has no one standing, after ``MAX_ROUNDS``
 rounds, or when ``STALL_ROUNDS`` rounds pass with no one's play able to do anything.
 
 ``run`` yields the tally as it grows (chunks of plays run in worker processes and are merged
@@ -61,7 +61,7 @@ class Outcome:
     """How one play ended: the winning side ("" none: undecided, or both fell), why it stopped
     without a winner ("rounds", "stalled" or ""), the round it ended in, and for each combatant
     of the roster (in its order) how it is out ("" standing), its end state in the list's
-    words (``RuleSystem.end_word``), the ammo it spent; the first of the roster to fall ("":
+    words (``Tactics.end_word``), the ammo it spent; the first of the roster to fall ("":
     none)."""
 
     winner: str
@@ -77,11 +77,13 @@ def roster(enc: Encounter) -> list[Combatant]:
     """The combatants a forecast follows (not the rules' objects, a Facility barricade), in
     the list's order."""
     rules = rules_for(enc.system)
-    return [c for c in listed(enc) if rules.fallen(enc, c) is not None]
+    return [c for c in listed(enc) if rules.tactics.fallen(enc, c) is not None]
 
 
 def _fates(rules: RuleSystem, enc: Encounter, ids: list[str]) -> list[str]:
-    return [rules.fallen(enc, enc.get(cid)) or "" if enc.has(cid) else "fled" for cid in ids]
+    return [
+        rules.tactics.fallen(enc, enc.get(cid)) or "" if enc.has(cid) else "fled" for cid in ids
+    ]
 
 
 def winner(enc: Encounter, ids: list[str], fates: list[str]) -> str | None:
@@ -97,11 +99,11 @@ def winner(enc: Encounter, ids: list[str], fates: list[str]) -> str | None:
 
 def _settle(rules: RuleSystem, enc: Encounter) -> Encounter:
     for _ in range(MAX_SETTLE):
-        choices = rules.choices(enc)
+        choices = rules.choices.open(enc)
         if not choices:
             break
         try:
-            enc = apply(enc, rules.settle(enc, choices[0]), rng=Stream).encounter
+            enc = apply(enc, rules.tactics.settle(enc, choices[0]), rng=Stream).encounter
         except CommandError:
             break
     return enc
@@ -158,7 +160,7 @@ def play(
     fates = _fates(rules, enc, ids)
     down_at_start = {cid for cid, fate in zip(ids, fates, strict=True) if fate}
     first = ""
-    ammo = [rules.ammo(enc.get(cid)) for cid in ids]
+    ammo = [rules.tactics.ammo(enc.get(cid)) for cid in ids]
     spent = [0] * len(ids)
 
     seen = {c.id: c for c in enc.combatants}
@@ -174,12 +176,12 @@ def play(
         cid = ids[i]
         was = seen.get(cid)
         seen[cid] = c
-        fate = rules.fallen(enc, c) or ""
+        fate = rules.tactics.fallen(enc, c) or ""
         moved = fate != fates[i] or was is None or c.side != was.side
         fates[i] = fate
         if fate and not first and cid not in down_at_start:
             first = cid
-        now = rules.ammo(c)
+        now = rules.tactics.ammo(c)
         spent[i] += max(0, ammo[i] - now)
         ammo[i] = now
         return moved
@@ -232,7 +234,7 @@ def play(
         skipped = 0
         while won is None and skipped < len(enc.order):
             slot = enc.current
-            if slot is None or rules.can_act(enc, slot):
+            if slot is None or rules.turns.can_act(enc, slot):
                 break
             enc = _run(enc, "next")
             watch(enc)
@@ -257,7 +259,7 @@ def play(
         slot = enc.current or ""
         turn = TurnPlay(by_id, rng)
         for _ in range(MAX_LINES):
-            line = rules.forecast_line(enc, slot, turn)
+            line = rules.tactics.next_line(enc, slot, turn)
             if line is None or line in turn.refused:
                 break
             try:
@@ -277,7 +279,9 @@ def play(
         if enc.log:  # (the forecast reads no log: it would only grow; a play's keeps none)
             enc = evolve(enc, log=())
         watch(enc)
-    ends = tuple(rules.end_word(enc, enc.get(cid)) if enc.has(cid) else "fled" for cid in ids)
+    ends = tuple(
+        rules.tactics.end_word(enc, enc.get(cid)) if enc.has(cid) else "fled" for cid in ids
+    )
     return Outcome(won or "", stop, enc.round, tuple(fates), ends, tuple(spent), first), enc
 
 
@@ -425,7 +429,7 @@ def read_plays(enc: Encounter, words: Mapping[str, str]) -> dict[str, Play]:
             play = parse_play(text)
         except (CommandError, PlayError) as err:
             raise ForecastError(str(err)) from None
-        if why := rules.check_play(play):
+        if why := rules.tactics.check_play(play):
             raise ForecastError(why)
         out[c.id] = play
     return out
@@ -612,7 +616,7 @@ def histogram(counts: Counter[int]) -> str:
 def assumptions(enc: Encounter, plays: Mapping[str, Play], seed: int) -> list[str]:
     """The assumptions a forecast used, in words (the screen and the reports list them)."""
     rules = rules_for(enc.system)
-    out = [*rules.forecast_assumptions]
+    out = [*rules.tactics.assumptions]
     names = {c.id: c.name for c in enc.combatants}
     out += [f"{names.get(cid, cid)}: {play.text()}" for cid, play in plays.items()]
     out.append(
@@ -732,8 +736,8 @@ def lines(enc: Encounter, tally: Tally, plays: Mapping[str, Play], seed: int) ->
         out.append(f"No winner {pct(tally.wins[''], n)}")
     out.append("")
     # The columns keep their widths as the figures sharpen; the names take what is left of
-    # ``WIDTH`` (each state word fits its column whole: ``RuleSystem.end_word``).
-    ammo_head = rules_for(enc.system).ammo_spent
+    # ``WIDTH`` (each state word fits its column whole: ``Tactics.end_word``).
+    ammo_head = rules_for(enc.system).tactics.ammo_spent
     rest = 2 + SHARE + 2 + SHARE + 2 + END_WORD + 2 + len(ammo_head)
     width = max((len(names.get(cid, cid)) for cid in tally.ids), default=4)
     width = min(width, NAMES, WIDTH - rest)
@@ -781,7 +785,7 @@ def markdown(enc: Encounter, tally: Tally, plays: Mapping[str, Play], seed: int)
     for side in sorted({enc.get(cid).side for cid in tally.ids}):
         rounds = rounds_text(tally.rounds.get(side, Counter()))
         out.append(f"| {SIDE_NAMES.get(side, side)} | {pct(tally.wins[side], n)} | {rounds} |\n")
-    ammo_head = rules_for(enc.system).ammo_spent
+    ammo_head = rules_for(enc.system).tactics.ammo_spent
     out.append(f"\n| combatant | down or out | dying or dead | ends as | {ammo_head} |\n")
     out.append("|---|---|---|---|---|\n")
     for cid in tally.ids:

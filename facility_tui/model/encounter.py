@@ -79,7 +79,7 @@ class Combatant:
         default=False, metadata=facts(lasts=False, template=False, json=2, omit_default=True)
     )
     notes_hidden: bool = field(default=False, metadata=facts(json=2, omit_default=True))
-    sheet: Any = field(factory=Sheet)  # (what of it lasts, the rules say: ``RuleSystem.lasting``)
+    sheet: Any = field(factory=Sheet)  # (what of it lasts, the rules say: ``Carry.lasting``)
     # Its number in the list's ``#`` column, given when it is added and never reused in its
     # encounter (``#3`` stays the same combatant as the order changes); 0: none (a hand edit).
     handle: int = field(

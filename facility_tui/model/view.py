@@ -1,6 +1,6 @@
 """What the GM's panes show, as plain values: rows of boxes, bars with marks, labelled lines.
 
-No Textual or Rich here: a rule system fills these (``RuleSystem.panes``, ``reminders``) from the
+No Textual or Rich here: a rule system fills these (``View.panes``, ``reminders``) from the
 figures its rules compute, and the screens draw them (glyphs, colours). Every row carries its
 state in words too (``text``), so a colour-blind GM reads each one; the tone only adds colour.
 """

@@ -253,7 +253,7 @@ def check_rules(
 ) -> None:
     """Each combatant the edit changed or added, held to what a command could make of it: the
     bounds its fields and its sheet's declare (``model.fields``: an initiative from 0, a
-    handle from 0), and the rules' own (``RuleSystem.check_combatant``: the same values
+    handle from 0), and the rules' own (``Validation.check_combatant``: the same values
     ``add`` and ``set`` refuse); then the rules' encounter state (``check_state``) if the edit
     touched it or the combatants."""
     from facility_tui.commands.spec import MAX_VALUE
@@ -272,10 +272,10 @@ def check_rules(
     for i, c in enumerate(enc.combatants):
         if old.get(c.id) == c:
             continue
-        found = out_of_bounds(c) or rules.check_combatant(enc, c)
+        found = out_of_bounds(c) or rules.validation.check_combatant(enc, c)
         if found is not None:
             raise _refusal(source, state, offset, f"combatants[{i}].{found[0]}", found[1])
-    found = rules.check_state(enc)
+    found = rules.validation.check_state(enc)
     if found is not None and (
         before is None or before.state != enc.state or before.combatants != enc.combatants
     ):

@@ -8,10 +8,11 @@ from facility_tui.commands.grammar import quote
 from facility_tui.model.encounter import Combatant, Encounter
 from facility_tui.model.text import counted
 from facility_tui.model.view import Choice, Option
-from facility_tui.systems.facility.core import (
+from facility_tui.systems.base import Choices
+from facility_tui.systems.facility.engine import backlash_line, pending_text, sheet_of, state_of
+from facility_tui.systems.facility.rules import (
     STAT_NAMES,
     WEAPONS,
-    FacilitySheet,
     Weapon,
     covering,
     impaired,
@@ -19,25 +20,21 @@ from facility_tui.systems.facility.core import (
     weapon_from,
     weapon_of,
 )
-from facility_tui.systems.facility.state import (
-    Pending,
-    PendingHarm,
-    Step,
-    backlash_line,
-    pending_text,
-    sheet_of,
-    state_of,
-)
+from facility_tui.systems.facility.sheet import FacilitySheet, Pending, PendingHarm, Step
 
 MAX_BACKLASH_KEYS = 9  # one key per amount, '1' to '9'
 
 
-def choices(enc: Encounter) -> tuple[Choice, ...]:
-    """Every pending roll's choice, then every failed save's, in the order they were left."""
-    st = state_of(enc)
-    out = [_roll_choice(enc, p) for p in st.pending if enc.has(p.who)]
-    out += [_harm_choice(enc, h) for h in st.harms if enc.has(h.who)]
-    return tuple(out)
+class FacilityChoices(Choices):
+    """F2/F8 a roll waiting for its Salvage or its outcome (deal or crit, a Partial's
+    backlash), F5 a failed save waiting for ablate or suffer."""
+
+    def open(self, enc: Encounter) -> tuple[Choice, ...]:
+        """Every pending roll's choice, then every failed save's, in the order they were left."""
+        st = state_of(enc)
+        out = [_roll_choice(enc, p) for p in st.pending if enc.has(p.who)]
+        out += [_harm_choice(enc, h) for h in st.harms if enc.has(h.who)]
+        return tuple(out)
 
 
 def _roll_choice(enc: Encounter, p: Pending) -> Choice:

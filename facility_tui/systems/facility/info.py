@@ -3,7 +3,7 @@ the rule options of ``add`` (cheap to import: the key bar and the dialogs read i
 
 from __future__ import annotations
 
-from facility_tui.systems import QuickKey, SystemInfo
+from facility_tui.systems.base import QuickKey, SystemInfo
 
 INFO = SystemInfo(
     id="facility",

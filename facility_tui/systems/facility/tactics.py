@@ -16,15 +16,17 @@ first worn piece that covers it, else the wounds are suffered.
 
 from __future__ import annotations
 
+from attrs import evolve
+
 from facility_tui.commands.dice import Dice, DiceError
 from facility_tui.commands.grammar import quote
 from facility_tui.model.encounter import ENEMIES, PCS, Combatant, Encounter
 from facility_tui.model.view import Choice
-from facility_tui.systems.facility.core import (
+from facility_tui.systems.base import END_WORD, RuleError, Tactics
+from facility_tui.systems.facility.engine import VANGUARD, acting_now, members, sheet_of
+from facility_tui.systems.facility.rules import (
     STATS,
     Condition,
-    FacilitySheet,
-    RuleError,
     can_act,
     condition,
     impaired_count,
@@ -33,8 +35,8 @@ from facility_tui.systems.facility.core import (
     stat_of,
     weapon_of,
 )
-from facility_tui.systems.facility.state import VANGUARD, acting_now, members, sheet_of
-from facility_tui.systems.plays import TurnPlay
+from facility_tui.systems.facility.sheet import FacilitySheet
+from facility_tui.systems.plays import Play, TurnPlay
 
 #: What ``flee at`` takes: any wound, an Impaired stat (a simple track half full).
 FLEE_WORDS = ("hurt", "impaired")
@@ -75,20 +77,6 @@ def flees(s: FacilitySheet, level: str) -> bool:
     if level == "impaired":
         return impaired_count(s) > 0
     return any(stat_of(s, k).wounds for k in STATS)
-
-
-def next_line(enc: Encounter, slot: str, turn: TurnPlay) -> str | None:
-    """The next command line of the side whose turn it is, or ``None`` when its members'
-    plays have no more."""
-    if slot not in (PCS, ENEMIES, VANGUARD):
-        return None
-    for c in members(enc, PCS if slot == VANGUARD else slot):
-        if fallen(c) or not acting_now(enc, c):
-            continue
-        line = _member_line(enc, c, turn)
-        if line is not None and line not in turn.refused:
-            return line
-    return None
 
 
 def _member_line(enc: Encounter, c: Combatant, turn: TurnPlay) -> str | None:
@@ -138,7 +126,44 @@ def check_harm(text: str) -> str:
     return ""
 
 
-def settle(enc: Encounter, choice: Choice) -> str:
-    """The players' usual answer to an open choice (see the module's doc)."""
-    ablate = next((o for o in choice.options if o.line.startswith("ablate ")), None)
-    return (ablate or choice.default).line
+class FacilityTactics(Tactics):
+    """Facility's default play of a side's turn (see the module's doc)."""
+
+    flee_words = FLEE_WORDS
+    assumptions = ASSUMPTIONS
+    ammo_spent = "guns dry"
+
+    def next_line(self, enc: Encounter, slot: str, turn: TurnPlay) -> str | None:
+        """The next command line of the side whose turn it is, or ``None`` when its members'
+        plays have no more."""
+        if slot not in (PCS, ENEMIES, VANGUARD):
+            return None
+        for c in members(enc, PCS if slot == VANGUARD else slot):
+            if fallen(c) or not acting_now(enc, c):
+                continue
+            line = _member_line(enc, c, turn)
+            if line is not None and line not in turn.refused:
+                return line
+        return None
+
+    def fallen(self, enc: Encounter, c: Combatant) -> str | None:
+        return fallen(c)
+
+    def settle(self, enc: Encounter, choice: Choice) -> str:
+        """The players' usual answer to an open choice (see the module's doc)."""
+        ablate = next((o for o in choice.options if o.line.startswith("ablate ")), None)
+        return (ablate or choice.default).line
+
+    def check_play(self, play: Play) -> str:
+        return check_harm(play.harm) or super().check_play(evolve(play, harm=""))
+
+    def ammo(self, c: Combatant) -> int:
+        """F8: no rounds are counted; a gun that runs dry counts one."""
+        s = sheet_of(c)
+        return sum(1 for w in s.weapons if weapon_of(s, w).gun and w not in s.empty)
+
+    def end_word(self, enc: Encounter, c: Combatant) -> str:
+        """The list's Status word, in its short form when longer than the forecast's column
+        (``out: inc.`` for ``out: incapacitated``)."""
+        word = self.rules.view.state_word(enc, c)
+        return word if len(word) <= END_WORD else self.rules.view.abbreviate("Status", word)

@@ -3,9 +3,10 @@ taken (A7), and the downgrade that makes an action the turn has run out of possi
 
 from __future__ import annotations
 
-from facility_tui.commands.grammar import quote
+from facility_tui.commands.grammar import CommandError, parse, quote
 from facility_tui.model.encounter import Encounter, Phase
 from facility_tui.model.view import Choice, Option
+from facility_tui.systems.base import Choices
 from facility_tui.systems.r2297.engine import economy, limit_of, sheet_of
 from facility_tui.systems.r2297.rules import Level
 from facility_tui.systems.r2297.sheet import Sheet2297
@@ -21,15 +22,27 @@ SOURCES = {"minor": ("move", "major"), "move": ("major",)}
 _last: tuple[Encounter | None, tuple[Choice, ...]] = (None, ())
 
 
-def choices(enc: Encounter) -> tuple[Choice, ...]:
-    """A7: each injury whose Edge offer is open: spend 1 Edge to lower it one step, or take it
-    as it is (the default: Edge is only spent when the player says so)."""
-    global _last
-    asked, found = _last
-    if asked is not enc:
-        found = _open_offers(enc)
-        _last = (enc, found)
-    return found
+class Choices2297(Choices):
+    """A7's Edge offers; A4's downgrade when an action is refused (``downgrade_choice``)."""
+
+    def open(self, enc: Encounter) -> tuple[Choice, ...]:
+        """A7: each injury whose Edge offer is open: spend 1 Edge to lower it one step, or take
+        it as it is (the default: Edge is only spent when the player says so)."""
+        global _last
+        asked, found = _last
+        if asked is not enc:
+            found = _open_offers(enc)
+            _last = (enc, found)
+        return found
+
+    def unblock(self, enc: Encounter, line: str) -> Choice | None:
+        """A4: a Major, Move or Minor refused for want of one: the downgrades that give it."""
+        try:
+            verb = parse(line).verb.lower()
+        except CommandError:
+            return None
+        spec = next((s for s in self.rules.commands if verb in (s.verb, *s.aliases)), None)
+        return downgrade_choice(enc, spec.verb) if spec is not None else None
 
 
 def _open_offers(enc: Encounter) -> tuple[Choice, ...]:

@@ -1,7 +1,10 @@
-"""2297 engine: what a hit, a turn start or a turn end does to an encounter (A3–A11, C2, C6).
+"""2297 engine: the rules applied to an encounter (A3, A4, A9, A11, C2, C6).
 
 Functions here take a ``Ctx`` (the encounter being built, the command's dice, and the log) so that
-the same code serves commands and the round hooks; every roll is logged with its dice (C3).
+the same code serves commands and the round hooks; every roll is logged with its dice (C3). Here:
+the ``Ctx``, the states a sheet is in (tired, dying...), initiative (A3) and the action economy
+(A4), effects (C2) and fatigue (A9). What a hit does is in ``hits``; what a turn's start and end
+do in ``turns``.
 """
 
 from __future__ import annotations
@@ -13,32 +16,20 @@ from attrs import frozen
 
 from facility_tui.commands.dice import Dice, DiceError, Roll
 from facility_tui.model.encounter import Combatant, Encounter, Kind, Phase, evolve
+from facility_tui.systems.base import RuleError
 from facility_tui.systems.r2297.rules import (
     CRITICAL,
     EXHAUSTED,
     FATIGUED,
-    INJURY_FATIGUE,
     LETHAL,
-    LIGHT,
-    MODERATE,
-    NO_INJURY,
     SERIOUS,
-    STUN,
     UNCONSCIOUS,
     Band,
-    DamageType,
-    Level,
-    Mitigation,
-    RuleError,
     Tired,
     band,
-    injury_level,
-    mitigate,
     tiredness,
 )
 from facility_tui.systems.r2297.sheet import (
-    BLEED,
-    COND,
     DEATH,
     DISADV,
     INIT,
@@ -46,7 +37,6 @@ from facility_tui.systems.r2297.sheet import (
     Awareness,
     Effect,
     EKind,
-    Injury,
     Sheet2297,
 )
 
@@ -572,7 +562,7 @@ def describe(e: Effect, s: Sheet2297 | None = None) -> str:
     return f"{what} ({', '.join(when)})" if when else what
 
 
-# -- fatigue (A9) and cumulative damage (A8) ------------------------------------------------------
+# -- fatigue (A9) ---------------------------------------------------------------------------------
 
 
 def add_fatigue(ctx: Ctx, cid: str, amount: int, why: str) -> None:
@@ -604,418 +594,6 @@ def death_countdown(s: Sheet2297) -> Effect | None:
     return next((e for e in s.effects if e.kind is DEATH), None)
 
 
-def already_dying(ctx: Ctx, cid: str, why: str) -> bool:
-    """A7/A8 (Decision): Lethal and dying are one state: one countdown (the first rolled) and
-    one +50. True, with a log line, when a countdown is already running."""
-    running = death_countdown(ctx.sheet(cid))
-    if running is None:
-        return False
-    left = f"{running.rounds} round{'s' if running.rounds != 1 else ''}"
-    ctx.log(
-        f"{ctx.name(cid)} is already dying ({running.label}, {left} left): {why} starts no "
-        "second countdown and adds no second +50 fatigue (one state)",
-        Kind.EFFECT,
-    )
-    return True
-
-
-def start_dying(ctx: Ctx, cid: str, why: str, source: int = 0) -> None:
-    """A7 Lethal, A8 twice Health: unconscious, prone, dies in 1d6+1 rounds unless stabilized."""
-    add_condition(ctx, cid, "unconscious", source=source, quiet=True)
-    add_condition(ctx, cid, "prone", source=source, quiet=True)
-    n = ctx.roll("1d6+1", f"{ctx.name(cid)} death countdown", cid).total
-    add_effect(ctx, cid, Effect(EKind.DEATH, why, rounds=n, source=source))
-    ctx.log(
-        f"{ctx.name(cid)} is dying ({why}): unconscious, prone, dies in {n} rounds unless "
-        "stabilized",
-        Kind.EFFECT,
-    )
-
-
-def add_damage(ctx: Ctx, cid: str, amount: int, *, stun: bool = False) -> None:
-    """A8: add to the totals; crossing Health or twice Health applies its effects each time."""
-    s = ctx.sheet(cid)
-    before = s.total
-    s = ctx.put(cid, stun=s.stun + amount) if stun else ctx.put(cid, damage=s.damage + amount)
-    after, h, name = s.total, s.hlt, ctx.name(cid)
-    if before < h <= after:
-        ctx.log(f"{name} is Incapacitated (damage {after} ≥ Health {h})", Kind.EFFECT)
-        add_fatigue(ctx, cid, 20, "incapacitated")
-        add_condition(ctx, cid, "prone")
-    if before < 2 * h <= after and not already_dying(ctx, cid, "twice Health"):
-        add_fatigue(ctx, cid, 50, "dying")
-        start_dying(ctx, cid, f"damage {after} ≥ twice Health")
-
-
-# -- injuries (A7) --------------------------------------------------------------------------------
-
-
-def inflict(ctx: Ctx, cid: str, injury: Injury) -> Injury:
-    """A7: apply the on-infliction effects of ``injury.level``; returns the injury as recorded."""
-    level, name, src = injury.level, ctx.name(cid), injury.id
-    due = ctx.sheet(cid).turns + 1  # C6: its next turn not yet started (as changed so far)
-    fatigue = INJURY_FATIGUE[level]
-    injury = evolve(injury, fatigue=fatigue)
-    if level is NO_INJURY:
-        return injury
-    ctx.log(f"{name}: {level.word} injury", Kind.EFFECT)
-    if level is LIGHT:
-        amount = ctx.roll("1d6", f"{name} initiative reduction", cid).total
-        add_effect(
-            ctx, cid, Effect(EKind.INIT, "Light injury", amount, first=due, last=due, source=src)
-        )
-        add_effect(ctx, cid, Effect(EKind.DISADV, "Light injury", first=due, last=due, source=src))
-        ctx.log(
-            f"{name}: initiative −{amount} and Disadvantage on its next turn (its {nth(due)})",
-            Kind.EFFECT,
-        )
-    elif level is MODERATE:
-        amount = ctx.roll("2d6", f"{name} initiative reduction", cid).total
-        n = ctx.roll("1d6+1", f"{name} Disadvantage rounds", cid).total
-        add_effect(
-            ctx, cid, Effect(EKind.INIT, "Moderate injury", amount, first=due, last=due, source=src)
-        )
-        add_effect(
-            ctx,
-            cid,
-            Effect(
-                EKind.DISADV,
-                "Moderate injury",
-                rounds=n,
-                source=src,
-                counts_from=counts_from(ctx.enc, cid),
-            ),
-        )
-        ctx.log(
-            f"{name}: initiative −{amount} on its next turn (its {nth(due)}); Disadvantage for "
-            f"{n} rounds",
-            Kind.EFFECT,
-        )
-    elif level is SERIOUS:
-        amount = ctx.roll("2d6", f"{name} initiative reduction", cid).total
-        n = ctx.roll("1d6+1", f"{name} bleeding rounds", cid).total
-        add_effect(
-            ctx,
-            cid,
-            Effect(EKind.INIT, "Serious injury", amount, first=due, combat=True, source=src),
-        )
-        add_effect(ctx, cid, Effect(EKind.DISADV, "Serious injury", medical=True, source=src))
-        add_effect(ctx, cid, Effect(EKind.BLEED, "Serious injury", 1, rounds=n, source=src))
-        ctx.log(
-            f"{name}: initiative −{amount} from its {nth(due)} turn until end of combat; "
-            "Disadvantage "
-            f"until medical care; one action per turn, no Reactions; bleeds 1 per round for "
-            f"{n} rounds",
-            Kind.EFFECT,
-        )
-    elif level is CRITICAL:
-        add_effect(
-            ctx, cid, Effect(EKind.ZERO, "Critical injury", first=due, combat=True, source=src)
-        )
-        add_condition(ctx, cid, "prone", source=src, quiet=True)
-        add_effect(ctx, cid, Effect(EKind.BLEED, "Critical injury", dice="1d6", source=src))
-        ctx.log(
-            f"{name}: initiative 0 from its {nth(due)} turn until end of combat; prone; one "
-            "Minor if conscious, no Reactions; bleeds 1d6 per round until stabilized",
-            Kind.EFFECT,
-        )
-    elif level is LETHAL:
-        if already_dying(ctx, cid, "the Lethal injury"):
-            return evolve(injury, fatigue=0)
-        start_dying(ctx, cid, "Lethal injury", source=src)
-    add_fatigue(ctx, cid, fatigue, f"{level.word} injury")
-    return injury
-
-
-def record_injury(ctx: Ctx, cid: str, level: Level, damage: int) -> Injury:
-    s = ctx.sheet(cid)
-    injury = Injury(s.next_id, level, level, ctx.round, damage)
-    ctx.put(cid, next_id=s.next_id + 1)
-    injury = inflict(ctx, cid, injury)
-    ctx.edit(cid, lambda s: evolve(s, injuries=(*s.injuries, injury)))
-    return injury
-
-
-def replace_injury(ctx: Ctx, cid: str, injury: Injury) -> None:
-    ctx.edit(
-        cid,
-        lambda s: evolve(s, injuries=tuple(injury if i.id == injury.id else i for i in s.injuries)),
-    )
-
-
-@frozen
-class HitResult:
-    mitigation: Mitigation
-    level: Level
-    injury: Injury | None
-
-
-def hit_outcome(
-    s: Sheet2297,
-    raw: int,
-    kind: DamageType = DamageType.PHYSICAL,
-    ap_pt: int = 0,
-    ap_dr: int = 0,
-    *,
-    through: bool = False,
-) -> tuple[Mitigation, Level]:
-    """A6 → A7: what gets through the armor and the injury level it reaches (stun one lower):
-    what ``apply_hit`` applies and the command line's preview says."""
-    m = Mitigation(raw, 0, 0, raw) if through else mitigate(raw, s.armor, kind, ap_pt, ap_dr)
-    level = injury_level(m.final, s.hlt)
-    if kind is STUN and level is not NO_INJURY:
-        level = level.lowered()
-    return m, level
-
-
-# A7: what each level brings on infliction, in short (its dice named, not rolled): the preview's.
-LEVEL_EFFECTS = {
-    Level.LIGHT: "−1d6 init, Disadv. next turn",
-    Level.MODERATE: "−2d6 init, Disadv. 1d6+1 rounds",
-    Level.SERIOUS: "−2d6 init, Disadv., one action, bleeds 1 for 1d6+1 rounds",
-    Level.CRITICAL: "init 0, prone, one Minor, bleeds 1d6 a round",
-    Level.LETHAL: "dying in 1d6+1 rounds",
-}
-
-
-def hit_preview(
-    s: Sheet2297,
-    raw: int,
-    kind: DamageType = DamageType.PHYSICAL,
-    ap_pt: int = 0,
-    ap_dr: int = 0,
-    *,
-    through: bool = False,
-) -> str:
-    """A6–A8 in one line, before the hit is applied: "→ 9 gets through · Moderate · −2d6 init,
-    Disadv. 1d6+1 rounds" (and the totals' Incapacitated / dying when it crosses them)."""
-    if s.dead:
-        return "dead: 'set WHO dead no' first"
-    m, level = hit_outcome(s, raw, kind, ap_pt, ap_dr, through=through)
-    if m.stopped:
-        return f"→ stopped by armor (PT {m.pt})"
-    parts = [f"→ {m.final} {'already through' if through else 'gets through'}"]
-    if level is Level.NONE:
-        parts.append("no injury")
-    else:
-        dying_now = death_countdown(s) is not None and level is Level.LETHAL
-        parts.append(level.word + (" (already dying)" if dying_now else ""))
-        if not dying_now:
-            parts.append(LEVEL_EFFECTS[level])
-    before, after, h = s.total, s.total + m.final, s.hlt
-    if before < h <= after:
-        parts.append(f"Incapacitated ({after}/{h})")
-    if before < 2 * h <= after and death_countdown(s) is None and level is not Level.LETHAL:
-        parts.append("dying: twice Health")
-    return " · ".join(parts)
-
-
-def apply_hit(
-    ctx: Ctx,
-    cid: str,
-    raw: int,
-    kind: DamageType = DamageType.PHYSICAL,
-    ap_pt: int = 0,
-    ap_dr: int = 0,
-    *,
-    through: bool = False,
-) -> HitResult:
-    """A6 → A7 → A8: mitigate, find the level, apply the injury and the damage. ``through``:
-    the damage has been through armor already (the GM's figure): A6 is skipped."""
-    s = ctx.sheet(cid)
-    name = ctx.name(cid)
-    if s.dead:
-        raise RuleError(f"{name} is dead; 'set {cid} dead no' first if that was a mistake")
-    m, level = hit_outcome(s, raw, kind, ap_pt, ap_dr, through=through)
-    if through:
-        ctx.log(
-            f"Hit on {name}: {raw} {kind.value}, already through armor (A6 skipped)", Kind.EFFECT
-        )
-    else:
-        through_text = "stopped by armor" if m.stopped else f"{m.final} gets through"
-        ctx.log(
-            f"Hit on {name}: {raw} {kind.value} vs PT {m.pt} DR {m.dr}% → {through_text}",
-            Kind.EFFECT,
-        )
-    unlowered = injury_level(m.final, s.hlt)  # (stun's level is one lower: hit_outcome)
-    if level is not unlowered:
-        ctx.log(
-            f"Stun: {unlowered.word} lowered to {level.word if level.rank else 'no injury'}",
-            Kind.EFFECT,
-        )
-    injury = None
-    if level is not NO_INJURY:
-        injury = record_injury(ctx, cid, level, m.final)
-    if m.final > 0:
-        add_damage(ctx, cid, m.final, stun=kind is STUN)
-        s = ctx.sheet(cid)
-        ctx.log(f"{name}: damage {s.damage} + stun {s.stun} = {s.total}/{s.hlt}", Kind.EFFECT)
-    if injury is not None and s.edge > 0:
-        injury = evolve(injury, offered=True)
-        replace_injury(ctx, cid, injury)
-        ctx.log(f"{name} may spend 1 Edge (has {s.edge}) to lower it: soak {cid}")
-    return HitResult(m, level, injury)
-
-
-def lapse_offers(ctx: Ctx) -> None:
-    """A7: Edge is offered when the injury happens: an offer left open lapses with the turn
-    (soak still lowers the injury later, by hand)."""
-    for c in ctx.enc.combatants:
-        s = c.sheet
-        for i in s.injuries if isinstance(s, Sheet2297) else ():  # (a loop: every turn's end)
-            if i.offered:
-                ctx.put(c.id, injuries=tuple(evolve(i, offered=False) for i in s.injuries))
-                break
-
-
-def lower_injury(ctx: Ctx, cid: str, injury: Injury) -> Injury:
-    """A7 Edge: one step lower; the old level's effects go, the new level's are applied."""
-    new_level = injury.level.lowered()
-    ctx.log(
-        f"{ctx.name(cid)}: {injury.level.word} injury lowered to "
-        f"{new_level.word if new_level.rank else 'no injury'} with Edge",
-        Kind.EFFECT,
-    )
-    return relevel(ctx, cid, evolve(injury, soaked=True, offered=False), new_level, "lowered")
-
-
-def relevel(ctx: Ctx, cid: str, injury: Injury, new_level: Level, why: str) -> Injury:
-    """An injury changes level (Edge, A7; the GM, C4): the old level's effects and fatigue go,
-    the new level's are applied (with their rolls)."""
-    name = ctx.name(cid)
-    s = ctx.sheet(cid)
-    back = injury.fatigue
-    countdown = death_countdown(s)
-    if (
-        injury.level is Level.LETHAL
-        and countdown is not None
-        and countdown.source == injury.id
-        and s.total >= 2 * s.hlt
-    ):
-        # A7/A8: the one dying state goes on (damage ≥ twice Health), with its countdown and +50
-        kept = evolve(countdown, source=0, label=f"damage {s.total} ≥ twice Health")
-        swap_effect(ctx, cid, countdown, kept)
-        back = max(0, back - INJURY_FATIGUE[Level.LETHAL])
-        ctx.log(
-            f"{name} is still dying (damage {s.total} ≥ twice Health): the countdown and its "
-            "+50 fatigue stay",
-            Kind.EFFECT,
-        )
-    remove_effects(ctx, cid, lambda e: e.source != injury.id)
-    if back:
-        add_fatigue(ctx, cid, -back, f"{injury.level.word} injury {why}")
-    changed = evolve(injury, level=new_level, fatigue=0)
-    changed = inflict(ctx, cid, changed)
-    replace_injury(ctx, cid, changed)
-    return changed
-
-
-# -- turns (C2, C6) -------------------------------------------------------------------------------
-
-
-def expire_pinned_by(ctx: Ctx, cid: str, why: str = "acts") -> None:
-    """A11 (Decision): Pinned lasts until the start of the pinning attacker's next turn (a
-    Reaction does not end it)."""
-    pinned = []
-    for c in ctx.enc.combatants:  # (a loop: every turn's start scans every combatant)
-        for e in c.sheet.effects:
-            if e.by == cid:
-                pinned.append(c)
-                break
-    for c in pinned:  # only those it pins: a turn costs O(combatants), not O(combatants²)
-        gone = remove_effects(ctx, c.id, lambda e: e.by != cid)
-        for e in gone:
-            ctx.log(f"{c.name} is no longer {e.label} ({ctx.name(cid)} {why})", Kind.EFFECT)
-
-
-def expire_pins_of_the_dead(ctx: Ctx) -> None:
-    """A11: a dead attacker has no next turn, so what it pinned ends as the next round starts
-    (where that turn would have come at the latest)."""
-    for c in ctx.enc.combatants:
-        if c.sheet.dead:
-            expire_pinned_by(ctx, c.id, "is dead")
-
-
-def begin_turn(ctx: Ctx, cid: str) -> None:
-    """C2: count the turn, clear Surprised in round 2, tick bleeding and death, set the band."""
-    c = ctx.combatant(cid)  # (its name and base initiative: a turn's start changes neither)
-    s, name = sheet_of(c), c.name
-    turn = s.turns + 1
-    # (what it pinned goes first, while the encounter is as it was: the scan of every
-    # combatant reads it whole; this turn's own marks change no one else's sheet)
-    expire_pinned_by(ctx, cid)
-    s = ctx.put(cid, turns=turn, **FRESH_TURN)
-    for e in s.effects:
-        if e.kind is COND and e.until_round and ctx.round >= e.until_round:
-            drop_effect(ctx, cid, e)
-            ctx.log(f"{name} is no longer {e.label}", Kind.EFFECT)
-    tick(ctx, cid)
-    s = ctx.sheet(cid)
-    init = effective_initiative(s, c.initiative, turn, ctx.round)
-    s = ctx.put(cid, turn_init=init)
-    if s.dead:
-        return
-    eco = economy(ctx.enc, ctx.combatant(cid))
-    if eco.cap == 0:
-        ctx.log(f"{name} cannot act ({eco.limit})", Kind.EFFECT)
-        return
-    if not ctx.keeps_log:  # (the turn's summary below is for the log alone)
-        return
-    text = (
-        f"{name}: initiative {init} ({eco.band.name}) — Major {eco.major}, Move {eco.move}, "
-        f"Minor {eco.minor}"
-    )
-    if eco.cap > 0:
-        text += f"; one action in all ({eco.limit})"
-    elif eco.limit:
-        text += f"; {eco.limit}"
-    if disadvantaged(s, turn):
-        text += "; Disadvantage"
-    if s.ext_name:
-        text += f"; extended '{s.ext_name}' {s.ext_step}/{s.ext_total}"
-    ctx.log(text)
-
-
-def tick(ctx: Ctx, cid: str) -> None:
-    """C2: bleeding and death countdowns tick at the start of the turn, even if it cannot act."""
-    s = ctx.sheet(cid)
-    if s.dead:
-        return
-    name = ctx.name(cid)
-    for e in s.effects:
-        if e.kind is not BLEED and e.kind is not DEATH:
-            continue  # (nothing ticks: most effects, passed without reading the sheet again)
-        if ctx.sheet(cid).dead:
-            return
-        if e.kind is BLEED:
-            amount = ctx.roll(e.dice, f"{name} bleeding", cid).total if e.dice else e.amount
-            left = e.rounds - 1 if e.rounds else 0
-            if e.rounds and left <= 0:
-                drop_effect(ctx, cid, e)
-                ctx.log(f"{name} bleeds {amount} ({e.label}); the bleeding stops", Kind.EFFECT)
-            else:
-                swap_effect(ctx, cid, e, evolve(e, rounds=left))
-                more = f", {left} more round{'s' if left != 1 else ''}" if e.rounds else ""
-                ctx.log(f"{name} bleeds {amount} ({e.label}{more})", Kind.EFFECT)
-            if amount > 0:
-                add_damage(ctx, cid, amount)
-        elif e.kind is DEATH:
-            current = next((x for x in ctx.sheet(cid).effects if x == e), None)
-            if current is None:
-                continue
-            left = e.rounds - 1
-            if left <= 0:
-                remove_effects(ctx, cid, lambda x: x.kind is not DEATH)
-                ctx.put(cid, dead=True)
-                ctx.log(f"{name} dies ({e.label})", Kind.EFFECT)
-                return
-            swap_effect(ctx, cid, e, evolve(e, rounds=left))
-            ctx.log(
-                f"{name} is dying ({e.label}): {left} round{'s' if left != 1 else ''} left",
-                Kind.EFFECT,
-            )
-
-
 def drop_effect(ctx: Ctx, cid: str, old: Effect) -> None:
     effects = list(ctx.sheet(cid).effects)
     if old in effects:
@@ -1031,67 +609,6 @@ def swap_effect(ctx: Ctx, cid: str, old: Effect, new: Effect) -> None:
             effects[i] = new
             break
     ctx.put(cid, effects=tuple(effects))
-
-
-def end_turn(ctx: Ctx, cid: str) -> None:
-    """C2: "next turn" effects end with this turn; "N rounds" count down and expire at 0."""
-    s = ctx.sheet(cid)
-    name, turn = ctx.name(cid), s.turns
-    kept: list[Effect] = []
-    for e in s.effects:
-        if e.kind in (BLEED, DEATH):
-            kept.append(e)
-        elif e.last and e.last <= turn:
-            ctx.log(
-                f"{name}: {describe(evolve(e, first=0, last=0))} from {e.label} ends", Kind.EFFECT
-            )
-        elif e.rounds and (e.first == 0 or e.first <= turn) and e.counts_from <= turn:
-            left = e.rounds - 1
-            if left <= 0:
-                what = e.label if e.kind is COND else describe(evolve(e, rounds=0))
-                src = "" if e.kind is COND else f" from {e.label}"
-                ctx.log(f"{name}: {what}{src} ends", Kind.EFFECT)
-            else:
-                kept.append(evolve(e, rounds=left))
-        else:
-            kept.append(e)
-    if s.effects and (
-        len(kept) != len(s.effects) or any(k is not e for k, e in zip(kept, s.effects, strict=True))
-    ):
-        s = ctx.put(cid, effects=tuple(kept))
-    if s.ext_name and s.ext_turn != turn and s.ext_step:
-        ctx.log(
-            f"{name}: extended '{s.ext_name}' not advanced this turn ({s.ext_step}/{s.ext_total})"
-        )
-
-
-REST_ROUNDS = 10  # A9: fatigue −1 for every 10 full rounds without an action while Exhausted
-
-
-def count_idle_round(ctx: Ctx, cid: str) -> None:
-    """A9: at a round's end, an Exhausted combatant that was Exhausted all round and took no
-    action (a Reaction counts as one) counts an idle round; every 10th earns fatigue −1,
-    offered for the GM to confirm (``recover WHO``)."""
-    s = ctx.sheet(cid)
-    rnd = ctx.round
-    if s.dead or tired(s) is not EXHAUSTED or s.exhausted_round >= rnd:
-        return
-    if s.acted_round == rnd:
-        return
-    n = s.idle_turns + 1
-    if n < REST_ROUNDS:
-        ctx.put(cid, idle_turns=n)
-        return
-    s = ctx.put(cid, idle_turns=0, recover_due=s.recover_due + 1)
-    ctx.log(
-        f"{ctx.name(cid)} has had {REST_ROUNDS} full rounds without an action while Exhausted: "
-        f"fatigue −{s.recover_due} is due for the GM to confirm: recover {cid}",
-        Kind.EFFECT,
-    )
-
-
-def phase_active(enc: Encounter) -> bool:
-    return enc.phase is Phase.ACTIVE
 
 
 def initiative_expr(s: Sheet2297) -> str:

@@ -3,7 +3,7 @@ rule options of ``add`` (cheap to import: the key bar and the dialogs read it at
 
 from __future__ import annotations
 
-from facility_tui.systems import QuickKey, SystemInfo
+from facility_tui.systems.base import QuickKey, SystemInfo
 
 INFO = SystemInfo(
     id="2297",

@@ -13,14 +13,8 @@ from functools import lru_cache
 from attrs import frozen
 
 from facility_tui.campaign.catalogs import Lookup
-from facility_tui.commands.grammar import CommandError
 from facility_tui.model.text import word_for
-
-
-class RuleError(CommandError):
-    """Input the rules cannot accept; the message is one line, fit for the GM (a refusal of any
-    command, also of one that reaches the rules through the round hooks: ``next``, ``start``)."""
-
+from facility_tui.systems.base import RuleError
 
 # -- A4 initiative bands ------------------------------------------------------------------------
 

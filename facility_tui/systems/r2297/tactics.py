@@ -15,13 +15,17 @@ from __future__ import annotations
 
 from facility_tui.commands.grammar import quote
 from facility_tui.model.encounter import Combatant, Encounter
+from facility_tui.systems.base import Tactics
 from facility_tui.systems.plays import TurnPlay
 from facility_tui.systems.r2297.engine import dying, economy, incapacitated, sheet_of, unconscious
 from facility_tui.systems.r2297.rules import LEVELS, Level
 from facility_tui.systems.r2297.sheet import Sheet2297
+from facility_tui.systems.r2297.view import OUT_WORDS, status
 from facility_tui.systems.r2297.weapons import ammo_needed
 
 FLED = "fled"  # the condition a combatant that left the fight carries
+# How the forecast says one is out (A4, A8, A9): the list's word, Incapacitated short
+END_WORDS = {**OUT_WORDS, "incapacitated": "incap."}
 #: What ``flee at`` takes: an injury level (A7), or being incapacitated (A8).
 FLEE_WORDS = (*(level.value for level in LEVELS if level.rank), "incapacitated")
 ASSUMPTIONS = (
@@ -69,37 +73,64 @@ def flees(s: Sheet2297, level: str) -> bool:
     return s.level.rank >= Level(level).rank
 
 
-def next_line(enc: Encounter, slot: str, turn: TurnPlay) -> str | None:
-    """The next command line of ``slot``'s turn, or ``None`` when its play has no more."""
-    try:
-        c = enc.get(slot)
-    except KeyError:  # (gone from the list)
-        return None
-    s = sheet_of(c)
-    if fallen(c):
-        return None
-    play = turn.of(c.id)
-    who = quote(c.id)
-    if play.flee and flees(s, play.flee_level):
-        return f"cond {who} {FLED}"
-    if play.hold:
-        return None
-    eco = economy(enc, c)
-    if eco.cap == 0 or not s.weapons:
-        return None
-    weapon = s.weapons[0]
-    need = ammo_needed(weapon.modes[0], 1) if weapon.capacity else 0
-    if need and weapon.ammo < need:
-        spend = f"move {who} reload"
-        if spend in turn.tried:
-            return f"reload {who}"
-        return spend if weapon.capacity >= need and eco.move >= 1 else None
-    if eco.major < 1:
-        return None
-    enemies = [
-        (o.id, hurt(sheet_of(o))) for o in enc.combatants if o.side != c.side and not fallen(o)
-    ]
-    target = turn.pick(c.id, enemies)
-    if target is None:
-        return None
-    return f"attack {who} {quote(target)}"
+class Tactics2297(Tactics):
+    """2297's default play of a combatant's turn (see the module's doc)."""
+
+    flee_words = FLEE_WORDS
+    assumptions = ASSUMPTIONS
+
+    def next_line(self, enc: Encounter, slot: str, turn: TurnPlay) -> str | None:
+        """The next command line of ``slot``'s turn, or ``None`` when its play has no more."""
+        try:
+            c = enc.get(slot)
+        except KeyError:  # (gone from the list)
+            return None
+        s = sheet_of(c)
+        if fallen(c):
+            return None
+        play = turn.of(c.id)
+        who = quote(c.id)
+        if play.flee and flees(s, play.flee_level):
+            return f"cond {who} {FLED}"
+        if play.hold:
+            return None
+        eco = economy(enc, c)
+        if eco.cap == 0 or not s.weapons:
+            return None
+        weapon = s.weapons[0]
+        need = ammo_needed(weapon.modes[0], 1) if weapon.capacity else 0
+        if need and weapon.ammo < need:
+            spend = f"move {who} reload"
+            if spend in turn.tried:
+                return f"reload {who}"
+            return spend if weapon.capacity >= need and eco.move >= 1 else None
+        if eco.major < 1:
+            return None
+        enemies = [
+            (o.id, hurt(sheet_of(o))) for o in enc.combatants if o.side != c.side and not fallen(o)
+        ]
+        target = turn.pick(c.id, enemies)
+        if target is None:
+            return None
+        return f"attack {who} {quote(target)}"
+
+    def fallen(self, enc: Encounter, c: Combatant) -> str:
+        return fallen(c)
+
+    def ammo(self, c: Combatant) -> int:
+        total = 0
+        for w in sheet_of(c).weapons:  # (a loop: the forecast asks after each line that changed c)
+            total += w.ammo
+        return total
+
+    def end_word(self, enc: Encounter, c: Combatant) -> str:
+        """The list's word; one out as ``fallen`` counts it is said so, in its order (dying
+        or dead, fled, then down): an Incapacitated one (A8), whom the list shows by its
+        injury (it may still take a Minor), is ``incap.``."""
+        s = sheet_of(c)
+        state = status(s)
+        if state in ("dead", "dying"):
+            return state
+        if s.has(FLED):
+            return "fled"
+        return END_WORDS.get(state) or self.rules.view.state_word(enc, c)  # (standing: the list's)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 
 from facility_tui.campaign.catalogs import Lookup
-from facility_tui.systems.r2297.rules import AMMO, DamageType, RuleError, parse_type
+from facility_tui.systems.base import RuleError
+from facility_tui.systems.r2297.rules import AMMO, DamageType, parse_type
 from facility_tui.systems.r2297.sheet import Weapon
 
 DICE = re.compile(r"^\d*d\d+([+-]\d+)*$", re.IGNORECASE)  # a weapon's damage: 3d6+2

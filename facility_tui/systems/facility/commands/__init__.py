@@ -3,7 +3,7 @@ per topic. See ``docs/rules-facility.md`` for examples.
 
 - ``helpers``: what the commands share (options, the d20, checks with help, saves, wounds and
   their spill-over, the attack mark);
-- ``checks``: a stat roll, Salvage, the vanguard, a save (F2, F3, F7);
+- ``rolls``: a stat roll, Salvage, the vanguard, a save (F2, F3, F7);
 - ``harm``: hazards, ablating PPE or suffering, wounds (F4–F6);
 - ``attacks``: a PC's strike and what follows it (F7, F8);
 - ``healing``: Break, tend, the shift's rest, scars (F9);

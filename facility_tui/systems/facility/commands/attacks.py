@@ -27,7 +27,16 @@ from facility_tui.systems.facility.commands.helpers import (
     spill_option,
     target_stat,
 )
-from facility_tui.systems.facility.core import (
+from facility_tui.systems.facility.engine import (
+    backlash_line,
+    clear_pending,
+    pending_of,
+    set_harm,
+    set_pending,
+    sheet_of,
+    state_of,
+)
+from facility_tui.systems.facility.rules import (
     STAT_NAMES,
     changed,
     covering,
@@ -40,18 +49,7 @@ from facility_tui.systems.facility.core import (
     suggest_stat,
     weapon_of,
 )
-from facility_tui.systems.facility.state import (
-    Pending,
-    PendingHarm,
-    Step,
-    backlash_line,
-    clear_pending,
-    pending_of,
-    set_harm,
-    set_pending,
-    sheet_of,
-    state_of,
-)
+from facility_tui.systems.facility.sheet import Pending, PendingHarm, Step
 
 
 def _weapon_of(call: Call, c: Combatant, text: str | None) -> str:

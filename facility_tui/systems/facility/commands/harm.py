@@ -24,7 +24,15 @@ from facility_tui.systems.facility.commands.helpers import (
     tn_option,
     wounds_preview,
 )
-from facility_tui.systems.facility.core import (
+from facility_tui.systems.facility.engine import (
+    clear_harm,
+    clear_pending,
+    harm_of,
+    pending_of,
+    set_harm,
+    sheet_of,
+)
+from facility_tui.systems.facility.rules import (
     STAT_NAMES,
     ablate,
     covering,
@@ -35,16 +43,7 @@ from facility_tui.systems.facility.core import (
     stat_key,
     tag_key,
 )
-from facility_tui.systems.facility.state import (
-    PendingHarm,
-    Step,
-    clear_harm,
-    clear_pending,
-    harm_of,
-    pending_of,
-    set_harm,
-    sheet_of,
-)
+from facility_tui.systems.facility.sheet import PendingHarm, Step
 
 
 @frozen

@@ -16,7 +16,8 @@ from facility_tui.systems.facility.commands.helpers import (
     rule,
     tn_option,
 )
-from facility_tui.systems.facility.core import (
+from facility_tui.systems.facility.engine import clear_pending, members, set_pending, sheet_of
+from facility_tui.systems.facility.rules import (
     STAT_NAMES,
     add_wounds,
     capacity,
@@ -29,14 +30,7 @@ from facility_tui.systems.facility.core import (
     stat_key,
     stat_of,
 )
-from facility_tui.systems.facility.state import (
-    Pending,
-    Step,
-    clear_pending,
-    members,
-    set_pending,
-    sheet_of,
-)
+from facility_tui.systems.facility.sheet import Pending, Step
 
 
 def heal_one(call: Call, c: Combatant, key: str, why: str) -> None:

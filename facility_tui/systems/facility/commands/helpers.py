@@ -12,12 +12,13 @@ from facility_tui.commands.grammar import CommandError
 from facility_tui.commands.spec import Call, declarer
 from facility_tui.model.encounter import PCS, Combatant, Encounter, Kind, Phase, evolve
 from facility_tui.model.text import counted
-from facility_tui.systems.facility.core import (
+from facility_tui.systems.facility.engine import acting_now, harm_of, members, sheet_of, state_of
+from facility_tui.systems.facility.info import INFO
+from facility_tui.systems.facility.rules import (
     STAT_NAMES,
     STATS,
     TAGS,
     Condition,
-    FacilitySheet,
     add_wounds,
     bar,
     can_act,
@@ -34,8 +35,7 @@ from facility_tui.systems.facility.core import (
     suggest_stat,
     wound_impaired,
 )
-from facility_tui.systems.facility.info import INFO
-from facility_tui.systems.facility.state import acting_now, harm_of, members, sheet_of, state_of
+from facility_tui.systems.facility.sheet import FacilitySheet
 
 Runner = Callable[[Call], Encounter]
 

@@ -15,7 +15,8 @@ from facility_tui.commands.spec import Call
 from facility_tui.model.encounter import Encounter, Kind
 from facility_tui.model.text import word_for
 from facility_tui.systems.facility.commands.helpers import NO_WORDS, flag, put_sheet, rule
-from facility_tui.systems.facility.core import (
+from facility_tui.systems.facility.engine import sheet_of
+from facility_tui.systems.facility.rules import (
     BONUS_MAX,
     BONUS_MIN,
     JOBS,
@@ -23,7 +24,6 @@ from facility_tui.systems.facility.core import (
     SAVE_MAX,
     STAT_NAMES,
     STATS,
-    FacilitySheet,
     Fate,
     Job,
     Piece,
@@ -44,7 +44,7 @@ from facility_tui.systems.facility.core import (
     weapon_of,
     with_stat,
 )
-from facility_tui.systems.facility.state import sheet_of
+from facility_tui.systems.facility.sheet import FacilitySheet
 
 # -- building sheets (F1, F3, F6, F10, F12) --------------------------------------------------------
 

@@ -19,21 +19,15 @@ from facility_tui.systems.facility.commands.helpers import (
     target_stat,
     tn_option,
 )
-from facility_tui.systems.facility.core import (
+from facility_tui.systems.facility.engine import clear_pending, pending_of, set_pending, sheet_of
+from facility_tui.systems.facility.rules import (
     JOBS,
     STAT_NAMES,
-    FacilitySheet,
     blast_shares,
     parts_spent,
     technique_key,
 )
-from facility_tui.systems.facility.state import (
-    Step,
-    clear_pending,
-    pending_of,
-    set_pending,
-    sheet_of,
-)
+from facility_tui.systems.facility.sheet import FacilitySheet, Step
 
 
 @rule(

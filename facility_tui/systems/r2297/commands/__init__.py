@@ -2,7 +2,7 @@
 ``docs/rules-2297.md`` for examples.
 
 - ``helpers``: what the commands share (``rule``, ``who``, ``turn_actor``...);
-- ``turns``: awareness, initiative and the action economy (A2–A4);
+- ``actions``: awareness, initiative and the action economy (A2–A4);
 - ``injuries``: hits through armor, injuries, first aid and healing (A6–A8, A10);
 - ``fatigue``: fatigue, rests and stims (A9);
 - ``conditions``: conditions (A11);

@@ -15,13 +15,8 @@ from facility_tui.commands.spec import Call
 from facility_tui.model.encounter import Combatant, Encounter, Kind, Phase, evolve
 from facility_tui.model.text import counted
 from facility_tui.systems.r2297.commands.helpers import catalog, charge, rule, sheet, who
-from facility_tui.systems.r2297.engine import (
-    Ctx,
-    apply_hit,
-    disadvantage_now,
-    dying,
-    unconscious,
-)
+from facility_tui.systems.r2297.engine import Ctx, disadvantage_now, dying, unconscious
+from facility_tui.systems.r2297.hits import apply_hit
 from facility_tui.systems.r2297.rules import (
     DamageType,
     add_dice,

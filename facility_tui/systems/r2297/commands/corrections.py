@@ -16,13 +16,11 @@ from facility_tui.systems.r2297.engine import (
     describe,
     drop_effect,
     economy,
-    inflict,
     parse_awareness,
-    relevel,
     remove_effects,
-    replace_injury,
     swap_effect,
 )
+from facility_tui.systems.r2297.hits import inflict, relevel, replace_injury
 from facility_tui.systems.r2297.rules import Level, parse_armor, parse_level
 from facility_tui.systems.r2297.sheet import LEAST, Effect, EKind, Injury
 from facility_tui.systems.r2297.weapons import find_weapon, parse_weapons
@@ -62,7 +60,7 @@ def set_value(call: Call) -> Encounter:
     elif field == "init":
         n = call.initiative(value, f"{c.name} initiative")
         ctx.update(c.id, initiative=n)
-        ctx.enc = call.rules.initiative_set(ctx.enc, c.id)
+        ctx.enc = call.rules.turns.initiative_set(ctx.enc, c.id)
         shown = f"{c.initiative} → {n}"
         if ctx.enc.phase is Phase.ACTIVE:
             shown += " (order from next round)"

@@ -12,14 +12,8 @@ from facility_tui.commands.grammar import CommandError
 from facility_tui.commands.spec import Call
 from facility_tui.model.encounter import Combatant, Encounter, Kind, Phase, evolve
 from facility_tui.systems.r2297.commands.helpers import rule, sheet, who
-from facility_tui.systems.r2297.engine import (
-    Ctx,
-    apply_hit,
-    hit_preview,
-    lower_injury,
-    remove_effects,
-    replace_injury,
-)
+from facility_tui.systems.r2297.engine import Ctx, remove_effects
+from facility_tui.systems.r2297.hits import apply_hit, hit_preview, lower_injury, replace_injury
 from facility_tui.systems.r2297.rules import AID_TN, DamageType, Level, parse_ap, parse_type
 from facility_tui.systems.r2297.sheet import EKind, Injury
 

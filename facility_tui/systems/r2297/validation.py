@@ -9,16 +9,26 @@ from typing import Any
 
 import attrs
 
+from facility_tui.model.encounter import Combatant, Encounter
+from facility_tui.systems.base import Problem, Validation
 from facility_tui.systems.r2297.rules import DR_MAX, PT_MAX
 from facility_tui.systems.r2297.sheet import LEAST, Sheet2297
 from facility_tui.systems.r2297.weapons import DICE, MAGAZINE_MAX, MODES
-
-Problem = tuple[str, str] | None  # (the key's path in the sheet, what it must be)
 
 # The sheet's numbers that may be below 0 (the rest are counts, turns, rounds and ids the
 # rules keep, 0 or more): AG, CU and skill (``LEAST``), a pending Refocus (-1: none) and the
 # actions ``set`` adds or takes away this turn.
 _SIGNED = {"ag", "cu", "skill", "refocus", "extra_major", "extra_move", "extra_minor"}
+
+
+class Validation2297(Validation):
+    """A 2297 sheet held to the bounds of ``add`` and ``set`` (2297 keeps no encounter state)."""
+
+    def check_combatant(self, enc: Encounter, c: Combatant) -> Problem:
+        if not isinstance(c.sheet, Sheet2297):
+            return "sheet", "must be a 2297 sheet"
+        found = sheet_problem(c.sheet)
+        return (f"sheet.{found[0]}", found[1]) if found else None
 
 
 def sheet_problem(s: Sheet2297) -> Problem:

@@ -23,11 +23,8 @@ from facility_tui.systems.facility.commands.helpers import (
     save_roll,
     tn_option,
 )
-from facility_tui.systems.facility.core import STAT_NAMES, impaired, save_key, stat_key, tag_key
-from facility_tui.systems.facility.state import (
+from facility_tui.systems.facility.engine import (
     VANGUARD,
-    Pending,
-    Step,
     apply_partial,
     backlash_line,
     check_vanguard,
@@ -38,6 +35,8 @@ from facility_tui.systems.facility.state import (
     sheet_of,
     state_of,
 )
+from facility_tui.systems.facility.rules import STAT_NAMES, impaired, save_key, stat_key, tag_key
+from facility_tui.systems.facility.sheet import Pending, Step
 
 # -- F2 checks and Salvage -------------------------------------------------------------------------
 

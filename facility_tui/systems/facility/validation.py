@@ -5,10 +5,12 @@ command could put on (renamed, its name deleted) ended ``show`` in ``ppe_impaire
 
 from __future__ import annotations
 
-from facility_tui.model.encounter import ENEMIES, PCS, Encounter
+from facility_tui.model.encounter import ENEMIES, PCS, Combatant, Encounter
 from facility_tui.model.text import MAX_NAME
+from facility_tui.systems.base import Problem, RuleError, Validation
 from facility_tui.systems.facility.commands.sheets import SHEET_COUNTS
-from facility_tui.systems.facility.core import (
+from facility_tui.systems.facility.engine import state_of
+from facility_tui.systems.facility.rules import (
     BONUS_MAX,
     BONUS_MIN,
     PPE_CATALOG,
@@ -16,19 +18,29 @@ from facility_tui.systems.facility.core import (
     SAVES,
     STATS,
     WEAPONS,
-    FacilitySheet,
     Piece,
     PPEItem,
-    RuleError,
     ppe_item,
     weapon_from,
     weapon_of,
 )
-from facility_tui.systems.facility.state import state_of
-
-Problem = tuple[str, str] | None  # (the key's path in the sheet, what it must be)
+from facility_tui.systems.facility.sheet import FacilitySheet
 
 _CATALOG = {p.name: p for p in PPE_CATALOG}
+
+
+class FacilityValidation(Validation):
+    """A Facility sheet held to what ``add``, ``sheet`` and ``ppe`` could make; the state to
+    sides, combatants and a TN that are there."""
+
+    def check_combatant(self, enc: Encounter, c: Combatant) -> tuple[str, str] | None:
+        if not isinstance(c.sheet, FacilitySheet):
+            return "sheet", "must be a Facility sheet"
+        found = sheet_problem(c.sheet)
+        return (f"sheet.{found[0]}", found[1]) if found else None
+
+    def check_state(self, enc: Encounter) -> tuple[str, str] | None:
+        return state_problem(enc)
 
 
 def sheet_problem(s: FacilitySheet) -> Problem:

@@ -1,81 +1,25 @@
-"""Facility's encounter-wide state (F7 sides, pending choices, marks) and its helpers, shared by
-the commands and the ``RuleSystem`` (``system``)."""
+"""Facility engine: the rules applied to an encounter (F2, F5, F7, F8): its state read and
+changed (pending rolls and harm), the sides and who acts now, their marks, side initiative,
+shared by the commands and the parts the core talks to (``turns``, ``view``...)."""
 
 from __future__ import annotations
 
-import enum
 from typing import Any
-
-from attrs import frozen
 
 from facility_tui.commands import rounds
 from facility_tui.commands.grammar import CommandError, quote
 from facility_tui.commands.spec import Call
 from facility_tui.model.encounter import ENEMIES, PCS, Combatant, Encounter, Phase, evolve
-from facility_tui.systems.facility.core import (
+from facility_tui.systems.facility.rules import can_act, condition, impaired, simple
+from facility_tui.systems.facility.sheet import (
     FacilitySheet,
-    can_act,
-    condition,
-    impaired,
-    simple,
+    FacilityState,
+    Pending,
+    PendingHarm,
+    Step,
 )
 
 VANGUARD = "vanguard"  # F7: the slot of the PC who acts before the enemies after a Partial Success
-DEFAULT_TN = 12
-
-
-class Step(enum.StrEnum):
-    """What a pending roll waits for (F2, F7, F8, F9)."""
-
-    CHECK = "check"  # a failed check: salvage or live with it
-    INITIATIVE = "initiative"  # a failed side-initiative roll: salvage for a Partial
-    HIT = "hit"  # an attack that hit: deal or crit
-    MISS = "miss"  # an attack that missed: miss or salvage
-    BREAK = "break"  # a failed Break roll: salvage
-    TEND = "tend"  # a failed heal-another roll: salvage
-    BACKLASH = "backlash"  # F8 a Partial: the attacker suffers the enemy's damage, no save
-
-
-@frozen
-class Pending:
-    """A roll whose follow-up choice the GM has not entered yet (one per combatant)."""
-
-    who: str = ""
-    step: Step = Step.CHECK
-    stat: str = "phy"
-    tn: int = DEFAULT_TN
-    mod: int = 0
-    exp: bool = False
-    target: str = ""  # attack target, or whom a healer tends
-    weapon: str = ""
-    vs: str = "weapons"  # the target's save the attack rolls against
-    to: str = ""  # stat the attack wounds on the target ('' = suggested)
-    kind: str = ""  # kind of harm, for the hazard → stat suggestion
-    heal: str = ""  # stat a Break or heal-another takes a wound off
-    total: int | None = None  # a failed check's total, for a Work Order to add to (F12)
-
-
-@frozen
-class PendingHarm:
-    """A failed save with PPE that could still be ablated (F5): 'ablate' or 'suffer'."""
-
-    who: str = ""
-    wounds: int = 1
-    hazard: str = "weapons"
-    tag: str = ""
-    stat: str = ""
-    spill: tuple[str, ...] = ()
-    kind: str = ""
-
-
-@frozen
-class FacilityState:
-    first: str = PCS  # the side that acts first each round (F7)
-    partial: bool = False  # F7: round 1 opens with the vanguard's turn
-    vanguard: str = ""  # the vanguard PC's id
-    tn: int = DEFAULT_TN
-    pending: tuple[Pending, ...] = ()
-    harms: tuple[PendingHarm, ...] = ()
 
 
 def state_of(enc: Encounter) -> FacilityState:

@@ -1,4 +1,5 @@
-"""Facility rules, the pure part (F1–F12): stats, saves, wound tracks, the PPE and weapon catalogs.
+"""Facility rules, the pure part (F1–F12): stats, saves, wound tracks, the PPE and weapon catalogs,
+and the values they are made of (a stat, the saves, a piece of PPE, a weapon, a job, a fate).
 
 Nothing here rolls dice or touches an encounter: every function takes a sheet (and numbers) and
 returns a new sheet plus what happened, so the commands in ``commands`` stay thin and the
@@ -11,20 +12,19 @@ from __future__ import annotations
 import enum
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from attrs import evolve, field, frozen
+from attrs import evolve, frozen
 
 from facility_tui.campaign.catalogs import EntryError, Kind, check_entry
-from facility_tui.commands.grammar import CommandError
 from facility_tui.model.text import word_for
+from facility_tui.systems.base import RuleError
 from facility_tui.systems.facility import catalogs
 
+if TYPE_CHECKING:
+    from facility_tui.systems.facility.sheet import FacilitySheet
+
 T = TypeVar("T")
-
-
-class RuleError(CommandError):
-    """Input the Facility rules refuse; the message is one line, fit for the GM."""
 
 
 # -- F1 stats --------------------------------------------------------------------------------------
@@ -548,7 +548,7 @@ def blast_shares(total: int, targets: int) -> list[int]:
     return [share + (1 if i < rest else 0) for i in range(targets)]
 
 
-# -- the sheet -------------------------------------------------------------------------------------
+# -- what becomes of a combatant ------------------------------------------------------------------
 
 
 class Fate(enum.StrEnum):
@@ -571,38 +571,6 @@ class Condition(enum.StrEnum):
     SURRENDERED = "surrendered"
     STANDING = "standing"  # an object (Barricade) still up
     BROKEN = "broken"  # an object whose track is full
-
-
-@frozen
-class FacilitySheet:
-    """One Facility combatant (F1, F3, F4, F6, F8, F10, F12)."""
-
-    phy: Stat = field(factory=Stat)
-    sci: Stat = field(factory=Stat)
-    ins: Stat = field(factory=Stat)
-    adm: Stat = field(factory=Stat)
-    nor: Stat = field(factory=Stat)
-    job: str = ""
-    base: Saves = field(factory=Saves)
-    ppe: tuple[Piece, ...] = ()
-    track: int = 0  # F10: capacity of an NPC's simple wound track; 0 = five stat tracks
-    track_wounds: int = 0
-    is_object: bool = False  # F12 Barricade: an object, not a creature
-    fate: Fate = Fate.ACTIVE
-    overrule: bool = False  # F4: alive with five Impaired stats ("alternate arrangements")
-    armor: bool = False  # Armor Expertise (Plate Carrier)
-    weapons: tuple[str, ...] = ()
-    empty: tuple[str, ...] = ()  # guns out of ammo (F8)
-    attack_used: bool = False  # F7 marks
-    other_used: bool = False
-    parts: int = 0  # F12 Spare Parts slots
-    clearance: int = 0
-    pockets: int = 2  # F11, sheet data only
-    slots: int = 6
-    items: tuple[str, ...] = ()
-    # F8: the campaign catalog's weapons it carries (their entries, plain TOML data, as read):
-    # ``weapons`` names them by key, and they keep their figures whatever the file says later
-    arms: tuple[Any, ...] = ()
 
 
 def weapon_of(sheet: FacilitySheet, text: str) -> Weapon:
