@@ -38,16 +38,6 @@ from facility_tui.systems.facility.rules import (
 from facility_tui.systems.facility.sheet import FacilitySheet
 from facility_tui.systems.plays import Play, TurnPlay
 
-#: What ``flee at`` takes: any wound, an Impaired stat (a simple track half full).
-FLEE_WORDS = ("hurt", "impaired")
-ASSUMPTIONS = (
-    "PCs strike a standing enemy picked at random with their first loaded weapon (Physique "
-    "vs its Weapons save); a hit is dealt, no Critical, no Salvage; rearm with the other action",
-    "enemies harm a standing PC picked at random: their first weapon's damage (1 without one) "
-    "vs the Weapons save, or the harm their play names; a failed save ablates the first PPE "
-    "that covers it",
-)
-
 
 def fallen(c: Combatant) -> str | None:
     """Out of the fight, and how: "" (standing), "fled" (fled or surrendered), "down" (out,
@@ -129,8 +119,16 @@ def check_harm(text: str) -> str:
 class FacilityTactics(Tactics):
     """Facility's default play of a side's turn (see the module's doc)."""
 
-    flee_words = FLEE_WORDS
-    assumptions = ASSUMPTIONS
+    #: What ``flee at`` takes: any wound, an Impaired stat (a simple track half full).
+    flee_words = ("hurt", "impaired")
+    assumptions = (
+        "PCs strike a standing enemy picked at random with their first loaded weapon (Physique "
+        "vs its Weapons save); a hit is dealt, no Critical, no Salvage; rearm with the other "
+        "action",
+        "enemies harm a standing PC picked at random: their first weapon's damage (1 without one) "
+        "vs the Weapons save, or the harm their play names; a failed save ablates the first PPE "
+        "that covers it",
+    )
     ammo_spent = "guns dry"
 
     def next_line(self, enc: Encounter, slot: str, turn: TurnPlay) -> str | None:

@@ -26,13 +26,6 @@ from facility_tui.systems.r2297.weapons import ammo_needed
 FLED = "fled"  # the condition a combatant that left the fight carries
 # How the forecast says one is out (A4, A8, A9): the list's word, Incapacitated short
 END_WORDS = {**OUT_WORDS, "incapacitated": "incap."}
-#: What ``flee at`` takes: an injury level (A7), or being incapacitated (A8).
-FLEE_WORDS = (*(level.value for level in LEVELS if level.rank), "incapacitated")
-ASSUMPTIONS = (
-    "each attacks a standing enemy picked at random with its first weapon in its first fire "
-    "mode (the attack helper: skill, Dodge, its Major and allowance, A4-A5)",
-    "reloads with its Move when short of rounds; never spends Edge, no first aid, no cover",
-)
 
 
 # What ``fallen`` found lately, by sheet (the object: a sheet is immutable). A play asks it of
@@ -76,8 +69,13 @@ def flees(s: Sheet2297, level: str) -> bool:
 class Tactics2297(Tactics):
     """2297's default play of a combatant's turn (see the module's doc)."""
 
-    flee_words = FLEE_WORDS
-    assumptions = ASSUMPTIONS
+    #: What ``flee at`` takes: an injury level (A7), or being incapacitated (A8).
+    flee_words = (*(level.value for level in LEVELS if level.rank), "incapacitated")
+    assumptions = (
+        "each attacks a standing enemy picked at random with its first weapon in its first fire "
+        "mode (the attack helper: skill, Dodge, its Major and allowance, A4-A5)",
+        "reloads with its Move when short of rounds; never spends Edge, no first aid, no cover",
+    )
 
     def next_line(self, enc: Encounter, slot: str, turn: TurnPlay) -> str | None:
         """The next command line of ``slot``'s turn, or ``None`` when its play has no more."""

@@ -20,7 +20,6 @@ from facility_tui.systems.facility.rules import (
     BONUS_MAX,
     BONUS_MIN,
     JOBS,
-    PPE_CATALOG,
     SAVE_MAX,
     STAT_NAMES,
     STATS,
@@ -385,18 +384,6 @@ def sheet(call: Call) -> Encounter:
     call.log(f"{c.name}'s sheet set by the GM: {' '.join(done)}", Kind.OVERRIDE)
     put_sheet(call, c, new)
     return call.enc
-
-
-def catalog_lines() -> list[str]:
-    """The PPE catalog as text (docs, help)."""
-    out = []
-    for p in PPE_CATALOG:
-        bonus = ", ".join(f"+{v} {k}" for k, v in p.bonuses + p.narrow)
-        covers = ", ".join(sorted(p.covers))
-        out.append(
-            f"{p.number}. {p.name}: rating {p.rating} ({covers}){'; ' + bonus if bonus else ''}"
-        )
-    return out
 
 
 def set_field(call: Call) -> Encounter:
