@@ -16,7 +16,8 @@ Each system is a package of its own (``r2297``, ``facility``) with the same skel
 
 A system may have more modules of its own (2297's ``weapons``, ``hits``). This module is the
 registry: a package is found by id here (its ``INFO``, then ``load()`` for its rules), and nothing
-else in the core names a system's modules.
+else in the core names a system's modules; it also hands on the types of ``base`` its callers
+name (``RuleSystem``, ``SystemInfo``, ``QuickKey``, ``END_WORD``).
 """
 
 from __future__ import annotations

@@ -38,6 +38,8 @@ PASSES = 12  # tie roll-off passes; 11**12 * 10 stays far inside TOML's 64-bit i
 
 
 class Turns2297(Turns):
+    """Each combatant's own turn, in the round's order of effective initiative (A3)."""
+
     def listed(self, enc: Encounter) -> list[Combatant]:
         """Active: this round's order, then those not in it; setup: by initiative, then AG, CU."""
         position = {cid: i for i, cid in enumerate(enc.order)}
