@@ -40,10 +40,10 @@ from textual.timer import Timer
 
 from facility_tui.campaign.paths import default_saves
 from facility_tui.model.text import printable
-from facility_tui.screens.lines import Controls
 from facility_tui.screens.main import MainScreen
 from facility_tui.screens.palette import FacilityCommands, Palette
-from facility_tui.screens.status_pane import path_within
+from facility_tui.screens.render.lines import Controls
+from facility_tui.screens.widgets.status_pane import path_within
 from facility_tui.workspace import Workspace
 
 SETTLE_ROUNDS = 32  # looks before a key is taken anyway (a widget that never stops posting)

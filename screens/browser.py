@@ -27,8 +27,8 @@ from facility_tui.campaign.summaries import Summary, summaries, when
 from facility_tui.model.text import printable
 from facility_tui.systems import ids, info
 
-from .key_bar import KeyBar
-from .ordered_input import OrderedInput
+from .widgets.key_bar import KeyBar
+from .widgets.ordered_input import OrderedInput
 
 GAP = 2  # cells between two columns
 

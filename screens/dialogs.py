@@ -16,7 +16,7 @@ from facility_tui.commands.grammar import quote
 from facility_tui.model.text import printable
 from facility_tui.systems import DEFAULT, info, infos
 
-from .ordered_input import OrderedInput
+from .widgets.ordered_input import OrderedInput
 
 # Tab moves between fields as the app reads it (a priority binding), so the keys typed after it
 # in one burst ("Thug⇥⇥2d6") go to the next field, not into the one being left.

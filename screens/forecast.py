@@ -29,7 +29,7 @@ from facility_tui.model.encounter import Encounter
 from facility_tui.model.text import printable
 from facility_tui.systems.plays import PLAY_WORDS, Play
 
-from .text_pane import TextPane
+from .render.text_pane import TextPane
 
 RUNS = 1000
 # s: the figures are shown again at most this often (and when the last play is in): each time

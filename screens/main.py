@@ -49,14 +49,14 @@ from facility_tui.workspace import Workspace
 
 from .collector import EVERY as COLLECT_EVERY
 from .collector import IdleCollector
-from .command_bar import CommandBar, placeholder_for
-from .detail_pane import DetailPane
-from .initiative import SELECTED, InitiativeList
-from .key_bar import KeyBar
-from .log_pane import LogPane
-from .order_list import OrderList, short_forms_help
-from .scroll_bar import PaneBox
-from .status_pane import StatusPane, written
+from .render.scroll_bar import PaneBox
+from .widgets.command_bar import CommandBar, placeholder_for
+from .widgets.detail_pane import DetailPane
+from .widgets.initiative import SELECTED, InitiativeList
+from .widgets.key_bar import KeyBar
+from .widgets.log_pane import LogPane
+from .widgets.order_list import OrderList, short_forms_help
+from .widgets.status_pane import StatusPane, written
 
 HISTORY_VERBS = ("undo", "u", "redo")  # each says what it took back or put back
 LOG_SHOWN = 200  # lines the log pane keeps while it grows

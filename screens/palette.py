@@ -29,10 +29,10 @@ from facility_tui.commands.grammar import quote
 from facility_tui.model.text import printable
 
 from .catalog_browser import catalog_screen
-from .detail_pane import side_label
 from .main import MainScreen
-from .order_list import list_number
 from .sharing import sharing_of
+from .widgets.detail_pane import side_label
+from .widgets.order_list import list_number
 
 
 def _highlight(matcher: Matcher, text: str) -> Content:

@@ -30,8 +30,8 @@ from facility_tui.report import public_state, slot_text, visible
 from facility_tui.systems import rules_for
 from facility_tui.workspace import Workspace
 
-from .detail_pane import side_label
-from .order_list import short_side
+from .widgets.detail_pane import side_label
+from .widgets.order_list import short_side
 
 FOLLOW_EVERY = 0.5  # seconds between looks at the save (a stat each when it was not written)
 NAME_CELLS = 26  # the Name column's width: a longer name is shortened

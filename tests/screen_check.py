@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from facility_tui.screens.initiative import InitiativeList
+from facility_tui.screens.widgets.initiative import InitiativeList
 from rich.cells import cell_len
 from textual.app import App
 from textual.drivers.headless_driver import HeadlessDriver

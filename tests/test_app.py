@@ -6,10 +6,10 @@ from pathlib import Path
 from typing import Self
 
 import pytest
-from facility_tui.screens.initiative import SELECTED, InitiativeList
-from facility_tui.screens.key_bar import KeyBar
-from facility_tui.screens.log_pane import LogPane
 from facility_tui.screens.main import MainScreen
+from facility_tui.screens.widgets.initiative import SELECTED, InitiativeList
+from facility_tui.screens.widgets.key_bar import KeyBar
+from facility_tui.screens.widgets.log_pane import LogPane
 from rich.text import Text
 from textual import events, on
 from textual.app import App, ComposeResult
@@ -422,7 +422,7 @@ async def test_facility_demo_opens_as_a_new_fight(tmp_path: Path) -> None:
         assert app.workspace.path.exists()
 
 
-# -- the initiative list widget (screens/initiative.py) -------------------------------------------
+# -- the initiative list widget (screens/widgets/initiative.py) ---------------------------------
 
 
 def _rows(n: int, *, hp: dict[int, str] | None = None) -> list[tuple[str, list[Text | str]]]:
@@ -734,7 +734,7 @@ async def test_collection_waits_for_quiet_moments_and_comes_back_on_exit(tmp_pat
 
 def test_text_lines_keep_the_text_style() -> None:
     """A line that fits is made from its segments; its own style (not a span) stays on it."""
-    from facility_tui.screens.lines import text_lines
+    from facility_tui.screens.render.lines import text_lines
     from rich.console import Console
 
     console = Console()
@@ -846,7 +846,7 @@ async def test_over_a_dialog_the_bar_lists_its_keys_and_each_acts(
 async def test_facility_asks_for_no_initiative_anywhere(tmp_path: Path) -> None:
     """F7: the Add dialog of a Facility fight has no Initiative field, and the command line's
     example is one Facility takes (it was `add Thug init=2d6`, which Facility refuses)."""
-    from facility_tui.screens.command_bar import CommandBar
+    from facility_tui.screens.widgets.command_bar import CommandBar
 
     app = FacilityApp(save_dir=tmp_path, seed=1, demo="facility")
     async with app.run_test(size=(80, 24)) as pilot:

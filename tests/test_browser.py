@@ -9,8 +9,8 @@ from pathlib import Path
 
 from facility_tui.screens.browser import BrowserScreen, RenameDialog
 from facility_tui.screens.dialogs import ChoiceDialog
-from facility_tui.screens.key_bar import KeyBar
 from facility_tui.screens.main import MainScreen
+from facility_tui.screens.widgets.key_bar import KeyBar
 from textual import events
 from textual.widgets._toast import Toast
 

@@ -373,8 +373,8 @@ def test_completion_knows_the_campaigns_names(tmp_path: Path) -> None:
 
 async def test_tab_completes_and_the_palette_browses_a_catalog(tmp_path: Path) -> None:
     from facility_tui.screens.catalog_browser import CatalogScreen
-    from facility_tui.screens.command_bar import CommandBar
     from facility_tui.screens.main import MainScreen
+    from facility_tui.screens.widgets.command_bar import CommandBar
     from textual.widgets import Static
 
     from facility_tui.app import FacilityApp

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 from facility_tui.screens.choice_menu import ChoiceMenu
-from facility_tui.screens.command_bar import CommandBar
 from facility_tui.screens.dialogs import ConfirmDialog, EndTurnDialog
-from facility_tui.screens.key_bar import KeyBar
 from facility_tui.screens.main import MainScreen
+from facility_tui.screens.widgets.command_bar import CommandBar
+from facility_tui.screens.widgets.key_bar import KeyBar
 from textual.command import CommandPalette
 from textual.pilot import Pilot
 from textual.widgets import Label

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from facility_tui.screens.command_bar import CommandBar
-from facility_tui.screens.key_bar import KeyBar
 from facility_tui.screens.main import QUICK_BINDINGS, MainScreen
+from facility_tui.screens.widgets.command_bar import CommandBar
+from facility_tui.screens.widgets.key_bar import KeyBar
 from textual.command import CommandPalette
 from textual.notifications import SeverityLevel
 

@@ -6,8 +6,8 @@ Rich's, break for break and segment for segment."""
 from __future__ import annotations
 
 import pytest
-from facility_tui.screens import lines
-from facility_tui.screens.lines import _plain_wrap, text_lines, wrap_offsets
+from facility_tui.screens.render import lines
+from facility_tui.screens.render.lines import _plain_wrap, text_lines, wrap_offsets
 from hypothesis import example, given
 from hypothesis import strategies as st
 from rich._wrap import divide_line

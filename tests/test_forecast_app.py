@@ -11,7 +11,7 @@ import pytest
 from facility_tui.screens import forecast as forecast_screen
 from facility_tui.screens.forecast import ForecastScreen
 from facility_tui.screens.main import MainScreen
-from facility_tui.screens.text_pane import TextPane
+from facility_tui.screens.render.text_pane import TextPane
 from rich.cells import cell_len
 from textual.widgets import Input, ProgressBar
 

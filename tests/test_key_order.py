@@ -6,8 +6,8 @@ import random
 from pathlib import Path
 
 import pytest
-from facility_tui.screens.command_bar import CommandBar
 from facility_tui.screens.main import MainScreen
+from facility_tui.screens.widgets.command_bar import CommandBar
 from textual import events
 from textual.pilot import Pilot
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from facility_tui.screens.initiative import SELECTED
-from facility_tui.screens.log_pane import LogPane
 from facility_tui.screens.main import MainScreen
+from facility_tui.screens.widgets.initiative import SELECTED
+from facility_tui.screens.widgets.log_pane import LogPane
 from textual import events
 from textual.widgets._toast import Toast
 
@@ -348,7 +348,7 @@ async def test_the_logs_scroll_bar_shows_where_the_log_is_scrolled(tmp_path: Pat
     """The log's bar draws its own lines (``DrawnScrollBar``), made again only when what it shows
     changed: it follows the log to its end as it grows, to its top when scrolled there, and
     back, as the terminal shows it."""
-    from facility_tui.screens.scroll_bar import DrawnScrollBar
+    from facility_tui.screens.render.scroll_bar import DrawnScrollBar
 
     app = FacilityApp(save_dir=tmp_path, seed=1)
     async with app.run_test(size=(80, 24)) as pilot:

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 from facility_tui.screens.choice_menu import ChoiceMenu
-from facility_tui.screens.initiative import SELECTED, InitiativeList, Row
-from facility_tui.screens.list_layout import (
+from facility_tui.screens.main import MainScreen
+from facility_tui.screens.widgets.initiative import SELECTED, InitiativeList, Row
+from facility_tui.screens.widgets.list_layout import (
     MIN_NAME,
     NAME_COMFORT,
     PAD,
@@ -24,8 +25,7 @@ from facility_tui.screens.list_layout import (
     name_forms,
     shorten_names,
 )
-from facility_tui.screens.main import MainScreen
-from facility_tui.screens.order_list import ACTING, ESSENTIAL, NEXT
+from facility_tui.screens.widgets.order_list import ACTING, ESSENTIAL, NEXT
 from hypothesis import given
 from hypothesis import strategies as st
 from rich.cells import cell_len

@@ -1,12 +1,13 @@
-"""Panes that finish their own lines (screens/own_lines.py) draw what the styles cache would."""
+"""Panes that finish their own lines (screens/render/own_lines.py) draw what the styles cache
+would."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from facility_tui.screens.own_lines import OwnLines
-from facility_tui.screens.text_pane import TextPane
+from facility_tui.screens.render.own_lines import OwnLines
+from facility_tui.screens.render.text_pane import TextPane
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.geometry import Region

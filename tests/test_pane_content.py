@@ -284,7 +284,7 @@ async def test_facility_panes_on_the_screen(tmp_path: Path) -> None:
 def test_bars_mark_their_thresholds_in_words_where_there_is_room() -> None:
     """Health 32 (A7: 8, 16, 24, 32): the ruler ticks each mark under the cell it is reached in;
     a wide column labels them, a narrow one gives their values; the glyphs say filled or not."""
-    from facility_tui.screens.panes import bar_rows
+    from facility_tui.screens.widgets.panes import bar_rows
 
     health = Bar(
         "Health", 16, 32, ((8, "Mod"), (16, "Ser"), (24, "Crit"), (32, "Leth")), "18/32", extra=2
@@ -303,7 +303,7 @@ def test_A7_every_thresholds_value_shows_under_its_bar(health: int, width: int) 
     """Every mark's value is on a ruler, under the cell it is reached in, at any width the
     panes' column takes (Health 15 at 80 columns lost its 12: `╵4   ╵8   ╵  ╵15`): where the
     values do not fit on one ruler, two rulers take turns."""
-    from facility_tui.screens.panes import BAR_LABEL, bar_rows
+    from facility_tui.screens.widgets.panes import BAR_LABEL, bar_rows
 
     marks = tuple((v, "") for _, v in injury_thresholds(health))
     bar, *rulers = [
@@ -326,7 +326,7 @@ def test_F2_a_roll_waiting_for_its_salvage_shows_until_settled() -> None:
 
 
 def _drawn(s: Session) -> None:
-    from facility_tui.screens.panes import pane_lines, reminder_lines
+    from facility_tui.screens.widgets.panes import pane_lines, reminder_lines
 
     enc = s.encounter
     rules = rules_for(enc.system)
@@ -402,7 +402,7 @@ async def test_J_and_K_page_the_panes_column_from_the_keyboard(tmp_path: Path) -
 
 def test_a_long_row_wraps_under_itself() -> None:
     """A wrapped row keeps its words whole and indents its later lines under the first."""
-    from facility_tui.screens.panes import hanging
+    from facility_tui.screens.widgets.panes import hanging
     from rich.text import Text
 
     row = Text("Limit: one Minor only (Critical injury) and no Reactions at all")

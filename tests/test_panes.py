@@ -7,11 +7,11 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from facility_tui.screens.detail_pane import DetailPane
-from facility_tui.screens.log_pane import LogPane
 from facility_tui.screens.main import MainScreen
-from facility_tui.screens.order_list import OrderList
-from facility_tui.screens.status_pane import StatusPane
+from facility_tui.screens.widgets.detail_pane import DetailPane
+from facility_tui.screens.widgets.log_pane import LogPane
+from facility_tui.screens.widgets.order_list import OrderList
+from facility_tui.screens.widgets.status_pane import StatusPane
 from textual.widget import Widget
 
 from facility_tui.app import FacilityApp

@@ -7,9 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from facility_tui.screens.command_bar import CommandBar
 from facility_tui.screens.main import MainScreen
 from facility_tui.screens.party_dialog import PartyReturnDialog
+from facility_tui.screens.widgets.command_bar import CommandBar
 from textual.widgets import Label
 
 from facility_tui import cli

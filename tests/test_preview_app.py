@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from facility_tui.screens.command_bar import CommandBar
 from facility_tui.screens.main import MainScreen
+from facility_tui.screens.widgets.command_bar import CommandBar
 
 from facility_tui.app import FacilityApp
 from facility_tui.systems.r2297.sheet import Sheet2297

@@ -437,7 +437,7 @@ async def test_E_writes_the_report_beside_the_save_and_says_where(tmp_path: Path
     """E (binding id ``export``) pressed bare, then twice in a burst: the report is written
     beside the save each time, the fight is unchanged, and the toast names the file."""
     from facility_tui.screens.main import MainScreen
-    from facility_tui.screens.status_pane import path_within
+    from facility_tui.screens.widgets.status_pane import path_within
 
     from facility_tui.app import FacilityApp
     from tests.screen_check import screen_lines

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from attrs import evolve
-from facility_tui.screens.order_list import OrderList
+from facility_tui.screens.widgets.order_list import OrderList
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 

@@ -11,10 +11,10 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from facility_tui.screens.command_bar import SHRINK_AFTER, CommandBar
-from facility_tui.screens.lines import fit, text_lines
 from facility_tui.screens.main import MainScreen
-from facility_tui.screens.order_list import OrderList
+from facility_tui.screens.render.lines import fit, text_lines
+from facility_tui.screens.widgets.command_bar import SHRINK_AFTER, CommandBar
+from facility_tui.screens.widgets.order_list import OrderList
 from hypothesis import given
 from hypothesis import strategies as st
 from rich.console import Console

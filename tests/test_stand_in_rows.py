@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from attrs import evolve
-from facility_tui.screens.order_list import OrderList, row_cells, turn_marks
+from facility_tui.screens.widgets.order_list import OrderList, row_cells, turn_marks
 
 from facility_tui import store
 from facility_tui.app import FacilityApp

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from facility_tui.screens.status_pane import path_within
+from facility_tui.screens.widgets.status_pane import path_within
 from hypothesis import given
 from hypothesis import strategies as st
 from rich.cells import cell_len

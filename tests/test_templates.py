@@ -405,8 +405,8 @@ def test_F1_npcs_in_one_step_each_rolls_its_own_stats_seeded(tmp_path: Path) -> 
 
 
 async def test_the_gm_types_add_from_a_template_in_the_app(tmp_path: Path) -> None:
-    from facility_tui.screens.command_bar import CommandBar
     from facility_tui.screens.main import MainScreen
+    from facility_tui.screens.widgets.command_bar import CommandBar
     from textual.widgets._toast import Toast
 
     from facility_tui.app import FacilityApp

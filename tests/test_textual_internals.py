@@ -1,10 +1,10 @@
-"""Textual internals the screens rely on are still there (see ``screens/internals.py``)."""
+"""Textual internals the screens rely on are still there (see ``screens/render/internals.py``)."""
 
 from __future__ import annotations
 
 from importlib.metadata import version
 
-from facility_tui.screens.internals import INTERNALS, missing
+from facility_tui.screens.render.internals import INTERNALS, missing
 from textual.reactive import Reactive
 from textual.screen import Screen
 

@@ -1,7 +1,7 @@
 """How a name shortens to fit a column, keeping what tells it apart: from the front, its
 leading words abbreviated (``Cont. Drone 1``), then to initials, then left out; its last words
-stay whole as long as anything does. The initiative list (``screens/list_layout.py``) and the
-forecast's text (``facility_tui.forecast.engine``) shorten names so."""
+stay whole as long as anything does. The initiative list (``screens/widgets/list_layout.py``)
+and the forecast's text (``facility_tui.forecast.engine``) shorten names so."""
 
 from __future__ import annotations
 

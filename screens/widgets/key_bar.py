@@ -16,7 +16,7 @@ from textual.keys import key_to_character
 from textual.screen import Screen
 from textual.widgets import Input
 
-from .text_pane import TextPane
+from ..render.text_pane import TextPane
 
 GAP = "  "
 

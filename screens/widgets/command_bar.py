@@ -17,7 +17,7 @@ from textual.widgets.input import Selection
 
 from facility_tui.systems import info
 
-from .lines import fit, text_lines
+from ..render.lines import fit, text_lines
 from .ordered_input import OrderedInput
 
 HISTORY = 100

@@ -28,9 +28,9 @@ from textual.strip import Strip
 from facility_tui.model.encounter import Encounter, Kind, LogEntry
 from facility_tui.model.text import naming_any, printable
 
-from .lines import text_lines
-from .own_lines import OwnLines
-from .scroll_bar import DrawnVerticalBar
+from ..render.lines import text_lines
+from ..render.own_lines import OwnLines
+from ..render.scroll_bar import DrawnVerticalBar
 
 KIND_STYLE = {
     Kind.INFO: "",

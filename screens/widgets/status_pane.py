@@ -22,7 +22,7 @@ from facility_tui.model.text import printable
 from facility_tui.report import status_line
 from facility_tui.systems import rules_for
 
-from .text_pane import TextPane
+from ..render.text_pane import TextPane
 
 PATH_LEAST = 12  # cells the save's path keeps before the encounter's name gives way
 

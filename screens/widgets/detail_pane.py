@@ -20,8 +20,8 @@ from facility_tui.model.encounter import ENEMIES, PCS, Encounter
 from facility_tui.model.text import printable
 from facility_tui.systems import rules_for
 
+from ..render.text_pane import TextPane
 from .panes import pane_lines, reminder_lines
-from .text_pane import TextPane
 
 SIDE_LABEL = {PCS: "PC", ENEMIES: "Enemy"}
 

@@ -40,8 +40,8 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from ..render.own_lines import OwnLines, blank_line
 from .list_layout import NAME_READS, PAD, Column, Layout, Role, fit, name_floor, shorten_names
-from .own_lines import OwnLines, blank_line
 
 Cell = Text | str
 Row = tuple[str, list[Cell]]
