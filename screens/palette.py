@@ -30,6 +30,7 @@ from facility_tui.model.text import printable
 
 from .catalog_browser import catalog_screen
 from .main import MainScreen
+from .player_view import show_player_view
 from .sharing import sharing_of
 from .widgets.detail_pane import side_label
 from .widgets.order_list import list_number
@@ -67,14 +68,15 @@ class FacilityCommands(Provider):
             yield (text, f"{side} · select it", partial(main.table.move_to, c.id))
         for usage, summary in help_lines(enc.system):
             verb = usage.split()[0]
-            who = main.pending_for(verb)  # (``suffer``: whose failed save waits)
+            who = main.runner.pending_for(verb)  # (``suffer``: whose failed save waits)
             yield (
                 printable(usage),
                 f"{summary} (opens the command line)",
                 partial(main.action_command, f"{verb} {quote(who)} " if who else f"{verb} "),
             )
         if main.ws.read_only:
-            yield ("Player view", "what the table may see, large (q quits)", main.player_view)
+            watch = partial(show_player_view, main)
+            yield ("Player view", "what the table may see, large (q quits)", watch)
         sharing = sharing_of(self.app)
         if sharing.serves(main.ws.path):
             yield ("Stop sharing the players' view", f"at {sharing.url}", sharing.end)
@@ -90,7 +92,7 @@ class FacilityCommands(Provider):
             yield (
                 "Party: hand back",
                 "the fight's PCs' lasting state back to party.toml: what changes, PC by PC",
-                main.offer_return,
+                main.runner.offer_return,
             )
         report = f"{printable(main.ws.path.stem)}.md beside the save (the e key)"
         yield ("Export a report", f"the fight as Markdown: {report}", main.action_export)

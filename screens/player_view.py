@@ -13,7 +13,7 @@ read-only (another window writes it) opens it from the palette ("Player view").
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.cells import cell_len, chop_cells
 from rich.text import Text
@@ -32,6 +32,9 @@ from facility_tui.workspace import Workspace
 
 from .widgets.detail_pane import side_label
 from .widgets.order_list import short_side
+
+if TYPE_CHECKING:
+    from .main import MainScreen
 
 FOLLOW_EVERY = 0.5  # seconds between looks at the save (a stat each when it was not written)
 NAME_CELLS = 26  # the Name column's width: a longer name is shortened
@@ -275,3 +278,9 @@ class PlayerView(Screen[None]):
 
     def action_quit(self) -> None:
         self.app.exit()
+
+
+def show_player_view(screen: MainScreen) -> None:
+    """The tracker's read-only window becomes the player view (``facility-tui watch``)."""
+    app = screen.app
+    app.push_screen(PlayerView(screen.ws, app.clock))  # type: ignore[attr-defined]

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from facility_tui.screens.choice_menu import ChoiceMenu
 from facility_tui.screens.dialogs import ConfirmDialog, EndTurnDialog
+from facility_tui.screens.help import key_rows
 from facility_tui.screens.main import MainScreen
 from facility_tui.screens.widgets.command_bar import CommandBar
 from facility_tui.screens.widgets.key_bar import KeyBar
@@ -307,7 +308,7 @@ async def test_escape_twice_leaves_the_choice_open_and_m_offers_it_again(
         assert menu_of(app) is None and choice in open_choices(app)
         assert "mChoose" in str(main.query_one("#keys").render())
         assert any(
-            k == "m" and w.startswith("Choose: the open choice's menu") for k, w in main._key_rows()
+            k == "m" and w.startswith("Choose: the open choice's menu") for k, w in key_rows(main)
         )  # in ? help
         burst(app, "m")
         await settled(pilot)

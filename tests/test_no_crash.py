@@ -57,7 +57,7 @@ async def test_every_command_bare_or_with_junk_keeps_the_app_running(
             for tail in ("", *JUNK):
                 before = app.workspace.encounter
                 line = f"{verb} {tail}".strip()
-                screen._run_typed(line)
+                screen.runner.typed(line)
                 if app.workspace.encounter is not before:
                     screen.run_line("undo")  # a line that worked: back to where it was
                 assert app.workspace.encounter == before, line

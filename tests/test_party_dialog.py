@@ -117,7 +117,7 @@ async def test_no_dialog_without_a_party_or_when_nothing_changes(tmp_path: Path)
         await settled(pilot)
         assert isinstance(app.screen, MainScreen)
         main = app.screen
-        main.offer_return()  # as the palette's "Party: hand back" does
+        main.runner.offer_return()  # as the palette's "Party: hand back" does
         await settled(pilot)
         assert app._notifications and list(app._notifications)[-1].message == (
             "Party: nothing to hand back"
