@@ -529,7 +529,11 @@ async def test_initiative_list_set_rows_rerenders_only_changed_rows() -> None:
         await pilot.pause()
         assert table.rendered_rows >= drawn + 23
         assert _line(table, 0).rstrip().endswith("HP")
-        assert table._widths == (3, 11, 2)  # as wide as the widest cell now: "Fighter 199"
+        assert table._layout_now.widths == (
+            3,
+            11,
+            2,
+        )  # as wide as the widest cell now: "Fighter 199"
         # Rows keep their cursor by key when rows are removed above it.
         table.set_rows(["#", "Name", "HP"], _rows(200)[1:])
         assert table.cursor_key == "c1" and table.row_count == 199

@@ -47,8 +47,10 @@ def row_of(app: FacilityApp, name: str) -> list[str]:
         plain = [cell if isinstance(cell, str) else cell.plain for cell in cells]
         if plain[2] == name:
             line = list_lines(app)[i + 1]
-            shown = [p for p, width in zip(plain, table._widths, strict=False) if width]
-            widths = [w for w in table._widths if w]  # (a cuttable last column shows its start)
+            shown = [p for p, width in zip(plain, table._layout_now.widths, strict=False) if width]
+            widths = [
+                w for w in table._layout_now.widths if w
+            ]  # (a cuttable last column shows its start)
             cut = [p[: w - 1].strip() for p, w in zip(shown, widths, strict=True)]
             assert all(p in line for p in cut), (shown, line)
             return shown

@@ -383,7 +383,7 @@ async def test_rows_changed_one_by_one_lay_out_as_the_same_rows_given_whole() ->
             short[2] = max(1, *(len(str(halved(2, r[2]))) for r in plain))
             names = tuple(("", r[1]) for r in plain)
             room = stepped.scrollable_content_region.width
-            assert (stepped._full, stepped._short) == (full, short), step
+            assert (stepped.measures.full, stepped.measures.short) == (full, short), step
             expected = fit(columns, full, short, room, name_floor(names), (2,))
             assert stepped._layout_now.short == expected.short, step
             assert stepped._layout_now.widths[2:] == expected.widths[2:], step

@@ -21,18 +21,15 @@ command line), where a widget would repaint all of itself.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Sequence
 from functools import lru_cache
-from itertools import compress, zip_longest
-from operator import is_not
 from typing import ClassVar, Self
 
-from attrs import evolve
 from rich.cells import cell_len
+from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
-from rich.text import Span, Text
+from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.geometry import Region, Size
@@ -41,24 +38,17 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ..render.own_lines import OwnLines, blank_line
-from .list_layout import NAME_READS, PAD, Column, Layout, Role, fit, name_floor, shorten_names
-
-Cell = Text | str
-Row = tuple[str, list[Cell]]
-# A row's measures: its cells (as given), each cell's width, its abbreviated cells and theirs,
-# its name as (mark, name).
-Measure = tuple[list[Cell], tuple[int, ...], tuple[Cell, ...], tuple[int, ...], tuple[str, str]]
+from .list_layout import PAD, Column, Layout, Role
+from .list_measures import Cell, ColumnMeasures, Row, length
+from .list_measures import Kept as MeasuresKept
 
 # Rows shown lately and what was made of them (``keep_shown``): (the rows object given out, the
-# rows, their index by key, measures, each column's tallies, titles' widths, names).
+# rows, their index by key, their measures, the strips drawn from them).
 Kept = tuple[
     Sequence[Row],
     list[Row],
     dict[str, int],
-    dict[str, Measure],
-    tuple[list[dict[int, int]], ...],
-    tuple[list[int], list[int]],
-    tuple[tuple[str, str], ...],
+    MeasuresKept,
     dict[str, tuple[tuple[object, ...], Strip]],
 ]
 KEPT_LISTINGS = 3  # (undo across a round's start, and back again)
@@ -71,10 +61,6 @@ def _cut(cell: Cell, width: int) -> Cell:
     text = cell.copy() if isinstance(cell, Text) else Text(cell)
     text.truncate(width, overflow="ellipsis")
     return text if isinstance(cell, Text) else text.plain
-
-
-def _length(cell: Cell) -> int:
-    return cell.cell_len if isinstance(cell, Text) else cell_len(cell)
 
 
 def _same(old: Sequence[Cell], new: Sequence[Cell]) -> bool:
@@ -93,36 +79,6 @@ def _same(old: Sequence[Cell], new: Sequence[Cell]) -> bool:
 
 
 FEW = 8  # rows changed at once that are re-measured one by one (more: all rows again)
-
-
-def _count(counts: list[dict[int, int]], widths: tuple[int, ...], step: int) -> None:
-    """Count a row's cell widths in (``step`` 1) or out (-1) of each column's tally of widths
-    (how many cells are how wide: a column's widest is its largest key)."""
-    for tally, width in zip(counts, widths, strict=False):
-        n = tally.get(width, 0) + step
-        if n:
-            tally[width] = n
-        else:
-            del tally[width]
-
-
-def _tallies(widths: list[tuple[int, ...]], n: int) -> list[dict[int, int]]:
-    """Each of ``n`` columns' tally of these rows' cell widths (``_count`` row by row, at once:
-    a round's start re-measures every row)."""
-    columns = list(zip_longest(*widths))[:n]
-    tallies: list[dict[int, int]] = [Counter(column) for column in columns]
-    for tally in tallies:
-        tally.pop(None, None)  # type: ignore[call-overload]  # (a row shorter than the others)
-    return tallies + [{} for _ in range(n - len(tallies))]
-
-
-CELLS_KEPT = 8192  # texts whose measures are kept (then forgotten all at once)
-EARLIER = 2  # the measures of rows shown before kept (undo across a round's start shows them)
-
-
-@lru_cache(maxsize=16)
-def _shown(names: tuple[tuple[str, str], ...], width: int) -> list[str] | None:
-    return shorten_names(names, width)
 
 
 @lru_cache(maxsize=64)
@@ -213,19 +169,7 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
         # frame (or at once, when one is drawn or the rows are read).
         self._stand_ins: tuple[frozenset[int], Callable[[], Sequence[Row]]] | None = None
         self._index: dict[str, int] = {}  # row key -> row index
-        self._measures: dict[str, Measure] = {}  # row key -> its cells' widths, and short forms
-        # (column, text) -> its width, short form and that one's width: a round's start gives
-        # every row new cells, most of them the texts measured before
-        self._cell_measures: dict[tuple[int, str], tuple[int, Cell, int]] = {}
-        self._earlier: list[dict[str, Measure]] = []  # the last measures before: undo shows them
-        self._full: list[int] = []  # each column's widest cell (its title too)
-        self._short: list[int] = []  # the same, abbreviated
-        self._flex = -1  # the names' column
-        self._names: tuple[tuple[str, str], ...] = ()  # each row's (mark, name), as laid out
-        self._names_now: tuple[tuple[str, str], ...] = ()  # and as the rows have them now
-        # Each column's tally of cell widths (full, abbreviated): width -> how many cells.
-        self._counts: tuple[list[dict[int, int]], list[dict[int, int]]] = ([], [])
-        self._titles: tuple[list[int], list[int]] = ([], [])  # their widths, full and short
+        self.measures = ColumnMeasures(self)  # the rows' widths, and the names
         self._shown_names: list[str] | None = None  # each row's name as shown, when shortened
         self._layout_now = Layout((), frozenset(), 2)
         self._room = 0  # the width the layout was made for
@@ -263,11 +207,6 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
     @property
     def cursor_key(self) -> str | None:
         return self._rows[self._cursor][0] if self._rows else None
-
-    @property
-    def _widths(self) -> tuple[int, ...]:
-        """Each column's width as shown (0: left out)."""
-        return self._layout_now.widths
 
     def abbreviate(self, column: int, cell: Cell) -> Cell:
         """A cell's short form (for the columns in ``abbreviated``): the cell by default."""
@@ -315,27 +254,23 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
         """The rows shown now, as a list of their own: given to ``set_rows`` again (unchanged)
         they are shown from the measures they have now."""
         rows = list(self.rows)
-        counts = tuple([dict(tally) for tally in part] for part in self._counts)
-        measures = dict(self._measures)
         strips = dict(self._strips)  # (each drawn from the row's cells now, with its state)
-        kept = (rows, rows, self._index, measures, counts, self._titles, self._names_now, strips)
+        kept = (rows, rows, self._index, self.measures.keep(), strips)
         self._kept = [kept, *self._kept][:KEPT_LISTINGS]
         return rows
 
     def _show_again(self, kept: Kept) -> None:
         """Rows shown lately, with their measures as they were then: no row is measured."""
         old_key = self.cursor_key
-        _, rows, index, measures, counts, titles, names, strips = kept
-        self._rows, self._index, self._measures = list(rows), index, dict(measures)  # (copies:
-        # ``set_cells`` changes them in place, the kept ones stay as they were)
-        self._counts = ([dict(t) for t in counts[0]], [dict(t) for t in counts[1]])
-        self._titles, self._names_now = titles, names
+        _, rows, index, measures, strips = kept
+        self._rows, self._index = list(rows), index  # (a copy: ``set_cells`` changes it)
+        self.measures.restore(measures)
         # A row's strip is kept by its key, not by its cells: the strips drawn from these rows
         # (each redrawn if its cursor, stripe or layout is another now)
         self._strips = dict(strips)
         cursor = index.get(old_key, self._cursor) if old_key is not None else self._cursor
         self._cursor = max(0, min(cursor, len(rows) - 1))
-        if self._adopt(*self._widest(), names):
+        if self._adopt():
             self._relayout()
             return
         self._set_virtual_size()
@@ -350,9 +285,10 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
         reshaped = shaped != self.columns
         if reshaped:
             self.columns = shaped
-            self._flex = next((j for j, c in enumerate(shaped) if c.role is Role.NAME), -1)
-            self.forget_measures()
+            self.measures.shape(shaped)
+            self._kept = []
             old_rows = []
+        measured = self.measures.rows
         changed: list[int] = []
         moved = len(new_rows) != old_count  # rows added, removed or reordered: a new index
         for i, (key, cells) in enumerate(new_rows):
@@ -362,9 +298,9 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
                     if kept is cells:
                         continue
                     if _same(kept, cells):
-                        m = self._measures.get(key)
+                        m = measured.get(key)
                         if m is not None and m[0] is kept:  # measured already
-                            self._measures[key] = (cells, *m[1:])
+                            measured[key] = (cells, *m[1:])
                         continue
                 else:
                     moved = True
@@ -375,17 +311,18 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
         if moved or reshaped:
             self._index = {key: i for i, (key, _) in enumerate(new_rows)}
             keys = self._index.keys()
-            self._measures = {k: m for k, m in self._measures.items() if k in keys}
+            measured = {k: m for k, m in measured.items() if k in keys}
+            self.measures.rows = measured
         if old_key is not None and old_key in self._index:
             self._cursor = self._index[old_key]
         self._cursor = max(0, min(self._cursor, len(new_rows) - 1))
         # The same rows, perhaps in another order (a round's start; the tallies do not depend
         # on the order): only rows with cells not measured yet are counted again, when few are.
-        measures = self._measures
+        measures = self.measures
         fresh = [
             i
             for i in changed
-            if (m := measures.get(new_rows[i][0])) is None or m[0] is not new_rows[i][1]
+            if (m := measured.get(new_rows[i][0])) is None or m[0] is not new_rows[i][1]
         ]
         same_rows = not reshaped and (
             not moved or (len(new_rows) == old_count and self._index.keys() == old_index.keys())
@@ -393,15 +330,15 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
         if (
             same_rows
             and len(fresh) <= max(FEW, len(new_rows) // 4)
-            and all(new_rows[i][0] in measures for i in fresh)
+            and all(new_rows[i][0] in measured for i in fresh)
         ):
-            if moved and self._flex >= 0:
-                self._names_now = tuple(measures[key][4] for key, _ in new_rows)
+            if moved and measures.flex >= 0:
+                measures.names_now = tuple(measured[key][4] for key, _ in new_rows)
             for i in fresh:
-                self._count_row(i, *new_rows[i])
-            relayout = self._adopt(*self._widest(), self._names_now)
+                measures.count(i, *new_rows[i])
         else:
-            relayout = self._remeasure()
+            measures.remeasure(new_rows)
+        relayout = self._adopt()
         if relayout or reshaped:
             self._relayout()
             return
@@ -411,8 +348,7 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
             changed.extend(range(start, max(len(new_rows), old_count)))
         self._refresh_rows(changed)
         if self.cursor_key != old_key:
-            self._refresh_row(self._index.get(old_key, -1) if old_key else -1)
-            self._refresh_row(self._cursor)
+            self._refresh_rows([self._index.get(old_key, -1) if old_key else -1, self._cursor])
             self._scroll_to_cursor()
 
     def set_cells(self, i: int, cells: list[Cell]) -> None:
@@ -424,150 +360,28 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
             return
         self._rows[i] = (key, cells)
         self._strips.pop(key, None)
-        self._count_row(i, key, cells)
-        if self._adopt(*self._widest(), self._names_now):
+        self.measures.count(i, key, cells)
+        if self._adopt():
             self._relayout()
             return
-        self._refresh_row(i)
+        self._refresh_rows([i])
 
     def forget_measures(self) -> None:
         """Cells are abbreviated differently from now on: measure them again."""
-        self._cell_measures = {}
-        self._measures = {}
-        self._earlier = []
+        self.measures.forget()
         self._kept = []
 
-    def _measure(self, cells: list[Cell], old: Measure | None = None) -> Measure:
-        """A row's measures; a cell that is the very object of its ``old`` cells keeps its
-        measures (a round's start changes a cell or two of each row)."""
-        was = old[0] if old is not None and len(old[0]) == len(cells) else None
-        if was is not None and self._flex >= 0 and was[self._flex] is cells[self._flex]:
-            name = old[4]  # type: ignore[index]
-        else:
-            name = self._name_of(cells)
-        if not self.abbreviated:
-            full = tuple(_length(c) for c in cells)
-            return cells, full, tuple(cells), full, name
-        known = self._cell_measures
-        if len(known) > CELLS_KEPT:
-            known.clear()
-        if was is not None and old is not None:  # only the cells that are other objects
-            full_widths, shorts, short_widths = list(old[1]), list(old[2]), list(old[3])
-            for j in compress(range(len(cells)), map(is_not, was, cells)):
-                full_widths[j], shorts[j], short_widths[j] = self._cell_measure(j, cells[j])
-            return cells, tuple(full_widths), tuple(shorts), tuple(short_widths), name
-        measured = [self._cell_measure(j, cell) for j, cell in enumerate(cells)]
-        full = tuple(m[0] for m in measured)
-        return cells, full, tuple(m[1] for m in measured), tuple(m[2] for m in measured), name
-
-    def _cell_measure(self, j: int, cell: Cell) -> tuple[int, Cell, int]:
-        """A cell's width, its short form in column ``j`` and that one's width."""
-        known = self._cell_measures
-        m = known.get((j, cell)) if isinstance(cell, str) else None
-        if m is None:
-            short = self.abbreviate(j, cell) if j in self.abbreviated else cell
-            m = (_length(cell), short, _length(short))
-            if isinstance(cell, str):
-                known[j, cell] = m
-        return m
-
-    def _remeasure(self) -> bool:
-        """Each column's width from every row now (rows measured once per new cells), and the
-        names; True when the layout changes."""
-        measures = self._measures
-        self._earlier = [dict(measures), *self._earlier][:EARLIER]
-        for key, cells in self._rows:
-            m = measures.get(key)
-            if m is None or m[0] is not cells:
-                kept = (e.get(key) for e in self._earlier)
-                found = next((m for m in kept if m is not None and m[0] is cells), None)
-                measures[key] = found or self._measure(cells, m)
-        rows = [measures[key] for key, _ in self._rows]
-        n = len(self.columns)
-        self._counts = (_tallies([m[1] for m in rows], n), _tallies([m[3] for m in rows], n))
-        self._titles = (
-            [max(cell_len(c.title), c.least[0]) for c in self.columns],
-            [max(cell_len(c.short or c.title), c.least[1]) for c in self.columns],
+    def _adopt(self) -> bool:
+        """Lay out from the measures now; True when the layout changes."""
+        measures = self.measures
+        return measures.adopt() and (
+            measures.layout(self.scrollable_content_region.width) != self._layout_now
+            or measures.names_shown(self._layout_now) != self._shown_names
         )
-        if self._flex >= 0:
-            self._names_now = tuple(measures[key][4] for key, _ in self._rows)
-        return self._adopt(*self._widest(), self._names_now)
-
-    def _widest(self) -> tuple[list[int], list[int]]:
-        """Each column's widest cell (its title's width at least), in full and abbreviated."""
-        full, short = self._counts
-        titles, short_titles = self._titles
-        return (
-            [max(t, max(n, default=0)) for t, n in zip(titles, full, strict=True)],
-            [max(t, max(n, default=0)) for t, n in zip(short_titles, short, strict=True)],
-        )
-
-    def _count_row(self, i: int, key: str, cells: list[Cell]) -> None:
-        """Row ``i`` (measured before, in its place) has new cells: its widths and name take
-        the place of its old ones in the columns' tallies and the names."""
-        old = self._measures[key]
-        new = self._measures[key] = self._measure(cells, old)
-        full_counts, short_counts = self._counts
-        _count(full_counts, old[1], -1)
-        _count(full_counts, new[1], 1)
-        _count(short_counts, old[3], -1)
-        _count(short_counts, new[3], 1)
-        names = self._names_now
-        if self._flex >= 0 and new[4] != names[i]:
-            self._names_now = (*names[:i], new[4], *names[i + 1 :])
-
-    def _adopt(self, full: list[int], short: list[int], names: tuple[tuple[str, str], ...]) -> bool:
-        """Take these column widths and names; True when the layout changes."""
-        if (full, short, names) == (self._full, self._short, self._names):
-            return False
-        self._full, self._short, self._names = full, short, names
-        return self._fit() != self._layout_now or self._names_shown() != self._shown_names
-
-    def _name_of(self, cells: list[Cell]) -> tuple[str, str]:
-        """A row's name cell as (its mark kept whole, the name)."""
-        if self._flex >= len(cells):
-            return "", ""
-        cell = cells[self._flex]
-        plain = cell.plain if isinstance(cell, Text) else cell
-        for mark in self.name_marks:
-            if plain.startswith(mark):
-                return mark, plain[len(mark) :]
-        return "", plain
 
     def narrowest(self) -> int:
-        """The fewest cells that show every row's state words whole and names that read: the
-        extra columns left out, the others abbreviated, the names at ``NAME_READS`` (or their
-        narrowest told apart, if wider)."""
-        if not self.columns:
-            return 0
-        floor = 0
-        if self._flex >= 0 and self._names:
-            floor = max(name_floor(self._names), min(NAME_READS, self._full[self._flex]))
-        return fit(self.columns, self._full, self._short, 1, floor, self.abbreviated).width
-
-    def _fit(self) -> Layout:
-        """The layout at the list's width now (names a little wider where they could not all be
-        told apart at the width ``fit`` gave them)."""
-        room = self.scrollable_content_region.width
-        flex, names = self._flex, self._names
-        floor = name_floor(names) if flex >= 0 and names else 0
-        layout = fit(self.columns, self._full, self._short, room, floor, self.abbreviated)
-        if floor:
-            widths = list(layout.widths)
-            while 0 < widths[flex] < self._full[flex] and _shown(names, widths[flex]) is None:
-                widths[flex] += 1
-            layout = evolve(layout, widths=tuple(widths))
-        return layout
-
-    def _names_shown(self) -> list[str] | None:
-        """Each row's name as shown in the layout now (None: every name whole)."""
-        flex = self._flex
-        if flex < 0 or not self._names:
-            return None
-        width = self._layout_now.widths[flex] if flex < len(self._layout_now.widths) else 0
-        if not width or width >= self._full[flex]:
-            return None
-        return _shown(self._names, width)
+        """The fewest cells that show every row's state words whole (``ColumnMeasures``)."""
+        return self.measures.narrowest()
 
     def move_to(self, key: str) -> bool:
         """Put the cursor on the row with this key; False if there is none."""
@@ -615,8 +429,7 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
             self._scroll_to_cursor()
             return
         old, self._cursor = self._cursor, i
-        self._refresh_row(old)
-        self._refresh_row(i)
+        self._refresh_rows([old, i])
         self._scroll_to_cursor()
         self.post_message(self.Highlighted(self, self.cursor_key))
 
@@ -646,8 +459,8 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
 
     def _relayout(self) -> None:
         self._room = self.scrollable_content_region.width
-        self._layout_now = self._fit()
-        self._shown_names = self._names_shown()
+        self._layout_now = self.measures.layout(self._room)
+        self._shown_names = self.measures.names_shown(self._layout_now)
         self._strips.clear()
         self._header = None
         self._set_virtual_size()
@@ -661,7 +474,7 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
         self.virtual_size = Size(width, len(self._rows) + 1)
 
     def on_resize(self) -> None:
-        if self._fit() != self._layout_now:
+        if self.measures.layout(self.scrollable_content_region.width) != self._layout_now:
             self._relayout()
         else:
             self._room = self.scrollable_content_region.width
@@ -684,20 +497,17 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
     def _on_focus(self, event: events.Focus) -> None:
         event.prevent_default()
         self.has_focus = True
-        self._refresh_row(self._cursor)
+        self._refresh_rows([self._cursor])
 
     def _on_blur(self, event: events.Blur) -> None:
         event.prevent_default()
         self.has_focus = False
-        self._refresh_row(self._cursor)
+        self._refresh_rows([self._cursor])
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._header = None  # rows keep their strips: their state holds the styles they used
         self._style_memo = None
-
-    def _refresh_row(self, i: int) -> None:
-        self._refresh_rows([i])
 
     def _refresh_rows(self, rows: list[int]) -> None:
         """Repaint these rows where they are in sight (a round's start changes all 1,000: the
@@ -731,52 +541,8 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
         """Row ``i``'s cells as the layout shows them: abbreviated columns in their short form,
         the name shortened."""
         key, cells = self._rows[i]
-        layout = self._layout_now
-        if layout.short:
-            m = self._measures.get(key)
-            short = m[2] if m is not None and m[0] is cells else self._measure(cells)[2]
-            cells = [short[j] if j in layout.short else c for j, c in enumerate(cells)]
-        names, flex = self._shown_names, self._flex
-        if names is not None and 0 <= flex < len(cells):
-            cells = list(cells)
-            cells[flex] = _renamed(cells[flex], names[i])
-        return cells
-
-    def _cells(
-        self,
-        cells: Sequence[Cell],
-        style: Style,
-        post: Style | None,
-        line_width: int,
-        mark: str = " " * PAD,
-        mark_style: Style | None = None,
-    ) -> Strip:
-        """One line: ``mark``, then each cell padded to its column (a cuttable column's cut);
-        the cells' own styles over ``style``.
-
-        Every cell's segments carry ``{"column": j}`` meta, which keeps one cell's padding from
-        merging into the next cell's text: SVG screenshots (snapshots) draw a run that starts
-        with spaces out of place. (One meta style per column: ``Style.__add__`` caches the sums.)
-        """
-        segments: list[Segment] = [Segment(mark, mark_style or style)]
-        console = self.app.console
-        get_style = console.get_style
-        gap = self._layout_now.gap
-        for j, (cell, width) in enumerate(zip(cells, self._widths, strict=False)):
-            if not width:
-                continue  # a column left out at this width
-            cell_style = style + _column_meta(j)
-            if _length(cell) > width:  # (only a cuttable column's cells: the others fit)
-                cell = _cut(cell, width)
-            if isinstance(cell, Text):
-                base = cell_style + get_style(cell.style) if cell.style else cell_style
-                segments.extend(Segment.apply_style(cell.render(console), base, post))
-                used = cell.cell_len
-            else:
-                segments.append(Segment(cell, cell_style + post if post else cell_style))
-                used = cell_len(cell)
-            segments.append(Segment(" " * (width - used + gap), cell_style))
-        return Strip(segments).extend_cell_length(line_width, style)
+        names = self._shown_names
+        return self.measures.shown(key, cells, self._layout_now, names[i] if names else None)
 
     def strips(self, ys: range) -> list[Strip]:
         pending = self._stand_ins
@@ -792,6 +558,7 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
         base, header, even_row, cursor_style = self._styles()
         rows, drawn = self._rows, self._strips
         layout, names = self._layout_now, self._shown_names
+        console = self.app.console
         lines: list[Strip] = []
         for y in ys:
             i = y - 1 + scroll_y  # (line 0 is the header, which does not scroll)
@@ -802,7 +569,8 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
                         Text(c.short if j in layout.short and c.short else c.title)
                         for j, c in enumerate(self.columns)
                     ]
-                    self._header = (key, self._cells(titles, header, None, line_width))
+                    line = _line(console, titles, layout, header, None, line_width)
+                    self._header = (key, line)
                 strip = self._header[1]
             elif i >= len(rows):
                 lines.append(blank_line(width, base))
@@ -820,8 +588,10 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
                     strip = cached[1]
                 else:
                     self.rendered_rows += 1
-                    strip = self._cells(
+                    strip = _line(
+                        console,
                         self._shown_cells(i),
+                        layout,
                         style + post if post else style,
                         post,
                         line_width,
@@ -835,23 +605,39 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
         return lines
 
 
-def _renamed(cell: Cell, shown: str) -> Cell:
-    """A name cell showing ``shown`` (its shortened form) in the cell's styles: a style over the
-    part both share (the ``(h)`` mark) stays there, one over the name covers the name shown."""
-    if not isinstance(cell, Text):
-        return shown
-    if cell.plain == shown:
-        return cell
-    plain = cell.plain
-    same = 0  # the length of the start both share
-    for a, b in zip(plain, shown, strict=False):
-        if a != b:
-            break
-        same += 1
-    out = Text(shown, style=cell.style)
-    for span in cell.spans:
-        if span.end <= same:
-            out.spans.append(span)
+def _line(
+    console: Console,
+    cells: Sequence[Cell],
+    layout: Layout,
+    style: Style,
+    post: Style | None,
+    line_width: int,
+    mark: str = " " * PAD,
+    mark_style: Style | None = None,
+) -> Strip:
+    """One line of the list: ``mark``, then each cell padded to its column in ``layout`` (a
+    cuttable column's cut); the cells' own styles over ``style``, ``post`` over them (the
+    cursor's).
+
+    Every cell's segments carry ``{"column": j}`` meta, which keeps one cell's padding from
+    merging into the next cell's text: SVG screenshots (snapshots) draw a run that starts
+    with spaces out of place. (One meta style per column: ``Style.__add__`` caches the sums.)
+    """
+    segments: list[Segment] = [Segment(mark, mark_style or style)]
+    get_style = console.get_style
+    gap = layout.gap
+    for j, (cell, width) in enumerate(zip(cells, layout.widths, strict=False)):
+        if not width:
+            continue  # a column left out at this width
+        cell_style = style + _column_meta(j)
+        if length(cell) > width:  # (only a cuttable column's cells: the others fit)
+            cell = _cut(cell, width)
+        if isinstance(cell, Text):
+            base = cell_style + get_style(cell.style) if cell.style else cell_style
+            segments.extend(Segment.apply_style(cell.render(console), base, post))
+            used = cell.cell_len
         else:
-            out.spans.append(Span(min(span.start, same), len(shown), span.style))
-    return out
+            segments.append(Segment(cell, cell_style + post if post else cell_style))
+            used = cell_len(cell)
+        segments.append(Segment(" " * (width - used + gap), cell_style))
+    return Strip(segments).extend_cell_length(line_width, style)

@@ -26,8 +26,9 @@ from facility_tui.model.encounter import ENEMIES, PCS, Combatant, Encounter
 from facility_tui.model.text import printable
 from facility_tui.systems import RuleSystem, rules_for
 
-from .initiative import FEW, Cell, InitiativeList, Row
+from .initiative import FEW, InitiativeList
 from .list_layout import Column, Role
+from .list_measures import Cell, Row
 
 SIDE_STYLE = {PCS: "cyan", ENEMIES: "red"}  # names are coloured by side, and marked in words:
 SIDE_WORD = {PCS: "PC", ENEMIES: "EN"}  # a colour is never the only sign (the legend is in help)
