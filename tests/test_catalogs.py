@@ -457,6 +457,22 @@ def test_every_package_of_the_rule_systems_and_its_catalogs_go_in_the_wheel() ->
         assert "catalog/*.toml" in data.get(package, [])
 
 
+def test_every_package_of_the_screens_goes_in_the_wheel_from_its_folder() -> None:
+    """The screens are ``facility_tui.screens`` installed, ``screens/`` in the checkout: each of
+    their packages is listed and mapped to its folder, or an installed tracker lacks it."""
+    import tomllib
+
+    root = Path(__file__).parent.parent
+    tool = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["tool"]
+    packages = set(tool["setuptools"]["packages"])
+    folders = tool["setuptools"]["package-dir"]
+    for init in (root / "screens").rglob("__init__.py"):
+        folder = init.parent.relative_to(root)
+        package = ".".join(("facility_tui", *folder.parts))
+        assert package in packages
+        assert folders.get(package) == folder.as_posix()
+
+
 def test_a_hand_edited_entry_in_a_save_is_refused_with_its_key() -> None:
     from facility_tui.systems.facility.rules import Piece
     from facility_tui.systems.facility.sheet import FacilitySheet
