@@ -14,7 +14,7 @@ import sys
 import time
 from collections.abc import Sequence
 
-from benchmarks import keys, saving, sizes, startup
+from benchmarks import keys, saving, sizes, startup, stock
 from benchmarks.common import Row, load_line, table
 
 GROUPS = ("startup", "keys", "saving")
@@ -28,6 +28,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--presses", type=int, help="timed presses per key and size (default 30)")
     p.add_argument("--sessions", type=int, help="key-press sessions per size (default 3, quick 1)")
     p.add_argument("--only", choices=GROUPS + EXTRA, action="append", help="run only these groups")
+    p.add_argument(
+        "--stock",
+        action="append",
+        choices=[*stock.VARIANTS, "all"],
+        help="keys: a session with this stock widget in place of the app's own, in turn with the "
+        "app's (any number of times; 'all': every one)",
+    )
     ns = p.parse_args(argv)
     repeat = ns.repeat or (3 if ns.quick else 7)
     presses = ns.presses or (5 if ns.quick else 30)
@@ -46,7 +53,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if "startup" in groups:
         rows += startup.measure(repeat)[0]
     if "keys" in groups:
-        rows += keys.measure(presses, sessions)
+        chosen = ns.stock or []
+        variants = tuple(stock.VARIANTS) if "all" in chosen else tuple(dict.fromkeys(chosen))
+        rows += keys.measure(presses, sessions, variants=variants)
     if "saving" in groups:
         rows += saving.measure(repeat)
     if "sizes" in groups:
