@@ -28,12 +28,11 @@ from facility_tui.model.text import printable
 from facility_tui.systems import ids, info
 
 from .widgets.key_bar import KeyBar
-from .widgets.ordered_input import OrderedInput
 
 GAP = 2  # cells between two columns
 
 
-class FilterInput(OrderedInput):
+class FilterInput(Input):
     """The filter line: what is typed filters the list; its keys move in the list and open."""
 
     BINDINGS = [
@@ -186,7 +185,7 @@ class BrowserScreen(ModalScreen[Path | None]):
         listed = self.query_one(OptionList)
         if self.focused is not listed or not event.is_printable or event.character is None:
             return
-        if event.key in self._bindings.key_to_bindings or event.character.isspace():
+        if event.key in self.active_bindings or event.character.isspace():
             return
         event.stop()
         event.prevent_default()
@@ -329,7 +328,7 @@ class RenameDialog(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Label(Text.assemble(("Rename ", "bold"), printable(self.old)))
-            yield OrderedInput(value=printable(self.old), id="name", select_on_focus=False)
+            yield Input(value=printable(self.old), id="name", select_on_focus=False)
             yield Label("enter renames (its file too) · escape cancels", classes="hint")
 
     @on(Input.Submitted)

@@ -16,8 +16,6 @@ from facility_tui.commands.grammar import quote
 from facility_tui.model.text import printable
 from facility_tui.systems import DEFAULT, info, infos
 
-from .widgets.ordered_input import OrderedInput
-
 # Tab moves between fields as the app reads it (a priority binding), so the keys typed after it
 # in one burst ("Thug⇥⇥2d6") go to the next field, not into the one being left.
 FIELD_KEYS = [
@@ -119,7 +117,7 @@ class AddDialog(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Label("[b]Add a combatant[/b]")
-            yield OrderedInput(placeholder="Name (e.g. Boarder)", id="name")
+            yield Input(placeholder="Name (e.g. Boarder)", id="name")
             with Horizontal(classes="row"):
                 yield DialogSelect(
                     [("Enemy", "enemy"), ("PC / ally", "pc")],
@@ -128,11 +126,11 @@ class AddDialog(ModalScreen[None]):
                     id="side",
                 )
                 # (where sides take turns, no one has an initiative of their own: F7)
-                init = OrderedInput(placeholder="Initiative: 12 or 2d6+3", id="init")
+                init = Input(placeholder="Initiative: 12 or 2d6+3", id="init")
                 init.display = not info(self.system).side_initiative
                 yield init
-            yield OrderedInput(placeholder="Count (default 1)", id="count")
-            yield OrderedInput(
+            yield Input(placeholder="Count (default 1)", id="count")
+            yield Input(
                 placeholder=f"Rule options, e.g. {info(self.system).option_hint}", id="options"
             )
             yield Label("enter adds · escape cancels", classes="hint")
@@ -174,7 +172,7 @@ class NewEncounterDialog(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Label("[b]New encounter[/b] (the current one stays saved)")
-            yield OrderedInput(placeholder="Name, e.g. Cargo bay ambush", id="name")
+            yield Input(placeholder="Name, e.g. Cargo bay ambush", id="name")
             yield DialogSelect(
                 [(f"Rules: {each.title}", each.id) for each in infos()],
                 value=self.system,

@@ -28,7 +28,7 @@ from pathlib import Path
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal
+from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.reactive import Reactive
 from textual.screen import Screen
@@ -45,7 +45,6 @@ from facility_tui.workspace import Workspace
 
 from .collector import EVERY as COLLECT_EVERY
 from .collector import IdleCollector
-from .render.scroll_bar import PaneBox
 from .runner import LineRunner
 from .save_questions import SETTLE_AFTER, SaveQuestions
 from .widgets.command_bar import CommandBar, placeholder_for
@@ -193,7 +192,7 @@ class MainScreen(Screen[None]):
         self._status = StatusPane(id="status")
         self.table = OrderList(id="order")  # its cursor is the selection
         self._detail = DetailPane(id="detail")
-        self._box = PaneBox(id="detail-box")  # the panes' column, scrolled by J and K
+        self._box = VerticalScroll(id="detail-box")  # the panes' column, scrolled by J and K
         self._log = LogPane(keep=LOG_SHOWN, id="log")
         self.collector = IdleCollector()
         self.runner = LineRunner(self)  # runs lines, offers the choices they leave open

@@ -347,16 +347,12 @@ def bar_column(app: FacilityApp, terminal: Terminal) -> list[bool]:
 
 
 async def test_the_logs_scroll_bar_shows_where_the_log_is_scrolled(tmp_path: Path) -> None:
-    """The log's bar draws its own lines (``DrawnScrollBar``), made again only when what it shows
-    changed: it follows the log to its end as it grows, to its top when scrolled there, and
-    back, as the terminal shows it."""
-    from facility_tui.screens.render.scroll_bar import DrawnScrollBar
-
+    """The log's bar follows the log to its end as it grows (the log sets the bar's size where a
+    layout pass would), to its top when scrolled there, and back, as the terminal shows it."""
     app = FacilityApp(save_dir=tmp_path, seed=1)
     async with app.run_test(size=(80, 24)) as pilot:
         await fresh(app, pilot, *FIGHT, "start", *["next"] * 12)
         log = main_of(app).query_one(LogPane)
-        assert isinstance(log.vertical_scrollbar, DrawnScrollBar)
         assert log.virtual_size.height > 4 * log.size.height  # (a thumb shorter than a cell)
         terminal = record(app)  # (what the frames write from now on: a whole one first)
         await pilot.pause()
@@ -371,30 +367,3 @@ async def test_the_logs_scroll_bar_shows_where_the_log_is_scrolled(tmp_path: Pat
         rows = bar_column(app, terminal)
         assert rows[-1] and not rows[0], rows
         assert not terminal.faults
-
-
-async def test_the_logs_scroll_bar_takes_textuals_colours_under_the_pointer(
-    tmp_path: Path,
-) -> None:
-    """Hovered, the drawn bar's thumb takes the colour Textual's bar gives it then, and gives
-    it back when the pointer leaves."""
-    app = FacilityApp(save_dir=tmp_path, seed=1)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await fresh(app, pilot, *FIGHT, "start", *["next"] * 12)
-        bar = main_of(app).query_one(LogPane).vertical_scrollbar
-
-        def thumb() -> set[str]:
-            lines = bar.strips(range(bar.size.height))
-            return {str(s.style.color) for line in lines for s in line if s.style and s.style.color}
-
-        still = thumb()
-        x, y, _, _ = app.screen._compositor.visible_widgets[bar][0]
-        await pilot.hover(offset=(x, y))
-        await pilot.pause()
-        assert bar.mouse_over
-        hovered = bar.render().style  # (what Textual's own bar is drawn in, hovered)
-        assert not isinstance(hovered, str) and hovered.color is not None
-        assert thumb() == {str(hovered.color)} != still
-        await pilot.hover(offset=(1, 1))
-        await pilot.pause()
-        assert thumb() == still

@@ -13,12 +13,10 @@ from textual.reactive import Reactive
 from textual.strip import Strip
 from textual.timer import Timer
 from textual.widgets import Input
-from textual.widgets.input import Selection
 
 from facility_tui.systems import info
 
 from ..render.lines import fit, text_lines
-from .ordered_input import OrderedInput
 
 HISTORY = 100
 GAP = 3  # cells between the typed line and its preview
@@ -34,15 +32,15 @@ def placeholder_for(system: str) -> str:
     return f": command  (e.g. {example}; ? lists them all)"
 
 
-class CommandBar(OrderedInput):
+class CommandBar(Input):
     # Input sets its virtual size (the text's width, for scrolling the line) on every change of
     # its value; Widget's asks for a layout pass of the whole screen then (the confirm that
     # clears the line pays it). The bar is one docked line whose size never depends on it.
     virtual_size = Reactive(Size(0, 0), layout=False)
 
     # Its look when it has focus is a component class set inline on focus and blur: a restyle
-    # through the stylesheet (what ``:focus`` costs) takes 1.5 ms and leaves hundreds of objects
-    # for the garbage collector at every confirm.
+    # through the stylesheet (what ``:focus`` costs) restyles the bar and leaves hundreds of
+    # objects for the garbage collector at every confirm.
     COMPONENT_CLASSES = Input.COMPONENT_CLASSES | {"command-bar--focused"}
 
     BINDINGS = [
@@ -111,8 +109,8 @@ class CommandBar(OrderedInput):
         """The bar grows by the preview's lines below the typed one at once, and shrinks when
         the line is emptied, or once the GM has stopped typing for a moment: while the GM
         types, the screen above it stays where it is (a usage on two lines, then a one-line
-        preview, moved every row once a digit, and laying the screen out again cost a digit
-        ~5 ms at 80×24)."""
+        preview, moved every row once a digit, and laying the screen out again is most of a
+        digit's frame)."""
         if not self.is_attached:
             return
         below = self._rows_below()
@@ -137,7 +135,7 @@ class CommandBar(OrderedInput):
             self._shrink.stop()
             self._shrink = None
         # A height set here, not ``auto``: with an auto height Input lays the whole screen out
-        # again at every key typed (about 4 ms of each digit at 80×24).
+        # again at every key typed.
         self._below = below
         self.styles.height = 1 + below
 
@@ -165,7 +163,7 @@ class CommandBar(OrderedInput):
         it starts at on the typed line, its part there (None: it all goes below), and its lines
         below the typed one. It wraps there rather than being cut: it takes the rows it needs,
         up to the screen's height but ``KEEP_ABOVE`` rows (never fewer than ``PREVIEW_LINES``)."""
-        end = self._value.cell_len + 1 - round(self.scroll_x) + GAP
+        end = cell_len(self.value) + 1 - round(self.scroll_x) + GAP  # (past the cursor)
         style = self.get_component_rich_style("input--suggestion")
         key = (self.preview, end, width, style, self.screen.size.height)
         if self._preview_lines is not None and self._preview_lines[0] == key:
@@ -220,17 +218,7 @@ class CommandBar(OrderedInput):
         if line and remember:
             self.history.append(line)
             del self.history[:-HISTORY]
-        # Cleared without Input's watchers, which validate, post Changed (no one listens), clear
-        # the app's text selection and scroll the cursor into view: 0.4 ms of every confirm, for
-        # a line that is losing focus. This leaves what they would.
-        self.set_reactive(Input.value, "")
-        self.preview = ""
-        self._fit_height()
-        self.set_reactive(Input.selection, Selection.cursor(0))
-        self.virtual_size = Size(self.content_width, 1)
-        if self.scroll_x:
-            self.scroll_to(x=0, animate=False, immediate=True, force=True)
-        self.refresh()
+        self.value = ""  # (its watchers clear the preview and scroll the line back to its start)
 
     def keep(self) -> None:
         """Leave the line as typed so the GM can correct it."""

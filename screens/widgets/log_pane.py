@@ -30,7 +30,6 @@ from facility_tui.model.text import naming_any, printable
 
 from ..render.lines import text_lines
 from ..render.own_lines import OwnLines
-from ..render.scroll_bar import DrawnVerticalBar
 
 KIND_STYLE = {
     Kind.INFO: "",
@@ -64,7 +63,7 @@ def entry_text(e: LogEntry) -> Text:
     return Text(f"[{e.round}] {printable(e.text)}", style=KIND_STYLE.get(e.kind, ""))
 
 
-class LogPane(OwnLines, ScrollView, DrawnVerticalBar):
+class LogPane(OwnLines, ScrollView):
     DEFAULT_CSS = """
     LogPane {
         overflow-x: hidden;
