@@ -1,8 +1,8 @@
 """Garbage collection in the quiet moments between key presses, not in the middle of one.
 
 CPython collects whenever allocations pass a threshold, which falls inside a key press as often as
-not: at 200 combatants a young collection takes 1–2 ms and a full one 5–10 ms, the whole margin
-between a frame on time and a late one. While the main screen is shown, automatic collection is
+not: at 200 combatants a full one is the whole margin between a frame on time and a late one
+(docs/benchmarks.md). While the main screen is shown, automatic collection is
 off and this collects instead when the table is quiet: once each change has been drawn and saved,
 and every few seconds besides (dialogs and the like make garbage too).
 """

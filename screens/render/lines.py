@@ -52,7 +52,7 @@ def text_lines(console: Console, text: Text, width: int) -> list[Strip]:
     characters shown escaped. Lines are not padded: the widget pads them in its own style."""
     width = max(1, width)
     if text.cell_len <= width and text.plain.isprintable():
-        # Most lines: one, straight from its segments (Rich's wrapping costs ~0.3 ms a line).
+        # Most lines: one, straight from its segments (Rich's wrapping is slower by far).
         strip = Strip(text.render(console), text.cell_len)  # (render leaves out the text's style)
         base = console.get_style(text.style) if isinstance(text.style, str) else text.style
         return [strip.apply_style(base).simplify() if base else strip.simplify()]

@@ -1,11 +1,12 @@
 """Panes that hand the compositor their lines themselves, finished once per line.
 
 Every line a widget draws normally passes through Textual's styles cache, which adds the widget's
-border, padding, tint and opacity: 30–80 µs a line, and a key press moves every line of the log
-and redraws several lines of the detail pane and the list. The panes here have no border, no tint
-and no top or bottom padding, and ``strips`` gives the same ``Strip`` for a line that has not
-changed: a line is padded and filtered once, and a line that moved costs a lookup. A pane styled
-otherwise is drawn the usual way, line by line from ``render_line``.
+border, padding, tint and opacity, and a key press moves every line of the log and redraws
+several lines of the detail pane and the list. The panes here have no border, no tint and no top
+or bottom padding, and ``strips`` gives the same ``Strip`` for a line that has not changed: a
+line is padded and filtered once, and a line that moved costs a lookup. A pane styled otherwise
+is drawn the usual way, line by line from ``render_line``. Without this, a ``d`` confirm at 200
+combatants misses its frame (docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ class OwnLines(Widget):
         cached by the strip."""
         style = self._pane_style
         if style is None:
-            style = self._pane_style = self.rich_style  # (it walks the ancestors: ~0.1 ms)
+            style = self._pane_style = self.rich_style  # (it walks the ancestors)
         blank = blank_line(width, style)
         return [
             lines[i].apply_style(style).crop_extend(0, width, style) if i < len(lines) else blank

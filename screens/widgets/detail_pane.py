@@ -33,8 +33,8 @@ def side_label(side: str) -> str:
 
 WIDTH = 34  # what the column's text is laid out for before it has a size
 # Lines the pane always reserves: a few lines more or less (an injury's effects, a reminder)
-# then repaint those lines, where a new height would lay the whole screen out again (~4 ms at
-# 200 combatants). Its box scrolls; past the text it is blank.
+# then repaint those lines, where a new height would lay the whole screen out again. Its box
+# scrolls; past the text it is blank.
 RESERVED = 48
 
 

@@ -1,7 +1,8 @@
 """The initiative list: a line-API table that redraws only the rows that changed.
 
 ``DataTable`` re-measures and re-renders every visible cell on any change (its caches key on an
-update counter), which costs 40–150 ms a key press at 200 rows. This widget keeps one rendered
+update counter): making the list's change of a key at 200 rows takes it several frames
+(docs/benchmarks.md). This widget keeps one rendered
 ``Strip`` per row, keyed on what the row looks like (its cells, cursor, zebra stripe, focus, column
 widths), and ``set_rows`` diffs the new rows by key so that only changed lines are repainted.
 Column widths come from every row now (``list_layout.fit``), never from rows shown before: each

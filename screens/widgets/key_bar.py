@@ -1,9 +1,11 @@
 """The key bar: one line at the bottom listing the keys that work right now.
 
-Textual's ``Footer`` mounts a widget per key and rebuilds them all (a mount and a layout pass of
-the whole screen) whenever the bindings may have changed, which includes every move of focus
-between the list and the command line: 10–15 ms of each damage confirm. This bar is one line of
-text: a change repaints that line, and nothing else on the screen moves.
+Textual's ``Footer`` lists the keys in its own way: at 80 columns it cuts a key in the middle and
+leaves the last ones out unseen, puts the command line's keys in another order and adds the
+palette's; it also mounts a widget per key and rebuilds them all whenever the bindings may have
+changed (every move of focus between the list and the command line). This bar is one line of
+text (docs/benchmarks.md): the keys that fit whole, in the order they are declared, and a change
+repaints that line only.
 """
 
 from __future__ import annotations
