@@ -4,9 +4,9 @@
 and lays the screen out again: with the status line and the panes as ``Static``, ``n``, ``u`` and
 a ``d`` confirm at 200 combatants miss their frame (docs/benchmarks.md). This renders the text
 once per update (and per width), line by line with the lines it has drawn before reused, repaints
-only the lines that changed, and lays the screen out again only when its height changes. A pane that builds its text a line at a time hands the lines over as they are
-(``show_lines``): joining them only for the pane to split them again cost the detail pane a
-sixth of a key's work.
+only the lines that changed, and lays the screen out again only when its height changes. A pane
+that builds its text a line at a time hands the lines over as they are (``show_lines``): joining
+them only for the pane to split them again cost the detail pane a sixth of a key's work.
 """
 
 from __future__ import annotations
