@@ -37,7 +37,7 @@ RUNS = 1000
 # waited for the redraws)
 SHOW_EVERY = 0.25
 # s: while the GM types in the plays line (a key this recent), the figures hold still: a redraw
-# takes the frame's slot, and a key pressed just after one waited up to a frame (1/60 s) more
+# takes the frame's slot, and a key pressed just after one waited up to a frame more
 QUIET_WHILE_TYPING = 0.6
 
 

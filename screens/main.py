@@ -71,7 +71,8 @@ SAVE_DELAY = 0.06  # s: a change is drawn first, then written (quit flushes at o
 FRAME_WAIT = 0.5  # s: a round's end is written once its frame is drawn (at the latest after this)
 FOLLOW_EVERY = 0.5  # s: how often a read-only view looks for its writer's autosaves
 # s: after the app starts, the forecast's forkserver is started (it loads the rules in a process
-# of its own, ~0.5 s on the other core): the first forecast's plays then start at once
+# of its own, on the other core): the first forecast's plays then start at once (docs/benchmarks.md,
+# 'The screens')
 WARM_FORECAST_AFTER = 5.0
 # The right column's width and the log's height follow the screen's size (styles/app.tcss):
 NARROW_BELOW = 110  # columns: below, the panes' column is narrow (the list keeps the rest)

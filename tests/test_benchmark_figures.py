@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = next(p for p in Path(__file__).resolve().parents if (p / "pyproject.toml").is_file())
-CHECKED = ("facility_tui",)
+CHECKED = ("facility_tui", "screens")
 
 # A number standing alone (not the 6 of ``1d6``), then a unit of time, or ×, as a ratio (not the
 # × of a size, 80×24).

@@ -33,8 +33,7 @@ def test_import_contracts_hold() -> None:
     assert out.stdout.count("KEPT") == len(contracts["contracts"])
 
 
-# The most methods a class may have, and lines a module, in ``facility_tui/`` (the screens'
-# ``MainScreen`` and ``InitiativeList`` are being split apart: they join the count after).
+# The most methods a class may have, and lines a module, in the project's code.
 MAX_METHODS = 40
 MAX_LINES = 900
 
@@ -44,11 +43,11 @@ def _modules(root: Path) -> list[Path]:
 
 
 def test_no_class_or_module_past_what_a_newcomer_can_read() -> None:
-    """Each class of ``facility_tui/`` holds at most ``MAX_METHODS`` methods of its own (the
-    ``def``s of its body) and each module at most ``MAX_LINES`` lines: past that, a class does
-    several jobs (a rule system's five) and a module holds several concerns."""
+    """Each class of ``facility_tui/`` and ``screens/`` holds at most ``MAX_METHODS`` methods of
+    its own (the ``def``s of its body) and each module at most ``MAX_LINES`` lines: past that, a
+    class does several jobs (a rule system's five) and a module holds several concerns."""
     too_big = []
-    for path in _modules(ROOT / "facility_tui"):
+    for path in [*_modules(ROOT / "facility_tui"), *_modules(ROOT / "screens")]:
         text = path.read_text(encoding="utf-8")
         where = path.relative_to(ROOT)
         if (lines := len(text.splitlines())) > MAX_LINES:

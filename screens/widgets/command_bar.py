@@ -77,7 +77,7 @@ class CommandBar(Input):
         self._below = 0  # the preview's lines below the typed one, as last laid out
         self._shrink: Timer | None = None  # gives back rows once the GM stops typing
         # A steady cursor: a blink redraws the screen twice a second, and a key pressed just
-        # after one waits for the next frame slot (up to 1/60 s) to show what it did.
+        # after one waits for the next frame slot (up to a frame) to show what it did.
         self.set_reactive(Input.cursor_blink, False)
 
     def watch_has_focus(self, _has_focus: bool) -> None:

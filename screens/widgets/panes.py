@@ -173,8 +173,8 @@ def pane_lines(panes: Sequence[Pane], width: int) -> list[Text]:
 
 
 # A key redraws the selected combatant's panes, and most of them look as they did (its actions
-# at a turn's start, its injury when another acted): they are drawn once. Measured: 2.5 of the 6
-# ms ``n`` spent before its frame (2297 demo, 80x24).
+# at a turn's start, its injury when another acted): they are drawn once (docs/benchmarks.md,
+# 'The screens').
 @lru_cache(maxsize=1024)
 def _one_pane(pane: Pane, width: int) -> tuple[Text, ...]:
     return (title_rule(pane.title, width), *rows_text(pane.rows, width))
