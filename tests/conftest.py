@@ -1,3 +1,11 @@
+"""What every tier shares: sessions and fights built from lines, and the tier's marker.
+
+The tests live in three tiers, one folder each: ``unit`` (the pure core), ``app`` (the app driven
+by Pilot, headless) and ``system`` (processes of their own: the CLI, kill -9, locks, the forecast's
+workers, a browser). Each test is marked with its folder's tier (``pytest -m unit``); a test that
+starts a process of its own in another tier is marked ``system`` as well.
+"""
+
 from __future__ import annotations
 
 import json
@@ -90,3 +98,14 @@ def derived(session: Session, cid: str) -> dict[str, object]:
 
     enc = session.encounter
     return rules_for(enc.system).view.summary(enc, enc.get(cid))
+
+
+TIERS = ("unit", "app", "system")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Each test takes the marker of the tier folder it is in."""
+    for item in items:
+        tier = item.path.parent.name
+        if tier in TIERS:
+            item.add_marker(getattr(pytest.mark, tier))

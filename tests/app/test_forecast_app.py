@@ -1,0 +1,322 @@
+"""The forecast in the app (issue 26): F opens it, the figures sharpen as plays finish, escape
+stops the plays, nothing in the fight changes; the plays line; the palette's entry."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+import pytest
+from facility_tui.screens import forecast as forecast_screen
+from facility_tui.screens.forecast import ForecastScreen
+from facility_tui.screens.main import MainScreen
+from facility_tui.screens.render.text_pane import TextPane
+from rich.cells import cell_len
+from textual.widgets import Input, ProgressBar
+
+from facility_tui.app import FacilityApp
+from facility_tui.model.encounter import Phase
+from facility_tui.systems.plays import PLAY_WORDS
+from tests.apps import AppMaker
+
+
+def shown(app: FacilityApp) -> str:
+    return app.screen.query_one("#forecast-text", TextPane).text.plain
+
+
+async def wait_for(check: object, seconds: float = 120) -> None:
+    end = time.monotonic() + seconds
+    while not check():  # type: ignore[operator]
+        assert time.monotonic() < end, "timed out"
+        await asyncio.sleep(0.05)
+
+
+@pytest.fixture
+def few_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(forecast_screen, "RUNS", 60)
+
+
+@pytest.mark.usefixtures("few_runs")
+async def test_f_forecasts_the_fight_and_changes_nothing(
+    tmp_path: Path, make_app: AppMaker
+) -> None:
+    app = make_app(demo="facility")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        before = app.workspace.encounter
+        steps = list(app.workspace.session.undo_steps)
+        app.workspace.flush(timeout=5)
+        saved = app.workspace.path.read_bytes()
+        await pilot.press("F")
+        assert isinstance(app.screen, ForecastScreen)
+        await pilot.pause()
+        plays = app.screen.query_one(Input)  # (whole at 80 columns, and the cursor)
+        assert cell_len(plays.placeholder) < plays.content_region.width
+        bar = app.screen.query_one(ProgressBar)
+        await wait_for(lambda: bar.progress >= 60)
+        text = shown(app)
+        assert "60 plays from round 0" in text
+        assert "PCs win" in text and "Assumptions:" in text
+        assert "Containment Drone 1" in text
+        await pilot.press("escape")
+        assert isinstance(app.screen, MainScreen)
+        assert app.workspace.encounter is before
+        assert list(app.workspace.session.undo_steps) == steps
+        app.workspace.flush(timeout=5)
+        assert app.workspace.path.read_bytes() == saved
+
+
+async def test_escape_stops_the_plays_at_once(tmp_path: Path, make_app: AppMaker) -> None:
+    app = make_app(demo="2297")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("F")
+        screen = app.screen
+        assert isinstance(screen, ForecastScreen)
+        assert screen.runs == 1000
+        await asyncio.sleep(0.5)
+        await pilot.press("escape")
+        assert isinstance(app.screen, MainScreen)
+        workers = [w for w in screen.workers if w.group == "forecast"]
+        started = time.monotonic()
+        await wait_for(lambda: all(w.is_finished for w in workers), 10)
+        assert time.monotonic() - started < 5
+        done = screen.done
+        await asyncio.sleep(1)
+        assert screen.done == done < 1000  # nothing more arrived
+
+
+@pytest.mark.usefixtures("few_runs")
+async def test_the_plays_line_runs_again_and_refuses_in_one_line(
+    tmp_path: Path, make_app: AppMaker
+) -> None:
+    app = make_app(demo="facility")
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await pilot.pause()
+        await pilot.press("F")
+        screen = app.screen
+        assert isinstance(screen, ForecastScreen)
+        screen.query_one(Input).focus()
+        await pilot.press(*"zed=hold", "enter")
+        await pilot.pause()
+        notes = [n.message for n in app._notifications]
+        assert any("no combatant" in n for n in notes), notes
+        app.clear_notifications()
+        screen.query_one(Input).value = "junk"  # (no NAME=: said in the plays line's words)
+        await pilot.press("enter")
+        await pilot.pause()
+        notes = [n.message for n in app._notifications]
+        assert notes == [f"a play takes NAME=PLAY ({PLAY_WORDS}), got 'junk'"]
+        screen.query_one(Input).value = "anne=hold; reyes=flee at hurt"
+        await pilot.press("enter")
+        await wait_for(lambda: "Officer Reyes: flee at hurt" in shown(app))
+        assert "Anne O'Malley: hold" in shown(app)
+        await pilot.press("escape")
+
+
+async def test_palette_offers_the_forecast(tmp_path: Path, make_app: AppMaker) -> None:
+    app = make_app(demo="facility")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("ctrl+p", *"Forecast")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await wait_for(lambda: isinstance(app.screen, ForecastScreen), 5)
+        await pilot.press("escape")
+        assert isinstance(app.screen, MainScreen)
+
+
+@pytest.mark.system  # (a process of its own)
+async def test_the_app_starts_the_forecasts_workers_server_ahead(
+    tmp_path: Path, make_app: AppMaker, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A few seconds after it opens, the app starts the forkserver its forecasts' workers come
+    from (so the first forecast's plays start at once); one that cannot start stops nothing."""
+    from facility_tui.screens import main as main_screen
+
+    from facility_tui.forecast import engine as forecast
+
+    calls: list[str] = []
+
+    def cannot() -> None:
+        calls.append("warm")
+        raise OSError("no more processes")
+
+    monkeypatch.setattr(main_screen, "WARM_FORECAST_AFTER", 0.05)
+    monkeypatch.setattr(forecast, "warm", cannot)
+    app = make_app(demo="2297")
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await wait_for(lambda: calls)
+        await pilot.pause()
+        await pilot.press("n", "n")  # (the fight starts, its first turn ends)
+        await pilot.pause()
+        assert app.is_running
+        enc = app.workspace.encounter
+        assert (enc.phase, enc.round, enc.turn) == (Phase.ACTIVE, 1, 1)
+        assert not app._notifications  # (nothing to say: the forecast says it when asked)
+    assert calls == ["warm"]
+
+
+def a_tally_a_play(real):  # type: ignore[no-untyped-def]
+    """A stand-in for ``forecast.run`` that plays the forecast in this process, then yields a
+    tally for each play as fast as they come (the whole forecast last)."""
+    from facility_tui.forecast import engine as forecast
+
+    def run(enc, runs, seed, plays=None, **kwargs):  # type: ignore[no-untyped-def]
+        whole = forecast.Tally(())
+        for whole in real(enc, runs, seed, plays, processes=1):  # noqa: B007
+            pass
+        for done in range(1, runs + 1):
+            part = forecast.Tally(whole.ids)
+            part.runs = done
+            yield whole if done == runs else part
+
+    return run
+
+
+async def test_the_figures_are_redrawn_a_few_times_a_second_and_at_the_end(
+    tmp_path: Path, make_app: AppMaker, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Chunks that arrive every few ms (the last ones, a play each) are not each a redraw: the
+    screen shows the figures at most every ``SHOW_EVERY`` s, and always the whole forecast."""
+    from facility_tui.forecast import engine as forecast
+
+    monkeypatch.setattr(forecast, "run", a_tally_a_play(forecast.run))
+    monkeypatch.setattr(forecast_screen, "RUNS", 40)
+    app = make_app(demo="facility")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        shown: list[int] = []
+        started = time.monotonic()
+        monkeypatch.setattr(
+            ForecastScreen, "_show", lambda self, gen, runs, lines: shown.append(runs)
+        )
+        await pilot.press("F")
+        await wait_for(lambda: shown and shown[-1] == 40)
+        took = time.monotonic() - started
+        assert len(shown) <= 2 + took / forecast_screen.SHOW_EVERY
+        assert shown[0] == 1 and shown[-1] == 40
+
+
+async def test_the_figures_hold_still_while_the_gm_types_a_play(
+    tmp_path: Path, make_app: AppMaker, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While the GM types in the plays line, no figures are redrawn until the whole forecast
+    is in (a redraw took the frame a key would have had)."""
+    from facility_tui.forecast import engine as forecast
+
+    typed = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    plays = a_tally_a_play(forecast.run)
+
+    def after_typing(*args, **kwargs):  # type: ignore[no-untyped-def]
+        asyncio.run_coroutine_threadsafe(typed.wait(), loop).result(timeout=30)
+        yield from plays(*args, **kwargs)
+
+    monkeypatch.setattr(forecast, "run", after_typing)
+    monkeypatch.setattr(forecast_screen, "RUNS", 40)
+    monkeypatch.setattr(forecast_screen, "QUIET_WHILE_TYPING", 60.0)
+    app = make_app(demo="facility")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        shown: list[int] = []
+        monkeypatch.setattr(
+            ForecastScreen, "_show", lambda self, gen, runs, lines: shown.append(runs)
+        )
+        await pilot.press("F")
+        app.screen.query_one(Input).focus()
+        await pilot.press("a")
+        typed.set()
+        await wait_for(lambda: shown)
+        await pilot.pause(0.2)
+        assert shown == [40]
+
+
+@pytest.mark.usefixtures("few_runs")
+async def test_typed_plays_stay_whatever_the_keys_and_come_back_with_the_next_forecast(
+    tmp_path: Path,
+    make_app: AppMaker,
+) -> None:
+    """The plays line holds the focus: keys typed on opening, between scrolls, tabs and a click
+    on the figures all reach it; closing hands it back, and the next forecast of the fight
+    opens with it and plays it (typed plays were dropped once ↑/↓ had moved the focus)."""
+    app = make_app(demo="2297")
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await pilot.pause()
+        await pilot.press("F", *"blanc=fo")
+        screen = app.screen
+        assert isinstance(screen, ForecastScreen)
+        await pilot.press("down", "down", "pagedown", "up", "pageup", "tab", "c")
+        await pilot.click("#forecast-results")
+        await pilot.press("shift+tab", *"us")
+        plays = screen.query_one(Input)
+        assert plays.value == "blanc=focus" and app.focused is plays
+        await pilot.press("escape")
+        assert isinstance(app.screen, MainScreen)
+        await pilot.press("F")
+        again = app.screen
+        assert isinstance(again, ForecastScreen) and again is not screen
+        assert again.query_one(Input).value == "blanc=focus"
+        await wait_for(lambda: again.done >= 60)
+        assert "- Sgt. Blanc: focus" in shown(app)  # (played as the line says)
+        # a line that does not read (never entered) comes back too, said, the defaults played
+        await pilot.press("ctrl+u", *"zed=hold", "escape", "F")
+        last = app.screen
+        assert isinstance(last, ForecastScreen)
+        assert last.query_one(Input).value == "zed=hold"
+        await wait_for(lambda: last.done >= 60)
+        assert "Sgt. Blanc: focus" not in shown(app)
+        notes = [n.message for n in app._notifications]
+        assert any(n.endswith(": playing the default plays") and "zed" in n for n in notes)
+        await pilot.press("escape")
+
+
+@pytest.mark.usefixtures("few_runs")
+async def test_the_line_below_the_figures_says_what_is_out_of_view(
+    tmp_path: Path, make_app: AppMaker
+) -> None:
+    """At 80x24 the demo's figures run past the view: the line below them counts the lines
+    above and below it as the GM scrolls (the third "first to fall" line was below the fold
+    with nothing saying so)."""
+    from textual.containers import VerticalScroll
+    from textual.widgets import Label
+
+    app = make_app(demo="2297")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("F")
+        screen = app.screen
+        assert isinstance(screen, ForecastScreen)
+        await wait_for(lambda: screen.done >= 60)
+        await pilot.pause()
+        results = screen.query_one("#forecast-results", VerticalScroll)
+        hint = screen.query_one("#forecast-hint", Label)
+        rows = screen.query_one("#forecast-text", TextPane).size.height
+        hidden = rows - results.size.height
+        assert hidden > 0 and results.max_scroll_y == hidden
+        assert str(hint.content) == (
+            f"⏎ reruns with the plays · ↓ {hidden} more lines · escape stops and closes"
+        )
+        await pilot.press("down", "down")
+        await pilot.pause()
+        assert f"↑ 2 ↓ {hidden - 2} more lines" in str(hint.content)
+        await pilot.press("pagedown", "pagedown", "pagedown")
+        await pilot.pause()
+        assert f" · ↑ {hidden} more lines · " in str(hint.content)
+        assert results.region.bottom <= hint.region.y  # (whole, below the figures)
+        await pilot.press("escape")
+
+
+@pytest.mark.usefixtures("few_runs")
+async def test_a_refused_play_is_said_as_typed(tmp_path: Path, make_app: AppMaker) -> None:
+    app = make_app(demo="2297")
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await pilot.pause()
+        app.clear_notifications()  # (the demo's welcome)
+        await pilot.press("F", *"blanc=Hold[bold red]Boss[/]", "enter")
+        await pilot.pause()
+        notes = [(n.message, n.markup) for n in app._notifications]
+        said = f"unknown play 'Hold[bold red]Boss[/]': use {PLAY_WORDS}"
+        assert notes == [(said, False)]  # (shown as it reads: no markup)
+        await pilot.press("escape")
