@@ -464,7 +464,7 @@ def test_every_package_of_the_screens_goes_in_the_wheel_from_its_folder() -> Non
     their packages is listed and mapped to its folder, or an installed tracker lacks it."""
     import tomllib
 
-    root = Path(__file__).parent.parent
+    root = ROOT
     tool = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["tool"]
     packages = set(tool["setuptools"]["packages"])
     folders = tool["setuptools"]["package-dir"]

@@ -17,7 +17,7 @@ from textual.reactive import Reactive
 from textual.screen import Screen
 from textual.widget import Widget
 
-ROOT = Path(__file__).parent.parent
+from tests.paths import ROOT
 LISTED = {(owner.__name__, name) for owner, name, _, _ in INTERNALS}
 
 
