@@ -1,8 +1,9 @@
 """A session: the current encounter plus its undo/redo history.
 
-History is a list of steps, each the command line and the dice it rolled. In memory every undoable
-step keeps the encounter it replaced, so undo is instant; redo re-applies the line with its recorded
-dice, so it gives back exactly what was shown. On disk the history is the oldest kept encounter plus
+History is the fight's timeline (``timeline``): every step, the command line and the dice it
+rolled, as a tree; undo and redo walk its live branch, a command after an undo starts a branch and
+keeps the old one. A fight once reached is kept a while, so undo is instant; any other is replayed
+from the nearest one kept, with the recorded dice. On disk the history is the oldest encounter plus
 the steps, rebuilt by replaying them (see ``store``).
 """
 
@@ -17,9 +18,8 @@ from facility_tui.campaign.folder import Campaign, Read
 from facility_tui.commands.dice import Roll
 from facility_tui.commands.dispatch import Line, apply, preview, read_line
 from facility_tui.commands.grammar import CommandError
+from facility_tui.commands.timeline import ROOT, Timeline
 from facility_tui.model.encounter import Encounter, LogEntry
-
-HISTORY_LIMIT = 200
 
 
 @frozen
@@ -71,30 +71,35 @@ class Outcome:
 
 
 class Session:
+    """The fight and its timeline (``timeline.Timeline``): every step kept, as a tree.
+
+    Built from a history as a list (``undo``: each step with the fight it was made from, the
+    oldest first; ``redo``: steps undone, the next last), as a store or a replay hands it over,
+    or from a ``timeline``."""
+
     def __init__(
         self,
         encounter: Encounter,
         undo: Sequence[tuple[Step, Encounter]] = (),
         redo: Sequence[Step] = (),
-        limit: int = HISTORY_LIMIT,
         later: Later | None = None,
+        *,
+        timeline: Timeline | None = None,
     ) -> None:
         self.encounter = encounter
-        self._undo: list[tuple[Step, Encounter]] = list(undo)
-        self._redo: list[Step] = list(redo)
-        self.limit = limit
+        self.timeline = timeline if timeline is not None else _as_timeline(encounter, undo, redo)
         self.listeners: list[Callable[[Session], None]] = []
         self.campaign: Campaign | None = None  # the folder its commands read templates... from
         self.seed: int | None = None  # the shell's seed, for what a line beside the fight rolls
         # A history opened from a save is replayed when first needed (``settle``): opening a
-        # save reads the fight, not the 200 steps that led to it. Until then ``_undo`` holds
+        # save reads the fight, not the steps that led to it. Until then the timeline holds
         # only the steps made since, and saving writes the saved steps as they were read.
         self._later = later
         self.lost: str | None = None  # why the saved history was dropped, once ``settle`` knows
 
     def fork(self) -> Session:
         """A session with the same state and history, changed on its own from now on."""
-        forked = Session(self.encounter, self._undo, self._redo, self.limit, self._later)
+        forked = Session(self.encounter, later=self._later, timeline=self.timeline.copy())
         forked.campaign, forked.seed = self.campaign, self.seed
         forked.lost = self.lost
         return forked
@@ -108,46 +113,63 @@ class Session:
         if replayed is None:
             self.lost = LOST
             return self.lost
-        self._undo[:0] = replayed._undo
-        self._trim()
+        self.timeline = replayed.timeline.grafted(self.timeline)
         return None
 
     # -- history views ------------------------------------------------------------------------
 
     @property
     def undo_steps(self) -> list[Step]:
+        """The steps from the oldest fight to this one (the live branch up to now)."""
         saved = list(self._later.steps) if self._later is not None else []
-        return saved + [s for s, _ in self._undo]
+        tl = self.timeline
+        return saved + [tl.node(n).step for n in tl.path(tl.current)]
 
     @property
     def undo_states(self) -> list[tuple[Step, Encounter]]:
-        """Each step with the state it was made from, the oldest first."""
+        """Each step up to now with the fight it was made from, the oldest first."""
         self.settle()
-        return list(self._undo)
+        tl = self.timeline
+        path = tl.path(tl.current)
+        states = [tl.state_at(n, run_step) for n in [ROOT, *path[:-1]]]
+        return [(tl.node(n).step, st) for n, st in zip(path, states, strict=True)]
 
     @property
     def redo_steps(self) -> list[Step]:
         """Steps that redo would apply, the next one last."""
-        return list(self._redo)
+        tl = self.timeline
+        ahead = tl.line(tl.current)[len(tl.path(tl.current)) :]
+        return [tl.node(n).step for n in reversed(ahead)]
 
     @property
     def base(self) -> Encounter:
         """The oldest encounter the history can go back to."""
         if self._later is not None:
             return self._later.base
-        return self._undo[0][1] if self._undo else self.encounter
+        return self.timeline.root
 
     @property
     def states(self) -> list[Encounter]:
-        """The encounters the kept history went through, oldest first, ending with this one."""
+        """The encounters the live branch went through, oldest first, ending with this one."""
         self.settle()
-        return [*(e for _, e in self._undo), self.encounter]
+        tl = self.timeline
+        return [*(tl.state_at(n, run_step) for n in [ROOT, *tl.path(tl.current)[:-1]]),
+                self.encounter]  # fmt: skip
 
     def can_undo(self) -> bool:
-        return bool(self._undo) or (self._later is not None and bool(self._later.steps))
+        return self.timeline.current != ROOT or (
+            self._later is not None and bool(self._later.steps)
+        )
 
     def can_redo(self) -> bool:
-        return bool(self._redo)
+        return self.timeline.next_of(self.timeline.current) is not None
+
+    def state_at(self, nid: int) -> Encounter:
+        """The fight as it was at node ``nid`` of the timeline (replayed, recorded dice)."""
+        self.settle()
+        if nid == self.timeline.current:
+            return self.encounter
+        return self.timeline.state_at(nid, run_step)
 
     # -- changing -----------------------------------------------------------------------------
 
@@ -175,49 +197,66 @@ class Session:
         return preview(self.encounter, line, self.campaign)
 
     def apply(self, line: str | Line, *, prompt: bool = False) -> Outcome:
+        """Run a command: a new step, child of this one (after an undo, a new branch: the line
+        undone stays in the timeline)."""
         before = self.encounter
         applied = apply(before, line, prompt=prompt, campaign=self.campaign)
-        self._push(Step(applied.line, applied.rolls, reads=applied.reads), before)
-        self._redo.clear()
-        return self._changed(before, applied.encounter, f"Done: {applied.line}")
+        step = Step(applied.line, applied.rolls, reads=applied.reads)
+        return self._add(step, before, applied.encounter, f"Done: {applied.line}")
 
     def undo(self) -> Outcome:
         self.settle()
-        if not self._undo:
+        tl = self.timeline
+        if tl.current == ROOT:
             raise CommandError(f"nothing to undo: {self.lost}" if self.lost else "nothing to undo")
-        step, before = self._undo.pop()
-        self._redo.append(step)
+        step = tl.node(tl.current).step
+        before = tl.state_at(tl.parent(tl.current), run_step)
+        tl.go(tl.parent(tl.current))
         current = self.encounter
         self.encounter = before
         self._notify()
         return Outcome(f"Undid: {step.title}", (), current != before)
 
     def redo(self) -> Outcome:
-        if not self._redo:
+        tl = self.timeline
+        nxt = tl.next_of(tl.current)
+        if nxt is None:
             raise CommandError("nothing to redo")
-        step = self._redo[-1]
+        step = tl.node(nxt).step
         before = self.encounter
-        after = run_step(before, step)
-        self._redo.pop()
-        self._push(step, before)
+        after = tl.known(nxt)
+        if after is None:
+            after = run_step(before, step)
+            tl.keep(nxt, after)
+        tl.go(nxt)
         return self._changed(before, after, f"Redid: {step.title}")
+
+    def go(self, nid: int) -> Outcome:
+        """Make node ``nid`` of the timeline the present: the fight as it was there (the steps
+        after it stay, redo walks back along them)."""
+        self.settle()
+        tl = self.timeline
+        if nid not in tl or tl.is_hidden(nid):
+            raise CommandError(f"no step {nid} in this fight's timeline")
+        before = self.encounter
+        after = self.state_at(nid)
+        tl.go(nid)
+        self.encounter = after
+        self._notify()
+        where = f"step {nid}" if nid != ROOT else "the start"
+        return Outcome(f"Back to {where}: round {after.round}", (), before != after)
 
     def record(self, step: Step) -> Outcome:
         """Run a step made elsewhere (an edit of the save outside facility-tui) as a change."""
         before = self.encounter
-        after = run_step(before, step)
-        self._push(step, before)
-        self._redo.clear()
-        return self._changed(before, after, f"Done: {step.title}")
+        return self._add(step, before, run_step(before, step), f"Done: {step.title}")
 
-    def _push(self, step: Step, before: Encounter) -> None:
-        self._undo.append((step, before))
-        if self._later is None:  # (a saved history not replayed yet is cut when it is)
-            self._trim()
-
-    def _trim(self) -> None:
-        if len(self._undo) > self.limit:
-            del self._undo[: len(self._undo) - self.limit]
+    def _add(self, step: Step, before: Encounter, after: Encounter, message: str) -> Outcome:
+        tl = self.timeline
+        tl.keep(tl.current, before)
+        said = new_entries(before, after)
+        tl.add(step, after, said[0].text if said else step.title)
+        return self._changed(before, after, message)
 
     def _changed(self, before: Encounter, after: Encounter, message: str) -> Outcome:
         self.encounter = after
@@ -227,6 +266,24 @@ class Session:
     def _notify(self) -> None:
         for listener in self.listeners:
             listener(self)
+
+
+def _as_timeline(
+    encounter: Encounter, undo: Sequence[tuple[Step, Encounter]], redo: Sequence[Step]
+) -> Timeline:
+    """A timeline of one branch: ``undo``'s steps up to ``encounter``, then ``redo``'s."""
+    if not undo:
+        tl = Timeline(encounter)
+    else:
+        tl = Timeline(undo[0][1])
+        for (step, before), after in zip(undo, [*(b for _, b in undo[1:]), encounter], strict=True):
+            said = new_entries(before, after)
+            tl.add(step, after, said[0].text if said else step.title)
+    here = tl.current
+    for step in reversed(redo):  # (their fights are known when walked to: round, words unknown)
+        tl.add(step, None, step.title, encounter.round)
+    tl.go(here)
+    return tl
 
 
 def new_entries(before: Encounter, after: Encounter) -> tuple[LogEntry, ...]:

@@ -379,7 +379,7 @@ def _in_saved_words(session: Session, log: Log[LogEntry]) -> Session:
         if n and n <= len(last) and state.log[n - 1] is last[n - 1]:
             state = evolve(state, log=log.head(n))
         undo.append((step, state))
-    return Session(evolve(session.encounter, log=log), undo, session.redo_steps, session.limit)
+    return Session(evolve(session.encounter, log=log), undo, session.redo_steps)
 
 
 def _as_saved(session: Session | None, enc: Encounter) -> Session | None:
@@ -395,7 +395,7 @@ def _as_saved(session: Session | None, enc: Encounter) -> Session | None:
         return session  # (a save that has them: any difference is a real one)
     if as_saved_before(got, enc) != enc:
         return session
-    return Session(enc, session.undo_states, session.redo_steps, session.limit)
+    return Session(enc, session.undo_states, session.redo_steps)
 
 
 def written_as(before: Session | None, state_sum: str) -> Session | None:

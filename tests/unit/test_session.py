@@ -68,9 +68,15 @@ def test_undo_then_redo_is_the_identity(moves: list[str], data: st.DataObject) -
     assert s.encounter == target
 
 
-def test_history_is_bounded() -> None:
+def test_every_step_is_kept_and_undo_reaches_the_first() -> None:
+    from attrs import evolve
+
+    from facility_tui.store import blank
+
     s = fresh()
-    s.limit = 10
-    for _ in range(25):
+    for _ in range(300):
         s.execute("roll 1d6")
-    assert len(s.undo_steps) == 10
+    assert len(s.undo_steps) == 300 + len(SETUP)
+    while s.can_undo():
+        s.undo()
+    assert s.encounter == evolve(blank(), seed=1)

@@ -1,0 +1,315 @@
+"""The fight's timeline: every step ever made, as a tree, never destroyed.
+
+Each step is a node with the node it was made from (its ``parent``; ``ROOT`` is the fight
+before the first step). Undo moves to the parent, redo to the child last walked; a new command
+after an undo adds a second child, so the old line stays as a branch. Any node's fight is rebuilt
+by replaying the steps from the nearest state kept (``state_at``): the states at every
+``CHECKPOINT_EVERY``-th depth are kept once rebuilt, and the ``RECENT`` last ones reached, so a
+jump anywhere replays at most ``CHECKPOINT_EVERY`` steps. Dice are recorded in the steps, never
+rolled again.
+
+A branch is named by its tip (the node where it ends); it can be named, and hidden (``hide``,
+undone by ``show``): a hidden branch's own nodes leave ``children``, ``tips`` and redo, and stay
+in the tree, so nothing is ever destroyed. Older nodes may come later (``older``): a store
+hands over the newest ones and a loader of the rest, called when a walk first needs them.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from facility_tui.commands.session import Step
+    from facility_tui.model.encounter import Encounter
+
+ROOT = 0
+# States kept at every this-many-th depth once rebuilt: a jump replays at most this many steps
+# (docs/benchmarks.md, 'The timeline').
+CHECKPOINT_EVERY = 64
+RECENT = 256  # states last reached, kept besides the checkpoints (undo across a round is instant)
+
+
+class Node(NamedTuple):
+    """One step of the tree: its id (creation order, from 1), the node it was made from, the
+    step (line, dice, reads), and how the timeline reads it: the round after it and what it
+    said (its first log line, or its title)."""
+
+    id: int
+    parent: int
+    step: Step
+    round: int
+    said: str
+
+
+class Timeline:
+    def __init__(
+        self,
+        root: Encounter,
+        nodes: Iterable[Node] = (),
+        current: int = ROOT,
+        *,
+        names: Mapping[int, str] | None = None,
+        hidden: Iterable[int] = (),
+        walked: Mapping[int, int] | None = None,
+        older: Callable[[], Sequence[Node]] | None = None,
+    ) -> None:
+        self.root = root
+        self._nodes: dict[int, Node] = {}
+        self._children: dict[int, list[int]] = {}
+        self._depth: dict[int, int] = {ROOT: 0}
+        self.current = current
+        self.names: dict[int, str] = dict(names or {})
+        self.hidden: set[int] = set(hidden)
+        # the child redo goes to from each node: the one last walked (made, or come back from)
+        self._walked: dict[int, int] = dict(walked or {})
+        self._older = older
+        self._states: dict[int, Encounter] = {ROOT: root}
+        self._recent: OrderedDict[int, Encounter] = OrderedDict()
+        for node in nodes:
+            self._insert(node)
+
+    # -- the tree -----------------------------------------------------------------------------
+
+    def _insert(self, node: Node) -> None:
+        self._nodes[node.id] = node
+        self._children.setdefault(node.parent, []).append(node.id)
+        self._children[node.parent].sort()
+        if node.parent in self._depth:
+            self._depth[node.id] = self._depth[node.parent] + 1
+
+    def _load_older(self) -> None:
+        older, self._older = self._older, None
+        if older is not None:
+            for node in older():
+                if node.id not in self._nodes:
+                    self._insert(node)
+            self._depth = {ROOT: 0}
+            for nid in sorted(self._nodes):  # a parent is always made before its children
+                node = self._nodes[nid]
+                self._depth[nid] = self._depth.get(node.parent, 0) + 1
+
+    def complete(self) -> Timeline:
+        """The timeline with every node loaded (a store's older nodes read)."""
+        self._load_older()
+        return self
+
+    def node(self, nid: int) -> Node:
+        if nid not in self._nodes:
+            self._load_older()
+        return self._nodes[nid]
+
+    def __contains__(self, nid: int) -> bool:
+        if nid == ROOT:
+            return True
+        if nid not in self._nodes:
+            self._load_older()
+        return nid in self._nodes
+
+    def __len__(self) -> int:
+        self._load_older()
+        return len(self._nodes)
+
+    @property
+    def last_id(self) -> int:
+        """The newest node's id (``ROOT`` in a timeline of no step)."""
+        if self._nodes:
+            return max(self._nodes)
+        self._load_older()
+        return max(self._nodes, default=ROOT)
+
+    def nodes(self) -> Iterator[Node]:
+        """Every node, the oldest first (hidden ones too)."""
+        self._load_older()
+        return (self._nodes[i] for i in sorted(self._nodes))
+
+    def parent(self, nid: int) -> int:
+        return self.node(nid).parent
+
+    def depth(self, nid: int) -> int:
+        if nid not in self._depth:
+            self._load_older()
+            if nid not in self._depth:
+                self._depth[nid] = self.depth(self.node(nid).parent) + 1
+        return self._depth[nid]
+
+    def path(self, nid: int) -> list[int]:
+        """The nodes from the root's first step to ``nid`` (empty for the root)."""
+        out = []
+        while nid != ROOT:
+            out.append(nid)
+            nid = self.parent(nid)
+        out.reverse()
+        return out
+
+    def children(self, nid: int) -> list[int]:
+        """The node's children not hidden, the oldest first."""
+        if self._older is not None:
+            self._load_older()
+        return [c for c in self._children.get(nid, ()) if not self.is_hidden(c)]
+
+    def is_hidden(self, nid: int) -> bool:
+        """Whether ``nid`` is on a hidden branch's own part (from where it left the tree)."""
+        while nid != ROOT:
+            if nid in self.hidden:
+                return True
+            nid = self.parent(nid)
+        return False
+
+    def next_of(self, nid: int) -> int | None:
+        """The child redo goes to from ``nid``: the one last walked, else the newest."""
+        kids = self.children(nid)
+        if not kids:
+            return None
+        walked = self._walked.get(nid)
+        return walked if walked in kids else kids[-1]
+
+    def tip(self, nid: int) -> int:
+        """Where the branch through ``nid`` ends, following redo."""
+        while (nxt := self.next_of(nid)) is not None:
+            nid = nxt
+        return nid
+
+    def line(self, nid: int) -> list[int]:
+        """The branch through ``nid``: the path to it, then on to its tip."""
+        out = self.path(nid)
+        while (nxt := self.next_of(nid)) is not None:
+            out.append(nxt)
+            nid = nxt
+        return out
+
+    def tips(self) -> list[int]:
+        """Every branch not hidden, by its tip, the oldest first."""
+        self._load_older()
+        return [n for n in sorted(self._nodes) if not self.children(n) and not self.is_hidden(n)]
+
+    def fork_of(self, tip: int) -> int:
+        """The first node of the branch ending at ``tip`` that no other visible branch shares."""
+        nid = tip
+        while (parent := self.parent(nid)) != ROOT and len(self.children(parent)) == 1:
+            nid = parent
+        return nid
+
+    # -- moving -------------------------------------------------------------------------------
+
+    def add(self, step: Step, after: Encounter | None, said: str, round: int = 0) -> Node:
+        """A new node, child of the current one, made current; ``after`` is its fight (``None``
+        where it is not known yet: a step read from a save, replayed when walked to)."""
+        node = Node(self.last_id + 1, self.current, step, after.round if after else round, said)
+        self._insert(node)
+        self._walked[node.parent] = node.id
+        self.current = node.id
+        if after is not None:
+            self.keep(node.id, after)
+        return node
+
+    def go(self, nid: int) -> None:
+        """Make ``nid`` current; redo from each node on its path leads back to it."""
+        if nid not in self:
+            raise KeyError(nid)
+        for step in self.path(nid):
+            self._walked[self.parent(step)] = step
+        self.current = nid
+
+    def walked(self) -> dict[int, int]:
+        """The child redo takes from each node (as a store keeps it)."""
+        return dict(self._walked)
+
+    # -- states -------------------------------------------------------------------------------
+
+    def keep(self, nid: int, state: Encounter) -> None:
+        """Remember ``nid``'s fight: a checkpoint if its depth is one, else among the recent."""
+        if self.depth(nid) % CHECKPOINT_EVERY == 0:
+            self._states[nid] = state
+            return
+        self._recent[nid] = state
+        self._recent.move_to_end(nid)
+        while len(self._recent) > RECENT:
+            self._recent.popitem(last=False)
+
+    def known(self, nid: int) -> Encounter | None:
+        """``nid``'s fight if it is kept, without replaying anything."""
+        state = self._states.get(nid)
+        return state if state is not None else self._recent.get(nid)
+
+    def state_at(self, nid: int, run: Callable[[Encounter, Step], Encounter]) -> Encounter:
+        """``nid``'s fight: the nearest kept state on its path, and the steps from there replayed
+        by ``run`` with their recorded dice."""
+        todo: list[int] = []
+        at = nid
+        while (state := self.known(at)) is None:
+            todo.append(at)
+            at = self.parent(at)
+        for step_id in reversed(todo):
+            state = run(state, self.node(step_id).step)
+            self.keep(step_id, state)
+        return state
+
+    # -- branches -----------------------------------------------------------------------------
+
+    def name(self, tip: int, name: str) -> None:
+        """Name the branch ending at ``tip`` (an empty name takes it away)."""
+        if name:
+            self.names[tip] = name
+        else:
+            self.names.pop(tip, None)
+
+    def branch_name(self, nid: int) -> str:
+        """The name of the branch ``nid`` is on (its tip's), or ``""``."""
+        return self.names.get(self.tip(nid), "")
+
+    def hide(self, tip: int) -> int:
+        """Hide the branch ending at ``tip`` from where it leaves the others; the node hidden.
+        The live branch (the current node's) cannot be hidden."""
+        fork = self.fork_of(tip)
+        if self.current in self.path(tip)[self.depth(fork) - 1 :]:
+            raise ValueError("the branch being played cannot be deleted")
+        self.hidden.add(fork)
+        return fork
+
+    def show(self, fork: int) -> None:
+        self.hidden.discard(fork)
+
+    # -- whole timelines ----------------------------------------------------------------------
+
+    def copy(self) -> Timeline:
+        """A timeline with the same nodes, changed on its own from now on."""
+        self._load_older()
+        out = Timeline(
+            self.root,
+            (),
+            self.current,
+            names=self.names,
+            hidden=self.hidden,
+            walked=self._walked,
+        )
+        out._nodes = dict(self._nodes)
+        out._children = {k: list(v) for k, v in self._children.items()}
+        out._depth = dict(self._depth)
+        out._states = dict(self._states)
+        out._recent = OrderedDict(self._recent)
+        return out
+
+    def grafted(self, since: Timeline) -> Timeline:
+        """This timeline with ``since``'s steps after its current node: ``since`` is a timeline
+        begun at this one's current fight (the steps made after a save was opened, before its
+        history was read); its ids follow this one's. ``since``'s current node is current."""
+        if not len(since):
+            return self
+        offset = self.last_id
+
+        def moved(nid: int) -> int:
+            return self.current if nid == ROOT else nid + offset
+
+        for node in since.nodes():
+            self._insert(node._replace(id=moved(node.id), parent=moved(node.parent)))
+        self.names.update({moved(k): v for k, v in since.names.items()})
+        self.hidden.update(moved(k) for k in since.hidden)
+        self._walked.update({moved(k): moved(v) for k, v in since._walked.items()})
+        for nid, state in [*since._states.items(), *since._recent.items()]:
+            if nid != ROOT:
+                self.keep(moved(nid), state)
+        self.current = moved(since.current)
+        self.go(self.current)
+        return self

@@ -1,0 +1,133 @@
+"""The fight's timeline: every step kept as a tree, any step's fight rebuilt exactly, branches
+never destroyed."""
+
+from __future__ import annotations
+
+import contextlib
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from facility_tui.commands import timeline as timeline_module
+from facility_tui.commands.grammar import CommandError
+from facility_tui.commands.session import Session, run_step
+from facility_tui.commands.timeline import ROOT
+from tests.conftest import run
+from tests.unit.test_session import MOVES, fresh
+
+
+def replayed(s: Session, nid: int):  # type: ignore[no-untyped-def]
+    """``nid``'s fight replayed from the root, step by step, with nothing kept."""
+    tl = s.timeline
+    enc = tl.root
+    for n in tl.path(nid):
+        enc = run_step(enc, tl.node(n).step)
+    return enc
+
+
+def test_a_command_after_an_undo_keeps_the_old_line_as_a_branch() -> None:
+    s = run(fresh(), "start", "next", "roll 3d6")
+    old_tip = s.timeline.current
+    old = s.encounter
+    s.undo()
+    s.execute("roll 1d6")
+    tl = s.timeline
+    assert old_tip in tl and tl.parent(old_tip) == tl.parent(tl.current)
+    assert sorted(tl.tips()) == sorted([old_tip, tl.current])
+    assert s.state_at(old_tip) == old
+    s.go(old_tip)
+    assert s.encounter == old
+
+
+def test_undo_and_redo_walk_the_branch_last_walked() -> None:
+    s = run(fresh(), "start", "next", "undo", "roll 1d6")
+    new_tip = s.timeline.current
+    s.undo()
+    s.redo()
+    assert s.timeline.current == new_tip  # the branch just made, not the older one
+    first = s.timeline.tips()[0]
+    s.go(first)
+    s.undo()
+    s.redo()
+    assert s.timeline.current == first
+
+
+def test_going_to_a_step_keeps_every_step_after_it() -> None:
+    s = run(fresh(), "start", "next", "next", "next")
+    tip = s.timeline.current
+    s.go(s.timeline.path(tip)[len(s.timeline.path(tip)) - 3])
+    assert len(s.redo_steps) == 2 and s.timeline.tip(s.timeline.current) == tip
+
+
+def test_going_to_an_unknown_or_hidden_step_is_refused_and_changes_nothing() -> None:
+    s = run(fresh(), "start", "next", "undo", "roll 1d6")
+    before = (s.encounter, s.timeline.current)
+    with pytest.raises(CommandError, match="no step 999"):
+        s.go(999)
+    hidden = s.timeline.hide(s.timeline.tips()[0])
+    with pytest.raises(CommandError):
+        s.go(hidden)
+    assert (s.encounter, s.timeline.current) == before
+
+
+def test_the_branch_being_played_cannot_be_hidden_and_a_hidden_one_comes_back() -> None:
+    s = run(fresh(), "start", "next", "undo", "roll 1d6")
+    tl = s.timeline
+    with pytest.raises(ValueError):
+        tl.hide(tl.current)
+    other = tl.tips()[0]
+    fork = tl.hide(other)
+    assert tl.tips() == [tl.current] and other in tl  # hidden, never destroyed
+    tl.show(fork)
+    assert other in tl.tips()
+
+
+def test_a_branch_is_named_by_its_tip() -> None:
+    s = run(fresh(), "start", "next")
+    s.timeline.name(s.timeline.current, "the ambush")
+    s.undo()
+    assert s.timeline.branch_name(s.timeline.current) == "the ambush"
+
+
+def test_a_jump_replays_at_most_a_checkpoints_worth_of_steps(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(timeline_module, "CHECKPOINT_EVERY", 8)
+    monkeypatch.setattr(timeline_module, "RECENT", 4)
+    s = run(fresh(), "start", *["roll 1d6"] * 40)
+    tl = s.timeline
+    replays = 0
+
+    def counted(enc, step):  # type: ignore[no-untyped-def]
+        nonlocal replays
+        replays += 1
+        return run_step(enc, step)
+
+    target = tl.path(tl.current)[20]
+    tl.state_at(target, counted)
+    assert replays <= 8
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.one_of(MOVES, st.just("undo"), st.just("undo")), max_size=16), st.data())
+def test_any_step_is_the_fight_its_steps_replay_to(moves: list[str], data: st.DataObject) -> None:
+    """Jumping to a step gives exactly what replaying every step from the start gives."""
+    s = fresh()
+    for line in moves:
+        with contextlib.suppress(CommandError):
+            s.execute(line)
+    tl = s.timeline
+    ids = [ROOT, *(n.id for n in tl.nodes())]
+    for _ in range(4):
+        nid = data.draw(st.sampled_from(ids))
+        assert s.state_at(nid) == replayed(s, nid)
+        s.go(nid)
+        assert s.encounter == replayed(s, nid)
+
+
+def test_a_fork_changes_on_its_own() -> None:
+    s = run(fresh(), "start", "next")
+    f = s.fork()
+    f.undo()
+    f.execute("roll 1d6")
+    assert len(s.timeline) == len(s.timeline.path(s.timeline.current)) + len(s.redo_steps)
+    assert len(f.timeline) == len(s.timeline) + 1
