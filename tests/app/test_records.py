@@ -417,9 +417,13 @@ def test_watch_of_a_missing_save_is_one_line(
 
 
 def test_report_says_where_the_kept_history_starts() -> None:
-    """Falls come from the kept history (200 steps); the log keeps the older ones."""
-    s = Session(evolve(blank(), seed=1), limit=6)
-    for line in FIGHT_2297:
+    """Falls come from the kept history; the log keeps the older ones (a save written before
+    every step was kept holds its last 200: its history starts mid-fight)."""
+    played = Session(evolve(blank(), seed=1))
+    for line in FIGHT_2297[:-6]:
+        played.execute(line)
+    s = Session(played.encounter)
+    for line in FIGHT_2297[-6:]:
         s.execute(line)
     report = render_markdown(s)
     assert s.base.round == 2
