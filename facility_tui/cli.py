@@ -93,6 +93,12 @@ def _parser() -> argparse.ArgumentParser:
     ex.add_argument(
         "--public", action="store_true", help="leave out what 'hide' keeps from the players"
     )
+    ex.add_argument(
+        "--branch",
+        metavar="NAME|STEP",
+        help="a branch of the fight's timeline on its own (its name, or a step's number on it)"
+        " instead of the one being played",
+    )
     _from_backup_arg(ex)
 
     wa = sub.add_parser(
@@ -240,7 +246,12 @@ def _dispatch(ns: argparse.Namespace) -> int:
         return show_cmd(ns.save, as_json=ns.json, from_backup=ns.from_backup)
     if ns.cmd == "export":
         return export_cmd(
-            ns.save, ns.form, output=ns.output, public=ns.public, from_backup=ns.from_backup
+            ns.save,
+            ns.form,
+            output=ns.output,
+            public=ns.public,
+            from_backup=ns.from_backup,
+            branch=ns.branch,
         )
     if ns.cmd == "forecast":
         return forecast_cmd(
@@ -571,9 +582,16 @@ def _read_save(save: Path, from_backup: bool = False) -> Any:
 
 
 def export_cmd(
-    save: Path, form: str, *, output: Path | None, public: bool, from_backup: bool = False
+    save: Path,
+    form: str,
+    *,
+    output: Path | None,
+    public: bool,
+    from_backup: bool = False,
+    branch: str | None = None,
 ) -> int:
-    """Print (or write to ``output``) a report of ``save``; never writes the save itself."""
+    """Print (or write to ``output``) a report of ``save``, of the branch being played or of
+    ``branch``; never writes the save itself."""
     from facility_tui import report, store
 
     if output is not None and _same_file(output, save):
@@ -582,6 +600,17 @@ def export_cmd(
     session = _read_save(save, from_backup)
     if session is None:
         return 2
+    if branch is not None:
+        tip = session.timeline.find(branch)
+        if tip is None:
+            names = ", ".join(sorted(session.timeline.names.values()))
+            known = f"its branches' names: {names}" if names else "none of its branches is named"
+            _err(
+                f"{save.name} has no branch {branch!r}: give a step's number or a"
+                f" branch's name ({known})"
+            )
+            return 2
+        session.go(tip)  # (in memory: the report's; the save is not written)
     if form == "json":
         text = json_text(state_json(session, public=public)) + "\n"
     elif form == "log":

@@ -313,3 +313,14 @@ class Timeline:
         self.current = moved(since.current)
         self.go(self.current)
         return self
+
+    def find(self, word: str) -> int | None:
+        """The tip of the branch ``word`` names: a branch's name (any case), or a step's number
+        (the branch through it, to its tip); ``None`` if none."""
+        word = word.strip()
+        if word.isdigit():
+            nid = int(word)
+            return self.tip(nid) if nid in self and not self.is_hidden(nid) else None
+        named = [t for t, n in self.names.items() if n.casefold() == word.casefold()]
+        named = [t for t in named if t in self and not self.is_hidden(t)]
+        return named[0] if named else None
