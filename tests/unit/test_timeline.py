@@ -131,3 +131,32 @@ def test_a_fork_changes_on_its_own() -> None:
     f.execute("roll 1d6")
     assert len(s.timeline) == len(s.timeline.path(s.timeline.current)) + len(s.redo_steps)
     assert len(f.timeline) == len(s.timeline) + 1
+
+
+def test_walking_a_long_line_asks_each_step_its_parent_a_few_times_only() -> None:
+    """A branch's line, its tip and every tip are worked out in time linear in the steps, with
+    or without a hidden branch (walking to the root for each step took minutes at 50,000)."""
+    from facility_tui.commands.session import Step
+    from facility_tui.commands.timeline import Node, Timeline
+
+    n = 3000
+    step = Step("roll 1d6")
+    nodes = [Node(i, i - 1, step, 1, "") for i in range(1, n + 1)]
+    nodes.append(Node(n + 1, 10, step, 1, "a side line"))
+    tl = Timeline(fresh().encounter, nodes, current=n, walked={10: 11})
+    asked = 0
+    parent = tl.parent
+
+    def counted(nid: int) -> int:
+        nonlocal asked
+        asked += 1
+        return parent(nid)
+
+    tl.parent = counted  # type: ignore[method-assign]
+    for hide in (False, True):
+        if hide:
+            tl.hide(n + 1)
+        asked = 0
+        assert tl.line(1)[-1] == n and tl.tip(1) == n
+        assert n in tl.tips()
+        assert asked <= 4 * n
