@@ -13,6 +13,8 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from attrs import frozen
+
 from facility_tui.commands.dispatch import listed
 from facility_tui.model.encounter import Combatant, Encounter, LogEntry, Phase
 from facility_tui.model.text import naming_any, printable
@@ -241,3 +243,117 @@ def render_log(enc: Encounter, *, public: bool = False) -> str:
     """The log as plain text, a line each: ``[round] text``."""
     log = public_log(enc) if public else enc.log
     return "".join(f"[{e.round}] {printable(e.text)}\n" for e in log)
+
+
+# -- two moments of a fight side by side (the timeline's compare) --------------------------------
+
+
+@frozen
+class Compared:
+    """What differs for one combatant between two moments (``name`` "" for the fight itself):
+    ``(what, at the first, at the second)``, plain text."""
+
+    name: str
+    rows: tuple[tuple[str, str, str], ...]
+
+
+ABSENT = "not in the fight"
+
+
+def compare(a: Encounter, b: Encounter) -> list[Compared]:
+    """What changed from ``a`` to ``b``, combatant by combatant (those of ``b``'s list, then
+    those only ``a`` has); the ones unchanged are left out. Each combatant's list figures
+    first (as the rules sum it up), then its sheet's values that differ."""
+    out = []
+    fight = [("turn", status_line(a), status_line(b))] if status_line(a) != status_line(b) else []
+    if fight:
+        out.append(Compared("", tuple(fight)))
+    before = {c.id: c for c in a.combatants}
+    after = {c.id: c for c in b.combatants}
+    ids = [c.id for c in listed(b)] + [c.id for c in listed(a) if c.id not in after]
+    for cid in ids:
+        was, now = before.get(cid), after.get(cid)
+        name = (now or was).name  # type: ignore[union-attr]  # (one of them at least)
+        if was is None or now is None:
+            rows = [("", _summed(a, was), _summed(b, now))]
+        elif was == now:
+            continue
+        else:
+            rows = _columns(a, was, b, now)
+            said = {what[:4].lower() for what, _, _ in rows}  # (Injury: injuries, Damage...)
+            rows += [r for r in _pairs(_sheet(a.system, was), _sheet(b.system, now))
+                     if r[0][:4] not in said]  # fmt: skip
+        if rows:
+            out.append(Compared(printable(name), tuple(rows)))
+    return out
+
+
+def _summed(enc: Encounter, c: Combatant | None) -> str:
+    """A combatant as the list sums it up (``Injury Moderate  Actions done R``)."""
+    if c is None:
+        return ABSENT
+    view = rules_for(enc.system).view
+    summary = view.summary(enc, c)
+    return printable("  ".join(f"{k} {summary[k]}" for k in view.columns if k in summary))
+
+
+def _columns(a: Encounter, x: Combatant, b: Encounter, y: Combatant) -> list[tuple[str, str, str]]:
+    """The list's figures of a combatant that differ between two moments."""
+    view = rules_for(b.system).view
+    was, now = rules_for(a.system).view.summary(a, x), view.summary(b, y)
+    return [
+        (k, printable(str(was.get(k, "-"))), printable(str(now.get(k, "-"))))
+        for k in view.columns
+        if was.get(k) != now.get(k)
+    ]
+
+
+def _sheet(system: str, c: Combatant) -> dict[str, Any]:
+    from facility_tui.model.codec import encode
+
+    data: dict[str, Any] = encode(c)
+    sheet = data.pop("sheet", {})
+    quiet = rules_for(system).carry.quiet_fields
+    data.update({k: v for k, v in sheet.items() if k not in quiet})
+    for key in ("id", "handle", "tiebreak", "turn_init"):  # (bookkeeping, not the fight)
+        data.pop(key, None)
+    return data
+
+
+def _pairs(a: Any, b: Any, path: str = "") -> list[tuple[str, str, str]]:
+    """``(what, value at a, value at b)`` for each value of plain data that differs; a list of
+    named things is compared thing by thing when the names are the same, else by its names."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        out: list[tuple[str, str, str]] = []
+        for key in dict.fromkeys([*a, *b]):
+            out += _pairs(a.get(key), b.get(key), f"{path} {key}" if path else str(key))
+        return out
+    if a == b:
+        return []
+    if isinstance(a, list) or isinstance(b, list):
+        x, y = a if isinstance(a, list) else [], b if isinstance(b, list) else []
+        named_x, named_y = [_named(v) for v in x], [_named(v) for v in y]
+        if named_x == named_y and all(isinstance(v, dict) for v in x + y):
+            out = []
+            for label, v, w in zip(named_x, x, y, strict=True):
+                out += _pairs(v, w, f"{path} {label}")
+            return out
+        return [(path, ", ".join(named_x) or "none", ", ".join(named_y) or "none")]
+    return [(path, _plain(a), _plain(b))]
+
+
+def _named(item: Any) -> str:
+    if isinstance(item, dict):
+        if item.get("label") and item.get("kind"):  # a timed effect: what it is, and why
+            return printable(f"{item['label']} ({item['kind']})")
+        for key in ("name", "label", "level", "kind", "id"):
+            if item.get(key) not in (None, ""):
+                return printable(str(item[key]))
+        return "?"
+    return printable(str(item))
+
+
+def _plain(value: Any) -> str:
+    if value is None:
+        return "-"
+    return str(value).lower() if isinstance(value, bool) else printable(str(value))

@@ -20,6 +20,7 @@ from facility_tui.commands.dispatch import Line, apply, preview, read_line
 from facility_tui.commands.grammar import CommandError
 from facility_tui.commands.timeline import ROOT, Timeline
 from facility_tui.model.encounter import Encounter, LogEntry
+from facility_tui.model.text import MAX_NAME, control_in
 
 
 @frozen
@@ -245,6 +246,46 @@ class Session:
         self._notify()
         where = f"step {nid}" if nid != ROOT else "the start"
         return Outcome(f"Back to {where}: round {after.round}", (), before != after)
+
+    # -- the timeline's branches: its metadata, not steps of the fight -------------------------
+
+    def name_branch(self, tip: int, name: str) -> str:
+        """Name the branch ending at ``tip`` (an empty name takes the name away); the line for
+        the GM. Raises ``CommandError`` for a name out of bounds (nothing changed)."""
+        name = name.strip()
+        if (bad := control_in(name)) is not None:
+            raise CommandError(f"a branch's name cannot hold a control character ({bad})")
+        if len(name) > MAX_NAME:
+            raise CommandError(f"a branch's name is at most {MAX_NAME} characters")
+        tl = self.timeline
+        if tip not in tl or tl.is_hidden(tip) or tl.children(tip):
+            raise CommandError(f"no branch ends at step {tip}")
+        tl.name(tip, name)
+        self._notify()
+        return f"Branch named {name}" if name else "Branch name taken away"
+
+    def hide_branch(self, tip: int) -> int:
+        """Hide the branch ending at ``tip`` from where it leaves the others (never destroyed:
+        ``show_branch`` with the node returned brings it back). ``CommandError`` for the branch
+        being played."""
+        tl = self.timeline
+        if tip not in tl or tl.is_hidden(tip) or tl.children(tip):
+            raise CommandError(f"no branch ends at step {tip}")
+        try:
+            if tl.tip(tl.current) == tip:  # (redo walks it: also at the start of the fight)
+                raise ValueError(tip)
+            fork = tl.hide(tip)
+        except ValueError:
+            raise CommandError(
+                "the branch being played cannot be deleted: go to another one first"
+            ) from None
+        self._notify()
+        return fork
+
+    def show_branch(self, fork: int) -> None:
+        """Bring back a branch hidden from ``fork``."""
+        self.timeline.show(fork)
+        self._notify()
 
     def record(self, step: Step) -> Outcome:
         """Run a step made elsewhere (an edit of the save outside facility-tui) as a change."""

@@ -160,3 +160,52 @@ def test_walking_a_long_line_asks_each_step_its_parent_a_few_times_only() -> Non
         assert tl.line(1)[-1] == n and tl.tip(1) == n
         assert n in tl.tips()
         assert asked <= 4 * n
+
+
+def test_a_branch_name_out_of_bounds_is_refused_and_changes_nothing() -> None:
+    s = run(fresh(), "start", "next")
+    tip = s.timeline.current
+    said: list[Session] = []
+    s.listeners.append(said.append)
+    for bad in ["x" * 41, "the\x1b[2Jambush"]:
+        with pytest.raises(CommandError):
+            s.name_branch(tip, bad)
+    with pytest.raises(CommandError, match="no branch ends at step"):
+        s.name_branch(s.timeline.parent(tip), "mid-line")
+    assert s.timeline.names == {} and said == []
+    assert s.name_branch(tip, "  the ambush ") == "Branch named the ambush"
+    assert s.timeline.names == {tip: "the ambush"} and said == [s]  # (autosaved as a change)
+
+
+def test_the_branch_redo_walks_cannot_be_deleted_even_from_the_start() -> None:
+    s = run(fresh(), "start", "next")
+    tip = s.timeline.current
+    while s.can_undo():
+        s.undo()
+    with pytest.raises(CommandError, match="being played"):
+        s.hide_branch(tip)
+    s.redo()
+    s.execute("roll 1d6")  # a second branch, played now
+    fork = s.hide_branch(tip)
+    assert tip not in s.timeline.tips() and tip in s.timeline
+    s.show_branch(fork)
+    assert tip in s.timeline.tips()
+
+
+def test_compare_says_what_changed_for_each_combatant_side_by_side() -> None:
+    from facility_tui.campaign.demo import demo_encounter
+    from facility_tui.report import ABSENT, compare
+
+    s = Session(demo_encounter("2297"))
+    run(s, "start", "next")
+    before = s.encounter
+    run(s, "hit boarder-1 12", "remove boarder-3")
+    found = {c.name: c.rows for c in compare(before, s.encounter)}
+    assert set(found) == {"Boarder 1", "Boarder 3"}  # the others did not change
+    rows = {what: (a, b) for what, a, b in found["Boarder 1"]}
+    assert rows["Injury"] == ("-", "Moderate")
+    assert rows["Damage"][0].endswith("0/20") and rows["Damage"][1].endswith("9/20")
+    assert found["Boarder 3"][0][2] == ABSENT
+    assert compare(s.encounter, s.encounter) == []
+    back = {c.name: c.rows for c in compare(s.encounter, before)}
+    assert {what: (b, a) for what, a, b in back["Boarder 1"]} == rows  # the other way round
