@@ -156,6 +156,15 @@ class MainScreen(Screen[None]):
             priority=True,
             id="log_who",
         ),
+        Binding(
+            "T",
+            "timeline",
+            "Timeline",
+            show=False,
+            priority=True,
+            id="timeline",
+            tooltip="every step of the fight: show any, compare, forecast, play from one",
+        ),
         # On the key bar while a choice is open (``check_action``); its tooltip is said in help
         Binding(
             "m",
@@ -200,6 +209,7 @@ class MainScreen(Screen[None]):
         self.saves = SaveQuestions(self)  # the save's questions: refused, held, changed outside
         self._greeting = False  # the toasts shown are the ones the fight opened with
         self._panes_limit: int | None = None  # the panes' column's width, where it gives way
+        self.moment: Encounter | None = None  # a step the timeline shows (read-only), if open
 
     # -- layout -------------------------------------------------------------------------------
 
@@ -374,17 +384,25 @@ class MainScreen(Screen[None]):
         self._status.save_state = state
 
     def _publish(self) -> None:
-        """Give the panes the workspace's state; each renders what changed for it."""
+        """Give the panes the workspace's state (or the moment the timeline shows); each
+        renders what changed for it."""
         ws, status = self.ws, self._status
+        enc = ws.encounter if self.moment is None else self.moment
         status.path = ws.path  # (compared by value: no render unless another file is shown)
-        status.read_only = ws.read_only
-        self.runner.choices = rules_for(ws.encounter.system).choices.open(ws.encounter)
+        status.read_only = ws.read_only or self.moment is not None
+        self.runner.choices = rules_for(enc.system).choices.open(enc)
         # The list (rows, cursor), the log, the status line. Then the selection, which the
         # list's cursor may have moved to the acting combatant: the detail pane renders once,
         # for the combatant selected now (so the list's news of its move is not sent).
         with self.prevent(InitiativeList.Highlighted):
-            self.encounter = ws.encounter
+            self.encounter = enc
         self.selected = self.table.cursor_key
+
+    def show_moment(self, enc: Encounter | None) -> None:
+        """Show ``enc`` (a step of the timeline) in the list, the panes and the log, read-only,
+        without changing the session; ``None``: the workspace's fight again."""
+        self.moment = enc
+        self._publish()
 
     @on(InitiativeList.Highlighted)
     def _highlighted(self) -> None:
@@ -535,6 +553,13 @@ class MainScreen(Screen[None]):
 
         typed = self._plays_typed.get(path, "")
         self.app.push_screen(ForecastScreen(self.ws.encounter, plays=typed), keep)
+
+    def action_timeline(self) -> None:
+        """Every step of the fight (screens/timeline.py): the list shows the one under the
+        cursor; enter makes it the present, escape comes back here unchanged."""
+        from .timeline import TimelineScreen
+
+        self.app.push_screen(TimelineScreen(self))
 
     def action_quit(self) -> None:
         if not self.ws.flush(timeout=3.0) and not self._quit_anyway:

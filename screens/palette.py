@@ -101,6 +101,11 @@ class FacilityCommands(Provider):
             "play the fight out 1,000 times from here: who wins, who falls (the F key)",
             main.action_forecast,
         )
+        yield (
+            "Timeline",
+            "every step of the fight: show any, compare two, forecast, play from one (the T key)",
+            main.action_timeline,
+        )
         for name in templates.names(main.ws.session.campaign):
             yield (
                 f"Add from template {printable(name)}",

@@ -257,20 +257,24 @@ class Session:
             raise CommandError(f"a branch's name cannot hold a control character ({bad})")
         if len(name) > MAX_NAME:
             raise CommandError(f"a branch's name is at most {MAX_NAME} characters")
-        tl = self.timeline
-        if tip not in tl or tl.is_hidden(tip) or tl.children(tip):
-            raise CommandError(f"no branch ends at step {tip}")
-        tl.name(tip, name)
+        self._a_tip(tip)
+        self.timeline.name(tip, name)
         self._notify()
         return f"Branch named {name}" if name else "Branch name taken away"
+
+    def _a_tip(self, tip: int) -> None:
+        tl = self.timeline
+        if tip == ROOT:
+            raise CommandError("no step yet: a branch begins with the fight's first step")
+        if tip not in tl or tl.is_hidden(tip) or tl.children(tip):
+            raise CommandError(f"no branch ends at step {tip}")
 
     def hide_branch(self, tip: int) -> int:
         """Hide the branch ending at ``tip`` from where it leaves the others (never destroyed:
         ``show_branch`` with the node returned brings it back). ``CommandError`` for the branch
         being played."""
+        self._a_tip(tip)
         tl = self.timeline
-        if tip not in tl or tl.is_hidden(tip) or tl.children(tip):
-            raise CommandError(f"no branch ends at step {tip}")
         try:
             if tl.tip(tl.current) == tip:  # (redo walks it: also at the start of the fight)
                 raise ValueError(tip)
