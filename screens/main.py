@@ -210,6 +210,7 @@ class MainScreen(Screen[None]):
         self._greeting = False  # the toasts shown are the ones the fight opened with
         self._panes_limit: int | None = None  # the panes' column's width, where it gives way
         self.moment: Encounter | None = None  # a step the timeline shows (read-only), if open
+        self.deleted_branches: dict[Path, list[int]] = {}  # by save: the timeline's u restores
 
     # -- layout -------------------------------------------------------------------------------
 

@@ -84,7 +84,8 @@ class TimelineScreen(ModalScreen[None]):
         self.tips = self.tl.tips()  # every branch (worked out again as one is deleted)
         self.index = len(self.tl.path(self.tl.current))  # the cursor: the present, to begin
         self.marked: int | None = None
-        self.restorable: list[int] = []  # branches deleted here, the last last (u: back)
+        # the branches deleted from this fight's timeline, the last last (u brings one back)
+        self.restorable = main.deleted_branches.setdefault(self.ws.path, [])
         self.selected = main.table.cursor_key  # the list's selection, given back on escape
         self._done = False
 
@@ -112,6 +113,10 @@ class TimelineScreen(ModalScreen[None]):
 
     def _show(self) -> None:
         """Draw the rows around the cursor, and show its step's fight on the main screen."""
+        if self.ws.session.timeline is not self.tl:  # (another fight shown, or read again)
+            self.notify("The fight was read again: the timeline closed")
+            self.action_close()
+            return
         tl, nid = self.tl, self.cursor
         enc = self.ws.session.state_at(nid)
         self.main.show_moment(enc)
@@ -268,7 +273,7 @@ class TimelineScreen(ModalScreen[None]):
             return
         self.restorable.append(fork)
         parent = self.tl.parent(fork)
-        self.notify("Branch deleted: u brings it back (while the timeline is open)")
+        self.notify("Branch deleted: u brings it back (here, in the timeline)")
         self._on_branch(self.tl.tip(parent), parent)
 
     def action_restore(self) -> None:
