@@ -403,6 +403,7 @@ class MainScreen(Screen[None]):
         """Show ``enc`` (a step of the timeline) in the list, the panes and the log, read-only,
         without changing the session; ``None``: the workspace's fight again."""
         self.moment = enc
+        self.set_class(enc is not None, "-timeline")  # (the log makes room above its panel)
         self._publish()
 
     @on(InitiativeList.Highlighted)

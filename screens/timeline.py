@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from .main import MainScreen
 
 ROWS_AROUND = 40  # steps looked at on each side of the cursor to fill the panel's rows
-PRESENT, MARKED, FORK = "▶", "◆", "⑂"
+PRESENT, MARKED, FORK = "▶", "◆", "↕ branch"
 
 
 def round_title(rnd: int) -> str:
@@ -207,7 +207,7 @@ class TimelineScreen(ModalScreen[None]):
         tl, nid = self.tl, self.cursor
         kids = tl.children(tl.parent(nid)) if nid != ROOT else [ROOT]
         if len(kids) < 2:
-            self.notify(f"No other branch leaves here: {FORK} marks the steps where one does")
+            self.notify(f"No other branch at this step ({FORK} marks the steps where one leaves)")
             return
         other = kids[(kids.index(nid) + delta) % len(kids)]
         self._on_branch(tl.tip(other), other)

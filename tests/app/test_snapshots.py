@@ -188,3 +188,16 @@ def test_forecast(snap_compare, app: FacilityApp, monkeypatch: pytest.MonkeyPatc
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=played)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+def test_timeline(snap_compare, app: FacilityApp, size: tuple[int, int]) -> None:
+    """``T`` after an undo and another line: the steps round by round, where the branch leaves,
+    the present marked; the list above shows the step under the cursor (two steps back)."""
+    press = ["s", "n", "n", "n", "u", "colon", *"roll 2d6", "enter", "T", "left", "left"]
+    assert snap_compare(app, terminal_size=size, press=press)
+
+
+def test_timeline_compare(snap_compare, app: FacilityApp) -> None:
+    press = ["s", "n", "colon", *"hit boarder-1 12", "enter", "T", "home", "m", "end", "c"]
+    assert snap_compare(app, terminal_size=(80, 24), press=press)

@@ -100,7 +100,7 @@ async def test_the_branch_under_the_cursor_is_switched_named_deleted_and_brought
         old, new = sorted(tl.tips())
         await played(pilot, "T")
         screen = timeline(app)
-        assert screen.tip == new and "⑂ 2/2" in panel(app)
+        assert screen.tip == new and "↕ branch 2/2" in panel(app)
         await played(pilot, "d")  # the branch being played
         assert any("cannot be deleted" in t for t in toasts(app)) and len(tl.tips()) == 2
         await played(pilot, "up")
@@ -163,7 +163,7 @@ async def test_every_key_on_a_fight_with_no_step_and_in_a_burst(make_app: AppMak
         said = toasts(app)
         assert any("no step yet" in t for t in said)
         assert any("No branch deleted here" in t for t in said)
-        assert any("No other branch leaves here" in t for t in said)
+        assert any("No other branch at this step" in t for t in said)
         await played(pilot, "escape", "escape")
         assert app.screen is main_of(app) and ws.encounter is now
         # a burst at the last step of a played fight: enter twice, then a key of the list
