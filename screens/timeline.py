@@ -16,22 +16,22 @@ Step lines and names are data: plain ``Text``, control characters escaped.
 
 from __future__ import annotations
 
+import textwrap
 from typing import TYPE_CHECKING
 
-from rich.table import Table
 from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Input, Label, Static
+from textual.widgets import Input, Label
 
 from facility_tui.commands.grammar import CommandError
 from facility_tui.commands.timeline import ROOT
 from facility_tui.model.encounter import Encounter
 from facility_tui.model.text import printable
-from facility_tui.report import compare
+from facility_tui.report import Compared, compare
 
 from .browser import RenameDialog
 from .render.text_pane import TextPane
@@ -302,6 +302,9 @@ class TimelineScreen(ModalScreen[None]):
         if self.marked is None or self.marked not in self.tl or self.tl.is_hidden(self.marked):
             self.notify("Mark a step first (m), then move to another and press c")
             return
+        if self.marked == self.cursor:
+            self.notify("The marked step is the one under the cursor: move to another")
+            return
         session = self.ws.session
         a, b = session.state_at(self.marked), session.state_at(self.cursor)
         self.app.push_screen(
@@ -357,21 +360,15 @@ class CompareScreen(ModalScreen[None]):
         with Vertical(classes="dialog help"):
             yield Label(Text(f"Compare: {self.first} → {self.second}", style="bold"))
             with VerticalScroll(id="compare-rows", can_focus=False):
-                yield Static(self._table(), id="compare-table")
+                yield TextPane(id="compare-table")
             yield Label("↑↓ PgUp/PgDn scroll · escape closes", classes="hint")
 
-    def _table(self) -> Table | Text:
-        if not self.found:
-            return Text("Nothing differs between these two moments.")
-        table = Table(box=None, expand=True, show_edge=False, pad_edge=False)
-        table.add_column(Text("who / what"), ratio=2)
-        table.add_column(Text(self.first), ratio=3)
-        table.add_column(Text(self.second), ratio=3)
-        for each in self.found:
-            table.add_row(Text(each.name or "The fight", style="bold"), Text(""), Text(""))
-            for what, a, b in each.rows:
-                table.add_row(Text(f"  {what}"), Text(a), Text(b))
-        return table
+    def on_mount(self) -> None:
+        self.call_after_refresh(self._fill)
+
+    def _fill(self) -> None:
+        pane = self.query_one("#compare-table", TextPane)
+        pane.show_lines(compared_lines(self.found, self.first, self.second, pane.size.width))
 
     def action_close(self) -> None:
         self.dismiss(None)
@@ -382,3 +379,30 @@ class CompareScreen(ModalScreen[None]):
     @on(events.Key)
     def _swallow(self, event: events.Key) -> None:
         event.stop()
+
+
+def compared_lines(found: list[Compared], first: str, second: str, width: int) -> list[Text]:
+    """Three columns (what, at the first moment, at the second) in ``width`` cells, a cell that
+    does not fit wrapped onto the lines below it; a title line per combatant."""
+    if not found:
+        return [Text("Nothing differs between these two moments.")]
+    width = max(width, 30)
+    what = min(16, max(len(w) + 2 for each in found for w, _, _ in each.rows) + 2)
+    side = (width - what - 2) // 2
+    out = [_columns(["", first, second], what, side, "bold")]
+    for each in found:
+        out.append(Text(each.name or "The fight", style="bold"))
+        out += [_columns([f"  {w}", a, b], what, side) for w, a, b in each.rows]
+    return [line for block in out for line in block.split("\n")]
+
+
+def _columns(cells: list[str], what: int, side: int, style: str = "") -> Text:
+    wrapped = [
+        textwrap.wrap(text, room - 1) or [""]
+        for text, room in zip(cells, [what, side + 1, side + 1], strict=True)
+    ]
+    lines = []
+    for i in range(max(len(w) for w in wrapped)):
+        parts = [w[i] if i < len(w) else "" for w in wrapped]
+        lines.append(f"{parts[0]:<{what}}{parts[1]:<{side + 1}} {parts[2]}".rstrip())
+    return Text("\n".join(lines), style=style)

@@ -128,10 +128,16 @@ async def test_a_marked_step_is_compared_with_the_step_under_the_cursor(
         await played(pilot, "T", "c")
         assert isinstance(app.screen, TimelineScreen)
         assert any("Mark a step first" in t for t in toasts(app))
-        await played(pilot, "home", "m", "end", "c")
+        await played(pilot, "home", "m", "c")
+        assert any("the one under the cursor" in t for t in toasts(app))
+        await played(pilot, "end", "c")
         assert isinstance(app.screen, CompareScreen)
         names = [c.name for c in app.screen.found]
         assert "Boarder 1" in names
+        shown = app.screen.query_one("#compare-table", TextPane).text.plain
+        for name in names:  # every combatant that changed is on the screen's lines
+            assert name in shown
+        assert "Moderate" in shown
         await played(pilot, "down", "pagedown", "escape")
         assert isinstance(app.screen, TimelineScreen)
 
