@@ -276,13 +276,12 @@ def compare(a: Encounter, b: Encounter) -> list[Compared]:
         name = (now or was).name  # type: ignore[union-attr]  # (one of them at least)
         if was is None or now is None:
             rows = [("", _summed(a, was), _summed(b, now))]
-        elif was == now:
-            continue
-        else:
+        else:  # (its figures follow the turn too: one whose turn is over is "done")
             rows = _columns(a, was, b, now)
             said = {what[:4].lower() for what, _, _ in rows}  # (Injury: injuries, Damage...)
-            rows += [r for r in _pairs(_sheet(a.system, was), _sheet(b.system, now))
-                     if r[0][:4] not in said]  # fmt: skip
+            if was != now:
+                rows += [r for r in _pairs(_sheet(a.system, was), _sheet(b.system, now))
+                         if r[0][:4] not in said]  # fmt: skip
         if rows:
             out.append(Compared(printable(name), tuple(rows)))
     return out

@@ -209,3 +209,19 @@ def test_compare_says_what_changed_for_each_combatant_side_by_side() -> None:
     assert compare(s.encounter, s.encounter) == []
     back = {c.name: c.rows for c in compare(s.encounter, before)}
     assert {what: (b, a) for what, a, b in back["Boarder 1"]} == rows  # the other way round
+
+
+def test_compare_shows_what_the_turn_changed_for_a_combatant_whose_own_data_did_not() -> None:
+    """A combatant whose turn ended reads "done" in the list though its own values are the
+    same: the comparison is of what the GM sees, not of the saved data."""
+    from facility_tui.campaign.demo import demo_encounter
+    from facility_tui.report import compare
+
+    s = Session(demo_encounter("2297"))
+    run(s, "start", "next")
+    before = s.encounter
+    acting = before.get(before.current)
+    run(s, "next")
+    assert s.encounter.get(acting.id) == acting  # its own data: the same
+    found = {c.name: c.rows for c in compare(before, s.encounter)}
+    assert tuple(w for w, _, _ in found[acting.name]) == ("Actions",)
