@@ -162,11 +162,13 @@ class TimelineScreen(ModalScreen[None]):
         )
         said = "the start of the fight" if nid == ROOT else tl.node(nid).said
         row = Text(f"{marks}{i:>4} ", no_wrap=True, overflow="ellipsis", end="")
-        row.append(printable(said))
         if nid != ROOT and len(kids := tl.children(tl.parent(nid))) > 1:
-            row.append(f"  {FORK} {kids.index(nid) + 1}/{len(kids)}", style="bold")
+            # (before what the step said, which a narrow panel cuts)
+            row.append(f"{FORK} {kids.index(nid) + 1}/{len(kids)}", style="bold")
             if name := tl.names.get(self.tip, ""):
                 row.append(f" {printable(name)}", style="bold")
+            row.append(": ")
+        row.append(printable(said))
         if i == self.index:
             row.stylize("reverse")
         return row
