@@ -192,6 +192,13 @@ class FacilityApp(OrderedKeys):
         if self.use_command_palette and not Palette.is_open(self):
             self.push_screen(Palette(id="--command-palette"))
 
+    def action_timeline(self) -> None:
+        """``T`` on the main screen (its binding, remappable by its id): the timeline."""
+        from facility_tui.screens.timeline import open_timeline
+
+        if isinstance(self.screen, MainScreen):
+            open_timeline(self.screen)
+
     def binding_ids(self) -> dict[str, str]:
         """The ids a config file can remap, with their default keys."""
         own = [b for b in self.BINDINGS if isinstance(b, Binding)]

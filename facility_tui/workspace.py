@@ -459,11 +459,12 @@ class Workspace:
         line = line.strip()
         if not line:
             raise CommandError("type a command, or press escape; ? lists them")
-        self._writable()
+        self.check_writable()
         return self.session.execute(line, prompt=prompt)
 
-    def _writable(self) -> None:
-        """``CommandError`` unless this window may change the shown fight."""
+    def check_writable(self) -> None:
+        """``CommandError`` unless this window may change the shown fight (its timeline's
+        names and hidden branches too)."""
         if self.read_only:
             raise CommandError(self.read_only_message())
         try:
@@ -471,25 +472,12 @@ class Workspace:
         except store.SaveHeld as err:
             raise CommandError(f"{err}; nothing was changed") from None
 
-    # -- the timeline (``Session.go`` and the branches' names and hiding), saved as a change --
-
     def go(self, nid: int) -> Outcome:
-        """Make step ``nid`` of the timeline the present (``u`` then walks back from it, the next
-        command branches from it); ``CommandError`` if it cannot be (nothing changed)."""
-        self._writable()
+        """Make step ``nid`` of the timeline the present (autosaved as any change; ``u`` then
+        walks back from it, the next command branches from it); ``CommandError`` if it cannot
+        be (nothing changed)."""
+        self.check_writable()
         return self.session.go(nid)
-
-    def name_branch(self, tip: int, name: str) -> str:
-        self._writable()
-        return self.session.name_branch(tip, name)
-
-    def hide_branch(self, tip: int) -> int:
-        self._writable()
-        return self.session.hide_branch(tip)
-
-    def show_branch(self, fork: int) -> None:
-        self._writable()
-        self.session.show_branch(fork)
 
     def preview(self, line: str) -> list[str]:
         """What ``line`` would do (shown as the GM types it); changes nothing, even read-only."""

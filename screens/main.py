@@ -15,7 +15,7 @@ reactives for the state it shows and renders itself from the core's values
 The screen's watchers hand each value to the panes that show it (``data_bind`` would do the
 same, slower: see ``watch_encounter``). After a change the screen sets ``encounter``
 (the list, the log and the status line render), then ``selected`` from the list's cursor (the
-detail renders): see ``_publish``.
+detail renders): see ``publish``.
 """
 
 from __future__ import annotations
@@ -158,7 +158,7 @@ class MainScreen(Screen[None]):
         ),
         Binding(
             "T",
-            "timeline",
+            "app.timeline",  # (the app's: screens/timeline.py, ``open_timeline``)
             "Timeline",
             show=False,
             priority=True,
@@ -209,7 +209,6 @@ class MainScreen(Screen[None]):
         self.saves = SaveQuestions(self)  # the save's questions: refused, held, changed outside
         self._greeting = False  # the toasts shown are the ones the fight opened with
         self._panes_limit: int | None = None  # the panes' column's width, where it gives way
-        self.moment: Encounter | None = None  # a step the timeline shows (read-only), if open
         self.deleted_branches: dict[Path, list[int]] = {}  # by save: the timeline's u restores
 
     # -- layout -------------------------------------------------------------------------------
@@ -338,7 +337,7 @@ class MainScreen(Screen[None]):
     def refresh_all(self) -> None:
         """Show the workspace's fight anew (at start-up, and once another one is shown)."""
         self.table.reset()  # another fight: the cursor goes to whoever is acting
-        self._publish()
+        self.publish()
         # what names the encounter's rules: the command line's example
         self.query_one(CommandBar).placeholder = placeholder_for(self.ws.encounter.system)
         self._fit_panes()
@@ -353,7 +352,7 @@ class MainScreen(Screen[None]):
         before = self.encounter
         enc = self.ws.encounter
         open_before = bool(self.runner.choices)
-        self._publish()
+        self.publish()
         self.call_after_refresh(self.ws.drawn)  # (a round's end is written after its frame)
         if (
             before is None
@@ -384,13 +383,14 @@ class MainScreen(Screen[None]):
     def watch_save_state(self, state: str) -> None:
         self._status.save_state = state
 
-    def _publish(self) -> None:
-        """Give the panes the workspace's state (or the moment the timeline shows); each
-        renders what changed for it."""
+    def publish(self, moment: Encounter | None = None) -> None:
+        """Give the panes the workspace's state, or ``moment`` (a step the timeline shows,
+        read-only: the session is not changed); each renders what changed for it."""
         ws, status = self.ws, self._status
-        enc = ws.encounter if self.moment is None else self.moment
+        enc = ws.encounter if moment is None else moment
+        self.set_class(moment is not None, "-timeline")  # (the log makes room for its panel)
         status.path = ws.path  # (compared by value: no render unless another file is shown)
-        status.read_only = ws.read_only or self.moment is not None
+        status.read_only = ws.read_only or moment is not None
         self.runner.choices = rules_for(enc.system).choices.open(enc)
         # The list (rows, cursor), the log, the status line. Then the selection, which the
         # list's cursor may have moved to the acting combatant: the detail pane renders once,
@@ -398,13 +398,6 @@ class MainScreen(Screen[None]):
         with self.prevent(InitiativeList.Highlighted):
             self.encounter = enc
         self.selected = self.table.cursor_key
-
-    def show_moment(self, enc: Encounter | None) -> None:
-        """Show ``enc`` (a step of the timeline) in the list, the panes and the log, read-only,
-        without changing the session; ``None``: the workspace's fight again."""
-        self.moment = enc
-        self.set_class(enc is not None, "-timeline")  # (the log makes room above its panel)
-        self._publish()
 
     @on(InitiativeList.Highlighted)
     def _highlighted(self) -> None:
@@ -555,13 +548,6 @@ class MainScreen(Screen[None]):
 
         typed = self._plays_typed.get(path, "")
         self.app.push_screen(ForecastScreen(self.ws.encounter, plays=typed), keep)
-
-    def action_timeline(self) -> None:
-        """Every step of the fight (screens/timeline.py): the list shows the one under the
-        cursor; enter makes it the present, escape comes back here unchanged."""
-        from .timeline import TimelineScreen
-
-        self.app.push_screen(TimelineScreen(self))
 
     def action_quit(self) -> None:
         if not self.ws.flush(timeout=3.0) and not self._quit_anyway:

@@ -32,6 +32,7 @@ from .catalog_browser import catalog_screen
 from .main import MainScreen
 from .player_view import show_player_view
 from .sharing import sharing_of
+from .timeline import open_timeline
 from .widgets.detail_pane import side_label
 from .widgets.order_list import list_number
 
@@ -104,7 +105,7 @@ class FacilityCommands(Provider):
         yield (
             "Timeline",
             "every step of the fight: show any, compare two, forecast, play from one (the T key)",
-            main.action_timeline,
+            partial(open_timeline, main),
         )
         for name in templates.names(main.ws.session.campaign):
             yield (

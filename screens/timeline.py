@@ -48,6 +48,12 @@ def round_title(rnd: int) -> str:
     return f"Round {rnd}" if rnd else "Setup"
 
 
+def open_timeline(main: MainScreen) -> None:
+    """Every step of the fight: the list shows the one under the cursor; enter makes it the
+    present, escape comes back unchanged (``T`` and the palette)."""
+    main.app.push_screen(TimelineScreen(main))
+
+
 class TimelineScreen(ModalScreen[None]):
     """The panel at the foot of the screen; the main screen above it shows the step under the
     cursor. Dismisses with nothing: what it did, it did through the workspace."""
@@ -119,7 +125,7 @@ class TimelineScreen(ModalScreen[None]):
             return
         tl, nid = self.tl, self.cursor
         enc = self.ws.session.state_at(nid)
-        self.main.show_moment(enc)
+        self.main.publish(enc)
         steps = len(self.line) - 1
         where = f"step {self.index} of {steps}" if self.index else f"the start ({steps} steps)"
         name = tl.names.get(self.tip, "")
@@ -235,7 +241,7 @@ class TimelineScreen(ModalScreen[None]):
             self.notify(str(err), severity="error", timeout=8)
             return
         self._done = True
-        self.main.show_moment(None)
+        self.main.publish()
         self.main.after_change()
         self.main.notify(f"{outcome.message}. The next command starts a branch here; u walks back")
         self.dismiss(None)
@@ -245,7 +251,7 @@ class TimelineScreen(ModalScreen[None]):
         if self._done:
             return
         self._done = True
-        self.main.show_moment(None)
+        self.main.publish()
         if self.selected is not None:
             self.main.table.move_to(self.selected)
         self.dismiss(None)
@@ -255,7 +261,8 @@ class TimelineScreen(ModalScreen[None]):
 
         def rename(name: str) -> str | None:
             try:
-                message = self.ws.name_branch(tip, name)
+                self.ws.check_writable()
+                message = self.ws.session.name_branch(tip, name)
             except CommandError as err:
                 return str(err)
             self.notify(message)
@@ -269,7 +276,8 @@ class TimelineScreen(ModalScreen[None]):
     def action_delete(self) -> None:
         """Delete the branch shown (hidden, never destroyed: u brings it back)."""
         try:
-            fork = self.ws.hide_branch(self.tip)
+            self.ws.check_writable()
+            fork = self.ws.session.hide_branch(self.tip)
         except CommandError as err:
             self.notify(str(err), severity="error", timeout=8)
             return
@@ -284,7 +292,8 @@ class TimelineScreen(ModalScreen[None]):
             return
         fork = self.restorable.pop()
         try:
-            self.ws.show_branch(fork)
+            self.ws.check_writable()
+            self.ws.session.show_branch(fork)
         except CommandError as err:
             self.restorable.append(fork)
             self.notify(str(err), severity="error", timeout=8)
