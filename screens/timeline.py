@@ -127,9 +127,15 @@ class TimelineScreen(ModalScreen[None]):
         enc = self.ws.session.state_at(nid)
         self.main.publish(enc)
         steps = len(self.line) - 1
-        where = f"step {self.index} of {steps}" if self.index else f"the start ({steps} steps)"
+        # (a step's number is its own, in the order steps were made: a branch's numbers jump
+        # where it leaves, and ``export --branch`` takes them)
+        where = f"step {nid} · {self.index}/{steps} on this branch" if self.index else "the start"
         name = tl.names.get(self.tip, "")
-        title = Text(f"Timeline — {where}, {round_title(enc.round).lower()}")
+        title = Text(
+            f"Timeline — {where} · {round_title(enc.round).lower()}",
+            no_wrap=True,
+            overflow="ellipsis",
+        )
         if len(self.tips) > 1:
             title.append(f" · branch {_place(self.tips, self.tip)} of {len(self.tips)}")
         if name:
@@ -167,7 +173,7 @@ class TimelineScreen(ModalScreen[None]):
             + (MARKED if nid == self.marked else " ")
         )
         said = "the start of the fight" if nid == ROOT else tl.node(nid).said
-        row = Text(f"{marks}{i:>4} ", no_wrap=True, overflow="ellipsis", end="")
+        row = Text(f"{marks}{nid:>4} ", no_wrap=True, overflow="ellipsis", end="")
         if nid != ROOT and len(kids := tl.children(tl.parent(nid))) > 1:
             # (before what the step said, which a narrow panel cuts)
             row.append(f"{FORK} {kids.index(nid) + 1}/{len(kids)}", style="bold")
@@ -323,7 +329,7 @@ class TimelineScreen(ModalScreen[None]):
         )
 
     def _label(self, nid: int, enc: Encounter) -> str:
-        step = "the start" if nid == ROOT else f"step {len(self.tl.path(nid))}"
+        step = "the start" if nid == ROOT else f"step {nid}"
         return f"{step}, {round_title(enc.round).lower()}"
 
     def action_forecast(self) -> None:

@@ -100,7 +100,7 @@ async def test_the_branch_under_the_cursor_is_switched_named_deleted_and_brought
         old, new = sorted(tl.tips())
         await played(pilot, "T")
         screen = timeline(app)
-        assert screen.tip == new and "↕ branch 2/2" in panel(app)
+        assert screen.tip == new and f"{new} ↕ branch 2/2" in panel(app)  # its own number
         await played(pilot, "d")  # the branch being played
         assert any("cannot be deleted" in t for t in toasts(app)) and len(tl.tips()) == 2
         await played(pilot, "up")
