@@ -129,7 +129,7 @@ class TimelineScreen(ModalScreen[None]):
         steps = len(self.line) - 1
         # (a step's number is its own, in the order steps were made: a branch's numbers jump
         # where it leaves, and ``export --branch`` takes them)
-        where = f"step {nid} · {self.index}/{steps} on this branch" if self.index else "the start"
+        where = f"step {nid} ({self.index} of {steps})" if self.index else "the start"
         name = tl.names.get(self.tip, "")
         title = Text(
             f"Timeline — {where} · {round_title(enc.round).lower()}",

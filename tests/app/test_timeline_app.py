@@ -111,6 +111,9 @@ async def test_the_branch_under_the_cursor_is_switched_named_deleted_and_brought
         await played(pilot, *"[b]ambush[/b]", "enter")
         assert tl.names == {old: "[b]ambush[/b]"}
         assert "“[b]ambush[/b]”" in panel(app)  # a name is shown as typed
+        await played(pilot, "n", "ctrl+u", *"a name as long as names may be, forty.", "enter")
+        title, rows = screen.query_one("#timeline-title"), screen.query_one("#timeline-rows")
+        assert (title.size.height, rows.size.height) == (1, 6)  # (cut, not wrapped, at 80)
         await played(pilot, "d")
         assert tl.tips() == [new] and old in tl  # hidden, never destroyed
         assert any("u brings it back" in t for t in toasts(app))
