@@ -8,7 +8,6 @@ import inspect
 import pkgutil
 import re
 from importlib.metadata import version
-from pathlib import Path
 
 import facility_tui.screens
 import pytest
@@ -18,6 +17,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 
 from tests.paths import ROOT
+
 LISTED = {(owner.__name__, name) for owner, name, _, _ in INTERNALS}
 
 
