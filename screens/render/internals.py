@@ -4,9 +4,9 @@ Textual may follow its minor releases (``pyproject.toml``: ``textual>=8.2,<9``).
 names the internal (a private name, or a public one whose inner workings are relied on), who
 overrides or calls it, and why; the figures that keep an override are in docs/benchmarks.md.
 ``FINGERPRINTS`` holds a short hash of each internal as Textual ``CHECKED`` had it (its source,
-or for a reactive its declaration and watcher, or for an attribute set at run time every line
-of its class that names it); ``tests/unit/test_textual_internals.py`` fails when one changed or
-is gone, and names it: check the override against the new Textual (and measure it again if it is a
+or for a reactive its declaration and watcher, or for an attribute set at run time every line of
+its class that names it); ``tests/unit/test_textual_internals.py`` fails when one changed or is
+gone, and names it: check the override against the new Textual (and measure it again if it is a
 figure's), then record the new hash (``python -m facility_tui.screens.render.internals``).
 """
 
