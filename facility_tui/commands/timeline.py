@@ -11,14 +11,17 @@ rolled again.
 A branch is named by its tip (the node where it ends); it can be named, and hidden (``hide``,
 undone by ``show``): a hidden branch's own nodes leave ``children``, ``tips`` and redo, and stay
 in the tree, so nothing is ever destroyed. Older nodes may come later (``older``): a store
-hands over the newest ones and a loader of the rest, called when a walk first needs them.
+hands over the newest ones and a loader of the rest, called when a walk first needs them; with
+``older_from`` (and each node's depth, ``depths``) it reads only the part a walk reaches, and
+``stored_state`` gives the states it keeps at checkpoint depths, so a walk far back replays no
+more than ``CHECKPOINT_EVERY`` steps either.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from facility_tui.commands.session import Step
@@ -43,6 +46,15 @@ class Node(NamedTuple):
     said: str
 
 
+class Older(NamedTuple):
+    """What a store's ``older_from`` gives: the nodes from ``first`` up to those already held,
+    and their depths."""
+
+    first: int
+    nodes: Sequence[Node]
+    depths: Mapping[int, int]
+
+
 class Timeline:
     def __init__(
         self,
@@ -54,6 +66,10 @@ class Timeline:
         hidden: Iterable[int] = (),
         walked: Mapping[int, int] | None = None,
         older: Callable[[], Sequence[Node]] | None = None,
+        older_from: Callable[[int], Older] | None = None,
+        older_below: int | None = None,
+        depths: Mapping[int, int] | None = None,
+        stored_state: Callable[[int], Encounter | None] | None = None,
     ) -> None:
         self.root = root
         self._nodes: dict[int, Node] = {}
@@ -65,11 +81,19 @@ class Timeline:
         # the child redo goes to from each node: the one last walked (made, or come back from)
         self._walked: dict[int, int] = dict(walked or {})
         self._older = older
+        # a store's loader of the nodes from an id up to those held (every node from
+        # ``_held_from`` on is held), and of the states it keeps at checkpoint depths
+        self._older_from = older_from
+        loaders = older is not None or older_from is not None
+        self._held_from = older_below if older_below is not None else (1 << 62 if loaders else 1)
+        self._stored_state = stored_state
         self._states: dict[int, Encounter] = {ROOT: root}
         # whether each node is on a hidden branch, as last worked out, and for which ``hidden``
         self._hidden_memo: dict[int, bool] = {ROOT: False}
         self._memo_for: set[int] = set()
         self._recent: OrderedDict[int, Encounter] = OrderedDict()
+        self._depth.update(depths or {})
+        self.stored: Any = None  # the store's memo of where its nodes are kept (``store.steps``)
         for node in nodes:
             self._insert(node)
 
@@ -82,8 +106,28 @@ class Timeline:
         if node.parent in self._depth:
             self._depth[node.id] = self._depth[node.parent] + 1
 
+    def _hold(self, nid: int) -> None:
+        """Hold every node from ``nid`` on (a store's older part read up to it)."""
+        if nid >= self._held_from:
+            return
+        if self._older_from is None:
+            self._load_older()
+            return
+        first, nodes, depths = self._older_from(nid)
+        self._depth.update(depths)
+        for node in nodes:
+            if node.id not in self._nodes:
+                self._insert(node)
+        self._held_from = first
+        if first <= 1:
+            self._older = self._older_from = None
+
     def _load_older(self) -> None:
+        if self._older_from is not None:
+            self._hold(1)
+            return
         older, self._older = self._older, None
+        self._held_from = 1
         if older is not None:
             for node in older():
                 if node.id not in self._nodes:
@@ -100,14 +144,14 @@ class Timeline:
 
     def node(self, nid: int) -> Node:
         if nid not in self._nodes:
-            self._load_older()
+            self._hold(max(nid, 1))
         return self._nodes[nid]
 
     def __contains__(self, nid: int) -> bool:
         if nid == ROOT:
             return True
-        if nid not in self._nodes:
-            self._load_older()
+        if nid not in self._nodes and nid > 0:
+            self._hold(nid)
         return nid in self._nodes
 
     def __len__(self) -> int:
@@ -119,6 +163,8 @@ class Timeline:
         """The newest node's id (``ROOT`` in a timeline of no step)."""
         if self._nodes:
             return max(self._nodes)
+        if self._held_from > 1 and self._older_from is not None:
+            return self._held_from - 1
         self._load_older()
         return max(self._nodes, default=ROOT)
 
@@ -132,7 +178,7 @@ class Timeline:
 
     def depth(self, nid: int) -> int:
         if nid not in self._depth:
-            self._load_older()
+            self._hold(max(nid, 1))
             if nid not in self._depth:
                 self._depth[nid] = self.depth(self.node(nid).parent) + 1
         return self._depth[nid]
@@ -148,8 +194,7 @@ class Timeline:
 
     def children(self, nid: int) -> list[int]:
         """The node's children not hidden, the oldest first."""
-        if self._older is not None:
-            self._load_older()
+        self._hold(nid + 1)  # (a node's children are made after it)
         kids = self._children.get(nid, ())
         if not self.hidden:
             return list(kids)
@@ -227,8 +272,17 @@ class Timeline:
         """Make ``nid`` current; redo from each node on its path leads back to it."""
         if nid not in self:
             raise KeyError(nid)
-        for step in self.path(nid):
-            self._walked[self.parent(step)] = step
+        # Redo already leads from the root to the current node: only the part of the way to
+        # ``nid`` below where it leaves the current one changes (undo far back reads no more).
+        here, there = self.current, nid
+        while self.depth(there) > self.depth(here):
+            self._walked[self.parent(there)] = there
+            there = self.parent(there)
+        while self.depth(here) > self.depth(there):
+            here = self.parent(here)
+        while here != there:
+            self._walked[self.parent(there)] = there
+            there, here = self.parent(there), self.parent(here)
         self.current = nid
 
     def walked(self) -> dict[int, int]:
@@ -248,9 +302,16 @@ class Timeline:
             self._recent.popitem(last=False)
 
     def known(self, nid: int) -> Encounter | None:
-        """``nid``'s fight if it is kept, without replaying anything."""
+        """``nid``'s fight if it is kept (or a store keeps it), without replaying anything."""
         state = self._states.get(nid)
-        return state if state is not None else self._recent.get(nid)
+        if state is None:
+            state = self._recent.get(nid)
+        if state is None and self._stored_state is not None and nid != ROOT:
+            if self.depth(nid) % CHECKPOINT_EVERY == 0:
+                state = self._stored_state(nid)
+                if state is not None:
+                    self._states[nid] = state
+        return state
 
     def state_at(self, nid: int, run: Callable[[Encounter, Step], Encounter]) -> Encounter:
         """``nid``'s fight: the nearest kept state on its path, and the steps from there replayed
@@ -293,8 +354,8 @@ class Timeline:
     # -- whole timelines ----------------------------------------------------------------------
 
     def copy(self) -> Timeline:
-        """A timeline with the same nodes, changed on its own from now on."""
-        self._load_older()
+        """A timeline with the same nodes, changed on its own from now on (a store's older
+        nodes still read when needed, by either)."""
         out = Timeline(
             self.root,
             (),
@@ -302,7 +363,11 @@ class Timeline:
             names=self.names,
             hidden=self.hidden,
             walked=self._walked,
+            older=self._older,
+            older_from=self._older_from,
+            stored_state=self._stored_state,
         )
+        out._held_from, out.stored = self._held_from, self.stored
         out._nodes = dict(self._nodes)
         out._children = {k: list(v) for k, v in self._children.items()}
         out._depth = dict(self._depth)
