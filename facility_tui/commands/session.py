@@ -3,8 +3,9 @@
 History is the fight's timeline (``timeline``): every step, the command line and the dice it
 rolled, as a tree; undo and redo walk its live branch, a command after an undo starts a branch and
 keeps the old one. A fight once reached is kept a while, so undo is instant; any other is replayed
-from the nearest one kept, with the recorded dice. On disk the history is the oldest encounter plus
-the steps, rebuilt by replaying them (see ``store``).
+from the nearest one kept, with the recorded dice. On disk the timeline is its nodes, the fight
+before the first and full fights at intervals (see ``store``); opened, it is checked by replaying
+the last step from the nearest one (``settle``).
 """
 
 from __future__ import annotations
@@ -53,12 +54,15 @@ def run_step(enc: Encounter, step: Step) -> Encounter:
 
 
 class Later(NamedTuple):
-    """A saved history not yet replayed: its oldest state, its steps, and the replay (with the
-    recorded dice) checked against the fight as saved, ``None`` if it does not lead there."""
+    """A saved timeline not checked yet: ``check`` replays its current node (``opened``) from
+    the nearest fight kept, with the recorded dice, and says whether it leads to the fight as
+    saved (``at``); ``last`` is the newest node the save held. If not, the timeline is dropped
+    and the steps made since it was opened kept (``Timeline.since``)."""
 
-    base: Encounter
-    steps: tuple[Step, ...]
-    replay: Callable[[], Session | None]
+    check: Callable[[Timeline], bool]
+    opened: int
+    last: int
+    at: Encounter
 
 
 LOST = "the save's undo history could not be rebuilt; the fight itself is intact"
@@ -92,9 +96,9 @@ class Session:
         self.listeners: list[Callable[[Session], None]] = []
         self.campaign: Campaign | None = None  # the folder its commands read templates... from
         self.seed: int | None = None  # the shell's seed, for what a line beside the fight rolls
-        # A history opened from a save is replayed when first needed (``settle``): opening a
-        # save reads the fight, not the steps that led to it. Until then the timeline holds
-        # only the steps made since, and saving writes the saved steps as they were read.
+        # A timeline opened from a save is checked when first needed (``settle``): opening a
+        # save reads the fight, not the steps that led to it. Until then it is as read, and
+        # saving writes it so.
         self._later = later
         self.lost: str | None = None  # why the saved history was dropped, once ``settle`` knows
 
@@ -106,25 +110,21 @@ class Session:
         return forked
 
     def settle(self) -> str | None:
-        """Replay a history opened from a save, if not done yet; the reason, if it was dropped."""
+        """Check a timeline opened from a save, if not done yet; the reason, if it was dropped."""
         later, self._later = self._later, None
-        if later is None:
+        if later is None or later.check(self.timeline):
             return None
-        replayed = later.replay()
-        if replayed is None:
-            self.lost = LOST
-            return self.lost
-        self.timeline = replayed.timeline.grafted(self.timeline)
-        return None
+        self.timeline = self.timeline.since(later.opened, later.last, later.at)
+        self.lost = LOST
+        return self.lost
 
     # -- history views ------------------------------------------------------------------------
 
     @property
     def undo_steps(self) -> list[Step]:
         """The steps from the oldest fight to this one (the live branch up to now)."""
-        saved = list(self._later.steps) if self._later is not None else []
         tl = self.timeline
-        return saved + [tl.node(n).step for n in tl.path(tl.current)]
+        return [tl.node(n).step for n in tl.path(tl.current)]
 
     @property
     def undo_states(self) -> list[tuple[Step, Encounter]]:
@@ -145,8 +145,6 @@ class Session:
     @property
     def base(self) -> Encounter:
         """The oldest encounter the history can go back to."""
-        if self._later is not None:
-            return self._later.base
         return self.timeline.root
 
     @property
@@ -158,9 +156,7 @@ class Session:
                 self.encounter]  # fmt: skip
 
     def can_undo(self) -> bool:
-        return self.timeline.current != ROOT or (
-            self._later is not None and bool(self._later.steps)
-        )
+        return self.timeline.current != ROOT
 
     def can_redo(self) -> bool:
         return self.timeline.next_of(self.timeline.current) is not None
@@ -219,6 +215,7 @@ class Session:
         return Outcome(f"Undid: {step.title}", (), current != before)
 
     def redo(self) -> Outcome:
+        self.settle()
         tl = self.timeline
         nxt = tl.next_of(tl.current)
         if nxt is None:

@@ -289,6 +289,13 @@ class Timeline:
         """The child redo takes from each node (as a store keeps it)."""
         return dict(self._walked)
 
+    def walked_kept(self) -> dict[int, int]:
+        """The choices of redo a store must keep: those other than the newest child (which
+        redo takes from a node with no choice kept). A node's children are all newer than
+        it, so one held is newer than any not held yet."""
+        kids = self._children
+        return {p: c for p, c in self._walked.items() if p not in kids or c != kids[p][-1]}
+
     # -- states -------------------------------------------------------------------------------
 
     def keep(self, nid: int, state: Encounter) -> None:
@@ -373,6 +380,28 @@ class Timeline:
         out._depth = dict(self._depth)
         out._states = dict(self._states)
         out._recent = OrderedDict(self._recent)
+        return out
+
+    def since(self, nid: int, last: int, root: Encounter) -> Timeline:
+        """The steps made after node ``last`` as a timeline of their own, begun at node
+        ``nid``'s fight ``root`` (those steps all follow from ``nid``): what stays of a saved
+        timeline found not to lead to its saved fight."""
+
+        def moved(i: int) -> int:
+            return ROOT if i == nid or i <= last else i - last
+
+        out = Timeline(root)
+        for i in range(last + 1, self.last_id + 1):
+            node = self._nodes[i]
+            out._insert(node._replace(id=i - last, parent=moved(node.parent)))
+        out.names = {moved(k): v for k, v in self.names.items() if k > last}
+        out.hidden = {moved(k) for k in self.hidden if k > last}
+        out._walked = {moved(k): moved(v) for k, v in self._walked.items() if v > last}
+        for i in range(last + 1, self.last_id + 1):
+            state = self.known(i)
+            if state is not None:
+                out.keep(i - last, state)
+        out.current = moved(self.current)
         return out
 
     def grafted(self, since: Timeline) -> Timeline:

@@ -91,7 +91,7 @@ def shown(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-_TOP_KEYS = ("schema_version", "kind", "app", "encounter", "combatants", "log", "history")
+_TOP_KEYS = ("schema_version", "kind", "app", "encounter", "combatants", "log", "history", "timeline")
 
 
 def check_top(doc: dict[str, Any], state: str, source: str, offset: int) -> None:
@@ -109,8 +109,10 @@ def check_top(doc: dict[str, Any], state: str, source: str, offset: int) -> None
     for key in doc:
         if key not in _TOP_KEYS:
             refuse(key, "is not a key facility-tui knows (a typo?)")
+    # (a file of schema 3, whose machine part holds a [history], keeps its number until saved)
+    layout = 3 if "history" in doc and "timeline" not in doc else SCHEMA_VERSION
     wanted: tuple[tuple[str, Any, str], ...] = (
-        ("schema_version", SCHEMA_VERSION, "this file's layout"),
+        ("schema_version", layout, "this file's layout"),
         ("kind", "save", "a save, not a log file"),
     )
     version = doc.get("schema_version")

@@ -21,6 +21,11 @@ Versions:
    the log and the history stay as in schema 2 below a separator line. Resolved, it is laid out
    as schema 2 is; the migration renumbers, and marks a schema-2 history's ``set WHO injury``
    lines ``effects=no`` (what they did then).
+4. The history is the fight's timeline (issue 38), a tree of every step: below the separator a
+   ``[timeline]`` table (its newest nodes, the list of its write-once ``steps-*.toml`` files, the
+   current node, names, hidden branches, redo's choices, the root fight and the fight kept nearest
+   the current node) replaces ``[history]``. A schema-3 history (base, undo, redo) becomes the
+   tree's main line: the migration renumbers, and the reader replays it once to build the tree.
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-SCHEMA_VERSION = 3  # the one version number of the save format (store.format writes it)
+SCHEMA_VERSION = 4  # the one version number of the save format (store.format writes it)
 
 Doc = dict[str, Any]
 
@@ -85,9 +90,14 @@ def _v2_to_v3(doc: Doc) -> Doc:
     return out
 
 
+def _v3_to_v4(doc: Doc) -> Doc:
+    return {**doc, "schema_version": 4}  # (its [history] is read as the timeline's main line)
+
+
 MIGRATIONS: dict[int, Callable[[Doc], Doc]] = {
     1: _v1_to_v2,
     2: _v2_to_v3,
+    3: _v3_to_v4,
 }
 
 

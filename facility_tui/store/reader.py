@@ -1,6 +1,7 @@
 """Reading a save's bytes back into a session: older schemas through ``migrations``, the log files
-read in, the history replayed and checked against the fight, and a hand edit made one undoable
-step (or refused)."""
+read in, the timeline read from the main file (its step files when a walk reaches them) and checked
+against the fight by replaying its last step from the nearest fight kept (an older save's history
+replayed whole), and a hand edit made one undoable step (or refused)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from facility_tui.commands.edits import encounter_from
-from facility_tui.commands.session import Later, Session, Step, rebuild
+from facility_tui.commands.grammar import CommandError
+from facility_tui.commands.session import Later, Session, Step, rebuild, run_step
+from facility_tui.commands.timeline import CHECKPOINT_EVERY, ROOT, Node, Older, Timeline
 from facility_tui.model.codec import DecodeError
 from facility_tui.model.encounter import (
     LATER_FIELDS,
@@ -32,13 +35,14 @@ from facility_tui.store.checks import (
     shown,
     sided,
 )
-from facility_tui.store.errors import DamagedSave, Invalid, InvalidSave
+from facility_tui.store.errors import DamagedSave, Invalid, InvalidSave, SaveError
 from facility_tui.store.format import (
     END_LINE,
     HEADER3,
     MAGIC3,
     SEPARATOR,
     SHAPE_ERRORS,
+    as_list,
     decode_steps,
     json_rows,
     log_entries,
@@ -48,6 +52,7 @@ from facility_tui.store.format import (
     sha256,
 )
 from facility_tui.store.logfiles import pages, read_log
+from facility_tui.store.steps import StepChunk, on_disk, read_steps, rows_of, states_of
 from facility_tui.store.writer import Writer
 
 
@@ -174,6 +179,10 @@ def _session_from_v3(raw: bytes, source: str, sidecar: Path | None, later: bool)
     try:
         try:
             doc = _resolve3(doc, source, sidecar)
+            if not isinstance(doc.get("history"), SavedTimeline):
+                from facility_tui.store.migrations import migrate
+
+                doc = migrate(doc)  # a schema-3 history: the timeline's main line
             enc, history = _fight3(doc, parts.edited)
         except (Invalid, DecodeError, *SHAPE_ERRORS) as err:
             if not parts.edited:
@@ -224,6 +233,9 @@ def _resolve3(doc: dict[str, Any], source: str, sidecar: Path | None) -> dict[st
     history = doc.get("history")
     if isinstance(history, dict):
         out["history"] = resolved_history(history, source, sidecar, lazy=True)
+    if "timeline" in doc:
+        out["history"] = SavedTimeline(doc["timeline"], source, sidecar)
+    out.pop("timeline", None)
     return out
 
 
@@ -350,6 +362,16 @@ def _replayed(saved: _Saved, log: Log[LogEntry]) -> Session | None:
 
 def rebuilt(log: Sequence[LogEntry], history: Any) -> Session | None:
     """The session the history leads to (its base, replayed), or ``None`` if it does not."""
+    if isinstance(history, SavedTimeline):
+        try:
+            tl = read_timeline(history, Log.of(log))
+            if tl.current == ROOT:
+                return Session(tl.root, timeline=tl)
+            at = run_step(tl.state_at(tl.parent(tl.current), run_step), tl.node(tl.current).step)
+            tl.keep(tl.current, at)
+            return Session(at, timeline=tl)
+        except Exception:  # a timeline that cannot be read or replayed: none
+            return None
     if not isinstance(history, dict):
         return None
     log = Log.of(log)
@@ -413,19 +435,231 @@ def written_as(before: Session | None, state_sum: str) -> Session | None:
 def _with_history(enc: Encounter, history: Any, later: bool = False) -> Session:
     """The session of ``enc`` and its saved history, replayed and checked; with ``later``,
     replayed when first needed (``Session.settle``): opening reads the fight, not its steps."""
+    if isinstance(history, SavedTimeline):
+        return _with_timeline(enc, history, later)
     if not isinstance(history, dict):
         return Session(enc)
     saved = _saved_history(enc.log, history)
-    if saved is not None and later:
-
-        def replay() -> Session | None:
-            session = _as_saved(_replayed(saved, enc.log), enc)
-            return session if session is not None and session.encounter == enc else None
-
-        return Session(enc, redo=saved.redo, later=Later(saved.base, tuple(saved.undo), replay))
     session = None if saved is None else _as_saved(_replayed(saved, enc.log), enc)
     if session is None or session.encounter != enc:
         note = "Undo history could not be rebuilt from the save; the fight itself is intact"
         return Session(enc.logged(note, Kind.INFO))
     session.encounter = enc  # identical value; keep the loaded one
     return session
+
+
+# -- the timeline (schema 4) ---------------------------------------------------------------------
+
+
+class SavedTimeline(NamedTuple):
+    """A main file's ``[timeline]`` table as read, with where its step files are."""
+
+    table: Any
+    source: str
+    sidecar: Path | None
+
+
+def _rows(table: dict[str, Any], key: str, shape: tuple[type, ...]) -> list[Any]:
+    rows = json_rows(table.get(key, ""), f"timeline.{key}")
+    for row in rows:
+        if not isinstance(row, list) or [type(v) for v in row] != list(shape):
+            raise DecodeError(f"timeline.{key}: a line is not {[t.__name__ for t in shape]}")
+    return rows
+
+
+def read_timeline(saved: SavedTimeline, log: Log[LogEntry]) -> Timeline:
+    """The timeline a main file holds: its newest nodes, its tables, its root and the fight
+    kept nearest its current node; the step files listed, read when a walk reaches them.
+    Raises (``DecodeError``, ``Invalid``...) if it is not one."""
+    table, source, sidecar = saved
+    if not isinstance(table, dict):
+        raise DecodeError("timeline: expected a table")
+    current, sealed = table.get("current"), table.get("sealed", 0)
+    if type(current) is not int or type(sealed) is not int or current < 0 or sealed < 0:
+        raise DecodeError("timeline.current and timeline.sealed must be whole numbers")
+    stored = on_disk(as_list(table.get("files", []), "timeline.files"), sealed, sidecar)
+    rows = [node_row(r) for r in json_rows(table.get("nodes", ""), "timeline.nodes")]
+    if [n.id for n, _ in rows] != list(range(sealed + 1, sealed + 1 + len(rows))):
+        raise DecodeError("timeline.nodes: not the nodes after the sealed ones")
+    last = sealed + len(rows)
+    if current > last:
+        raise DecodeError("timeline.current: no such node")
+    hidden = as_list(table.get("hidden", []), "timeline.hidden")
+    if not all(type(h) is int and 0 < h <= last for h in hidden):
+        raise DecodeError("timeline.hidden: expected node ids")
+    names = {k: v for k, v in _rows(table, "names", (int, str))}
+    walked = {k: v for k, v in _rows(table, "walked", (int, int))}
+    root = _kept_fight(table.get("root"), "timeline.root", table, log, source, sidecar)
+    depths = {n.id: d for n, d in rows}
+    kept = []
+    for st in as_list(table.get("states", []), "timeline.states"):
+        nid, depth, enc = _kept_state(st, "timeline.states", log, source, sidecar)
+        depths[nid] = depth
+        kept.append((nid, enc))
+    files = _StepFiles(stored.chunks, source, log)
+    tl = Timeline(
+        root,
+        [n for n, _ in rows],
+        current,
+        names=names,
+        hidden=hidden,
+        walked=walked,
+        older_from=files.older_from if stored.chunks else None,
+        older_below=sealed + 1,
+        depths=depths,
+        stored_state=files.state if stored.chunks else None,
+    )
+    for nid, enc in kept:
+        tl.keep(nid, enc)
+    tl.stored = stored
+    return tl
+
+
+def node_row(row: Any) -> tuple[Node, int]:
+    from facility_tui.store.steps import node_of
+
+    return node_of(row, "timeline.nodes")
+
+
+def _kept_fight(
+    data: Any, where: str, table: Any, log: Log[LogEntry], source: str, sidecar: Path | None
+) -> Encounter:
+    """The root fight: its log the first ``root_log`` entries of the save's, or its own."""
+    if "root_rows" in table:
+        own = pages(table["root_rows"], "timeline.root_rows", source, sidecar)
+    else:
+        n = table.get("root_log", 0)
+        if type(n) is not int or not 0 <= n <= len(log):
+            raise DecodeError("timeline.root_log out of range")
+        own = log.head(n)
+    fight = _unpacked(data, where)
+    check_encounter(fight, where)
+    return encounter_from(fight, log=own)
+
+
+def _kept_state(
+    st: Any, where: str, log: Log[LogEntry] | None, source: str, sidecar: Path | None
+) -> tuple[int, int, Encounter]:
+    """A kept fight (``[[states]]``): its node, its depth, the fight with its log."""
+    if not isinstance(st, dict):
+        raise DecodeError(f"{where}: expected a table")
+    nid, depth = st.get("node"), st.get("depth")
+    if type(nid) is not int or type(depth) is not int or nid < 1 or depth < 1:
+        raise DecodeError(f"{where}: node and depth must be whole numbers")
+    if "log_prefix" in st:
+        n = st["log_prefix"]
+        if log is None or type(n) is not int or not 0 <= n <= len(log):
+            raise DecodeError(f"{where}.log_prefix out of range")
+        own = log.head(n)
+    else:
+        own = pages(st.get("log"), f"{where}.log", source, sidecar)
+    fight = _unpacked(st.get("fight"), f"{where}.fight")
+    check_encounter(fight, f"{where}.fight")
+    return nid, depth, encounter_from(fight, log=own)
+
+
+class _StepFiles:
+    """A timeline's step files, read when a walk reaches them (``Timeline(older_from=...)``).
+    A file gone or damaged since the save was opened stops the walk with a line that says so
+    (``CommandError``: the fight is untouched)."""
+
+    def __init__(self, chunks: Sequence[StepChunk], source: str, log: Log[LogEntry]) -> None:
+        self.chunks = tuple(chunks)
+        self.source = source
+        self.sidecar = chunks[0].origin.parent if chunks and chunks[0].origin else None
+
+    def _index(self, nid: int) -> int | None:
+        for i, ch in enumerate(self.chunks):  # (a few hundred at most: a bisect is not needed)
+            if ch.first <= nid < ch.first + ch.count:
+                return i
+        return None
+
+    def _doc(self, ch: StepChunk) -> dict[str, Any]:
+        try:
+            return read_steps(ch, self.source)
+        except (SaveError, DecodeError) as err:
+            raise CommandError(f"the timeline cannot go there: {err}") from None
+
+    def older_from(self, nid: int) -> Older:
+        at = self._index(max(nid, 1))
+        if at is None:
+            return Older(1, (), {})
+        nodes, depths = [], {}
+        for ch in self.chunks[at:]:
+            try:
+                rows = rows_of(self._doc(ch), ch)
+            except SHAPE_ERRORS as err:
+                raise CommandError(f"the timeline cannot go there: {ch.name}: {err}") from None
+            for node, depth in rows:
+                nodes.append(node)
+                depths[node.id] = depth
+        return Older(self.chunks[at].first, nodes, depths)
+
+    def state(self, nid: int) -> Encounter | None:
+        at = self._index(nid)
+        if at is None:
+            return None
+        ch = self.chunks[at]
+        doc = self._doc(ch)
+        try:
+            for st in states_of(doc, ch.name):
+                if st.get("node") == nid:
+                    return _kept_state(st, f"{ch.name}.states", None, self.source, self.sidecar)[2]
+        except (Invalid, *SHAPE_ERRORS):
+            return None  # (replayed from an older one instead)
+        return None
+
+
+def _accepted(got: Encounter, enc: Encounter, tl: Timeline | None = None, at: int = 0) -> bool:
+    """Whether a replayed fight is the saved one: the same, or differing only in the words of
+    its log lines (a later version words them otherwise: same rounds and kinds: the fights
+    just replayed on the way to node ``at`` take the saved words too, as ``_in_saved_words``)
+    or in what a save written before some combatant fields lacks (``model.LATER_FIELDS``)."""
+    if got == enc:
+        return True
+    from attrs import evolve
+
+    a, b = got.log, enc.log
+    if len(a) == len(b) and all(x.round == y.round and x.kind == y.kind for x, y in zip(a, b)):
+        if evolve(got, log=b) == enc:
+            if tl is not None:
+                for _ in range(CHECKPOINT_EVERY + 1):
+                    if at == ROOT or (state := tl.known(at)) is None:
+                        break
+                    n = len(state.log)
+                    if n and n <= len(a) and state.log[n - 1] is a[n - 1]:
+                        tl.keep(at, evolve(state, log=b.head(n)))
+                    at = tl.parent(at)
+            return True
+    if len(got.combatants) != len(enc.combatants):
+        return False
+    if any(getattr(c, f) for c in enc.combatants for f in LATER_FIELDS):
+        return False
+    return as_saved_before(got, enc) == enc
+
+
+def _with_timeline(enc: Encounter, saved: SavedTimeline, later: bool) -> Session:
+    """The session of ``enc`` and its saved timeline: checked now, or with ``later`` when first
+    needed; one that cannot be read or does not lead to ``enc`` is dropped with a note."""
+    note = "Undo history could not be rebuilt from the save; the fight itself is intact"
+    try:
+        tl = read_timeline(saved, enc.log)
+    except Exception:  # a timeline that cannot be read is dropped, whatever the reason
+        return Session(enc.logged(note, Kind.INFO))
+    opened = tl.current
+
+    def check(tl: Timeline) -> bool:
+        try:
+            if opened == ROOT:
+                return _accepted(tl.root, enc)
+            before = tl.state_at(tl.parent(opened), run_step)
+            return _accepted(run_step(before, tl.node(opened).step), enc, tl, tl.parent(opened))
+        except Exception:  # a timeline that does not replay is dropped, whatever the reason
+            return False
+
+    if not later and not check(tl):
+        return Session(enc.logged(note, Kind.INFO))
+    if opened != ROOT:
+        tl.keep(opened, enc)
+    pending = Later(check, opened, tl.last_id, enc) if later else None
+    return Session(enc, later=pending, timeline=tl)

@@ -17,7 +17,13 @@ from facility_tui.store.files import read_regular, sidecar_for
 from facility_tui.store.format import log_entries, read_toml
 from facility_tui.store.logfiles import read_log
 from facility_tui.store.opening import Opened, load, open_save
-from facility_tui.store.reader import rebuilt, resolved_history, split3, written_as
+from facility_tui.store.reader import (
+    SavedTimeline,
+    rebuilt,
+    resolved_history,
+    split3,
+    written_as,
+)
 from facility_tui.store.saver import forget
 
 
@@ -119,9 +125,13 @@ def _as_written(raw: bytes, source: str, sidecar: Path) -> Session | None:
         doc = read_toml(parts.rest)
         log = log_entries(read_log(doc.get("log"), "log", source, sidecar), "log")
         history = doc.get("history")
-        if not isinstance(history, dict):
+        if isinstance(doc.get("timeline"), dict):
+            history = SavedTimeline(doc["timeline"], source, sidecar)
+        elif isinstance(history, dict):
+            history = resolved_history(history, source, sidecar)
+        else:
             return None
-        before = rebuilt(log, resolved_history(history, source, sidecar))
+        before = rebuilt(log, history)
         return written_as(before, parts.state_sum)
     except Exception:  # damaged in any way: the backups are next
         return None

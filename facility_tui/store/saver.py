@@ -1,6 +1,7 @@
-"""Writing a save: one writer per path in this process, which writes only the log files that are
-new, then the main file, then a backup when the round changed, and never over a file changed
-since it last wrote or read it (``ChangedOnDisk``)."""
+"""Writing a save: one writer per path in this process, which writes only the log and step files
+that are new, then the main file, then a backup when the round changed, and never over a file
+changed since it last wrote or read it (``ChangedOnDisk``). Written files are never deleted: the
+timeline keeps every step, and a log file may hold the log of a fight kept on another branch."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from facility_tui.store.files import SUFFIX, file_signature, read_file, same_fil
 from facility_tui.store.format import MAGIC3
 from facility_tui.store.lock import held_guard, held_locks, lock_save
 from facility_tui.store.logfiles import CHUNK_NAME, Chunk
+from facility_tui.store.steps import STEPS_NAME, StepChunk
 from facility_tui.store.writer import Snapshot, Writer
 
 
@@ -90,7 +92,6 @@ class _Saver:
         try:
             if snap.encounter.round != self.backup_round:
                 self._backup(snap)
-            self._collect({ch.name for ch in rendered.chunks})
         except OSError as err:
             self.writer.forget_unused()
             done = f"the fight was saved but its backup in {self.sidecar} was not written"
@@ -98,7 +99,11 @@ class _Saver:
         self.writer.forget_unused()
 
     def _first_look(self) -> None:
-        self.present = {p.name for p in self.sidecar.iterdir() if CHUNK_NAME.fullmatch(p.name)}
+        self.present = {
+            p.name
+            for p in self.sidecar.iterdir()
+            if CHUNK_NAME.fullmatch(p.name) or STEPS_NAME.fullmatch(p.name)
+        }
         found = backup_entries(self.sidecar)
         if found:
             self.backup_seq, self.backup_round = found[0][0], found[0][1]
@@ -115,7 +120,7 @@ class _Saver:
             text = raw.decode("utf-8", "replace")
             write_atomic(self.sidecar / f"before-upgrade-{stamp}.toml", text)
 
-    def _put_chunk(self, ch: Chunk) -> None:
+    def _put_chunk(self, ch: Chunk | StepChunk) -> None:
         assert self.present is not None
         if ch.name in self.good:
             return
@@ -144,15 +149,6 @@ class _Saver:
             with contextlib.suppress(OSError):
                 old.unlink()
         return name
-
-    def _collect(self, used: set[str]) -> None:
-        """Delete log files no longer referred to (left by undo across a round, or a crash)."""
-        assert self.present is not None
-        for name in self.present - used:
-            with contextlib.suppress(FileNotFoundError):
-                (self.sidecar / name).unlink()
-            self.present.discard(name)
-            self.good.discard(name)
 
 
 _savers: dict[str, _Saver] = {}

@@ -1,6 +1,6 @@
-"""Rendering a session as the main file's text (schema 3): the fight as TOML tables a GM may edit,
-the log and the history below the separator, remembering what it formatted so that a save only
-formats what changed."""
+"""Rendering a session as the main file's text (schema 4): the fight as TOML tables a GM may edit,
+the log and the timeline below the separator, and the timeline's sealed step files
+(``steps``), remembering what it formatted so that a save only formats what changed."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from facility_tui import __version__
-from facility_tui.commands.session import Session, Step
+from facility_tui.commands.session import Session, run_step
+from facility_tui.commands.timeline import CHECKPOINT_EVERY, ROOT, Node, Timeline
 from facility_tui.model.codec import encode, encode_sparse
 from facility_tui.model.encounter import Combatant, Encounter, LogEntry
 from facility_tui.model.log import Log
@@ -19,6 +20,7 @@ from facility_tui.store.format import (
     json_line,
     literal,
     log_line,
+    sign,
     sign3,
     table_lines,
     toml_array,
@@ -29,6 +31,7 @@ from facility_tui.store.format import (
 )
 from facility_tui.store.logfiles import Chunk, split
 from facility_tui.store.migrations import SCHEMA_VERSION
+from facility_tui.store.steps import NO_FILES, STEP_CHUNK, StepChunk, Stored, node_line
 
 
 # The store's own records are NamedTuples, not attrs classes like the model's: an attrs class
@@ -39,24 +42,62 @@ class Snapshot(NamedTuple):
     """What a save holds, taken from a session in microseconds: immutable values, no copies."""
 
     encounter: Encounter
-    base: Encounter
-    undo: tuple[Step, ...]
-    redo: tuple[Step, ...]
+    root: Encounter  # the fight before the first step
+    current: int
+    names: tuple[tuple[int, str], ...]
+    hidden: tuple[int, ...]
+    walked: tuple[tuple[int, int], ...]  # redo's choices that differ from the newest child
+    tail: tuple[tuple[Node, int], ...]  # the nodes not sealed yet, with their depths
+    stored: Stored  # the sealed files (those made here are written with the save)
+    anchor: tuple[int, int, Encounter] | None  # the checkpoint nearest above the current node
 
     @classmethod
     def of(cls, session: Session) -> Snapshot:
+        tl = session.timeline
+        stored = sealed(tl)
+        cur = tl.current
+        anchor = None
+        depth = tl.depth(cur) if cur != ROOT else 0
+        at = ((depth - 1) // CHECKPOINT_EVERY) * CHECKPOINT_EVERY if depth else 0
+        if at:
+            nid = cur
+            for _ in range(depth - at):
+                nid = tl.parent(nid)
+            anchor = (nid, at, tl.state_at(nid, run_step))
         return cls(
             session.encounter,
-            session.base,
-            tuple(session.undo_steps),
-            tuple(session.redo_steps),
+            tl.root,
+            cur,
+            tuple(sorted(tl.names.items())),
+            tuple(sorted(tl.hidden)),
+            tuple(sorted(tl.walked_kept().items())),
+            tuple((tl.node(i), tl.depth(i)) for i in range(stored.sealed + 1, tl.last_id + 1)),
+            stored,
+            anchor,
         )
+
+
+def sealed(tl: Timeline) -> Stored:
+    """The timeline's sealed files, new ones made for each full run of ``STEP_CHUNK`` nodes
+    (with the fights of its checkpoint nodes); kept on the timeline, so each is made once."""
+    stored = tl.stored if isinstance(tl.stored, Stored) else NO_FILES
+    last = tl.last_id
+    while last - stored.sealed >= STEP_CHUNK:
+        first = stored.sealed + 1
+        rows = [(tl.node(i), tl.depth(i)) for i in range(first, first + STEP_CHUNK)]
+        states = [
+            (n.id, d, tl.state_at(n.id, run_step)) for n, d in rows if d % CHECKPOINT_EVERY == 0
+        ]
+        made = StepChunk(first, STEP_CHUNK, rows=rows, states=states)
+        stored = Stored((*stored.chunks, made), first + STEP_CHUNK - 1)
+    tl.stored = stored
+    return stored
 
 
 class _Rendered(NamedTuple):
     state: str  # the fight, as a GM reads it
-    rest: str  # the log and the history
-    chunks: tuple[Chunk, ...]  # log files the rest refers to
+    rest: str  # the log and the timeline
+    chunks: tuple[Chunk | StepChunk, ...]  # log and step files the rest refers to, in order
 
     @property
     def text(self) -> str:
@@ -126,8 +167,11 @@ class Writer:
         )
         return head + "".join([self._table(c) for c in enc.combatants]) + "\n"
 
+    def _node(self, node: Node, depth: int) -> str:
+        return self._cached(node, lambda n: node_line(n, depth), 5)
+
     def _encounter(self, table: str, enc: Encounter) -> str:
-        """An encounter in the compact form of the history: TOML, combatants as JSON lines."""
+        """An encounter in the compact form of the timeline: TOML, combatants as JSON lines."""
         data = encode(bare(enc))
         data.pop("log", None)
         data.pop("combatants", None)
@@ -157,27 +201,89 @@ class Writer:
             f"entries = {literal(lines)}\n"
         )
 
-    def render(self, snap: Snapshot, *, inline: bool) -> _Rendered:
-        enc, base = snap.encounter, snap.base
+    def _state(
+        self,
+        table: str,
+        nid: int,
+        depth: int,
+        enc: Encounter,
+        log: Log[LogEntry] | None,
+        inline: bool = False,
+    ) -> tuple[str, list[Chunk]]:
+        """A kept fight (a checkpoint) as one of ``[[table]]``: its node, its fight, and its log:
+        the first ``log_prefix`` entries of ``log`` (the save's) where it is one, else its
+        own files and entries."""
+        head = f"\n[[{table}]]\nnode = {nid}\ndepth = {depth}\n"
+        if log is not None and log.starts_with(enc.log):
+            return head + f"log_prefix = {len(enc.log)}\n" + self._encounter(f"{table}.fight", enc), []
         chunks, tail = split(enc.log)
-        used = list(chunks)
-        n = len(base.log)
-        base_is_prefix = enc.log.starts_with(base.log)
+        own = "\n" + self._log_table(f"{table}.log", chunks, enc.log, tail, inline)
+        return head + self._encounter(f"{table}.fight", enc) + own, list(chunks)
+
+    def seal(self, ch: StepChunk) -> None:
+        """Make a new step file's text and name (its nodes, the fights of its checkpoints)."""
+        parts = [
+            f'schema_version = {SCHEMA_VERSION}\nkind = "steps"\n'
+            f"first = {ch.first}\ncount = {ch.count}\n",
+            toml_lines("nodes", [self._node(n, d) for n, d in ch.rows]),
+        ]
+        logs: list[Chunk] = []
+        for nid, depth, enc in ch.states:
+            text, used = self._state("states", nid, depth, enc, None)
+            parts.append(text)
+            logs.extend(used)
+        text, digest = sign("".join(parts))
+        ch.name, ch.logs = f"steps-{ch.first:07d}-{digest[:16]}.toml", tuple(logs)
+        ch.text_made = text
+
+    def _sealed_lines(self, ch: StepChunk) -> list[str]:
+        if ch.rows:
+            return [self._node(n, d) for n, d in ch.rows]
+        from facility_tui.store.format import read_toml, unsign
+
+        body, _ = unsign(ch.text.encode("utf-8"), ch.name)
+        return [ln for ln in read_toml(body)["nodes"].split("\n") if ln.strip()]
+
+    def render(self, snap: Snapshot, *, inline: bool) -> _Rendered:
+        enc, root = snap.encounter, snap.root
+        chunks, tail = split(enc.log)
+        used: list[Chunk | StepChunk] = list(chunks)
+        nodes = [self._node(n, d) for n, d in snap.tail]
+        if inline:
+            files, sealed_to = [], 0
+            nodes = [line for ch in snap.stored.chunks for line in self._sealed_lines(ch)] + nodes
+        else:
+            for ch in snap.stored.chunks:
+                if ch.text_made is None and ch.origin is None:
+                    self.seal(ch)
+                used.extend(ch.logs)
+            files, sealed_to = [ch.name for ch in snap.stored.chunks], snap.stored.sealed
+        root_is_prefix = enc.log.starts_with(root.log)
         parts = [
             self._log_table("log", chunks, enc.log, tail, inline),
-            "\n[history]\n",
-            f"base_log = {n}\n" if base_is_prefix else "",
-            toml_lines("undo", [self._item(s) for s in snap.undo]),
-            toml_lines("redo", [self._item(s) for s in snap.redo]),
-            self._encounter("history.base", base),
+            "\n[timeline]\n",
+            f"current = {snap.current}\n",
+            f"sealed = {sealed_to}\n",
+            toml_array("files", [toml_str(f) for f in files]),
+            f"root_log = {len(root.log)}\n" if root_is_prefix else "",
+            f"hidden = {toml_value(list(snap.hidden))}\n",
+            toml_lines("names", [json_line([k, v]) for k, v in snap.names]),
+            toml_lines("walked", [json_line([k, v]) for k, v in snap.walked]),
+            toml_lines("nodes", nodes),
+            self._encounter("timeline.root", root),
         ]
-        if not base_is_prefix:
-            base_chunks, base_tail = split(base.log)
-            used.extend(base_chunks)
+        if not root_is_prefix:
+            root_chunks, root_tail = split(root.log)
+            used.extend(root_chunks)
             parts.append(
-                "\n"
-                + self._log_table("history.base_rows", base_chunks, base.log, base_tail, inline)
+                "\n" + self._log_table("timeline.root_rows", root_chunks, root.log, root_tail, inline)
             )
+        if snap.anchor is not None:
+            text, own = self._state("timeline.states", *snap.anchor, enc.log, inline)
+            parts.append(text)
+            used.extend(own)
+        if not inline:
+            used.extend(snap.stored.chunks)  # (after the log files their fights refer to)
         return _Rendered(self.state(enc), "".join(parts), () if inline else tuple(used))
 
 
