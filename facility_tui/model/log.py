@@ -195,6 +195,8 @@ class Log(Sequence[E]):
         if n >= len(self):
             return self
         n = max(n, 0)
+        if n == 0:  # (no page read for it)
+            return Log((), ())
         if n >= self.sealed:
             return Log(self._blocks, self._tail[: n - self.sealed], self._ends)
         b = bisect.bisect_left(self._ends, n)  # the block that holds entry n-1, or ends at n

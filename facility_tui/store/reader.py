@@ -52,6 +52,7 @@ from facility_tui.store.format import (
     sha256,
 )
 from facility_tui.store.logfiles import pages, read_log
+from facility_tui.store.migrations import SCHEMA_VERSION
 from facility_tui.store.steps import StepChunk, on_disk, read_steps, rows_of, states_of
 from facility_tui.store.writer import Writer
 
@@ -426,9 +427,10 @@ def written_as(before: Session | None, state_sum: str) -> Session | None:
     if before is None:
         return None
     for enc in (before.encounter, as_saved_before(before.encounter)):
-        if sha256(Writer().state(enc).encode("utf-8")) == state_sum:
-            before.encounter = enc
-            return before
+        for schema in (SCHEMA_VERSION, 3):  # (a schema-3 file, not saved since)
+            if sha256(Writer().state(enc, schema).encode("utf-8")) == state_sum:
+                before.encounter = enc
+                return before
     return None
 
 
@@ -614,28 +616,31 @@ def _accepted(got: Encounter, enc: Encounter, tl: Timeline | None = None, at: in
     """Whether a replayed fight is the saved one: the same, or differing only in the words of
     its log lines (a later version words them otherwise: same rounds and kinds: the fights
     just replayed on the way to node ``at`` take the saved words too, as ``_in_saved_words``)
-    or in what a save written before some combatant fields lacks (``model.LATER_FIELDS``)."""
+    and in what a save written before some combatant fields lacks (``model.LATER_FIELDS``)."""
     if got == enc:
         return True
     from attrs import evolve
 
     a, b = got.log, enc.log
-    if len(a) == len(b) and all(x.round == y.round and x.kind == y.kind for x, y in zip(a, b)):
-        if evolve(got, log=b) == enc:
-            if tl is not None:
-                for _ in range(CHECKPOINT_EVERY + 1):
-                    if at == ROOT or (state := tl.known(at)) is None:
-                        break
-                    n = len(state.log)
-                    if n and n <= len(a) and state.log[n - 1] is a[n - 1]:
-                        tl.keep(at, evolve(state, log=b.head(n)))
-                    at = tl.parent(at)
-            return True
-    if len(got.combatants) != len(enc.combatants):
-        return False
-    if any(getattr(c, f) for c in enc.combatants for f in LATER_FIELDS):
-        return False
-    return as_saved_before(got, enc) == enc
+    reworded = a != b and len(a) == len(b)
+    if reworded and all(x.round == y.round and x.kind == y.kind for x, y in zip(a, b)):
+        got = evolve(got, log=b)
+    if got != enc:
+        if len(got.combatants) != len(enc.combatants):
+            return False
+        if any(getattr(c, f) for c in enc.combatants for f in LATER_FIELDS):
+            return False
+        if as_saved_before(got, enc) != enc:
+            return False
+    if reworded and tl is not None:
+        for _ in range(CHECKPOINT_EVERY + 1):
+            if at == ROOT or (state := tl.known(at)) is None:
+                break
+            n = len(state.log)
+            if n and n <= len(a) and state.log[n - 1] is a[n - 1]:
+                tl.keep(at, evolve(state, log=b.head(n)))
+            at = tl.parent(at)
+    return True
 
 
 def _with_timeline(enc: Encounter, saved: SavedTimeline, later: bool) -> Session:

@@ -147,7 +147,7 @@ class Writer:
     def _table(self, c: object) -> str:
         return self._cached(c, combatant_text, 4)
 
-    def state(self, enc: Encounter) -> str:
+    def state(self, enc: Encounter, schema: int = SCHEMA_VERSION) -> str:
         """The part of the main file a GM reads and may edit: the encounter and its combatants
         as TOML tables, each written sparsely (only what differs from a fresh one)."""
         data = encode(bare(enc))
@@ -157,7 +157,7 @@ class Writer:
         head = "\n".join(
             [
                 *INTRO,
-                f"schema_version = {SCHEMA_VERSION}",
+                f"schema_version = {schema}",
                 'kind = "save"',
                 f'app = "facility-tui {__version__}"',
                 "",

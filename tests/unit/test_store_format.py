@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from facility_tui import store
+from facility_tui.store.steps import STEP_CHUNK
 from facility_tui.commands.grammar import quote
 from facility_tui.commands.session import Session
 from facility_tui.model.codec import encode
@@ -63,14 +64,18 @@ def test_text_that_toml_and_json_find_awkward(tmp_path: Path) -> None:
     same(store.loads(store.dumps(s)), s)
 
 
-def test_history_is_bounded(tmp_path: Path) -> None:
+def test_every_step_is_kept_and_the_main_file_holds_only_the_newest(tmp_path: Path) -> None:
+    """No step is ever trimmed (issue 38); the main file holds fewer than a step file's worth
+    of them, the rest sealed in write-once step files."""
     path = tmp_path / "f.toml"
     s = long_fight(80)
-    assert len(s.undo_steps) == 200
+    assert len(s.undo_steps) > 400
     store.save(s, path)
     loaded = store.load(path)
-    assert len(loaded.undo_steps) == 200
     same(loaded, s)
+    nodes = path.read_text().split("nodes = '''")[1].split("\n'''")[0].strip().splitlines()
+    assert len(nodes) < STEP_CHUNK
+    assert len(list((tmp_path / "f.d").glob("steps-*.toml"))) == len(s.undo_steps) // STEP_CHUNK
 
 
 @pytest.mark.parametrize("fixture", sorted(SAVES.glob("v1-*.toml")), ids=lambda p: p.stem)

@@ -173,10 +173,10 @@ def test_on_disk_it_is_left_untouched_and_a_backup_offered(
 
 def test_a_wrong_history_base_drops_the_history_not_the_fight(saved_text: str) -> None:
     def base_round(body: str) -> str:
-        head, base = body.split("[history.base]", 1)
+        head, base = body.split("[timeline.root]", 1)
         return (
             head
-            + "[history.base]"
+            + "[timeline.root]"
             + re.sub(r"^round = \d+$", "round = -1", base, count=1, flags=re.M)
         )
 
