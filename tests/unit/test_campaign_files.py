@@ -133,7 +133,7 @@ def test_a_save_cut_short_or_with_a_broken_head_is_damaged(tmp_path: Path) -> No
     assert summary(path).problem == "damaged"  # type: ignore[union-attr]
     path.write_bytes(whole.replace(b'phase = "setup"', b"phase = 3"))
     assert summary(path).problem == "damaged"  # type: ignore[union-attr]
-    path.write_bytes(whole.replace(b"schema_version = 3", b"schema_version = 4"))
+    path.write_bytes(whole.replace(b"schema_version = 4", b"schema_version = 5"))
     assert summary(path).problem == "newer version"  # type: ignore[union-attr]
 
 

@@ -22,6 +22,9 @@ from facility_tui.model.encounter import ENEMIES, PCS
 from facility_tui.systems import rules_for
 from facility_tui.systems.facility.demo import DEMO_FACILITY_FIGHT
 
+V = store.SCHEMA_VERSION
+
+
 
 def fight(system: str) -> Session:
     """The demo fight of ``system`` under way (``facility-tui --demo SYSTEM``, then a few
@@ -220,9 +223,9 @@ def test_a_refused_stamina_or_ppe_edit_never_reaches_show(
 @pytest.mark.parametrize(
     ("old", "new", "expected"),
     [
-        ("schema_version = 3\n", "", r"schema_version is missing \(it must be 3"),
-        ("schema_version = 3", "schema_version = 2", r"schema_version must be 3 .*, got 2"),
-        ("schema_version = 3", 'schema_version = "x"', r"schema_version must be 3 .*, got 'x'"),
+        (f"schema_version = {V}\n", "", rf"schema_version is missing \(it must be {V}"),
+        (f"schema_version = {V}", "schema_version = 2", rf"schema_version must be {V} .*, got 2"),
+        (f"schema_version = {V}", 'schema_version = "x"', rf"schema_version must be {V} .*, got 'x'"),
         ('kind = "save"', 'kind = "log"', r"kind must be 'save' .*, got 'log'"),
         ("hlt = 32", "hp = 32", r"combatants\[1\]\.sheet\.hp is not a key facility-tui knows"),
         ('app = "', 'hp = 3\napp = "', r"hp is not a key facility-tui knows"),
@@ -238,10 +241,10 @@ def test_a_newer_schema_version_is_refused_as_newer_with_its_line(tmp_path: Path
     """Never taken for a bad edit (that would set the file aside): a newer facility-tui may
     have written it; the GM is told to upgrade, and where the file says so."""
     path = saved(tmp_path, "2297")
-    line = edit(path, "schema_version = 3", "schema_version = 4")
+    line = edit(path, f"schema_version = {V}", f"schema_version = {V + 1}")
     with pytest.raises(store.NewerSave) as caught:
         store.load(path)
-    assert str(caught.value).startswith(f"{path}:{line}: schema 4: written by a newer")
+    assert str(caught.value).startswith(f"{path}:{line}: schema {V + 1}: written by a newer")
 
 
 def test_a_missing_key_is_named_where_the_fight_starts(tmp_path: Path) -> None:
@@ -306,8 +309,8 @@ def test_a_bom_crlf_and_blank_lines_after_the_end_are_the_editors(tmp_path: Path
     "change",
     [
         lambda b: b + b"x\n",  # text after the end line
-        lambda b: b.replace(b"'''\n\n[history]", b"'''\n\n\n[history]"),  # a blank line inside
-        lambda b: b.replace(b"\n'''\n\n[history]", b" \n'''\n\n[history]"),  # a trailing space
+        lambda b: b.replace(b"'''\n\n[timeline]", b"'''\n\n\n[timeline]"),  # a blank line inside
+        lambda b: b.replace(b"\n'''\n\n[timeline]", b" \n'''\n\n[timeline]"),  # a trailing space
     ],
 )
 def test_anything_else_outside_the_fight_is_still_damage(tmp_path: Path, change) -> None:  # type: ignore[no-untyped-def]
