@@ -9,7 +9,8 @@ from typing import Any, NamedTuple
 
 from facility_tui import __version__
 from facility_tui.commands.session import Session, run_step
-from facility_tui.commands.timeline import CHECKPOINT_EVERY, ROOT, Node, Timeline
+from facility_tui.commands import timeline
+from facility_tui.commands.timeline import ROOT, Node, Timeline
 from facility_tui.model.codec import encode, encode_sparse
 from facility_tui.model.encounter import Combatant, Encounter, LogEntry
 from facility_tui.model.log import Log
@@ -31,7 +32,8 @@ from facility_tui.store.format import (
 )
 from facility_tui.store.logfiles import Chunk, split
 from facility_tui.store.migrations import SCHEMA_VERSION
-from facility_tui.store.steps import NO_FILES, STEP_CHUNK, StepChunk, Stored, node_line
+from facility_tui.store import steps
+from facility_tui.store.steps import NO_FILES, StepChunk, Stored, node_line
 
 
 # The store's own records are NamedTuples, not attrs classes like the model's: an attrs class
@@ -58,7 +60,8 @@ class Snapshot(NamedTuple):
         cur = tl.current
         anchor = None
         depth = tl.depth(cur) if cur != ROOT else 0
-        at = ((depth - 1) // CHECKPOINT_EVERY) * CHECKPOINT_EVERY if depth else 0
+        every = timeline.CHECKPOINT_EVERY
+        at = ((depth - 1) // every) * every if depth else 0
         if at:
             nid = cur
             for _ in range(depth - at):
@@ -82,14 +85,13 @@ def sealed(tl: Timeline) -> Stored:
     (with the fights of its checkpoint nodes); kept on the timeline, so each is made once."""
     stored = tl.stored if isinstance(tl.stored, Stored) else NO_FILES
     last = tl.last_id
-    while last - stored.sealed >= STEP_CHUNK:
+    size, every = steps.STEP_CHUNK, timeline.CHECKPOINT_EVERY  # (read here: tests make them small)
+    while last - stored.sealed >= size:
         first = stored.sealed + 1
-        rows = [(tl.node(i), tl.depth(i)) for i in range(first, first + STEP_CHUNK)]
-        states = [
-            (n.id, d, tl.state_at(n.id, run_step)) for n, d in rows if d % CHECKPOINT_EVERY == 0
-        ]
-        made = StepChunk(first, STEP_CHUNK, rows=rows, states=states)
-        stored = Stored((*stored.chunks, made), first + STEP_CHUNK - 1)
+        rows = [(tl.node(i), tl.depth(i)) for i in range(first, first + size)]
+        states = [(n.id, d, tl.state_at(n.id, run_step)) for n, d in rows if d % every == 0]
+        made = StepChunk(first, size, rows=rows, states=states)
+        stored = Stored((*stored.chunks, made), first + size - 1)
     tl.stored = stored
     return stored
 

@@ -269,3 +269,122 @@ def test_a_save_whose_turns_passed_before_they_said_why_keeps_its_history(name: 
     assert session.settle() is None and session.lost is None
     assert len(session.undo_steps) == len(session.undo_states) > 6
     assert any("cannot act: turn passes" in e.text for e in session.encounter.log)
+
+
+# -- issue 38: the whole timeline is saved ------------------------------------------------------
+
+
+def assert_same_tree(loaded: Session, made: Session) -> None:
+    """Every node, its fight (``state_at``), names, hidden branches, the current node and
+    where redo goes from each node are the same."""
+    a, b = loaded.timeline, made.timeline
+    assert list(a.nodes()) == list(b.nodes())
+    assert (a.current, a.names, a.hidden) == (b.current, b.names, b.hidden)
+    assert loaded.encounter == made.encounter and a.root == b.root
+    for node in b.nodes():
+        assert a.next_of(node.id) == b.next_of(node.id)
+        assert loaded.state_at(node.id) == made.state_at(node.id), node
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from(LINES[3:]),
+            st.sampled_from(["undo", "undo", "redo", "go", "name", "hide", "show"]),
+        ),
+        max_size=40,
+    ),
+    st.integers(0, 2**16),
+    st.booleans(),
+)
+def test_save_then_load_is_the_identity_on_the_whole_tree(
+    moves: list[str], pick: int, lazily: bool
+) -> None:
+    """Any tree of steps (undo, new branches, going to any step, names, hidden branches),
+    saved with small step files and checkpoints so that a few steps cross them, loads back
+    node for node, each node's fight included; also opened as the app opens it."""
+    from facility_tui.commands import timeline
+    from facility_tui.store import steps
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(steps, "STEP_CHUNK", 4)
+        mp.setattr(timeline, "CHECKPOINT_EVERY", 4)
+        s = Session(base_encounter("2297", 0, 5))
+        for i, line in enumerate(moves):
+            tl = s.timeline
+            ids = [n.id for n in tl.nodes()]
+            nid = ids[(pick + i) % len(ids)] if ids else 0
+            with contextlib.suppress(CommandError, ValueError, KeyError):
+                if line == "go":
+                    s.go(nid)
+                elif line == "name":
+                    tl.name(tl.tip(nid), f"branch {i}")
+                elif line == "hide":
+                    tl.hide(tl.tip(nid))
+                elif line == "show":
+                    tl.show(min(tl.hidden, default=0))
+                else:
+                    s.execute(line)
+        folder = Path(tempfile.mkdtemp())
+        try:
+            path = folder / "f.toml"
+            store.save(s, path)
+            opened = store.open_save(path, keep_aside=False, later=lazily).session
+            assert opened.settle() is None
+            assert_same_tree(opened, s)
+            assert_same_tree(store.loads(store.dumps(s)), s)  # a backup holds it whole
+        finally:
+            shutil.rmtree(folder)
+
+
+def test_an_undo_then_a_command_leaves_the_old_line_in_the_save(tmp_path: Path) -> None:
+    path = tmp_path / "f.toml"
+    s = play(base_encounter("2297", 0, 3), ["add Alpha side=pc init=2d6", "start"], 0)
+    s.execute("roll 2d6")
+    old_tip, old = s.timeline.current, s.encounter
+    s.undo()
+    s.execute("roll 1d6")
+    store.save(s, path)
+    loaded = store.load(path)
+    assert old_tip in loaded.timeline.tips() and loaded.state_at(old_tip) == old
+    loaded.go(old_tip)
+    assert loaded.encounter == old
+
+
+def test_undo_back_to_the_first_step_of_a_long_fight_after_a_reload(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """2,000 steps saved as apply saves them (after each step), reloaded: undo reaches every
+    fight back to the first step, none replayed from further than a checkpoint away."""
+    from facility_tui.commands import session as session_module
+    from facility_tui.commands.timeline import CHECKPOINT_EVERY
+
+    path = tmp_path / "f.toml"
+    s = play(base_encounter("2297", 0, 3), ["add Alpha side=pc init=2d6", "start"], 0)
+    states = [s.encounter]
+    while len(states) < 2_000:
+        s.execute("roll 2d6" if len(states) % 3 else "next")
+        store.save(s, path)
+        states.append(s.encounter)
+    store.forget(path)
+    loaded = store.open_save(path, keep_aside=False, later=True).session
+    replays = 0
+    real = session_module.run_step
+
+    def counted(enc, step):  # type: ignore[no-untyped-def]
+        nonlocal replays
+        replays += 1
+        return real(enc, step)
+
+    monkeypatch.setattr(session_module, "run_step", counted)
+    most = 0
+    for want in reversed(states[:-1]):
+        replays = 0
+        loaded.undo()
+        most = max(most, replays)
+        assert loaded.encounter == want
+    loaded.undo()
+    loaded.undo()
+    assert not loaded.can_undo() and loaded.encounter == loaded.timeline.root
+    assert most <= CHECKPOINT_EVERY
