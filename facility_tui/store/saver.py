@@ -136,6 +136,8 @@ class _Saver:
         write_atomic(target, ch.text)
         self.present.add(ch.name)
         self.good.add(ch.name)
+        if isinstance(ch, StepChunk) and ch.origin is None:  # its text is the file's from now on
+            ch.origin, ch.text_made = target, None
 
     def _backup(self, snap: Snapshot) -> str:
         self.sidecar.mkdir(parents=True, exist_ok=True)

@@ -35,6 +35,7 @@ def test_kill_9_the_autosaving_writer_many_times(tmp_path: Path) -> None:
     rng = random.Random(2297)
     reported = 0
     kills = 0
+    branches = 0
     deadline = time.monotonic() + 8
     while time.monotonic() < deadline or kills < 15:
         proc = subprocess.Popen(
@@ -70,7 +71,21 @@ def test_kill_9_the_autosaving_writer_many_times(tmp_path: Path) -> None:
         loaded = store.load(path)  # never needs a backup
         assert gen_of(loaded.encounter) >= reported
         assert loaded.undo_steps or not loaded.encounter.log
+        # Issue 38: killed while branching (an undo, a new command, the save): the timeline
+        # leads to the fight (checked as it opened), every step file it lists is there and
+        # whole, each line undone is kept as a branch, and any step's fight is rebuilt.
+        assert "could not be rebuilt" not in loaded.encounter.log[-1].text
+        tl = loaded.timeline
+        nodes = list(tl.nodes())
+        undone = [n for n in nodes if n.step.line in ("roll 1d6", "roll 1d4")]
+        assert all(n.id in tl for n in undone)
+        if len(nodes) > 60:
+            assert len(tl.tips()) > 1, "the lines undone are kept as branches"
+        for node in rng.sample(nodes, min(3, len(nodes))):
+            loaded.state_at(node.id)
+        branches = max(branches, len(tl.tips()))
     assert reported > 0, "the writer never got to save"
+    assert branches > 1
     assert not list(tmp_path.glob("*.corrupt-*"))
     store.sweep_temp(tmp_path)
     assert not list(tmp_path.rglob(".tmp-*"))
