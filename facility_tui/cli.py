@@ -475,7 +475,10 @@ def state_json(session: Any, *, public: bool = False) -> dict[str, Any]:
         "state": encode(enc.state),
         "combatants": combatants,
         "log": [encode(e) for e in log],
-        "history": {"undo": len(session.undo_steps), "redo": len(session.redo_steps)},
+        "history": {  # (the depth: a long fight's older steps are not read)
+            "undo": session.timeline.depth(session.timeline.current),
+            "redo": len(session.redo_steps),
+        },
     }
 
 

@@ -139,8 +139,10 @@ class Session:
     def redo_steps(self) -> list[Step]:
         """Steps that redo would apply, the next one last."""
         tl = self.timeline
-        ahead = tl.line(tl.current)[len(tl.path(tl.current)) :]
-        return [tl.node(n).step for n in reversed(ahead)]
+        ahead, nid = [], tl.current
+        while (nid := tl.next_of(nid)) is not None:  # (the way back is not read)
+            ahead.append(tl.node(nid).step)
+        return ahead[::-1]
 
     @property
     def base(self) -> Encounter:

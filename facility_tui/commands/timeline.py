@@ -313,12 +313,15 @@ class Timeline:
         state = self._states.get(nid)
         if state is None:
             state = self._recent.get(nid)
-        if state is None and self._stored_state is not None and nid != ROOT:
-            if self.depth(nid) % CHECKPOINT_EVERY == 0:
-                state = self._stored_state(nid)
-                if state is not None:
-                    self._states[nid] = state
+        stored = self._stored_state
+        if state is None and stored is not None and nid != ROOT and self._checkpoint(nid):
+            state = stored(nid)
+            if state is not None:
+                self._states[nid] = state
         return state
+
+    def _checkpoint(self, nid: int) -> bool:
+        return self.depth(nid) % CHECKPOINT_EVERY == 0
 
     def state_at(self, nid: int, run: Callable[[Encounter, Step], Encounter]) -> Encounter:
         """``nid``'s fight: the nearest kept state on its path, and the steps from there replayed

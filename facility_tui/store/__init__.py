@@ -1,11 +1,13 @@
 """Saving and loading sessions: checksummed TOML, written atomically, with write-once log files.
 
 A save is addressed by one path, ``fight.toml``; next to it lives the folder ``fight.d/``. The main
-file holds the current encounter (without its log), the end of the log, and the undo/redo history.
-The rest of the log sits in ``fight.d/log-*.toml`` files of a few dozen to a few hundred entries
-each: a log file is written once, when its entries are sealed, named after its checksum and never
-rewritten. So the cost of a save depends on the combatants, the history and the current round, not
-on how long the fight has run. ``fight.d/backup-*.toml`` are whole, self-contained copies taken when
+file holds the current encounter (without its log), the end of the log, and the newest steps of
+the fight's timeline (issue 38: every step, as a tree) with its small tables. The rest of the log
+sits in ``fight.d/log-*.toml`` files of a few dozen to a few hundred entries each, the rest of the
+timeline in ``fight.d/steps-*.toml`` files of ``steps.STEP_CHUNK`` steps with the whole fights of
+their checkpoints: each is written once, when sealed, named after its checksum and never
+rewritten (nor deleted). So the cost of a save depends on the combatants and the current round,
+not on how long the fight has run. ``fight.d/backup-*.toml`` are whole, self-contained copies taken when
 the round changes, when a hand edit is accepted and when the app closes (the last
 ``BACKUPS_KEPT``); ``newest_good`` offers them (or the fight as last written, rebuilt from a refused
 file's own history) once the GM is asked, never unasked.
@@ -21,15 +23,17 @@ same folder, fsynced, moved over the old file with ``os.replace`` and the folder
 go first, the main file next, the backup last, so a crash at any moment leaves a loadable save.
 
 The on-disk layout is described in ``docs/save-format.md``; older versions load through
-``migrations``. History is the oldest encounter undo can reach (``history.base``) plus the steps
-from there; loading replays them with their recorded dice and checks they arrive at the saved
-encounter, else the fight loads without its history.
+``migrations``. The timeline is the fight before its first step (``timeline.root``), the steps as
+nodes, and fights kept at intervals (the nearest one above the current step in the main file);
+loading replays the current step from the nearest kept fight with its recorded dice and checks it
+arrives at the saved encounter, else the fight loads without its history.
 
 The package re-exports its public names here (``store.save``, ``store.load``...); its modules, each
 importing only those below it: ``recovery`` (a refused save's newest good version), ``opening``
 (load, open), ``saver`` (save, backups written), ``reader`` (bytes to a session) and ``lock`` (one
 writer per save), ``writer`` (a session to text) and ``checks`` (what a fight and a hand edit
-must be), ``logfiles`` (the write-once log files) and ``backups`` (their names, listed),
+must be), ``logfiles`` (the write-once log files), ``steps`` (the timeline's write-once step files) and
+``backups`` (their names, listed),
 ``format`` (checksums, TOML, log lines) and ``atomic`` (writes that never leave a half file),
 ``files`` (a save's file names, reading one whole), ``errors``.
 """

@@ -91,7 +91,16 @@ def shown(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-_TOP_KEYS = ("schema_version", "kind", "app", "encounter", "combatants", "log", "history", "timeline")
+_TOP_KEYS = (
+    "schema_version",
+    "kind",
+    "app",
+    "encounter",
+    "combatants",
+    "log",
+    "history",
+    "timeline",
+)
 
 
 def check_top(doc: dict[str, Any], state: str, source: str, offset: int) -> None:

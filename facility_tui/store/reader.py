@@ -623,7 +623,7 @@ def _accepted(got: Encounter, enc: Encounter, tl: Timeline | None = None, at: in
 
     a, b = got.log, enc.log
     reworded = a != b and len(a) == len(b)
-    if reworded and all(x.round == y.round and x.kind == y.kind for x, y in zip(a, b)):
+    if reworded and all(x.round == y.round and x.kind == y.kind for x, y in zip(a, b, strict=True)):
         got = evolve(got, log=b)
     if got != enc:
         if len(got.combatants) != len(enc.combatants):

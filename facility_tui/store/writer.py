@@ -8,12 +8,13 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from facility_tui import __version__
-from facility_tui.commands.session import Session, run_step
 from facility_tui.commands import timeline
+from facility_tui.commands.session import Session, run_step
 from facility_tui.commands.timeline import ROOT, Node, Timeline
 from facility_tui.model.codec import encode, encode_sparse
 from facility_tui.model.encounter import Combatant, Encounter, LogEntry
 from facility_tui.model.log import Log
+from facility_tui.store import steps
 from facility_tui.store.format import (
     INTRO,
     bare,
@@ -32,7 +33,6 @@ from facility_tui.store.format import (
 )
 from facility_tui.store.logfiles import Chunk, split
 from facility_tui.store.migrations import SCHEMA_VERSION
-from facility_tui.store import steps
 from facility_tui.store.steps import NO_FILES, StepChunk, Stored, node_line
 
 
@@ -217,7 +217,9 @@ class Writer:
         own files and entries."""
         head = f"\n[[{table}]]\nnode = {nid}\ndepth = {depth}\n"
         if log is not None and log.starts_with(enc.log):
-            return head + f"log_prefix = {len(enc.log)}\n" + self._encounter(f"{table}.fight", enc), []
+            return head + f"log_prefix = {len(enc.log)}\n" + self._encounter(
+                f"{table}.fight", enc
+            ), []
         chunks, tail = split(enc.log)
         own = "\n" + self._log_table(f"{table}.log", chunks, enc.log, tail, inline)
         return head + self._encounter(f"{table}.fight", enc) + own, list(chunks)
@@ -278,7 +280,8 @@ class Writer:
             root_chunks, root_tail = split(root.log)
             used.extend(root_chunks)
             parts.append(
-                "\n" + self._log_table("timeline.root_rows", root_chunks, root.log, root_tail, inline)
+                "\n"
+                + self._log_table("timeline.root_rows", root_chunks, root.log, root_tail, inline)
             )
         if snap.anchor is not None:
             text, own = self._state("timeline.states", *snap.anchor, enc.log, inline)

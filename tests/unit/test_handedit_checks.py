@@ -25,7 +25,6 @@ from facility_tui.systems.facility.demo import DEMO_FACILITY_FIGHT
 V = store.SCHEMA_VERSION
 
 
-
 def fight(system: str) -> Session:
     """The demo fight of ``system`` under way (``facility-tui --demo SYSTEM``, then a few
     turns), so its sheets have injuries, effects, marked PPE and a pending roll."""
@@ -225,7 +224,11 @@ def test_a_refused_stamina_or_ppe_edit_never_reaches_show(
     [
         (f"schema_version = {V}\n", "", rf"schema_version is missing \(it must be {V}"),
         (f"schema_version = {V}", "schema_version = 2", rf"schema_version must be {V} .*, got 2"),
-        (f"schema_version = {V}", 'schema_version = "x"', rf"schema_version must be {V} .*, got 'x'"),
+        (
+            f"schema_version = {V}",
+            'schema_version = "x"',
+            rf"schema_version must be {V} .*, got 'x'",
+        ),
         ('kind = "save"', 'kind = "log"', r"kind must be 'save' .*, got 'log'"),
         ("hlt = 32", "hp = 32", r"combatants\[1\]\.sheet\.hp is not a key facility-tui knows"),
         ('app = "', 'hp = 3\napp = "', r"hp is not a key facility-tui knows"),

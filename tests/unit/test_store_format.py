@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from facility_tui import store
-from facility_tui.store.steps import STEP_CHUNK
 from facility_tui.commands.grammar import quote
 from facility_tui.commands.session import Session
 from facility_tui.model.codec import encode
 from facility_tui.store import migrations
+from facility_tui.store.steps import STEP_CHUNK
 from tests.paths import SAVES
 
 
