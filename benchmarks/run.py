@@ -14,11 +14,11 @@ import sys
 import time
 from collections.abc import Sequence
 
-from benchmarks import keys, saving, sizes, startup, stock
+from benchmarks import keys, saving, sizes, startup, stock, timeline
 from benchmarks.common import Row, load_line, table
 
 GROUPS = ("startup", "keys", "saving")
-EXTRA = ("sizes",)  # campaign sizes (issue 25): only with --only sizes, a few minutes
+EXTRA = ("sizes", "timeline")  # (issues 25, 38): only with --only, several minutes each
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -60,6 +60,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         rows += saving.measure(repeat)
     if "sizes" in groups:
         rows += sizes.measure(repeat, presses, sessions)
+    if "timeline" in groups:
+        rows += timeline.measure(repeat)
     after, _ = load_line()
     print()
     print(table(rows))

@@ -67,6 +67,7 @@ class Timeline:
         walked: Mapping[int, int] | None = None,
         older: Callable[[], Sequence[Node]] | None = None,
         older_from: Callable[[int], Older] | None = None,
+        older_at: Callable[[int], Older] | None = None,
         older_below: int | None = None,
         depths: Mapping[int, int] | None = None,
         stored_state: Callable[[int], Encounter | None] | None = None,
@@ -84,6 +85,7 @@ class Timeline:
         # a store's loader of the nodes from an id up to those held (every node from
         # ``_held_from`` on is held), and of the states it keeps at checkpoint depths
         self._older_from = older_from
+        self._older_at = older_at  # ...and of the part that holds one node (a jump reads that)
         loaders = older is not None or older_from is not None
         self._held_from = older_below if older_below is not None else (1 << 62 if loaders else 1)
         self._stored_state = stored_state
@@ -120,7 +122,7 @@ class Timeline:
                 self._insert(node)
         self._held_from = first
         if first <= 1:
-            self._older = self._older_from = None
+            self._older = self._older_from = self._older_at = None
 
     def _load_older(self) -> None:
         if self._older_from is not None:
@@ -144,7 +146,14 @@ class Timeline:
 
     def node(self, nid: int) -> Node:
         if nid not in self._nodes:
-            self._hold(max(nid, 1))
+            if self._older_at is not None and 0 < nid < self._held_from:
+                part = self._older_at(nid)
+                self._depth.update(part.depths)
+                for node in part.nodes:
+                    if node.id not in self._nodes:
+                        self._insert(node)
+            if nid not in self._nodes:
+                self._hold(max(nid, 1))
         return self._nodes[nid]
 
     def __contains__(self, nid: int) -> bool:
@@ -178,7 +187,7 @@ class Timeline:
 
     def depth(self, nid: int) -> int:
         if nid not in self._depth:
-            self._hold(max(nid, 1))
+            self.node(nid)
             if nid not in self._depth:
                 self._depth[nid] = self.depth(self.node(nid).parent) + 1
         return self._depth[nid]
@@ -375,6 +384,7 @@ class Timeline:
             walked=self._walked,
             older=self._older,
             older_from=self._older_from,
+            older_at=self._older_at,
             stored_state=self._stored_state,
         )
         out._held_from, out.stored = self._held_from, self.stored

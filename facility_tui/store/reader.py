@@ -507,6 +507,7 @@ def read_timeline(saved: SavedTimeline, log: Log[LogEntry]) -> Timeline:
         hidden=hidden,
         walked=walked,
         older_from=files.older_from if stored.chunks else None,
+        older_at=files.older_at if stored.chunks else None,
         older_below=sealed + 1,
         depths=depths,
         stored_state=files.state if stored.chunks else None,
@@ -569,6 +570,7 @@ class _StepFiles:
         self.chunks = tuple(chunks)
         self.source = source
         self.sidecar = chunks[0].origin.parent if chunks and chunks[0].origin else None
+        self._docs: dict[str, dict[str, Any]] = {}
 
     def _index(self, nid: int) -> int | None:
         for i, ch in enumerate(self.chunks):  # (a few hundred at most: a bisect is not needed)
@@ -577,17 +579,30 @@ class _StepFiles:
         return None
 
     def _doc(self, ch: StepChunk) -> dict[str, Any]:
+        doc = self._docs.get(ch.name)
+        if doc is not None:
+            return doc
         try:
-            return read_steps(ch, self.source)
+            doc = read_steps(ch, self.source)
         except (SaveError, DecodeError) as err:
             raise CommandError(f"the timeline cannot go there: {err}") from None
+        self._docs[ch.name] = doc  # (a jump reads a file's nodes, then its kept fight)
+        while len(self._docs) > 4:
+            self._docs.pop(next(iter(self._docs)))
+        return doc
 
     def older_from(self, nid: int) -> Older:
+        return self._part(nid, None)
+
+    def older_at(self, nid: int) -> Older:
+        return self._part(nid, 1)
+
+    def _part(self, nid: int, files: int | None) -> Older:
         at = self._index(max(nid, 1))
         if at is None:
             return Older(1, (), {})
         nodes, depths = [], {}
-        for ch in self.chunks[at:]:
+        for ch in self.chunks[at : None if files is None else at + files]:
             try:
                 rows = rows_of(self._doc(ch), ch)
             except SHAPE_ERRORS as err:
