@@ -191,3 +191,29 @@ def test_every_fixture_and_fresh_save_passes() -> None:
     folder = FIXTURES / "saves"
     for path in sorted(folder.glob("*.toml")):
         store.load(path)
+
+
+def test_a_timeline_that_does_not_lead_to_the_fight_is_dropped_and_the_steps_since_kept(
+    saved_text: str,
+) -> None:
+    """Issue 38: the check at open (the last step replayed from the fight kept nearest above)
+    finds a step changed below the line; opened as the app opens a save, a
+    command made before the check stays, undoable back to the fight as opened."""
+
+    def last_roll(body: str) -> str:
+        head, nodes = body.split("nodes = '''", 1)
+        turn = [ln for ln in nodes.split("\n'''", 1)[0].split("\n") if '"next"' in ln][-1]
+        changed = turn.replace('"line": "next"', '"line": "roll 1d4"')
+        return head + "nodes = '''" + nodes.replace(turn, changed, 1)
+
+    text = resigned(saved_text, last_roll)
+    assert "could not be rebuilt" in store.loads(text).encounter.log[-1].text
+    path = Path(__import__("tempfile").mkdtemp()) / "f.toml"
+    path.write_text(text)
+    opened = store.open_save(path, keep_aside=False, later=True).session
+    at_open = opened.encounter
+    opened.execute("roll 1d6")
+    assert opened.settle() is not None and opened.lost
+    assert len(opened.timeline) == 1 and opened.timeline.root == at_open
+    opened.undo()
+    assert opened.encounter == at_open and not opened.can_undo()
