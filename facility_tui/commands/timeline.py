@@ -95,6 +95,7 @@ class Timeline:
         self._memo_for: set[int] = set()
         self._recent: OrderedDict[int, Encounter] = OrderedDict()
         self._depth.update(depths or {})
+        self._last = ROOT  # the newest node held (``max`` of 50,000 at each step is not free)
         self.stored: Any = None  # the store's memo of where its nodes are kept (``store.steps``)
         for node in nodes:
             self._insert(node)
@@ -103,6 +104,7 @@ class Timeline:
 
     def _insert(self, node: Node) -> None:
         self._nodes[node.id] = node
+        self._last = max(self._last, node.id)
         self._children.setdefault(node.parent, []).append(node.id)
         self._children[node.parent].sort()
         if node.parent in self._depth:
@@ -171,7 +173,7 @@ class Timeline:
     def last_id(self) -> int:
         """The newest node's id (``ROOT`` in a timeline of no step)."""
         if self._nodes:
-            return max(self._nodes)
+            return self._last
         if self._held_from > 1 and self._older_from is not None:
             return self._held_from - 1
         self._load_older()
@@ -271,7 +273,8 @@ class Timeline:
         where it is not known yet: a step read from a save, replayed when walked to)."""
         node = Node(self.last_id + 1, self.current, step, after.round if after else round, said)
         self._insert(node)
-        self._walked[node.parent] = node.id
+        # redo takes the newest child where no choice is kept: none is (a store keeps few)
+        self._walked.pop(node.parent, None)
         self.current = node.id
         if after is not None:
             self.keep(node.id, after)
@@ -388,7 +391,7 @@ class Timeline:
             stored_state=self._stored_state,
         )
         out._held_from, out.stored = self._held_from, self.stored
-        out._nodes = dict(self._nodes)
+        out._nodes, out._last = dict(self._nodes), self._last
         out._children = {k: list(v) for k, v in self._children.items()}
         out._depth = dict(self._depth)
         out._states = dict(self._states)

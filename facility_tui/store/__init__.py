@@ -7,8 +7,8 @@ sits in ``fight.d/log-*.toml`` files of a few dozen to a few hundred entries eac
 timeline in ``fight.d/steps-*.toml`` files of ``steps.STEP_CHUNK`` steps with the whole fights of
 their checkpoints: each is written once, when sealed, named after its checksum and never
 rewritten (nor deleted). So the cost of a save depends on the combatants and the current round,
-not on how long the fight has run. ``fight.d/backup-*.toml`` are whole, self-contained copies taken when
-the round changes, when a hand edit is accepted and when the app closes (the last
+not on how long the fight has run. ``fight.d/backup-*.toml`` are whole, self-contained copies
+taken when the round changes, when a hand edit is accepted and when the app closes (the last
 ``BACKUPS_KEPT``); ``newest_good`` offers them (or the fight as last written, rebuilt from a refused
 file's own history) once the GM is asked, never unasked.
 
@@ -32,9 +32,8 @@ The package re-exports its public names here (``store.save``, ``store.load``...)
 importing only those below it: ``recovery`` (a refused save's newest good version), ``opening``
 (load, open), ``saver`` (save, backups written), ``reader`` (bytes to a session) and ``lock`` (one
 writer per save), ``writer`` (a session to text) and ``checks`` (what a fight and a hand edit
-must be), ``logfiles`` (the write-once log files), ``steps`` (the timeline's write-once step files) and
-``backups`` (their names, listed),
-``format`` (checksums, TOML, log lines) and ``atomic`` (writes that never leave a half file),
+must be), ``logfiles`` (the write-once log files), ``steps`` (the timeline's write-once step
+files) and ``backups`` (their names, listed), ``format`` (checksums, TOML, log lines) and ``atomic`` (writes that never leave a half file),
 ``files`` (a save's file names, reading one whole), ``errors``.
 """
 

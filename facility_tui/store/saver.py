@@ -124,6 +124,9 @@ class _Saver:
         assert self.present is not None
         if ch.name in self.good:
             return
+        if isinstance(ch, StepChunk):  # the log files its fights refer to first
+            for log in ch.logs:
+                self._put_chunk(log)
         target = self.sidecar / ch.name
         if ch.name in self.present and ch.origin == target:  # read from this file, checked
             self.good.add(ch.name)

@@ -46,7 +46,7 @@ class StepChunk:
     its checkpoint nodes: its text is made by ``writer.Writer.seal``) or read from a file
     (``origin``: its text is the file's)."""
 
-    __slots__ = ("count", "first", "logs", "name", "origin", "rows", "states", "text_made")
+    __slots__ = ("count", "first", "lines", "logs", "name", "origin", "rows", "states", "text_made")
 
     def __init__(
         self,
@@ -63,6 +63,7 @@ class StepChunk:
         self.name, self.origin = name, origin
         self.text_made: str | None = None
         self.logs: tuple[Any, ...] = ()  # the log files its states refer to (``logfiles.Chunk``)
+        self.lines: str | None = None  # its nodes' lines, once a backup inlined them
 
     @property
     def text(self) -> str:

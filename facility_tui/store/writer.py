@@ -28,7 +28,6 @@ from facility_tui.store.format import (
     toml_array,
     toml_key,
     toml_lines,
-    toml_str,
     toml_value,
 )
 from facility_tui.store.logfiles import Chunk, split
@@ -199,9 +198,8 @@ class Writer:
         else:
             files = [c.name for c in chunks]
             lines = tail_lines
-        return f"[{table}]\n{toml_array('files', [toml_str(f) for f in files])}" + (
-            f"entries = {literal(lines)}\n"
-        )
+        quoted = [f'"{f}"' for f in files]  # (the names are ours: letters, digits, - and .)
+        return f"[{table}]\n{toml_array('files', quoted)}" + (f"entries = {literal(lines)}\n")
 
     def _state(
         self,
@@ -240,13 +238,17 @@ class Writer:
         ch.name, ch.logs = f"steps-{ch.first:07d}-{digest[:16]}.toml", tuple(logs)
         ch.text_made = text
 
-    def _sealed_lines(self, ch: StepChunk) -> list[str]:
-        if ch.rows:
-            return [self._node(n, d) for n, d in ch.rows]
-        from facility_tui.store.format import read_toml, unsign
+    def _sealed_lines(self, ch: StepChunk) -> str:
+        """A sealed file's nodes as lines (each backup inlines them all: made once)."""
+        if ch.lines is None:
+            if ch.rows:
+                ch.lines = "\n".join(node_line(n, d) for n, d in ch.rows)
+            else:
+                from facility_tui.store.format import read_toml, unsign
 
-        body, _ = unsign(ch.text.encode("utf-8"), ch.name)
-        return [ln for ln in read_toml(body)["nodes"].split("\n") if ln.strip()]
+                body, _ = unsign(ch.text.encode("utf-8"), ch.name)
+                ch.lines = read_toml(body)["nodes"].strip("\n")
+        return ch.lines
 
     def render(self, snap: Snapshot, *, inline: bool) -> _Rendered:
         enc, root = snap.encounter, snap.root
@@ -255,12 +257,11 @@ class Writer:
         nodes = [self._node(n, d) for n, d in snap.tail]
         if inline:
             files, sealed_to = [], 0
-            nodes = [line for ch in snap.stored.chunks for line in self._sealed_lines(ch)] + nodes
+            nodes = [self._sealed_lines(ch) for ch in snap.stored.chunks] + nodes
         else:
             for ch in snap.stored.chunks:
                 if ch.text_made is None and ch.origin is None:
                     self.seal(ch)
-                used.extend(ch.logs)
             files, sealed_to = [ch.name for ch in snap.stored.chunks], snap.stored.sealed
         root_is_prefix = enc.log.starts_with(root.log)
         parts = [
@@ -268,7 +269,7 @@ class Writer:
             "\n[timeline]\n",
             f"current = {snap.current}\n",
             f"sealed = {sealed_to}\n",
-            toml_array("files", [toml_str(f) for f in files]),
+            toml_array("files", [f'"{f}"' for f in files]),
             f"root_log = {len(root.log)}\n" if root_is_prefix else "",
             f"hidden = {toml_value(list(snap.hidden))}\n",
             toml_lines("names", [json_line([k, v]) for k, v in snap.names]),
@@ -288,7 +289,7 @@ class Writer:
             parts.append(text)
             used.extend(own)
         if not inline:
-            used.extend(snap.stored.chunks)  # (after the log files their fights refer to)
+            used.extend(snap.stored.chunks)  # (each written after the log files it refers to)
         return _Rendered(self.state(enc), "".join(parts), () if inline else tuple(used))
 
 
