@@ -139,9 +139,10 @@ class Session:
     def redo_steps(self) -> list[Step]:
         """Steps that redo would apply, the next one last."""
         tl = self.timeline
-        ahead, nid = [], tl.current
-        while (nid := tl.next_of(nid)) is not None:  # (the way back is not read)
+        ahead, nid = [], tl.next_of(tl.current)
+        while nid is not None:  # (forward only: the way back is not read)
             ahead.append(tl.node(nid).step)
+            nid = tl.next_of(nid)
         return ahead[::-1]
 
     @property
