@@ -541,7 +541,12 @@ def _kept_fight(
 
 
 def _kept_state(
-    st: Any, where: str, log: Log[LogEntry] | None, source: str, sidecar: Path | None
+    st: Any,
+    where: str,
+    log: Log[LogEntry] | None,
+    source: str,
+    sidecar: Path | None,
+    known: dict[str, tuple[int, Any]] | None = None,
 ) -> tuple[int, int, Encounter]:
     """A kept fight (``[[states]]``): its node, its depth, the fight with its log."""
     if not isinstance(st, dict):
@@ -555,10 +560,29 @@ def _kept_state(
             raise DecodeError(f"{where}.log_prefix out of range")
         own = log.head(n)
     else:
-        own = pages(st.get("log"), f"{where}.log", source, sidecar)
+        shared = _shared(st.get("log"), f"{where}.log", known or {})
+        own = (
+            shared if shared is not None else pages(st.get("log"), f"{where}.log", source, sidecar)
+        )
     fight = _unpacked(st.get("fight"), f"{where}.fight")
     check_encounter(fight, f"{where}.fight")
     return nid, depth, encounter_from(fight, log=own)
+
+
+def _shared(table: Any, where: str, known: dict[str, tuple[int, Any]]) -> Log[LogEntry] | None:
+    """A kept fight's log made of the save's own log files (checked as it opened, each read
+    when wanted), if every file it lists is one of them in its place; else ``None``."""
+    if not isinstance(table, dict) or not isinstance(files := table.get("files", []), list):
+        return None
+    blocks, start = [], 0
+    for name in files:
+        found = known.get(name)
+        if found is None or found[0] != start:
+            return None
+        blocks.append(found[1])
+        start += len(found[1])
+    tail = log_entries(json_rows(table.get("entries", ""), f"{where}.entries"), where)
+    return Log(tuple(blocks), tail)
 
 
 class _StepFiles:
@@ -570,6 +594,10 @@ class _StepFiles:
         self.chunks = tuple(chunks)
         self.source = source
         self.sidecar = chunks[0].origin.parent if chunks and chunks[0].origin else None
+        # the save's log files, checked as it opened: a kept fight's log shares them
+        self.known = {
+            b.stored.name: (b.stored.start, b) for b in log.blocks if hasattr(b.stored, "name")
+        }
         self._docs: dict[str, dict[str, Any]] = {}
 
     def _index(self, nid: int) -> int | None:
@@ -621,7 +649,8 @@ class _StepFiles:
         try:
             for st in states_of(doc, ch.name):
                 if st.get("node") == nid:
-                    return _kept_state(st, f"{ch.name}.states", None, self.source, self.sidecar)[2]
+                    where = f"{ch.name}.states"
+                    return _kept_state(st, where, None, self.source, self.sidecar, self.known)[2]
         except (Invalid, *SHAPE_ERRORS):
             return None  # (replayed from an older one instead)
         return None

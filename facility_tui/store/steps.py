@@ -18,10 +18,25 @@ from facility_tui.model.codec import DecodeError, decode, encode
 from facility_tui.model.encounter import Encounter
 from facility_tui.store.errors import DamagedSave, SaveError
 from facility_tui.store.files import read_file
-from facility_tui.store.format import MAGIC, as_list, json_line, json_rows, parse, unsign
+from facility_tui.store.format import (
+    MAGIC,
+    as_list,
+    json_line,
+    json_rows,
+    parse,
+    read_toml,
+    unsign,
+)
 
 STEP_CHUNK = 64  # nodes per sealed file: the main file holds fewer than this many
 STEPS_NAME = re.compile(r"steps-(\d{7,})-([0-9a-f]{16})\.toml")
+# The layout ``writer.Writer.seal`` writes: read without the TOML parser (its fights' tables, with
+# their lists of log files, are parsed only when a fight is wanted: ``states_of``)
+_HEAD = re.compile(
+    r'schema_version = (\d+)\nkind = "steps"\nfirst = (\d+)\ncount = (\d+)\n'
+    r"nodes = '''\n(.*?)\n'''\n",
+    re.DOTALL,
+)
 
 
 def node_line(node: Node, depth: int) -> str:
@@ -122,8 +137,18 @@ def read_steps(chunk: StepChunk, source: str) -> dict[str, Any]:
         raise DamagedSave(f"{source} cannot be read whole: {err}") from None
     if not raw.startswith(MAGIC + m.group(2).encode()):
         raise DamagedSave(f"{source} is damaged: its step file {path} is not the one it refers to")
-    unsign(raw, f"its step file {path}")
-    doc = parse(raw, str(path))
+    body, _ = unsign(raw, f"its step file {path}")
+    head = _HEAD.match(body)
+    if head is not None:
+        doc: dict[str, Any] = {
+            "kind": "steps",
+            "first": int(head.group(2)),
+            "count": int(head.group(3)),
+            "nodes": head.group(4),
+            "rest": body[head.end() :],  # the fights kept, parsed when wanted
+        }
+    else:
+        doc = parse(raw, str(path))
     if doc.get("kind") != "steps" or doc.get("first") != chunk.first:
         raise DamagedSave(f"{source} is damaged: its step file {path} is out of place")
     return doc
@@ -138,4 +163,6 @@ def rows_of(doc: dict[str, Any], chunk: StepChunk) -> list[tuple[Node, int]]:
 
 
 def states_of(doc: dict[str, Any], where: str) -> list[dict[str, Any]]:
+    if "rest" in doc:
+        doc["states"] = read_toml(doc.pop("rest")).get("states", [])
     return [s for s in as_list(doc.get("states", []), f"{where}.states") if isinstance(s, dict)]

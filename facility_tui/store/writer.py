@@ -32,7 +32,7 @@ from facility_tui.store.format import (
 )
 from facility_tui.store.logfiles import Chunk, split
 from facility_tui.store.migrations import SCHEMA_VERSION
-from facility_tui.store.steps import NO_FILES, StepChunk, Stored, node_line
+from facility_tui.store.steps import NO_FILES, StepChunk, Stored, node_line, read_steps
 
 
 # The store's own records are NamedTuples, not attrs classes like the model's: an attrs class
@@ -244,16 +244,15 @@ class Writer:
             if ch.rows:
                 ch.lines = "\n".join(node_line(n, d) for n, d in ch.rows)
             else:
-                from facility_tui.store.format import read_toml, unsign
-
-                body, _ = unsign(ch.text.encode("utf-8"), ch.name)
-                ch.lines = read_toml(body)["nodes"].strip("\n")
+                ch.lines = read_steps(ch, ch.name)["nodes"].strip("\n")
         return ch.lines
 
     def render(self, snap: Snapshot, *, inline: bool) -> _Rendered:
+        """The main file's text and the files it refers to; ``inline``: none, every log entry
+        and step in it (a backup, ``dumps``: whole and self-contained)."""
         enc, root = snap.encounter, snap.root
         chunks, tail = split(enc.log)
-        used: list[Chunk | StepChunk] = list(chunks)
+        used: list[Chunk | StepChunk] = [] if inline else list(chunks)
         nodes = [self._node(n, d) for n, d in snap.tail]
         if inline:
             files, sealed_to = [], 0
@@ -279,7 +278,7 @@ class Writer:
         ]
         if not root_is_prefix:
             root_chunks, root_tail = split(root.log)
-            used.extend(root_chunks)
+            used.extend(() if inline else root_chunks)
             parts.append(
                 "\n"
                 + self._log_table("timeline.root_rows", root_chunks, root.log, root_tail, inline)
@@ -287,10 +286,10 @@ class Writer:
         if snap.anchor is not None:
             text, own = self._state("timeline.states", *snap.anchor, enc.log, inline)
             parts.append(text)
-            used.extend(own)
-        if not inline:
+            used.extend(() if inline else own)
+        if files:
             used.extend(snap.stored.chunks)  # (each written after the log files it refers to)
-        return _Rendered(self.state(enc), "".join(parts), () if inline else tuple(used))
+        return _Rendered(self.state(enc), "".join(parts), tuple(used))
 
 
 def dumps(session: Session) -> str:
