@@ -40,7 +40,9 @@ def _build(folder: Path, *, as_app: bool) -> Any:
     store.save(session, path)
     rng = random.Random(38)
     made = len(session.timeline)
-    while made < STEPS:
+    enc = session.encounter
+    # (on to a turn mid-round: ``apply next`` is then a step, not a round's end and its backup)
+    while made < STEPS or enc.turn in (0, len(enc.order) - 1):
         session.execute("roll 2d6" if made % 2 else "next")
         made += 1
         if as_app and rng.random() < 0.02:  # a line taken back and another typed instead
@@ -49,6 +51,7 @@ def _build(folder: Path, *, as_app: bool) -> Any:
             made += 1
         if not as_app or made % BURST == 0:
             store.save(session, path)
+        enc = session.encounter
     store.save(session, path)
     return session
 
@@ -78,6 +81,27 @@ def _jumps(path: Path) -> tuple[float, float, float, float]:
     return read, median(times), times[int(len(times) * 0.95) - 1], times[-1]
 
 
+def _round_end(folder: Path, work: Path, env: dict[str, str], repeat: int) -> float:
+    """``apply next`` that ends a round (its backup written: whole, every step and log line in
+    it), on a copy of the save brought to the round's last turn; the median."""
+    import shutil
+
+    from facility_tui import store
+
+    times = []
+    for _ in range(repeat):
+        copy = work / "round-end"
+        shutil.rmtree(copy, ignore_errors=True)
+        shutil.copytree(folder, copy)
+        session = store.load(copy / "fight.toml")
+        while session.encounter.turn < len(session.encounter.order) - 1:
+            session.execute("next")
+        store.save(session, copy / "fight.toml")
+        store.forget(copy / "fight.toml")
+        times.append(startup._apply(copy / "fight.toml", "next", env))
+    return median(times)
+
+
 def measure(repeat: int) -> list[Row]:
     rows: list[Row] = []
     with tempfile.TemporaryDirectory(prefix="bench-timeline-") as tmp:
@@ -103,7 +127,23 @@ def measure(repeat: int) -> list[Row]:
                     note=f"{files} step files, {tips} branch(es); built in {took:.0f} s",
                 )
             )
-            rows += sizes._launches(f"{STEPS:,} steps {label}", folder, work, env, repeat, 1.25)
+            launched = sizes._launches(f"{STEPS:,} steps {label}", folder, work, env, repeat, 1.25)
+            rows += launched
+            if label == "built with apply":
+                bare = float(launched[0].bare.split()[0])
+                took = _round_end(folder, work, env, repeat)
+                rows.append(
+                    Row(
+                        f"  `apply next` that ends a round, {STEPS:,} steps {label}",
+                        f"{took:.3f} s",
+                        f"{bare:.3f} s",
+                        took / bare,
+                        "≤ 0.5× bare start-up",
+                        took / bare <= 0.5,
+                        note="the round's backup written: whole and self-contained, every step "
+                        "and log line in it",
+                    )
+                )
         read, p50, p95, worst = _jumps(built["built with apply"][0] / "fight.toml")
         rows.append(
             Row(
