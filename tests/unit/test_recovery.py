@@ -185,3 +185,28 @@ def test_closing_while_an_outside_edit_waits_keeps_both(tmp_path: Path) -> None:
     assert path.read_bytes() == edited
     kept = list((tmp_path / "deck.d").glob("unsaved-*.toml"))
     assert len(kept) == 1 and store.load(kept[0]).encounter == ws.encounter
+
+
+def test_a_backup_holds_the_whole_timeline_on_its_own(tmp_path: Path) -> None:
+    """Issue 38: a long fight's backup is whole and self-contained, every step of every branch
+    in it: the save cut short and its step files gone, the newest good version has them all."""
+    from tests.unit.test_store_format import long_fight
+
+    path = tmp_path / "f.toml"
+    s = long_fight(12)
+    s.undo()
+    s.undo()
+    s.execute("roll 1d20")
+    old_tip = s.timeline.tips()[0]
+    s.execute("next")  # (the round's end: a backup)
+    store.save(s, path)
+    assert list((tmp_path / "f.d").glob("steps-*.toml"))
+    for step_file in (tmp_path / "f.d").glob("steps-*.toml"):
+        step_file.unlink()
+    path.write_bytes(path.read_bytes()[:-40])
+    session, note = store.load_or_recover(path, keep_aside=False, from_backup=True)
+    assert note is not None and "backup" in note
+    tl = session.timeline
+    assert len(tl) == len(s.timeline) and old_tip in tl.tips()
+    assert session.state_at(old_tip) == s.state_at(old_tip)
+    assert session.state_at(1) == s.state_at(1)
