@@ -479,7 +479,7 @@ def read_timeline(saved: SavedTimeline, log: Log[LogEntry]) -> Timeline:
     current, sealed = table.get("current"), table.get("sealed", 0)
     if type(current) is not int or type(sealed) is not int or current < 0 or sealed < 0:
         raise DecodeError("timeline.current and timeline.sealed must be whole numbers")
-    stored = on_disk(as_list(table.get("files", []), "timeline.files"), sealed, sidecar)
+    stored = on_disk(table.get("files", ""), sealed, sidecar)
     rows = [node_row(r) for r in json_rows(table.get("nodes", ""), "timeline.nodes")]
     if [n.id for n, _ in rows] != list(range(sealed + 1, sealed + 1 + len(rows))):
         raise DecodeError("timeline.nodes: not the nodes after the sealed ones")
@@ -593,7 +593,7 @@ class _StepFiles:
     def __init__(self, chunks: Sequence[StepChunk], source: str, log: Log[LogEntry]) -> None:
         self.chunks = tuple(chunks)
         self.source = source
-        self.sidecar = chunks[0].origin.parent if chunks and chunks[0].origin else None
+        self.sidecar = chunks[0].folder if chunks else None
         # the save's log files, checked as it opened: a kept fight's log shares them
         self.known = {
             b.stored.name: (b.stored.start, b) for b in log.blocks if hasattr(b.stored, "name")

@@ -128,7 +128,7 @@ class _Saver:
             for log in ch.logs:
                 self._put_chunk(log)
         target = self.sidecar / ch.name
-        if ch.name in self.present and ch.origin == target:  # read from this file, checked
+        if ch.name in self.present and _read_here(ch, self.sidecar):  # read from it, checked
             self.good.add(ch.name)
             return
         if ch.name in self.present:
@@ -154,6 +154,12 @@ class _Saver:
             with contextlib.suppress(OSError):
                 old.unlink()
         return name
+
+
+def _read_here(ch: Chunk | StepChunk, sidecar: Path) -> bool:
+    if isinstance(ch, StepChunk) and ch.folder is not None:
+        return ch.folder == sidecar
+    return ch.origin == sidecar / ch.name
 
 
 _savers: dict[str, _Saver] = {}

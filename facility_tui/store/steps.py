@@ -61,7 +61,18 @@ class StepChunk:
     its checkpoint nodes: its text is made by ``writer.Writer.seal``) or read from a file
     (``origin``: its text is the file's)."""
 
-    __slots__ = ("count", "first", "lines", "logs", "name", "origin", "rows", "states", "text_made")
+    __slots__ = (
+        "_origin",
+        "count",
+        "first",
+        "folder",
+        "lines",
+        "logs",
+        "name",
+        "rows",
+        "states",
+        "text_made",
+    )
 
     def __init__(
         self,
@@ -75,10 +86,21 @@ class StepChunk:
     ) -> None:
         self.first, self.count = first, count
         self.rows, self.states = tuple(rows), tuple(states)
-        self.name, self.origin = name, origin
+        self.name, self._origin = name, origin
+        self.folder: Path | None = None  # (read from a file in it: its path made when wanted)
         self.text_made: str | None = None
         self.logs: tuple[Any, ...] = ()  # the log files its states refer to (``logfiles.Chunk``)
         self.lines: str | None = None  # its nodes' lines, once a backup inlined them
+
+    @property
+    def origin(self) -> Path | None:
+        if self._origin is None and self.folder is not None:
+            self._origin = self.folder / self.name
+        return self._origin
+
+    @origin.setter
+    def origin(self, path: Path | None) -> None:
+        self._origin = path
 
     @property
     def text(self) -> str:
@@ -98,12 +120,14 @@ class Stored(NamedTuple):
 NO_FILES = Stored((), 0)
 
 
-def on_disk(names: list[Any], sealed: int, sidecar: Path | None) -> Stored:
+def on_disk(names: Any, sealed: int, sidecar: Path | None) -> Stored:
     """The files a main file lists, checked by name only (each is read when a walk needs it):
     runs of nodes from 1 to ``sealed``, in order."""
     chunks: list[StepChunk] = []
     firsts = []
-    for name in names:
+    if isinstance(names, str):  # (one name a line: faster to read than a TOML array)
+        names = [n for n in names.split("\n") if n]
+    for name in as_list(names, "timeline.files"):
         m = STEPS_NAME.fullmatch(name) if isinstance(name, str) else None
         if m is None:
             raise DecodeError(f"bad step file name {name!r}")
@@ -116,7 +140,9 @@ def on_disk(names: list[Any], sealed: int, sidecar: Path | None) -> Stored:
         if first != expected or end <= first:
             raise DecodeError(f"step file {name} is out of place")
         assert sidecar is not None
-        chunks.append(StepChunk(first, end - first, name=name, origin=sidecar / name))
+        chunk = StepChunk(first, end - first, name=name)
+        chunk.folder = sidecar  # (781 paths at 50,000 steps: made when a file is read)
+        chunks.append(chunk)
         expected = end
     if expected != sealed + 1:
         raise DecodeError("timeline.sealed does not match its files")

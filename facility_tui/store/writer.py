@@ -268,7 +268,7 @@ class Writer:
             "\n[timeline]\n",
             f"current = {snap.current}\n",
             f"sealed = {sealed_to}\n",
-            toml_array("files", [f'"{f}"' for f in files]),
+            toml_lines("files", files),
             f"root_log = {len(root.log)}\n" if root_is_prefix else "",
             f"hidden = {toml_value(list(snap.hidden))}\n",
             toml_lines("names", [json_line([k, v]) for k, v in snap.names]),
