@@ -259,6 +259,35 @@ def test_export_prints_or_writes_each_form(saved: Path, capsys: pytest.CaptureFi
     assert capsys.readouterr() == ("", "")
 
 
+def test_export_of_a_branch_follows_that_branch_and_leaves_the_save_as_it_was(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The export follows the branch being played; ``--branch`` (a name, or a step's number on
+    it) exports another on its own; an unknown one is one line naming the branches, exit 2."""
+    session = fight(FIGHT_2297)
+    session.execute("roll 2d6")
+    other = session.timeline.current
+    session.timeline.name(other, "the long roll")
+    session.undo()
+    session.execute("roll 1d4")
+    path = tmp_path / "deck.toml"
+    store.save(session, path)
+    before = path.read_bytes()
+    capsys.readouterr()
+    assert main(["export", str(path), "--log"]) == 0
+    live = capsys.readouterr().out
+    assert "Roll: 1d4" in live and "Roll: 2d6" not in live
+    for word in ("the long roll", "THE LONG ROLL", str(other)):
+        assert main(["export", str(path), "--log", "--branch", word]) == 0
+        branch = capsys.readouterr().out
+        assert "Roll: 2d6" in branch and "Roll: 1d4" not in branch
+    assert main(["export", str(path), "--branch", "[red]nope"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1
+    assert "no branch '[red]nope'" in err and "the long roll" in err
+    assert path.read_bytes() == before
+
+
 def test_export_refuses_to_write_over_the_save(
     saved: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
