@@ -114,20 +114,52 @@ def read_log(table: Any, where: str, source: str, sidecar: Path | None) -> list[
 
 
 def pages(table: Any, where: str, source: str, sidecar: Path | None) -> Log[LogEntry]:
-    """The log a table refers to: each file checked now (its checksum, its place) and read
-    when its entries are needed (``logseq.Page``); the table's own entries are the open tail."""
+    """The log a table refers to, its files read when their entries are needed (``Page``),
+    checked then (its checksum is in its name). Opening a 76,000-line log so reads one file,
+    the last (its length), and lists the folder once: a file missing refuses the save now, a
+    damaged one shows lines that say so when it is read. The table's own entries are the
+    open tail."""
+    if not isinstance(table, dict):
+        raise DecodeError(f"{where}: expected a table")
+    names = as_list(table.get("files", []), f"{where}.files")
+    starts = []
+    for name in names:
+        m = CHUNK_NAME.fullmatch(name) if isinstance(name, str) else None
+        if m is None:
+            raise DecodeError(f"bad log file name {name!r}")
+        starts.append(int(m.group(1)))
     blocks: list[Block[LogEntry]] = []
-    start = 0
-    for path, doc in _files(table, where, source, sidecar):
+    if names:
+        if sidecar is None:
+            raise DecodeError(f"{where}: refers to log files; open the save by its path")
+        present = _listing(sidecar)
+        for name in names:
+            if name not in present:
+                raise DamagedSave(
+                    f"{source} is incomplete: its log file {sidecar / name} is missing; "
+                    "it was left untouched"
+                )
+        last, doc = _read_chunk(sidecar, names[-1], source)
         count = doc.get("count")
-        if doc.get("start") != start or type(count) is not int or count <= 0:
-            raise DamagedSave(f"{source} is damaged: its log file {path} is out of place")
-        page: Page[LogEntry] = Page(count, partial(_page, path, count, source))
-        page.stored = Chunk(start, page, path.name, path)
-        blocks.append(page)
-        start += count
+        if doc.get("start") != starts[-1] or type(count) is not int or count <= 0:
+            raise DamagedSave(f"{source} is damaged: its log file {last} is out of place")
+        ends = [*starts[1:], starts[-1] + count]
+        if starts[0] != 0 or any(e <= s for s, e in zip(starts, ends, strict=True)):
+            raise DamagedSave(f"{source} is damaged: its log files are out of place")
+        for name, start, end in zip(names, starts, ends, strict=True):
+            path = sidecar / name
+            page: Page[LogEntry] = Page(end - start, partial(_page, path, end - start, source))
+            page.stored = Chunk(start, page, name, path)
+            blocks.append(page)
     tail = log_entries(json_rows(table.get("entries", ""), f"{where}.entries"), f"{where}.entries")
     return Log(tuple(blocks), tail)
+
+
+def _listing(sidecar: Path) -> frozenset[str]:
+    try:
+        return frozenset(os.listdir(sidecar))
+    except OSError:
+        return frozenset()
 
 
 def _files(
@@ -142,20 +174,27 @@ def _files(
 
 
 def _page(path: Path, count: int, source: str) -> tuple[LogEntry, ...]:
-    """A page's entries, read again from its file; a file gone or changed since the save was
-    opened gives lines that say so, never an error in the middle of the fight."""
+    """A page's entries, read from its file and checked (its checksum, its place); a file gone
+    or damaged gives lines that say so, never an error in the middle of the fight."""
     try:
         _, doc = _read_chunk(path.parent, path.name, source)
         entries = log_entries(json_rows(doc.get("entries"), path.name), path.name)
-        if len(entries) == count:
+        m = CHUNK_NAME.fullmatch(path.name)
+        if len(entries) == count and m is not None and doc.get("start") == int(m.group(1)):
             return entries
-        problem = "it has the wrong length"
+        problem = "it is out of place or has the wrong length"
     except (SaveError, DecodeError) as err:
         problem = str(err)
     m = CHUNK_NAME.fullmatch(path.name)
     rnd = int(m.group(2)) if m else 0
     said = LogEntry(rnd, f"({count} log lines could not be read again: {problem})", Kind.INFO)
     return (said,) + (LogEntry(rnd, "…", Kind.INFO),) * (count - 1)
+
+
+def check_chunk(sidecar: Path, name: Any, source: str) -> None:
+    """Raise ``DamagedSave`` (``DecodeError``: a bad name) if the log file is missing or is
+    not the one its name says (its checksum, its kind)."""
+    _read_chunk(sidecar, name, source)
 
 
 def _read_chunk(sidecar: Path, name: Any, source: str) -> tuple[Path, dict[str, Any]]:

@@ -16,9 +16,9 @@ from facility_tui.model import log as logseq
 from facility_tui.model.encounter import LogEntry
 from facility_tui.model.log import Log
 from facility_tui.store import logfiles
-from facility_tui.store.format import log_entries, log_line
+from facility_tui.store.format import log_entries, log_line, read_toml
 from facility_tui.store.logfiles import pages, read_log, split
-from tests.conftest import fought as fight
+from facility_tui.store.reader import split3
 from tests.unit.test_store_format import long_fight, same
 
 
@@ -79,16 +79,47 @@ def test_new_encounter_inside_history_keeps_old_log_out_of_the_main_file(tmp_pat
 
 
 def test_damaged_or_missing_log_file(tmp_path: Path) -> None:
+    """Opening checks the log files by name (a missing one refuses the save) and reads only
+    the last (its length); a damaged one is found when its lines are read, and says so."""
     path = tmp_path / "f.toml"
-    store.save(fight(30), path)
+    store.save(long_fight(40), path)
     logs = sorted((tmp_path / "f.d").glob("log-*.toml"))
-    assert logs
+    assert len(logs) >= 3
     logs[0].write_bytes(logs[0].read_bytes()[:-20])
+    logseq._PAGES.clear()
+    s = store.load(path)
+    assert "could not be read again" in s.encounter.log[0].text
+    assert logs[0].name in s.encounter.log[0].text
+    assert len(s.encounter.log) == len(long_fight(40).encounter.log)
+    logs[-1].write_bytes(logs[-1].read_bytes()[:-20])
     with pytest.raises(store.DamagedSave, match="log file"):
         store.load(path)
-    logs[0].unlink()
+    logs[1].unlink()
     with pytest.raises(store.DamagedSave, match="missing"):
         store.load(path)
+
+
+def test_opening_reads_one_log_file_whatever_the_log(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A long log's files are not each read and checked as the save opens: only the last one
+    (its length); the others when their lines are wanted."""
+    path = tmp_path / "f.toml"
+    store.save(long_fight(60), path)
+    table = read_toml(split3(path.read_bytes(), "f.toml").rest)  # (the main file's [log])
+    read: list[str] = []
+    real = logfiles._read_chunk
+
+    def counted(sidecar: Path, name: object, source: str) -> tuple[Path, dict[str, object]]:
+        read.append(str(name))
+        return real(sidecar, name, source)
+
+    monkeypatch.setattr(logfiles, "_read_chunk", counted)
+    names = table["log"]["files"]
+    assert len(names) >= 5
+    log = pages(table["log"], "log", "f.toml", tmp_path / "f.d")
+    assert read == [names[-1]]
+    assert log == long_fight(60).encounter.log
 
 
 def log_of(runs: list[int]) -> tuple[LogEntry, ...]:
