@@ -17,6 +17,14 @@ SIDECAR_SUFFIX = ".d"
 MAX_SAVE_BYTES = 64 << 20  # larger files are refused unread (a long fight's main file: < 1 MiB)
 
 
+def files_for(path: Path) -> Path:
+    """Where the write-once log and step files a save refers to are: its sidecar, or for a
+    backup (``fight.d/backup-*.toml``) the folder it is in, beside them."""
+    if path.name.startswith("backup-") and path.parent.name.endswith(SIDECAR_SUFFIX):
+        return path.parent
+    return sidecar_for(path)
+
+
 def sidecar_for(path: Path) -> Path:
     """The folder of a save's log files and backups: ``fight.d`` next to ``fight.toml``."""
     return path.with_name(path.stem + SIDECAR_SUFFIX)

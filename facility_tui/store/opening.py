@@ -9,7 +9,7 @@ from typing import NamedTuple
 from facility_tui.commands.session import Session
 from facility_tui.model.encounter import Encounter
 from facility_tui.store.errors import DamagedSave, SaveError
-from facility_tui.store.files import file_signature, read_regular, sidecar_for, signature_of
+from facility_tui.store.files import file_signature, files_for, read_regular, signature_of
 from facility_tui.store.reader import Loaded, session_from
 from facility_tui.store.saver import expect, forget, keep_backup, remember
 from facility_tui.systems import DEFAULT, rules_for
@@ -29,14 +29,14 @@ def load(path: Path) -> Session:
 def session_of(raw: bytes, path: Path) -> Session:
     """The session of a save's bytes, read already from ``path`` (``validate`` reads each file
     once, to tell a save from a config file first)."""
-    return session_from(raw, str(path), sidecar_for(path)).session
+    return session_from(raw, str(path), files_for(path)).session
 
 
 def _load(path: Path, later: bool = False) -> Loaded:
     for attempt in range(5):
         raw, st = read_regular(path)
         try:
-            loaded = session_from(raw, str(path), sidecar_for(path), later=later)
+            loaded = session_from(raw, str(path), files_for(path), later=later)
             remember(path, loaded.tables)
             return loaded._replace(read=signature_of(st))
         except DamagedSave:

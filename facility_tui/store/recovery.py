@@ -5,17 +5,19 @@ refused file renamed aside, never deleted."""
 from __future__ import annotations
 
 import os
+import re
 import time
 from pathlib import Path
 from typing import NamedTuple
 
 from facility_tui.commands.session import Session
+from facility_tui.model.codec import DecodeError
 from facility_tui.model.encounter import LogEntry
 from facility_tui.store.backups import backups
 from facility_tui.store.errors import DamagedSave, SaveError
-from facility_tui.store.files import read_regular, sidecar_for
+from facility_tui.store.files import read_file, read_regular, sidecar_for
 from facility_tui.store.format import log_entries, read_toml
-from facility_tui.store.logfiles import read_log
+from facility_tui.store.logfiles import check_chunk, read_log
 from facility_tui.store.opening import Opened, load, open_save
 from facility_tui.store.reader import (
     SavedTimeline,
@@ -25,6 +27,7 @@ from facility_tui.store.reader import (
     written_as,
 )
 from facility_tui.store.saver import forget
+from facility_tui.store.steps import on_disk, read_steps
 
 
 class Good(NamedTuple):
@@ -58,19 +61,67 @@ def newest_good(path: Path, now: float | None = None) -> Good:
             f"the fight as facility-tui last wrote {path.name} ({_age(now - st.st_mtime)})",
             "it lacks only the refused edit",
         )
+    unusable = ""  # the first newer backup passed over, and why, said once
     for candidate in backups(path):
         try:
-            session = load(candidate)
-            written = candidate.stat().st_mtime
+            problem = _unusable(candidate)
+            if problem is None:
+                session = load(candidate)
+                written = candidate.stat().st_mtime
         except (SaveError, OSError):
+            continue
+        if problem is not None:
+            unusable = unusable or f"the newer {problem.removesuffix('; it was left untouched')}"
             continue
         described = (
             f"its backup {candidate.name} of round {session.encounter.round} "
-            f"({_age(now - written)})"
+            f"({_age(now - written)})" + (f" ({unusable})" if unusable else "")
         )
         later = st.st_mtime - written if st is not None else 0.0
         return Good(session, candidate, written, described, _lacking(session, kept, later))
-    raise DamagedSave(f"no good version of {path.name}: no backup in {sidecar} loads")
+    why = f" ({unusable})" if unusable else ""
+    raise DamagedSave(f"no good version of {path.name}: no backup in {sidecar} loads{why}")
+
+
+# A step file's kept fight's log files, as ``writer.Writer._state`` lists them
+_STATE_LOGS = re.compile(r'^\[states\.log\]\nfiles = \[\n((?:    "[^"\n]*",\n)*)\]', re.MULTILINE)
+
+
+def _unusable(backup: Path) -> str | None:
+    """Why a backup cannot be opened whole: the first write-once file it refers to (its log's,
+    its timeline's step files and their kept fights' logs) that is missing or damaged, as the
+    store says it; ``None`` if every one is whole (or the backup itself cannot be read:
+    ``load`` says why)."""
+    folder, source = backup.parent, f"backup {backup.name}"
+    try:
+        doc = read_toml(split3(read_file(backup), source).rest)
+    except Exception:  # damaged in any way: load says how
+        return None
+    logs: dict[str, None] = {}
+
+    def listed(table: object) -> None:
+        if isinstance(table, dict) and isinstance(files := table.get("files"), list):
+            logs.update((n, None) for n in files if isinstance(n, str))
+
+    listed(doc.get("log"))
+    tl = doc.get("timeline")
+    try:
+        if isinstance(tl, dict):
+            listed(tl.get("root_rows"))
+            for st in tl.get("states", []) if isinstance(tl.get("states"), list) else []:
+                listed(st.get("log") if isinstance(st, dict) else None)
+            stored = on_disk(tl.get("files", ""), tl.get("sealed", 0), folder)
+            for ch in stored.chunks:
+                steps = read_steps(ch, source)
+                for m in _STATE_LOGS.finditer(steps.get("rest", "")):
+                    logs.update((n, None) for n in re.findall(r'"([^"]+)"', m.group(1)))
+                for st in steps.get("states", []) if isinstance(steps.get("states"), list) else []:
+                    listed(st.get("log") if isinstance(st, dict) else None)
+        for name in logs:
+            check_chunk(folder, name, source)
+    except (SaveError, DecodeError) as err:
+        return str(err)
+    return None
 
 
 def _age(seconds: float) -> str:

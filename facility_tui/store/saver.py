@@ -91,7 +91,7 @@ class _Saver:
             raise SaveError(write_error(self.path, err)) from err
         try:
             if snap.encounter.round != self.backup_round:
-                self._backup(snap)
+                self._write_backup(snap.encounter.round, text)  # (what was just saved)
         except OSError as err:
             self.writer.forget_unused()
             done = f"the fight was saved but its backup in {self.sidecar} was not written"
@@ -143,13 +143,23 @@ class _Saver:
             ch.origin, ch.text_made = target, None
 
     def _backup(self, snap: Snapshot) -> str:
+        rendered = self.writer.render(snap, inline=False)
         self.sidecar.mkdir(parents=True, exist_ok=True)
-        text = self.writer.render(snap, inline=True).text
+        if self.present is None:
+            self._first_look()
+        for ch in rendered.chunks:
+            self._put_chunk(ch)
+        return self._write_backup(snap.encounter.round, rendered.text)
+
+    def _write_backup(self, round_: int, text: str) -> str:
+        """A backup is a main file's text beside the write-once files it refers to (never
+        rewritten, named after their checksums): it costs what a save does, whatever the
+        fight's length; ``recovery`` checks that the files it needs are whole."""
         found = backup_entries(self.sidecar)  # numbers only grow, whoever wrote the last one
         self.backup_seq = max(self.backup_seq, found[0][0] if found else 0) + 1
-        name = f"backup-{self.backup_seq:06d}-r{snap.encounter.round:04d}.toml"
+        name = f"backup-{self.backup_seq:06d}-r{round_:04d}.toml"
         write_atomic(self.sidecar / name, text)
-        self.backup_round = snap.encounter.round
+        self.backup_round = round_
         for _, _, old in backup_entries(self.sidecar)[BACKUPS_KEPT:]:
             with contextlib.suppress(OSError):
                 old.unlink()

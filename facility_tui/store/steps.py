@@ -163,7 +163,10 @@ def read_steps(chunk: StepChunk, source: str) -> dict[str, Any]:
         raise DamagedSave(f"{source} cannot be read whole: {err}") from None
     if not raw.startswith(MAGIC + m.group(2).encode()):
         raise DamagedSave(f"{source} is damaged: its step file {path} is not the one it refers to")
-    body, _ = unsign(raw, f"its step file {path}")
+    try:
+        body, _ = unsign(raw, f"its step file {path}")
+    except DamagedSave as err:
+        raise DamagedSave(f"{source} cannot be read whole: {err}") from None
     head = _HEAD.match(body)
     if head is not None:
         doc: dict[str, Any] = {

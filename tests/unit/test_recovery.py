@@ -187,9 +187,10 @@ def test_closing_while_an_outside_edit_waits_keeps_both(tmp_path: Path) -> None:
     assert len(kept) == 1 and store.load(kept[0]).encounter == ws.encounter
 
 
-def test_a_backup_holds_the_whole_timeline_on_its_own(tmp_path: Path) -> None:
-    """Issue 38: a long fight's backup is whole and self-contained, every step of every branch
-    in it: the save cut short and its step files gone, the newest good version has them all."""
+def test_a_backup_refers_to_the_write_once_files_beside_it(tmp_path: Path) -> None:
+    """Issue 38: a long fight's backup refers to the sealed log and step files beside it (never
+    rewritten), so it costs what a save does; the save cut short, the newest good version has
+    every step of every branch."""
     from tests.unit.test_store_format import long_fight
 
     path = tmp_path / "f.toml"
@@ -201,12 +202,52 @@ def test_a_backup_holds_the_whole_timeline_on_its_own(tmp_path: Path) -> None:
     s.execute("next")  # (the round's end: a backup)
     store.save(s, path)
     assert list((tmp_path / "f.d").glob("steps-*.toml"))
-    for step_file in (tmp_path / "f.d").glob("steps-*.toml"):
-        step_file.unlink()
+    assert store.backups(path)[0].read_bytes() == path.read_bytes()  # the save, not inlined
     path.write_bytes(path.read_bytes()[:-40])
     session, note = store.load_or_recover(path, keep_aside=False, from_backup=True)
-    assert note is not None and "backup" in note
+    assert note is not None and "backup" in note and "newer" not in note
     tl = session.timeline
     assert len(tl) == len(s.timeline) and old_tip in tl.tips()
     assert session.state_at(old_tip) == s.state_at(old_tip)
     assert session.state_at(1) == s.state_at(1)
+
+
+@pytest.mark.parametrize("damage", ["step file cut short", "log file missing"])
+def test_a_backup_whose_sealed_file_is_damaged_gives_the_next_older_one(
+    tmp_path: Path, damage: str
+) -> None:
+    """A sealed file the newest backup needs is missing or damaged: the recovery says so in
+    one line and offers the next older backup, which does not need it."""
+    from tests.unit.test_store_format import long_fight
+
+    path = tmp_path / "f.toml"
+    folder = tmp_path / "f.d"
+    s = long_fight(6)
+    store.save(s, path)
+    older = s.encounter
+    kind = "steps" if damage.startswith("step") else "log"
+    before = {p.name for p in folder.glob(f"{kind}-*.toml")}
+    while {p.name for p in folder.glob(f"{kind}-*.toml")} == before or s.encounter == older:
+        s.apply("roll 2d6")
+        s.apply("next")
+        store.save(s, path)  # (each round's end writes a backup)
+    if s.encounter.turn:  # (the newest backup: the fight as saved)
+        while s.encounter.turn:
+            s.apply("next")
+        store.save(s, path)
+    new = max(p for p in folder.glob(f"{kind}-*.toml") if p.name not in before)
+    if kind == "steps":
+        new.write_bytes(new.read_bytes()[:-30])
+    else:
+        new.unlink()
+    path.write_bytes(path.read_bytes()[:-40])
+    good = store.newest_good(path)
+    assert "\n" not in good.describe
+    newest = store.backups(path)[0].name
+    assert f"(the newer backup {newest} is incomplete: its log file" in good.describe or (
+        f"(the newer backup {newest} cannot be read whole: its step file" in good.describe
+    )
+    assert f"{new.name} is missing" in good.describe or "damaged" in good.describe
+    assert good.source != store.backups(path)[0]
+    assert good.session.encounter.round < s.encounter.round
+    assert new.name not in good.source.read_text()
