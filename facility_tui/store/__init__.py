@@ -7,9 +7,10 @@ sits in ``fight.d/log-*.toml`` files of a few dozen to a few hundred entries eac
 timeline in ``fight.d/steps-*.toml`` files of ``steps.STEP_CHUNK`` steps with the whole fights of
 their checkpoints: each is written once, when sealed, named after its checksum and never
 rewritten (nor deleted). So the cost of a save depends on the combatants and the current round,
-not on how long the fight has run. ``fight.d/backup-*.toml`` are whole, self-contained copies
-taken when the round changes, when a hand edit is accepted and when the app closes (the last
-``BACKUPS_KEPT``); ``newest_good`` offers them (or the fight as last written, rebuilt from a refused
+not on how long the fight has run. ``fight.d/backup-*.toml`` are copies of the main file
+(referring to the write-once files beside them) taken when the round changes, when a hand edit is
+accepted and when the app closes (the last ``BACKUPS_KEPT``); ``newest_good`` offers the newest
+whose files are all whole (or the fight as last written, rebuilt from a refused
 file's own history) once the GM is asked, never unasked.
 
 Every file starts with a line ``#facility-tui sha256=<hex>`` over the rest of its bytes, which the

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from facility_tui.store.files import sidecar_for
 
-BACKUPS_KEPT = 8  # whole copies: round changes, hand edits accepted, the app closing
+BACKUPS_KEPT = 8  # copies of the main file: round changes, hand edits accepted, the app closing
 
 _BACKUP_NAME = re.compile(r"backup-(\d{6,})-r(-?\d+)\.toml")
 

@@ -39,18 +39,22 @@ _CHUNK_BODY = re.compile(
 
 class Chunk:
     """A sealed block of the log as its write-once file: where it starts, its name, and its
-    lines and text, made when first needed. A block read from a file (a ``Page``) keeps that
-    file as ``origin``: its text is the file's."""
+    lines and text, made when first needed. A block read from a file (a ``Page``) keeps the
+    file's folder (``folder``, its path ``origin``): its text is the file's."""
 
-    __slots__ = ("_lines", "_text", "block", "name", "origin", "start")
+    __slots__ = ("_lines", "_text", "block", "folder", "name", "start")
 
-    def __init__(self, start: int, block: Block[LogEntry], name: str, origin: Path | None) -> None:
+    def __init__(self, start: int, block: Block[LogEntry], name: str, folder: Path | None) -> None:
         self.start = start
         self.block = block
         self.name = name
-        self.origin = origin
+        self.folder = folder  # (619 files at 50,000 steps: their paths made when wanted)
         self._lines: str | None = None
         self._text: str | None = None
+
+    @property
+    def origin(self) -> Path | None:
+        return None if self.folder is None else self.folder / self.name
 
     @classmethod
     def made(cls, start: int, block: Block[LogEntry]) -> Chunk:
@@ -121,7 +125,7 @@ def pages(table: Any, where: str, source: str, sidecar: Path | None) -> Log[LogE
     open tail."""
     if not isinstance(table, dict):
         raise DecodeError(f"{where}: expected a table")
-    names = as_list(table.get("files", []), f"{where}.files")
+    names = file_names(table.get("files", []), f"{where}.files")
     starts = []
     for name in names:
         m = CHUNK_NAME.fullmatch(name) if isinstance(name, str) else None
@@ -147,12 +151,20 @@ def pages(table: Any, where: str, source: str, sidecar: Path | None) -> Log[LogE
         if starts[0] != 0 or any(e <= s for s, e in zip(starts, ends, strict=True)):
             raise DamagedSave(f"{source} is damaged: its log files are out of place")
         for name, start, end in zip(names, starts, ends, strict=True):
-            path = sidecar / name
-            page: Page[LogEntry] = Page(end - start, partial(_page, path, end - start, source))
-            page.stored = Chunk(start, page, name, path)
+            load = partial(_page_in, sidecar, name, end - start, source)
+            page: Page[LogEntry] = Page(end - start, load)
+            page.stored = Chunk(start, page, name, sidecar)
             blocks.append(page)
     tail = log_entries(json_rows(table.get("entries", ""), f"{where}.entries"), f"{where}.entries")
     return Log(tuple(blocks), tail)
+
+
+def file_names(value: Any, where: str) -> list[Any]:
+    """A table's list of log files: one name a line (a main file's own log, faster to read),
+    or a TOML array (a kept fight's, a save written before)."""
+    if isinstance(value, str):
+        return [n for n in value.split("\n") if n]
+    return as_list(value, where)
 
 
 def _listing(sidecar: Path) -> frozenset[str]:
@@ -167,10 +179,14 @@ def _files(
 ) -> Iterable[tuple[Path, dict[str, Any]]]:
     if not isinstance(table, dict):
         raise DecodeError(f"{where}: expected a table")
-    for name in as_list(table.get("files", []), f"{where}.files"):
+    for name in file_names(table.get("files", []), f"{where}.files"):
         if sidecar is None:
             raise DecodeError(f"{where}: refers to log files; open the save by its path")
         yield _read_chunk(sidecar, name, source)
+
+
+def _page_in(sidecar: Path, name: str, count: int, source: str) -> tuple[LogEntry, ...]:
+    return _page(sidecar / name, count, source)
 
 
 def _page(path: Path, count: int, source: str) -> tuple[LogEntry, ...]:

@@ -17,7 +17,7 @@ from facility_tui.store.backups import backups
 from facility_tui.store.errors import DamagedSave, SaveError
 from facility_tui.store.files import read_file, read_regular, sidecar_for
 from facility_tui.store.format import log_entries, read_toml
-from facility_tui.store.logfiles import check_chunk, read_log
+from facility_tui.store.logfiles import check_chunk, file_names, read_log
 from facility_tui.store.opening import Opened, load, open_save
 from facility_tui.store.reader import (
     SavedTimeline,
@@ -100,8 +100,8 @@ def _unusable(backup: Path) -> str | None:
     logs: dict[str, None] = {}
 
     def listed(table: object) -> None:
-        if isinstance(table, dict) and isinstance(files := table.get("files"), list):
-            logs.update((n, None) for n in files if isinstance(n, str))
+        if isinstance(table, dict) and isinstance(files := table.get("files"), list | str):
+            logs.update((n, None) for n in file_names(files, "files") if isinstance(n, str))
 
     listed(doc.get("log"))
     tl = doc.get("timeline")

@@ -38,6 +38,8 @@ class _Saver:
         self.backup_round: int | None = None
         self.backup_seq = 0
         self.wrote: tuple[int, ...] | None = None  # the main file as this saver last wrote it
+        self._seen_folder: Path | None = None
+        self._seen_here = False
 
     def save(self, snap: Snapshot) -> None:
         with self.lock:
@@ -100,9 +102,9 @@ class _Saver:
 
     def _first_look(self) -> None:
         self.present = {
-            p.name
-            for p in self.sidecar.iterdir()
-            if CHUNK_NAME.fullmatch(p.name) or STEPS_NAME.fullmatch(p.name)
+            name
+            for name in os.listdir(self.sidecar)
+            if CHUNK_NAME.fullmatch(name) or STEPS_NAME.fullmatch(name)
         }
         found = backup_entries(self.sidecar)
         if found:
@@ -127,10 +129,10 @@ class _Saver:
         if isinstance(ch, StepChunk):  # the log files its fights refer to first
             for log in ch.logs:
                 self._put_chunk(log)
-        target = self.sidecar / ch.name
-        if ch.name in self.present and _read_here(ch, self.sidecar):  # read from it, checked
-            self.good.add(ch.name)
+        if ch.name in self.present and ch.folder is not None and self._here(ch.folder):
+            self.good.add(ch.name)  # read from it (checked when it is read)
             return
+        target = self.sidecar / ch.name
         if ch.name in self.present:
             with contextlib.suppress(SaveError):
                 if read_file(target) == ch.text.encode("utf-8"):
@@ -140,7 +142,14 @@ class _Saver:
         self.present.add(ch.name)
         self.good.add(ch.name)
         if isinstance(ch, StepChunk) and ch.origin is None:  # its text is the file's from now on
-            ch.origin, ch.text_made = target, None
+            ch.folder, ch.origin, ch.text_made = self.sidecar, target, None
+
+    def _here(self, folder: Path) -> bool:
+        """Whether ``folder`` is this save's sidecar (a file read from there is one of its own);
+        the answer kept for the folder last asked about (every file of a save shares one)."""
+        if folder is not self._seen_folder:
+            self._seen_folder, self._seen_here = folder, folder == self.sidecar
+        return self._seen_here
 
     def _backup(self, snap: Snapshot) -> str:
         rendered = self.writer.render(snap, inline=False)
@@ -164,12 +173,6 @@ class _Saver:
             with contextlib.suppress(OSError):
                 old.unlink()
         return name
-
-
-def _read_here(ch: Chunk | StepChunk, sidecar: Path) -> bool:
-    if isinstance(ch, StepChunk) and ch.folder is not None:
-        return ch.folder == sidecar
-    return ch.origin == sidecar / ch.name
 
 
 _savers: dict[str, _Saver] = {}

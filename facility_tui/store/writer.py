@@ -198,8 +198,11 @@ class Writer:
         else:
             files = [c.name for c in chunks]
             lines = tail_lines
-        quoted = [f'"{f}"' for f in files]  # (the names are ours: letters, digits, - and .)
-        return f"[{table}]\n{toml_array('files', quoted)}" + (f"entries = {literal(lines)}\n")
+        if table == "log" and files:  # the save's own: one a line, read at every open
+            listed = toml_lines("files", files)
+        else:  # (the names are ours: letters, digits, - and .)
+            listed = toml_array("files", [f'"{f}"' for f in files])
+        return f"[{table}]\n{listed}" + (f"entries = {literal(lines)}\n")
 
     def _state(
         self,
@@ -259,7 +262,7 @@ class Writer:
             nodes = [self._sealed_lines(ch) for ch in snap.stored.chunks] + nodes
         else:
             for ch in snap.stored.chunks:
-                if ch.text_made is None and ch.origin is None:
+                if ch.text_made is None and ch.folder is None and ch.origin is None:
                     self.seal(ch)
             files, sealed_to = [ch.name for ch in snap.stored.chunks], snap.stored.sealed
         root_is_prefix = enc.log.starts_with(root.log)

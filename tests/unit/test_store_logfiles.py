@@ -115,7 +115,7 @@ def test_opening_reads_one_log_file_whatever_the_log(
         return real(sidecar, name, source)
 
     monkeypatch.setattr(logfiles, "_read_chunk", counted)
-    names = table["log"]["files"]
+    names = table["log"]["files"].split()  # (one name a line)
     assert len(names) >= 5
     log = pages(table["log"], "log", "f.toml", tmp_path / "f.d")
     assert read == [names[-1]]
