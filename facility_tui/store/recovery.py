@@ -71,11 +71,11 @@ def newest_good(path: Path, now: float | None = None) -> Good:
         except (SaveError, OSError):
             continue
         if problem is not None:
-            unusable = unusable or f"the newer {problem.removesuffix('; it was left untouched')}"
+            unusable = unusable or problem.removesuffix("; it was left untouched")
             continue
         described = (
             f"its backup {candidate.name} of round {session.encounter.round} "
-            f"({_age(now - written)})" + (f" ({unusable})" if unusable else "")
+            f"({_age(now - written)})" + (f" (the newer {unusable})" if unusable else "")
         )
         later = st.st_mtime - written if st is not None else 0.0
         return Good(session, candidate, written, described, _lacking(session, kept, later))
