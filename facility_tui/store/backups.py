@@ -3,7 +3,7 @@ listing them newest first."""
 
 from __future__ import annotations
 
-import contextlib
+import os
 import re
 from pathlib import Path
 
@@ -19,11 +19,16 @@ def backups(path: Path) -> list[Path]:
     return [p for _, _, p in backup_entries(sidecar_for(path))]
 
 
-def backup_entries(sidecar: Path) -> list[tuple[int, int, Path]]:
+def backup_entries(sidecar: Path, names: list[str] | None = None) -> list[tuple[int, int, Path]]:
+    """The backups in ``sidecar`` (whose file names are ``names`` if known), the newest first."""
     found = []
-    with contextlib.suppress(OSError):
-        for p in sidecar.iterdir():
-            m = _BACKUP_NAME.fullmatch(p.name)
-            if m:
-                found.append((int(m.group(1)), int(m.group(2)), p))
+    if names is None:
+        try:
+            names = os.listdir(sidecar)
+        except OSError:
+            names = []
+    for name in names:
+        m = _BACKUP_NAME.fullmatch(name) if name.startswith("backup-") else None
+        if m:
+            found.append((int(m.group(1)), int(m.group(2)), sidecar / name))
     return sorted(found, reverse=True)

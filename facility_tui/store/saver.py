@@ -20,8 +20,8 @@ from facility_tui.store.errors import ChangedOnDisk, SaveError
 from facility_tui.store.files import SUFFIX, file_signature, read_file, same_file, sidecar_for
 from facility_tui.store.format import MAGIC3
 from facility_tui.store.lock import held_guard, held_locks, lock_save
-from facility_tui.store.logfiles import CHUNK_NAME, Chunk
-from facility_tui.store.steps import STEPS_NAME, StepChunk
+from facility_tui.store.logfiles import Chunk
+from facility_tui.store.steps import StepChunk
 from facility_tui.store.writer import Snapshot, Writer
 
 
@@ -101,12 +101,9 @@ class _Saver:
         self.writer.forget_unused()
 
     def _first_look(self) -> None:
-        self.present = {
-            name
-            for name in os.listdir(self.sidecar)
-            if CHUNK_NAME.fullmatch(name) or STEPS_NAME.fullmatch(name)
-        }
-        found = backup_entries(self.sidecar)
+        names = os.listdir(self.sidecar)
+        self.present = set(names)  # (only ever asked about log and step file names)
+        found = backup_entries(self.sidecar, names)
         if found:
             self.backup_seq, self.backup_round = found[0][0], found[0][1]
         self._keep_legacy()
