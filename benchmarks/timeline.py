@@ -82,8 +82,9 @@ def _jumps(path: Path) -> tuple[float, float, float, float]:
 
 
 def _round_end(folder: Path, work: Path, env: dict[str, str], repeat: int) -> float:
-    """``apply next`` that ends a round (its backup written: whole, every step and log line in
-    it), on a copy of the save brought to the round's last turn; the median."""
+    """``apply next`` that ends a round (its backup written: the save's text, referring to the
+    write-once files beside it), on a copy of the save brought to the round's last turn; the
+    median."""
     import shutil
 
     from facility_tui import store
@@ -140,8 +141,8 @@ def measure(repeat: int) -> list[Row]:
                         took / bare,
                         "≤ 0.5× bare start-up",
                         took / bare <= 0.5,
-                        note="the round's backup written: whole and self-contained, every step "
-                        "and log line in it",
+                        note="the round's backup written: the save's text, referring to the "
+                        "write-once files beside it",
                     )
                 )
         read, p50, p95, worst = _jumps(built["built with apply"][0] / "fight.toml")

@@ -166,7 +166,7 @@ class _Saver:
         name = f"backup-{self.backup_seq:06d}-r{round_:04d}.toml"
         write_atomic(self.sidecar / name, text)
         self.backup_round = round_
-        for _, _, old in backup_entries(self.sidecar)[BACKUPS_KEPT:]:
+        for old in [p for _, _, p in found][BACKUPS_KEPT - 1 :]:  # (the new one is the newest)
             with contextlib.suppress(OSError):
                 old.unlink()
         return name
