@@ -377,13 +377,22 @@ def _field_types(cls: type) -> tuple[tuple[str, Any], ...]:
     return tuple((f.name, hints[f.name]) for f in attrs.fields(cls))
 
 
+@cache
+def _field_decoders(cls: type) -> dict[str, Fast]:
+    return {name: _fast(hint) for name, hint in _field_types(cls)}
+
+
 def _fast_attrs(cls: type, data: Any, given: dict[str, Any]) -> Any:
     if not isinstance(data, dict):
         raise _Miss
     kwargs = dict(given)
-    for name, hint in _field_types(cls):
-        if name in data and name not in kwargs:
-            kwargs[name] = _fast(hint)(data[name])
+    fields = _field_decoders(cls)
+    # (by the data's keys, not the class's fields: a sparse save's combatant names a few of
+    # its 25 fields; a key that is no field is left out, as the fields' loop left it)
+    for name, value in data.items():
+        one = fields.get(name)
+        if one is not None and name not in given:
+            kwargs[name] = one(value)
     try:
         return cls(**kwargs)
     except (TypeError, ValueError):

@@ -4,11 +4,11 @@ The main file's fight is TOML tables a GM may edit; at 1,000 combatants parsing 
 what opening the save or an ``apply`` costs (docs/benchmarks.md, 'A 1,000-combatant fight from
 outside (issue 38)'). So a save of ``COPY_FROM`` combatants or more also writes
 ``fight.d/state-<sha256 of the state part>.json``: the same combatants, one JSON line each (what
-their tables parse to), under a checksum line of its own. A read whose state part matches the
-checksum its header gives (not edited) and that finds the copy of that checksum, whole, takes the
-combatants from it and parses only the rest as TOML; anything else (no copy, a damaged one, an
-edited fight) reads the TOML, as before. The copy is never the only one: it is written without
-fsync, and the save after it deletes it.
+their tables parse to), under a line naming the state it copies and the checksum of its lines. A
+read whose state part matches the checksum its header gives (not edited) and that finds the copy
+of that state, whole, takes the combatants from it and parses only the rest as TOML; anything
+else (no copy, a damaged one, an edited fight) reads the TOML, as before. The copy is never the
+only one: it is written without fsync, and the save after it deletes it.
 """
 
 from __future__ import annotations
@@ -25,8 +25,9 @@ from facility_tui.model.encounter import Combatant
 from facility_tui.store.atomic import write_atomic
 from facility_tui.store.errors import SaveError
 from facility_tui.store.files import MAX_SAVE_BYTES, read_regular
-from facility_tui.store.format import MAGIC, sha256, sign
+from facility_tui.store.format import sha256
 
+MAGIC = "#facility-tui copy-of-state-sha256="
 COPY_FROM = 100  # combatants; below, their tables parse in a few ms (docs/benchmarks.md)
 NAME = re.compile(r"state-[0-9a-f]{64}\.json")
 TABLE = "\n[[combatants]]\n"  # how the writer starts each combatant's table
@@ -37,6 +38,11 @@ _read: dict[int, tuple[Combatant, str]] = {}
 
 def name_for(state_sum: str) -> str:
     return f"state-{state_sum}.json"
+
+
+def _header(state_sum: str, body: bytes) -> str:
+    """The copy's first line: the state it copies, and the checksum of the lines below."""
+    return f"{MAGIC}{state_sum} sha256={sha256(body)}"
 
 
 def head(state: str) -> str:
@@ -53,7 +59,7 @@ def combatants_of(sidecar: Path, state: str, state_sum: str) -> tuple[list[Any],
     except SaveError:
         return None
     nl = raw.find(b"\n")
-    if nl < 0 or raw[:nl] != MAGIC + sha256(raw[nl + 1 :]).encode():
+    if nl < 0 or raw[:nl] != _header(state_sum, raw[nl + 1 :]).encode():
         return None
     lines = raw[nl + 1 :].decode("utf-8").split("\n")
     if lines[-1] == "":
@@ -89,13 +95,15 @@ class Copies:
         copy that cannot be written is none: the next read parses the TOML."""
         target = None
         if len(combatants) >= COPY_FROM:
-            target = sidecar / name_for(sha256(state.encode("utf-8")))
+            state_sum = sha256(state.encode("utf-8"))
+            target = sidecar / name_for(state_sum)
             if target != self.written:
                 used: dict[int, tuple[Combatant, str]] = {}
                 body = "".join([self._line(c, used) + "\n" for c in combatants])
                 self._lines = used
+                text = _header(state_sum, body.encode("utf-8")) + "\n" + body
                 try:
-                    write_atomic(target, sign(body)[0], sync=False)
+                    write_atomic(target, text, sync=False)
                 except OSError:
                     target = None
         if not self.looked:
