@@ -124,9 +124,3 @@ def test_a_save_keeps_the_copy_of_its_own_state_only(tmp_path: Path) -> None:
     store.save(s, path)
     parts = split3(path.read_bytes(), str(path))
     assert [p.name for p in copies(path)] == [statecache.name_for(parts.state_sum)]
-
-
-def test_a_small_fight_has_no_copy(tmp_path: Path) -> None:
-    path = saved(tmp_path, Session(demo_encounter()))
-    assert store.sidecar_for(path).is_dir()
-    assert not copies(path)
