@@ -28,13 +28,31 @@ class DecodeError(ValueError):
         self.where = where
 
 
+_PLAIN = frozenset({str, int, float, bool})  # kept as they are, the most common by far
+
+
+@cache
+def _encoded_fields(cls: type) -> tuple[tuple[str, bool, Any], ...] | None:
+    """An attrs class's fields as ``encode`` reads them (name, omitted at its default, the
+    default), worked out once per class; ``None`` for any other type."""
+    if not attrs.has(cls):
+        return None
+    return tuple(
+        (f.name, bool(f.metadata.get("omit_default")), f.default) for f in attrs.fields(cls)
+    )
+
+
 def encode(value: Any) -> Any:
-    if attrs.has(type(value)):
+    cls: Any = type(value)
+    if cls in _PLAIN:
+        return value
+    fields = _encoded_fields(cls)
+    if fields is not None:
         out = {}
-        for f in attrs.fields(type(value)):
-            v = getattr(value, f.name)
-            if v is not None and not (f.metadata.get("omit_default") and v == f.default):
-                out[f.name] = encode(v)
+        for name, omit, default in fields:
+            v = getattr(value, name)
+            if v is not None and not (omit and v == default):
+                out[name] = encode(v)
         return out
     if isinstance(value, enum.Enum):
         return value.value
@@ -80,7 +98,9 @@ def encode_sparse(value: Any) -> Any:
     default: what a fresh value would not have. ``decode`` reads it back whole, since an
     absent key is the field's default. (A default may then change only with a migration.)"""
     cls: Any = type(value)
-    if attrs.has(cls):
+    if cls in _PLAIN:
+        return value
+    if _encoded_fields(cls) is not None:
         out = {}
         for name, default in defaults(cls):
             v = getattr(value, name)
