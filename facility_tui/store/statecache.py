@@ -101,6 +101,7 @@ class Copies:
                 used: dict[int, tuple[Combatant, str]] = {}
                 body = "".join([self._line(c, used) + "\n" for c in combatants])
                 self._lines = used
+                _read.clear()  # (taken into this save's lines where still used)
                 text = _header(state_sum, body.encode("utf-8")) + "\n" + body
                 try:
                     write_atomic(target, text, sync=False)
