@@ -28,13 +28,31 @@ class DecodeError(ValueError):
         self.where = where
 
 
+_PLAIN = frozenset({str, int, float, bool})  # kept as they are, the most common by far
+
+
+@cache
+def _encoded_fields(cls: type) -> tuple[tuple[str, bool, Any], ...] | None:
+    """An attrs class's fields as ``encode`` reads them (name, omitted at its default, the
+    default), worked out once per class; ``None`` for any other type."""
+    if not attrs.has(cls):
+        return None
+    return tuple(
+        (f.name, bool(f.metadata.get("omit_default")), f.default) for f in attrs.fields(cls)
+    )
+
+
 def encode(value: Any) -> Any:
-    if attrs.has(type(value)):
+    cls: Any = type(value)
+    if cls in _PLAIN:
+        return value
+    fields = _encoded_fields(cls)
+    if fields is not None:
         out = {}
-        for f in attrs.fields(type(value)):
-            v = getattr(value, f.name)
-            if v is not None and not (f.metadata.get("omit_default") and v == f.default):
-                out[f.name] = encode(v)
+        for name, omit, default in fields:
+            v = getattr(value, name)
+            if v is not None and not (omit and v == default):
+                out[name] = encode(v)
         return out
     if isinstance(value, enum.Enum):
         return value.value
@@ -80,7 +98,9 @@ def encode_sparse(value: Any) -> Any:
     default: what a fresh value would not have. ``decode`` reads it back whole, since an
     absent key is the field's default. (A default may then change only with a migration.)"""
     cls: Any = type(value)
-    if attrs.has(cls):
+    if cls in _PLAIN:
+        return value
+    if _encoded_fields(cls) is not None:
         out = {}
         for name, default in defaults(cls):
             v = getattr(value, name)
@@ -377,13 +397,22 @@ def _field_types(cls: type) -> tuple[tuple[str, Any], ...]:
     return tuple((f.name, hints[f.name]) for f in attrs.fields(cls))
 
 
+@cache
+def _field_decoders(cls: type) -> dict[str, Fast]:
+    return {name: _fast(hint) for name, hint in _field_types(cls)}
+
+
 def _fast_attrs(cls: type, data: Any, given: dict[str, Any]) -> Any:
     if not isinstance(data, dict):
         raise _Miss
     kwargs = dict(given)
-    for name, hint in _field_types(cls):
-        if name in data and name not in kwargs:
-            kwargs[name] = _fast(hint)(data[name])
+    fields = _field_decoders(cls)
+    # (by the data's keys, not the class's fields: a sparse save's combatant names a few of
+    # its 25 fields; a key that is no field is left out, as the fields' loop left it)
+    for name, value in data.items():
+        one = fields.get(name)
+        if one is not None and name not in given:
+            kwargs[name] = one(value)
     try:
         return cls(**kwargs)
     except (TypeError, ValueError):

@@ -34,9 +34,10 @@ importing only those below it: ``recovery`` (a refused save's newest good versio
 (load, open), ``saver`` (save, backups written), ``reader`` (bytes to a session) and ``lock`` (one
 writer per save), ``writer`` (a session to text) and ``checks`` (what a fight and a hand edit
 must be), ``logfiles`` (the write-once log files), ``steps`` (the timeline's write-once step
-files) and ``backups`` (their names, listed), ``format`` (checksums, TOML, log lines) and
-``atomic`` (writes that never leave a half file), ``files`` (a save's file names, reading one
-whole), ``errors``.
+files) and ``backups`` (their names, listed), ``statecache`` (a large fight's combatants copied as
+JSON, read in place of their tables), ``format`` (checksums, TOML, log lines) and ``atomic``
+(writes that never leave a half file), ``files`` (a save's file names, reading one whole),
+``errors``.
 """
 
 from __future__ import annotations

@@ -13,8 +13,10 @@ from facility_tui.store.files import SIDECAR_SUFFIX, SUFFIX
 TEMP_PREFIX = ".tmp-"
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` so that a crash leaves either the old or the new file."""
+def write_atomic(path: Path, text: str, *, sync: bool = True) -> None:
+    """Replace ``path`` with ``text`` so that a crash leaves either the old or the new file.
+    ``sync=False``: no fsync, for a file that is only ever a checked copy of another (a power
+    cut may leave it empty, never half of another's text)."""
     folder = path.parent
     data = text.encode("utf-8")
     mode: int | None = None
@@ -26,7 +28,8 @@ def write_atomic(path: Path, text: str) -> None:
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view) :]
-            os.fsync(fd)
+            if sync:
+                os.fsync(fd)
         finally:
             os.close(fd)
         if mode is not None:
@@ -36,7 +39,8 @@ def write_atomic(path: Path, text: str) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-    _fsync_dir(folder)
+    if sync:
+        _fsync_dir(folder)
 
 
 def _create_temp(folder: Path) -> tuple[int, str]:

@@ -24,6 +24,7 @@ from facility_tui.model.encounter import (
     as_saved_before,
 )
 from facility_tui.model.log import Log
+from facility_tui.store import statecache
 from facility_tui.store.checks import (
     at_line,
     check_edit,
@@ -160,7 +161,7 @@ def _session_from_v3(raw: bytes, source: str, sidecar: Path | None, later: bool)
     parts = split3(raw, source)
     offset = 1  # the state part starts on the file's second line
     try:
-        doc = read_toml(parts.state + parts.rest)
+        doc, lines = _parsed(parts, sidecar)
     except (RecursionError, ValueError) as err:  # (TOMLDecodeError is a ValueError)
         what = str(err).splitlines()[0] if str(err) else type(err).__name__
         if parts.edited:
@@ -194,11 +195,27 @@ def _session_from_v3(raw: bytes, source: str, sidecar: Path | None, later: bool)
     except SHAPE_ERRORS as err:
         raise DamagedSave(f"{source} is damaged ({_reason(err)}); it was left untouched") from None
     if not parts.edited:
+        if lines is not None:
+            statecache.remember(enc.combatants, lines)
         return Loaded(_with_history(enc, history, later), tables=tables(parts.state, enc))
     return _edited(enc, history, parts, source, offset)
 
 
-_TABLE = "\n[[combatants]]\n"
+def _parsed(parts: _Parts, sidecar: Path | None) -> tuple[dict[str, Any], list[str] | None]:
+    """The document of a schema-3 file, and for a fight whose combatants came from their copy
+    (``statecache``: unedited, and copied when saved), their lines; else all of it as TOML."""
+    copy = None
+    if not parts.edited and sidecar is not None:
+        copy = statecache.combatants_of(sidecar, parts.state, parts.state_sum)
+    if copy is None:
+        return read_toml(parts.state + parts.rest), None
+    doc = read_toml(statecache.head(parts.state) + parts.rest)
+    if copy[0]:
+        doc["combatants"] = copy[0]
+    return doc, copy[1]
+
+
+_TABLE = statecache.TABLE
 
 
 def tables(state: str, enc: Encounter) -> tuple[tuple[Combatant, str], ...]:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from facility_tui.commands.session import Session
 from facility_tui.model.encounter import Combatant
+from facility_tui.store import statecache
 from facility_tui.store.atomic import write_atomic, write_error
 from facility_tui.store.backups import BACKUPS_KEPT, backup_entries
 from facility_tui.store.errors import ChangedOnDisk, SaveError
@@ -40,6 +41,7 @@ class _Saver:
         self.wrote: tuple[int, ...] | None = None  # the main file as this saver last wrote it
         self._seen_folder: Path | None = None
         self._seen_here = False
+        self.copies = statecache.Copies()  # its combatants as JSON, for a quick read
 
     def save(self, snap: Snapshot) -> None:
         with self.lock:
@@ -89,6 +91,7 @@ class _Saver:
                 self._put_chunk(ch)
             write_atomic(self.path, text)
             self.wrote = file_signature(self.path)
+            self.copies.put(self.sidecar, rendered.state, snap.encounter.combatants)
         except OSError as err:
             raise SaveError(write_error(self.path, err)) from err
         try:
