@@ -20,7 +20,7 @@ from facility_tui.commands.dice import Roll
 from facility_tui.commands.dispatch import Line, apply, preview, read_line
 from facility_tui.commands.grammar import CommandError
 from facility_tui.commands.timeline import ROOT, Timeline
-from facility_tui.model.encounter import Encounter, LogEntry
+from facility_tui.model.encounter import Encounter, Kind, LogEntry
 from facility_tui.model.text import MAX_NAME, control_in
 
 
@@ -299,8 +299,7 @@ class Session:
     def _add(self, step: Step, before: Encounter, after: Encounter, message: str) -> Outcome:
         tl = self.timeline
         tl.keep(tl.current, before)
-        said = new_entries(before, after)
-        tl.add(step, after, said[0].text if said else step.title)
+        tl.add(step, after, reads_as(step, new_entries(before, after)))
         return self._changed(before, after, message)
 
     def _changed(self, before: Encounter, after: Encounter, message: str) -> Outcome:
@@ -322,13 +321,20 @@ def _as_timeline(
     else:
         tl = Timeline(undo[0][1])
         for (step, before), after in zip(undo, [*(b for _, b in undo[1:]), encounter], strict=True):
-            said = new_entries(before, after)
-            tl.add(step, after, said[0].text if said else step.title)
+            tl.add(step, after, reads_as(step, new_entries(before, after)))
     here = tl.current
     for step in reversed(redo):  # (their fights are known when walked to: round, words unknown)
         tl.add(step, None, step.title, encounter.round)
     tl.go(here)
     return tl
+
+
+def reads_as(step: Step, said: Sequence[LogEntry]) -> str:
+    """How the timeline reads a step: the last turn line it logged (a start or a ``next`` says
+    whose turn it now is, above the rolls, effects and passed turns before it), else the first
+    line it logged, else its line."""
+    turn = next((e.text for e in reversed(said) if e.kind is Kind.TURN), None)
+    return turn or (said[0].text if said else step.title)
 
 
 def new_entries(before: Encounter, after: Encounter) -> tuple[LogEntry, ...]:

@@ -225,3 +225,13 @@ def test_compare_shows_what_the_turn_changed_for_a_combatant_whose_own_data_did_
     assert s.encounter.get(acting.id) == acting  # its own data: the same
     found = {c.name: c.rows for c in compare(before, s.encounter)}
     assert tuple(w for w, _, _ in found[acting.name]) == ("Actions",)
+
+
+def test_a_step_reads_as_the_turn_it_gave_else_its_first_line() -> None:
+    """A start or a ``next`` reads as whose turn it now is (not the awareness or initiative
+    rolls logged first); any other step as the first line it logged."""
+    s = run(fresh(), "start")
+    tl = s.timeline
+    assert tl.node(tl.current).said == "Round 1: A's turn"  # (not the rolls before it)
+    s.execute("roll 2d6")
+    assert tl.node(tl.current).said.startswith("Roll: 2d6")
