@@ -145,19 +145,21 @@ def rename(path: Path, name: str) -> Done:
     )
 
 
-def archive(path: Path) -> Done:
+def archive(path: Path, *, tag: str = "") -> Done:
     """Move the encounter at ``path`` (its save and its folder) into the campaign's
-    ``archive/``, under a name free there (``fight-2.toml`` when ``fight.toml`` is taken)."""
+    ``archive/``, under a name free there (``fight-2.toml`` when ``fight.toml`` is taken;
+    ``tag``: ``fight-<tag>.toml``, ``fight-<tag>-2.toml``)."""
     archived = Campaign(path.parent).archive
     try:
         archived.mkdir(exist_ok=True)
     except OSError as err:
         raise CampaignError(f"{path.name} was not archived: {_why(err)}") from None
     n = 1
-    target = archived / path.name
+    stem = f"{path.stem}-{tag}" if tag else path.stem
+    target = archived / f"{stem}{store.SUFFIX}"
     while store.in_use(target):
         n += 1
-        target = archived / f"{path.stem}-{n}{store.SUFFIX}"
+        target = archived / f"{stem}-{n}{store.SUFFIX}"
     _relocate(path, target, "archived")
     return Done("archive", target, path, f"Archived {path.name}")
 
@@ -173,7 +175,10 @@ def undo(done: Done) -> Done:
     """Take back an operation: a copy is archived (not deleted), a rename is put back as it was,
     an archived encounter is restored, a restored one archived again where it was."""
     if done.what == "duplicate":
-        back = archive(done.path)
+        # Every other undo puts a file back where it was; this one adds one to the archive. Its
+        # name is of its own kind (``-undone``), so it never takes the name an earlier archive
+        # or restore, undone next, must move a file back to.
+        back = archive(done.path, tag="undone")
         return back._replace(message=f"Undid the copy: {done.path.name} archived")
     assert done.was is not None
     if done.what == "rename":

@@ -162,7 +162,8 @@ async def test_duplicate_rename_archive_restore_and_undo_by_keys(
         assert "Undo" in keys(app)
         await pilot.press("u")
         await settled(pilot)
-        assert not copy.exists() and (tmp_path / "archive" / copy.name).exists()
+        assert not copy.exists()
+        assert (tmp_path / "archive" / "cargo-bay-ambush-copy-undone.toml").exists()
         assert any("Undid the copy" in t for t in toasts(app))
 
         await to(pilot, "Cargo bay ambush")
@@ -263,8 +264,8 @@ async def test_keys_in_a_burst_twice_and_with_junk(tmp_path: Path, make_app: App
             app.post_message(events.Key(key, key if len(key) == 1 else None))
         await settled(pilot)
         assert sorted(p.name for p in (tmp_path / "archive").glob("*.toml")) == [
-            "cargo-bay-ambush-copy-copy.toml",
-            "cargo-bay-ambush-copy.toml",
+            "cargo-bay-ambush-copy-copy-undone.toml",
+            "cargo-bay-ambush-copy-undone.toml",
         ]
         await pilot.press("escape", "escape")
         junk = ["o", "f5", "ctrl+x", "%", "tab", "pageup", "end", "home", "insert", "escape"]

@@ -379,6 +379,28 @@ def test_any_operations_undone_leave_the_campaign_as_it_was(
         assert isinstance(store.load(s.path), Session)
 
 
+def test_an_undone_copy_never_takes_the_name_an_earlier_undo_moves_back_to(
+    tmp_path: Path,
+) -> None:
+    """Copies, an archive, a restore, an archive and a copy of the same name, undone last
+    first: the copy undone goes to the archive under a name of its own, and the restore's undo
+    still moves its encounter back where it was (it once found the copy's name in its way)."""
+    campaign(tmp_path)
+    before = files_of(tmp_path)
+    lockdown = next(s.path for s in summaries(tmp_path) if s.path.stem == "lockdown")
+    done = [files.duplicate(lockdown), files.duplicate(lockdown)]
+    done.append(files.archive(done[1].path))
+    done.append(files.restore(done[2].path))
+    done.append(files.archive(done[0].path))
+    done.append(files.duplicate(lockdown))
+    assert done[-1].path.name == done[0].path.name  # (the name the archive freed)
+    for each in reversed(done):
+        files.undo(each)
+    after = files_of(tmp_path)
+    assert {k: v for k, v in after.items() if k in before} == before
+    assert all(k.split("/")[-1].startswith("backup-") for k in after if k not in before)
+
+
 def test_a_long_fight_renamed_and_back_keeps_its_log_files(tmp_path: Path) -> None:
     """A fight whose log fills several log files in its folder: they move with it, and the
     rename undone gives a save that loads with its whole log and history."""
