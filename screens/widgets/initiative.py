@@ -451,8 +451,13 @@ class InitiativeList(OwnLines, ScrollView, can_focus=True):
         if top != round(self.scroll_y):
             self.scroll_to(y=top, animate=False, immediate=True)
 
-    def rows_in_sight(self, at: int | None = None) -> range:
-        """The rows in sight (and one either side) once row ``at`` is brought into sight."""
+    def rows_in_sight(self, at: int | None = None, *, first_frame: bool = False) -> range:
+        """The rows in sight (and one either side) once row ``at`` is brought into sight;
+        ``first_frame``: before the list is laid out, as many as the screen has lines."""
+        if first_frame:  # (from the top, or ending at ``at``: a screenful either way)
+            page = max(self._page_rows(), self.app.size.height)
+            top = 0 if at is None else max(0, at - page + 1)
+            return range(max(0, top - 1), top + page + 1)
         top = round(self.scroll_y) if at is None else self._top_showing(at)
         return range(max(0, top - 1), top + self._page_rows() + 1)
 

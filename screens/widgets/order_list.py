@@ -46,6 +46,8 @@ ESSENTIAL = 3  # the rules' first columns are never left out (list them in the o
 # What a row's cells were computed from, and the cells, by combatant id: the rows of the last few
 # listings, newest first (undo across a round's start shows the listing before it again).
 RowCells = dict[str, list[tuple[tuple[object, ...], list[Cell]]]]
+# A fight's first show makes every row before its frame up to this many (more: those in sight)
+FIRST_ALL = 100
 KEPT = 3  # listings whose rows are kept (the one shown, and two before it)
 # The rows last shown: (shared inputs, ids in order, combatants, their turn marks).
 Listing = tuple[tuple[object, ...], list[str], list[Combatant], list[str]]
@@ -253,7 +255,13 @@ class OrderList(InitiativeList):
             else:
                 cache, self.row_cache = self.row_cache, {}  # (keeps the rows listed now only)
                 made = _RoundRows(self, rules, enc, listing, acting, shared, cache)
-                stand_ins = made.rows(self.rows_in_sight(at) if columns == self.columns else None)
+                # A big fight's first show: the rows in sight made, the others stood in for by
+                # their names until just after the first frame (the columns' least widths already
+                # hold every word a cell may show; docs/benchmarks.md,
+                # 'A 1,000-combatant fight from outside (issue 38)').
+                first = not self.rows and len(listing) > FIRST_ALL
+                sight = self.rows_in_sight(at, first_frame=first)
+                stand_ins = made.rows(sight if columns == self.columns or first else None, first)
                 self.set_rows(columns, made.made, stand_ins, made.real)
         if target is not None and enc.has(target):
             self.move_to(target)
@@ -318,10 +326,12 @@ class _RoundRows:
         c, mark = self.listing[i], self.acting[i]
         return self.owner.cells_of(self.rules, self.enc, c, i + 1, mark, self.shared, self.cache)
 
-    def rows(self, sight: range | None, only: set[int] | None = None) -> frozenset[int]:
-        """Make the rows in ``sight`` (every row when None) and those never shown; the places of
-        the others, stood in for. With ``only``, the rows of the same listing to make: the
-        others are as shown."""
+    def rows(
+        self, sight: range | None, first: bool = False, only: set[int] | None = None
+    ) -> frozenset[int]:
+        """Make the rows in ``sight`` (every row when None) and those never shown (``first``:
+        stood in for by their names); the places of the others, stood in for. With ``only``,
+        the rows of the same listing to make: the others are as shown."""
         shown, index = self.owner.shown_rows()
         made, later = self.made, self.later
         for i, c in enumerate(self.listing):
@@ -329,12 +339,23 @@ class _RoundRows:
                 made.append(shown[i])
                 continue
             was = index.get(c.id) if sight is not None and i not in sight else None
-            if was is None:
+            if was is None and first and sight is not None and i not in sight:
+                made.append((c.id, self._named(i)))
+                later.append(i)
+            elif was is None:
                 made.append((c.id, self._cells(i)))
             else:
                 made.append((c.id, shown[was][1]))
                 later.append(i)
         return frozenset(later)
+
+    def _named(self, i: int) -> list[Cell]:
+        """A stand-in row for a fight's first frame: its mark, number, name and side."""
+        c, mark = self.listing[i], self.acting[i]
+        turn = _ACTING_MARK if mark == ACTING else mark
+        name = name_cell(c.name, c.side, c.hidden, mark == ACTING)
+        cells: list[Cell] = [turn, list_number(self.enc, c, i + 1), name, short_side(c.side)]
+        return cells + [""] * (self.shared[-1] - len(cells))  # type: ignore[operator]
 
     def real(self) -> list[Row]:
         rows = list(self.made)

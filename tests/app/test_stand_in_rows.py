@@ -128,3 +128,37 @@ async def test_a_burst_of_keys_across_rounds_leaves_the_full_render(
         rows, lines = _table_rows(app), _lines(table)
         assert [r[1] for r in rows] == [_real_cells(enc, i) for i in range(len(rows))]
         assert (rows, lines) == _full_render(table, enc)
+
+
+@pytest.mark.parametrize("system", ["2297", "facility"])
+async def test_a_big_fights_first_show_makes_the_rows_in_sight_first(
+    tmp_path: Path, make_app: AppMaker, system: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Opening a fight of more than ``FIRST_ALL`` combatants makes before its first frame the rows
+    a screen shows around the acting one, stands the others in by their names, and once made
+    the list is the full render."""
+    from facility_tui.screens.widgets import order_list
+
+    monkeypatch.setattr(order_list, "FIRST_ALL", GOONS // 2)  # (70 rows stand for a big fight)
+    _fight(tmp_path, system)
+    stood: list[int] = []
+    named = order_list._RoundRows._named
+
+    def spy(self: order_list._RoundRows, i: int) -> list[order_list.Cell]:
+        stood.append(i)
+        return named(self, i)
+
+    monkeypatch.setattr(order_list._RoundRows, "_named", spy)
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        table = screen(app).table
+        enc = app.workspace.encounter
+        acting = next(
+            i for i, c in enumerate(listed(enc)) if c.id == enc.current or c.side == enc.current
+        )
+        assert len(stood) >= GOONS - 2 * 24 and acting not in stood
+        assert table._stand_ins is None
+        rows, lines = _table_rows(app), _lines(table)
+        assert [r[1] for r in rows] == [_real_cells(enc, i) for i in range(len(rows))]
+        assert (rows, lines) == _full_render(table, enc)
