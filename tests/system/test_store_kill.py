@@ -143,11 +143,13 @@ def test_kill_9_the_app_in_a_burst_of_undo_and_redo(tmp_path: Path) -> None:
         timer.cancel()
         assert proc.returncode == -signal.SIGKILL, err
         assert "wrong" not in out, out
-        for line in out.splitlines():
-            if line.startswith("saved "):
-                reported = max(reported, int(line.split()[1]))
+        saves = [int(line.split()[1]) for line in out.splitlines() if line.startswith("saved ")]
+        reported = max([reported, *saves])
         loaded = store.load(path)  # never needs a backup
-        assert gen_of(loaded.encounter) >= reported
+        # What the screen last showed as saved is in the file, or a later save: the burst's
+        # first u takes its gen line back, so a save after the last one shown may hold one less.
+        last = saves[-1] if saves else 0
+        assert gen_of(loaded.encounter) >= last - 1, (last, saves[-3:])
         # Any state a burst passes through may be the last written; each is the keys' in
         # order: every gen line once, in turn, each next after a line (a restart may leave a
         # line without its next), at most one step to redo.
