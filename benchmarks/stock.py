@@ -61,46 +61,10 @@ def _key_bar() -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def _text_pane() -> Iterator[None]:
+def _static_panes(*, same_lines_no_layout: bool) -> Iterator[None]:
     """Textual's ``Static`` under the status line and the panes' column (``TextPane``'s API on
-    ``Static.update``)."""
-    from facility_tui.screens.widgets.detail_pane import DetailPane
-    from facility_tui.screens.widgets.status_pane import StatusPane
-    from textual.widgets import Static
-
-    class StaticPane(Static):
-        DEFAULT_CSS = "StaticPane { height: auto; }"
-
-        def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
-            super().__init__(id=id, classes=classes)
-            self._text = Text()
-
-        @property
-        def text(self) -> Text:
-            return self._text
-
-        def show_lines(self, lines: Sequence[Text]) -> None:
-            self.update(Text("\n").join(lines))
-
-        def update(self, content: Any = "", *, layout: bool = True) -> None:
-            self._text = content if isinstance(content, Text) else Text(str(content))
-            super().update(content, layout=layout)
-
-    panes = (StatusPane, DetailPane)
-    bases = [cls.__bases__ for cls in panes]
-    for cls in panes:
-        cls.__bases__ = (StaticPane,)
-    try:
-        yield
-    finally:
-        for cls, was in zip(panes, bases, strict=True):
-            cls.__bases__ = was
-
-
-@contextlib.contextmanager
-def _static_lines() -> Iterator[None]:
-    """As ``text-pane``, with ``Static.update(layout=False)`` while the text keeps its number of
-    lines (Textual's own way to skip the layout pass)."""
+    ``Static.update``); ``same_lines_no_layout``: ``Static.update(layout=False)`` while the text
+    keeps its number of lines (Textual's own way to skip the layout pass)."""
     from facility_tui.screens.widgets.detail_pane import DetailPane
     from facility_tui.screens.widgets.status_pane import StatusPane
     from textual.widgets import Static
@@ -122,8 +86,10 @@ def _static_lines() -> Iterator[None]:
         def update(self, content: Any = "", *, layout: bool = True) -> None:
             old = self._text
             self._text = content if isinstance(content, Text) else Text(str(content))
-            same = len(old.plain.split("\n")) == len(self._text.plain.split("\n"))
-            super().update(content, layout=layout and not same)
+            if same_lines_no_layout:
+                same = len(old.plain.split("\n")) == len(self._text.plain.split("\n"))
+                layout = layout and not same
+            super().update(content, layout=layout)
 
     panes = (StatusPane, DetailPane)
     bases = [cls.__bases__ for cls in panes]
@@ -134,6 +100,15 @@ def _static_lines() -> Iterator[None]:
     finally:
         for cls, was in zip(panes, bases, strict=True):
             cls.__bases__ = was
+
+
+def _text_pane() -> contextlib.AbstractContextManager[None]:
+    return _static_panes(same_lines_no_layout=False)
+
+
+def _static_lines() -> contextlib.AbstractContextManager[None]:
+    """As ``text-pane``, laid out only when the text's number of lines changes."""
+    return _static_panes(same_lines_no_layout=True)
 
 
 @contextlib.contextmanager
