@@ -35,8 +35,6 @@ from textual.screen import Screen
 from textual.widget import Widget
 
 from facility_tui import store
-from facility_tui.campaign import templates
-from facility_tui.campaign.catalogs import complete
 from facility_tui.campaign.folder import Campaign
 from facility_tui.commands.grammar import CommandError, quote
 from facility_tui.model.encounter import Encounter, Phase
@@ -602,6 +600,9 @@ def quick_key(system: str, key: str) -> QuickKey | None:
 def complete_name(ws: Workspace, line: str) -> str | None:
     """The command line with a template's name (after ``from=``) or a catalog's name (its
     rules' and the campaign's) completed."""
+    from facility_tui.campaign import templates
+    from facility_tui.campaign.catalogs import complete
+
     campaign = Campaign(ws.folder)
     return templates.complete(line, campaign) or complete(line, ws.encounter.system, campaign)
 

@@ -22,17 +22,11 @@ from textual.content import Content
 from textual.fuzzy import Matcher
 from textual.markup import escape
 
-from facility_tui.campaign import templates
-from facility_tui.campaign.catalogs import KINDS
 from facility_tui.commands.dispatch import help_lines, listed
 from facility_tui.commands.grammar import quote
 from facility_tui.model.text import printable
 
-from .catalog_browser import catalog_screen
 from .main import MainScreen
-from .player_view import show_player_view
-from .sharing import sharing_of
-from .timeline import open_timeline
 from .widgets.detail_pane import side_label
 from .widgets.order_list import list_number
 
@@ -50,6 +44,8 @@ def _highlight(matcher: Matcher, text: str) -> Content:
 
 
 def _browse(main: MainScreen, system: str, kind: str) -> None:
+    from .catalog_browser import catalog_screen
+
     main.app.push_screen(catalog_screen(system, kind, main.ws.folder))
 
 
@@ -58,6 +54,14 @@ class FacilityCommands(Provider):
 
     def _entries(self) -> Iterator[tuple[str, str, Callable[[], object]]]:
         """(text shown, help, what choosing it does), in the order shown with no query."""
+        # (imported when the palette opens: none of them is needed for the first frame)
+        from facility_tui.campaign import templates
+        from facility_tui.campaign.catalogs import KINDS
+
+        from .player_view import show_player_view
+        from .sharing import sharing_of
+        from .timeline import open_timeline
+
         main = self.screen
         if not isinstance(main, MainScreen):
             return  # (a dialog is open: nothing here applies to it)
