@@ -129,8 +129,10 @@ def _parser() -> argparse.ArgumentParser:
     fc = sub.add_parser(
         "forecast", help="play a save's fight out many times and print how it is likely to go"
     )
-    fc.add_argument("save", type=Path)
-    fc.add_argument("--runs", type=int, default=1000, help="plays (default 1000)")
+    fc.add_argument(
+        "save", type=Path, nargs="?", help="a save, or a day of fights (docs/forecast.md)"
+    )
+    fc.add_argument("--runs", type=int, help="plays (default 1000, or the day file's)")
     fc.add_argument("--seed", type=int, help="seed of the plays (default: the save's own)")
     fc.add_argument(
         "--play",
@@ -139,6 +141,15 @@ def _parser() -> argparse.ArgumentParser:
         metavar="NAME=PLAY",
         help="change how one combatant is played: focus, spread, hold, 'flee at LEVEL' "
         "(docs/forecast.md); repeat for others",
+    )
+    fc.add_argument(
+        "--ledger",
+        type=Path,
+        nargs="?",
+        const="",  # (--ledger alone: the saves folder, found when it runs)
+        metavar="FOLDER",
+        help="how well the campaign's recorded forecasts did: a Brier score and a reliability "
+        "table (default: the saves folder)",
     )
     form = fc.add_mutually_exclusive_group()
     form.add_argument("--json", dest="form", action="store_const", const="json", help="as JSON")
@@ -254,9 +265,9 @@ def _dispatch(ns: argparse.Namespace) -> int:
             branch=ns.branch,
         )
     if ns.cmd == "forecast":
-        return forecast_cmd(
-            ns.save, ns.runs, ns.seed, ns.play, form=ns.form, from_backup=ns.from_backup
-        )
+        from facility_tui.forecasting import dispatch
+
+        return dispatch(ns)
     if ns.cmd == "watch":
         return watch_cmd(ns.save, served=ns.served)
     if ns.cmd == "serve":
@@ -362,6 +373,7 @@ def _apply_locked(
     campaign = session.campaign = Campaign(save.parent)  # the save's folder is its campaign
     session.seed = seed
     kept = None  # the party as it was, once a line changes it: all lines or none
+    end: tuple[Any, Any] | None = None  # the last line that ended the fight: (before, after)
     for line in lines:
         try:
             read = session.read(line)
@@ -369,7 +381,10 @@ def _apply_locked(
                 read, line = seeded, seeded.text
             if read.beside:  # (the roster's own change, in party.toml: put back on a refusal)
                 kept = kept or roster.mark(campaign)
+            before = session.encounter
             outcome = session.execute(read)
+            if _ends(before, session.encounter):
+                end = (before, session.encounter)
         except UnknownCommand as err:
             _err(f"'{line}': {err}; 'facility-tui commands' lists them; nothing was saved")
             return _undone(campaign, kept, 1)
@@ -395,7 +410,18 @@ def _apply_locked(
     except store.SaveError as err:
         _err(str(err))
         return _undone(campaign, kept, 2)
+    if end is not None:  # (once saved: the fight's outcome beside its forecasts, the last end)
+        from facility_tui.campaign.ledger import end_note
+
+        if note := end_note(campaign, save, *end):
+            _err(note)
     return 0
+
+
+def _ends(before: Any, after: Any) -> bool:
+    from facility_tui.model.encounter import Phase
+
+    return before.phase is not Phase.ENDED and after.phase is Phase.ENDED
 
 
 def _undone(campaign: Any, kept: Any, code: int) -> int:
@@ -519,8 +545,10 @@ def forecast_cmd(
     form: str | None,
     from_backup: bool = False,
 ) -> int:
-    """docs/forecast.md: reads the save (held by the tracker or not), writes nothing."""
+    """docs/forecast.md: reads the save (held by the tracker or not), writes nothing to it;
+    the forecast is kept in the campaign's ledger (``campaign.ledger``)."""
     from facility_tui.forecast import engine as forecast
+    from facility_tui.model.encounter import PCS
 
     if not 1 <= runs <= MAX_RUNS:
         _err(f"--runs must be from 1 to {MAX_RUNS}, got {runs}")
@@ -542,6 +570,9 @@ def forecast_cmd(
     except forecast.ForecastError as err:
         _err(str(err))
         return 1
+    from facility_tui.forecasting import keep
+
+    keep(save, session, tally.wins[PCS], tally.runs, seed, chosen)
     if form == "json":
         print(json_text(forecast.as_dict(enc, tally, chosen, seed)))
     elif form == "md":
@@ -765,7 +796,7 @@ def _problems_of(file: Path) -> list[str]:
     import tomllib
 
     from facility_tui import store
-    from facility_tui.campaign.folder import PARTY
+    from facility_tui.campaign.folder import LEDGER, PARTY
 
     try:
         raw, _ = store.read_regular(file)
@@ -775,6 +806,10 @@ def _problems_of(file: Path) -> list[str]:
         doc = tomllib.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError):
         doc = {}  # (the store says best what is wrong with it: cut short, damaged...)
+    if file.name == LEDGER:  # the campaign's forecast ledger: each entry as --ledger reads it
+        from facility_tui.forecasting import ledger_problems
+
+        return ledger_problems(file)
     if file.name == PARTY:  # the campaign's party: its PCs, checked as party join reads them
         from facility_tui.campaign.roster import validate
 

@@ -59,6 +59,7 @@ class Workspace:
         self.shown = False  # a fight is shown (until then, closing writes nothing)
         self.refused: tuple[Path, str] | None = None  # a save open_initial could not take
         self._opened: Encounter | None = None  # the fight as opened: changed, a backup at close
+        self.ledger_note = ""  # why the last end could not be kept in the forecast ledger
 
     # -- saving -------------------------------------------------------------------------------
 
@@ -460,7 +461,15 @@ class Workspace:
         if not line:
             raise CommandError("type a command, or press escape; ? lists them")
         self.check_writable()
-        return self.session.execute(line, prompt=prompt)
+        before = self.session.encounter
+        outcome = self.session.execute(line, prompt=prompt)
+        self.ledger_note = _ended(self.session, self.path, before)
+        return outcome
+
+    def take_ledger_note(self) -> str:
+        """The line to say that the fight's end could not be kept in the ledger ("": none)."""
+        note, self.ledger_note = self.ledger_note, ""
+        return note
 
     def check_writable(self) -> None:
         """``CommandError`` unless this window may change the shown fight (its timeline's
@@ -477,7 +486,10 @@ class Workspace:
         walks back from it, the next command branches from it); ``CommandError`` if it cannot
         be (nothing changed)."""
         self.check_writable()
-        return self.session.go(nid)
+        before = self.session.encounter
+        outcome = self.session.go(nid)
+        self.ledger_note = _ended(self.session, self.path, before)
+        return outcome
 
     def preview(self, line: str) -> list[str]:
         """What ``line`` would do (shown as the GM types it); changes nothing, even read-only."""
@@ -485,6 +497,16 @@ class Workspace:
 
     def saves(self) -> list[Path]:
         return store.list_saves(self.folder)
+
+
+def _ended(session: Session, path: Path, before: Encounter) -> str:
+    """A change that ended the fight writes its outcome to the forecast ledger
+    (``campaign.ledger``); the line to say when it could not ("")."""
+    if session.encounter is before:
+        return ""
+    from facility_tui.campaign.ledger import end_note
+
+    return end_note(session.campaign, path, before, session.encounter)
 
 
 def _quoted(text: str) -> str:

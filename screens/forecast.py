@@ -15,6 +15,8 @@ Names come from the save: every line is shown as plain text (``Text``), never ma
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on
@@ -25,11 +27,18 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Label, ProgressBar
 
 from facility_tui.forecast import engine as forecast
-from facility_tui.model.encounter import Encounter
+from facility_tui.model.encounter import PCS, Encounter
 from facility_tui.model.text import printable
 from facility_tui.systems.plays import PLAY_WORDS, Play
 
 from .render.text_pane import TextPane
+
+if TYPE_CHECKING:
+    from facility_tui.workspace import Workspace
+
+# Keeps a forecast that played to its end (its tally, the plays it used, its seed) in the
+# campaign's ledger; returns the line to say when it could not ("": kept)
+Keeper = Callable[[forecast.Tally, dict[str, Play], int], str]
 
 RUNS = 1000
 # s: the figures are shown again at most this often (and when the last play is in): each time
@@ -87,9 +96,12 @@ class ForecastScreen(ModalScreen[str]):
         processes: int | None = None,
         *,
         plays: str = "",
+        keep: Keeper | None = None,
     ) -> None:
-        """``plays``: the plays line as the GM left it at the last forecast of this fight."""
+        """``plays``: the plays line as the GM left it at the last forecast of this fight;
+        ``keep``: where each forecast that plays to its end is kept (the forecast ledger)."""
         super().__init__()
+        self.keep = keep
         self.enc = enc
         self.runs = RUNS if runs is None else runs
         self.processes = processes
@@ -171,6 +183,7 @@ class ForecastScreen(ModalScreen[str]):
     def _play(self, generation: int) -> None:
         """In a thread: the forecast's chunks as they arrive, shown on the app's thread."""
         shown = 0.0
+        tally = None
         try:
             for tally in forecast.run(
                 self.enc,
@@ -188,6 +201,14 @@ class ForecastScreen(ModalScreen[str]):
                 shown = now
                 lines = forecast.lines(self.enc, tally, self.plays, self.seed)
                 self.app.call_from_thread(self._show, generation, tally.runs, lines)
+            if (
+                self.keep is not None
+                and tally is not None
+                and tally.runs == self.runs
+                and generation == self._generation
+                and (note := self.keep(tally, self.plays, self.seed))
+            ):
+                self.app.call_from_thread(self._said, note)
         except forecast.ForecastError as err:
             self.app.call_from_thread(self._show, generation, 0, [str(err)])
         except Exception as err:  # (a pool that could not start: said, not raised)
@@ -201,6 +222,10 @@ class ForecastScreen(ModalScreen[str]):
         self.query_one(ProgressBar).update(progress=runs)
         shown = [Text(printable(line)) for line in lines]  # (lines as they are: no join, split)
         self.query_one("#forecast-text", TextPane).show_lines(shown)
+
+    def _said(self, note: str) -> None:
+        if self.is_attached:
+            self.notify(note, severity="warning", timeout=10, markup=False)
 
     @on(Input.Changed)
     def _typing(self, _event: Input.Changed) -> None:
@@ -227,3 +252,28 @@ class ForecastScreen(ModalScreen[str]):
     def action_close(self) -> None:
         self._generation += 1  # the running plays stop (their workers are ended)
         self.dismiss(self.query_one(Input).value)
+
+
+def ledger_keeper(ws: Workspace) -> Keeper | None:
+    """The ``keep`` of a forecast of the fight ``ws`` shows as it stands: its campaign's
+    forecast ledger (``campaign.ledger``), the fight by its save's name, at the present step."""
+    from facility_tui.campaign import ledger
+
+    campaign, session = ws.session.campaign, ws.session
+    if campaign is None:
+        return None
+    enc, step, name = (
+        session.encounter,
+        session.timeline.current,
+        ledger.fight_name(campaign, ws.path),
+    )
+
+    def keep(tally: forecast.Tally, plays: dict[str, Play], seed: int) -> str:
+        entry = ledger.entry_of(enc, step, tally.runs, tally.wins[PCS], seed, plays)
+        try:
+            ledger.record(campaign, name, entry)
+        except ledger.LedgerError as err:
+            return f"The forecast ledger: {err}"
+        return ""
+
+    return keep

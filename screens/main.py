@@ -537,7 +537,7 @@ class MainScreen(Screen[None]):
     def action_forecast(self) -> None:
         """The danger forecast of the fight as it stands (docs/forecast.md): nothing changes.
         Its plays line comes back as the GM left it in this fight's last forecast."""
-        from .forecast import ForecastScreen
+        from .forecast import ForecastScreen, ledger_keeper
 
         path = self.ws.path
 
@@ -545,7 +545,8 @@ class MainScreen(Screen[None]):
             self._plays_typed[path] = typed or ""
 
         typed = self._plays_typed.get(path, "")
-        self.app.push_screen(ForecastScreen(self.ws.encounter, plays=typed), keep)
+        screen = ForecastScreen(self.ws.encounter, plays=typed, keep=ledger_keeper(self.ws))
+        self.app.push_screen(screen, keep)
 
     def action_quit(self) -> None:
         if not self.ws.flush(timeout=3.0) and not self._quit_anyway:

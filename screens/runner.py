@@ -63,6 +63,8 @@ class LineRunner:
             return False
         self.clear_toasts()  # a refusal the GM has just corrected is done with
         screen.after_change()
+        if note := ws.take_ledger_note():  # (the fight ended; its outcome could not be kept)
+            screen.notify(note, severity="warning", timeout=10, markup=False)
         verb = (line.split() or [""])[0].lower()
         if not outcome.events or verb in HISTORY_VERBS:
             screen.notify(outcome.message, timeout=3)

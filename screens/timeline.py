@@ -250,6 +250,8 @@ class TimelineScreen(ModalScreen[None]):
         self.main.publish()
         self.main.after_change()
         self.main.notify(f"{outcome.message}. The next command starts a branch here; u walks back")
+        if note := self.ws.take_ledger_note():
+            self.main.notify(note, severity="warning", timeout=10, markup=False)
         self.dismiss(None)
 
     def action_close(self) -> None:
@@ -333,10 +335,13 @@ class TimelineScreen(ModalScreen[None]):
         return f"{step}, {round_title(enc.round).lower()}"
 
     def action_forecast(self) -> None:
-        """The forecast from the step under the cursor: nothing in the fight changes."""
-        from .forecast import ForecastScreen
+        """The forecast from the step under the cursor: nothing in the fight changes. From a
+        step before the present it is a what-if, not kept in the forecast ledger."""
+        from .forecast import ForecastScreen, ledger_keeper
 
-        self.app.push_screen(ForecastScreen(self.ws.session.state_at(self.cursor)))
+        enc = self.ws.session.state_at(self.cursor)
+        keep = ledger_keeper(self.ws) if self.cursor == self.ws.session.timeline.current else None
+        self.app.push_screen(ForecastScreen(enc, keep=keep))
 
     async def _on_key(self, event: events.Key) -> None:
         event.stop()  # (any other key does nothing here: the fight shown is read-only)

@@ -6,7 +6,9 @@ git:
 - ``templates/``   one combatant per file, added to a fight by name (``add NAME from=TEMPLATE``);
 - ``catalogs/``    the campaign's own weapons, armor, PPE and items, added to or overriding the
                    ones each rule system ships;
-- ``archive/``     encounters set aside from the browser (moved, never deleted).
+- ``archive/``     encounters set aside from the browser (moved, never deleted);
+- ``ledger.toml``  every forecast of a fight, and how the fight ended (``campaign.ledger``);
+- ``*.day.toml``   a day of fights to forecast (``forecast.day``), never an encounter.
 
 The layout is named here once; the store lists as encounters only the other ``*.toml`` files.
 """
@@ -24,8 +26,10 @@ PARTY = "party.toml"
 TEMPLATES = "templates"
 CATALOGS = "catalogs"
 ARCHIVE = "archive"
+LEDGER = "ledger.toml"
+DAY_SUFFIX = ".day.toml"
 # File stems an encounter's save may not take: a fight called "Party" is saved as party-2.toml.
-RESERVED_STEMS = frozenset({Path(PARTY).stem})
+RESERVED_STEMS = frozenset({Path(PARTY).stem, Path(LEDGER).stem})
 
 
 @frozen
@@ -50,10 +54,18 @@ class Campaign:
     def archive(self) -> Path:
         return self.folder / ARCHIVE
 
+    @property
+    def ledger(self) -> Path:
+        return self.folder / LEDGER
+
 
 def is_encounter_file(path: Path) -> bool:
     """Whether a ``*.toml`` file directly in the campaign folder is an encounter's save."""
-    return path.stem not in RESERVED_STEMS and not path.name.startswith(".")
+    return (
+        path.stem not in RESERVED_STEMS
+        and not path.name.startswith(".")
+        and not path.name.endswith(DAY_SUFFIX)
+    )
 
 
 # -- what a command reads from the campaign, recorded like dice ---------------------------------

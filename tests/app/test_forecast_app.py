@@ -321,3 +321,94 @@ async def test_a_refused_play_is_said_as_typed(tmp_path: Path, make_app: AppMake
         said = f"unknown play 'Hold[bold red]Boss[/]': use {PLAY_WORDS}"
         assert notes == [(said, False)]  # (shown as it reads: no markup)
         await pilot.press("escape")
+
+
+def kept(folder: Path) -> list[dict[str, object]]:
+    """The forecasts the campaign's ledger keeps, of every fight."""
+    import tomllib
+
+    path = folder / "ledger.toml"
+    if not path.exists():
+        return []
+    doc = tomllib.loads(path.read_text(encoding="utf-8"))
+    return [e for fight in doc.get("fight", []) for e in fight.get("forecast", [])]
+
+
+async def forecast_to_the_end(app: FacilityApp, pilot, runs: int = 60) -> None:  # type: ignore[no-untyped-def]
+    await pilot.press("F")
+    assert isinstance(app.screen, ForecastScreen)
+    bar = app.screen.query_one(ProgressBar)
+    await wait_for(lambda: bar.progress >= runs)
+    await asyncio.sleep(0.2)  # (the ledger is written by the plays' thread once it is done)
+    await pilot.press("escape")
+
+
+@pytest.mark.usefixtures("few_runs")
+async def test_f_keeps_each_forecast_in_the_ledger_once_a_step(
+    tmp_path: Path, make_app: AppMaker
+) -> None:
+    app = make_app(demo="facility")
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await pilot.pause()
+        for _ in range(3):  # (F pressed three times on the fight as it stands: one entry)
+            await forecast_to_the_end(app, pilot)
+        await pilot.press("F", "escape")  # (closed before its plays finish: not kept)
+        entries = kept(tmp_path)
+        assert len(entries) == 1
+        assert entries[0]["step"] == app.workspace.session.timeline.current
+        assert entries[0]["runs"] == 60 and entries[0]["round"] == 0
+        await pilot.press("s")
+        await pilot.pause()
+        await forecast_to_the_end(app, pilot)
+        assert [e["round"] for e in kept(tmp_path)] == [0, 1]
+        await pilot.press("escape", "colon", *"end", "enter")
+        await pilot.pause()
+        import tomllib
+
+        doc = tomllib.loads((tmp_path / "ledger.toml").read_text(encoding="utf-8"))
+        (fight,) = doc["fight"]
+        assert fight["save"] == app.workspace.path.name
+        assert fight["outcome"] == "none"  # (ended with both sides standing)
+
+
+async def test_a_forecast_from_a_past_step_is_a_what_if_and_not_kept(
+    tmp_path: Path, make_app: AppMaker, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(forecast_screen, "RUNS", 20)
+    app = make_app(demo="2297")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("s", "n")
+        await pilot.pause()
+        await pilot.press("T", "f")  # (the timeline's forecast of the present: kept, as F's)
+        bar = app.screen.query_one(ProgressBar)
+        await wait_for(lambda: bar.progress >= 20)
+        await asyncio.sleep(0.2)
+        await pilot.press("escape", "escape")
+        now = app.workspace.session.timeline.current
+        assert [e["step"] for e in kept(tmp_path)] == [now]
+        await pilot.press("T", "home", "f")
+        assert isinstance(app.screen, ForecastScreen)
+        bar = app.screen.query_one(ProgressBar)
+        await wait_for(lambda: bar.progress >= 20)
+        await asyncio.sleep(0.2)
+        await pilot.press("escape", "escape")
+        assert [e["step"] for e in kept(tmp_path)] == [now]
+
+
+@pytest.mark.usefixtures("few_runs")
+async def test_a_ledger_that_cannot_be_written_says_so_and_the_forecast_shows(
+    tmp_path: Path, make_app: AppMaker
+) -> None:
+    (tmp_path / "ledger.toml").write_text("not = [toml", encoding="utf-8")
+    app = make_app(demo="facility")
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await pilot.pause()
+        await pilot.press("F")
+        bar = app.screen.query_one(ProgressBar)
+        await wait_for(lambda: bar.progress >= 60)
+        await wait_for(lambda: any("ledger" in str(n.message) for n in app._notifications))
+        (said,) = [str(n.message) for n in app._notifications if "ledger" in str(n.message)]
+        assert "not TOML" in said and "\n" not in said
+        assert "PCs win" in shown(app)
+    assert (tmp_path / "ledger.toml").read_text(encoding="utf-8") == "not = [toml"

@@ -489,7 +489,8 @@ def test_cli_forecast_reads_a_held_save_and_changes_nothing(
     assert data["runs"] == 40 and data["seed"] == 3
     assert data["sides"][PCS]["win"]["count"] + data["sides"][ENEMIES]["win"]["count"] == 40
     assert path.read_bytes() == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == listing
+    # (the save untouched; beside it only the campaign's forecast ledger, which keeps it)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([*listing, "ledger.toml"])
     opened = store.open_save(path, keep_aside=False)
     assert opened.session.encounter.round == 1
 
