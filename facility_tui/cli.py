@@ -127,7 +127,9 @@ def _parser() -> argparse.ArgumentParser:
     se.add_argument("--with-stdin", action="store_true", help=argparse.SUPPRESS)  # (the tracker's)
 
     fc = sub.add_parser(
-        "forecast", help="play a save's fight out many times and print how it is likely to go"
+        "forecast",
+        help="play a save's fight (or a day of fights) out many times and print how it is likely"
+        " to go; --ledger: how well the kept forecasts did",
     )
     fc.add_argument(
         "save", type=Path, nargs="?", help="a save, or a day of fights (docs/forecast.md)"
@@ -796,7 +798,7 @@ def _problems_of(file: Path) -> list[str]:
     import tomllib
 
     from facility_tui import store
-    from facility_tui.campaign.folder import LEDGER, PARTY
+    from facility_tui.campaign.folder import DAY_SUFFIX, LEDGER, PARTY
 
     try:
         raw, _ = store.read_regular(file)
@@ -810,6 +812,10 @@ def _problems_of(file: Path) -> list[str]:
         from facility_tui.forecasting import ledger_problems
 
         return ledger_problems(file)
+    if file.name.endswith(DAY_SUFFIX):  # a day of fights: as forecast DAY reads it
+        from facility_tui.forecasting import day_problems
+
+        return day_problems(file)
     if file.name == PARTY:  # the campaign's party: its PCs, checked as party join reads them
         from facility_tui.campaign.roster import validate
 

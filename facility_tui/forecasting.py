@@ -7,6 +7,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from facility_tui.campaign.folder import DAY_SUFFIX
 from facility_tui.cli import _err, _out, forecast_cmd, json_text
 
 
@@ -23,8 +24,87 @@ def dispatch(ns: argparse.Namespace) -> int:
     if ns.save is None:
         _err("forecast takes a save, a day file, or --ledger")
         return 2
+    if ns.save.name.endswith(DAY_SUFFIX) or _reads_as_day(ns.save):
+        if ns.play or ns.from_backup:
+            _err("a day of fights plays each fight its default way: --play and --from-backup "
+                 "are for one save")  # fmt: skip
+            return 1
+        return day_cmd(ns.save, ns.runs, ns.seed, form=ns.form)
     runs = 1000 if ns.runs is None else ns.runs
     return forecast_cmd(ns.save, runs, ns.seed, ns.play, form=ns.form, from_backup=ns.from_backup)
+
+
+def _reads_as_day(path: Path) -> bool:
+    """A file that is a day of fights, whatever its name (``day = [...]``, no save's keys)."""
+    from facility_tui.forecast.day import is_day
+
+    try:
+        with path.open("rb") as f:
+            head = f.read(1 << 16)
+    except OSError:
+        return False
+    return is_day(head.decode("utf-8", "replace"))
+
+
+def day_cmd(path: Path, runs: int | None, seed: int | None, *, form: str | None) -> int:
+    """docs/forecast.md, 'A day of fights': the day file's fights read (held by the tracker or
+    not), played in order with the party carried between them; writes nothing."""
+    import sys
+
+    from facility_tui.cli import MAX_RUNS, _opened
+    from facility_tui.forecast import day as days
+    from facility_tui.forecast.engine import ForecastError
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        why = err.strerror if isinstance(err, OSError) else "not UTF-8 text"
+        _err(f"{path}: cannot be read: {why or err}")
+        return 2
+    try:
+        plan = days.read_plan(text, path.name)
+    except days.DayError as err:
+        _err(str(err))
+        return err.code
+    runs = runs if runs is not None else plan.runs if plan.runs is not None else days.RUNS
+    if not 1 <= runs <= MAX_RUNS:
+        _err(f"--runs must be from 1 to {MAX_RUNS}, got {runs}")
+        return 1
+    fights = []
+    for name in plan.fights:
+        save = path.parent / name
+        if not save.is_file():
+            _err(f"{path.name}: no fight {name} (looked for {save}); nothing was played")
+            return 2
+        opened = _opened(save, False)
+        if opened is None:
+            return 2
+        fights.append(opened.session.encounter)
+    seed = seed if seed is not None else plan.seed if plan.seed is not None else fights[0].seed
+    try:
+        day = days.day_of(plan, fights, seed, path.name)
+        tally = days.DayTally(len(day.fights), day.pcs)
+        counting = sys.stderr.isatty()
+        for tally in days.run(day, runs):
+            if counting:
+                print(f"\r{tally.runs}/{runs} plays", end="", file=sys.stderr, flush=True)
+        if counting:
+            print("\r\033[K", end="", file=sys.stderr, flush=True)
+    except days.DayError as err:
+        _err(str(err))
+        return err.code
+    except ForecastError as err:
+        _err(str(err))
+        return 1
+    if form == "json":
+        print(json_text(days.as_dict(day, tally, path.name)))
+    elif form == "md":
+        for line in days.markdown(day, tally, path.name).rstrip("\n").split("\n"):
+            _out(line)
+    else:
+        for line in days.lines(day, tally, path.name):
+            _out(line)
+    return 0
 
 
 def ledger_cmd(folder: Path | None, *, form: str | None) -> int:
@@ -74,3 +154,19 @@ def ledger_problems(file: Path) -> list[str]:
     except ledger.LedgerError as err:
         return [str(err)]
     return [f"{file.parent / problem}" for problem in found]
+
+
+def day_problems(file: Path) -> list[str]:
+    """``validate``'s lines for a day file (``*.day.toml``): as ``forecast DAY`` reads it, its
+    fights there."""
+    from facility_tui.forecast import day as days
+
+    try:
+        plan = days.read_plan(file.read_text(encoding="utf-8"), str(file))
+    except (OSError, UnicodeDecodeError) as err:
+        return [f"{file}: cannot be read: {err}"]
+    except days.DayError as err:
+        return [str(err)]
+    return [
+        f"{file}: no fight {name}" for name in plan.fights if not (file.parent / name).is_file()
+    ]

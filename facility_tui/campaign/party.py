@@ -202,6 +202,53 @@ def lasting(system: str, pc: Combatant) -> Combatant:
     return evolve(pc, **fight, sheet=sheet)
 
 
+def between(
+    system: str,
+    pcs: Sequence[Combatant],
+    sub: str,
+    args: Sequence[str],
+    options: dict[str, str],
+    seed: int,
+) -> tuple[list[Combatant], list[str]]:
+    """``party rest [NAMES]`` or ``party heal LINE`` (``sub``) on ``pcs``, PCs of ``system``,
+    in a fight of their own that is never saved, its dice seeded ``seed``: the PCs after it,
+    as the party keeps them (``lasting``), in their order, and its log lines. Writes nothing
+    (``forecast.day`` rests a day's party with it). ``CommandError`` on a line the rules
+    refuse."""
+    from facility_tui.commands.dispatch import apply, listed
+    from facility_tui.commands.grammar import quote
+
+    rules = rules_for(system)
+    downtime = Encounter("Between fights", system, seed=seed, state=rules.new_state(), handles=0)
+    for pc in pcs:
+        downtime = downtime.joined(pc)
+    if sub == "rest":
+        if options:
+            raise CommandError(f"'party rest' does not take {', '.join(options)}=")
+        who = [resolve(downtime, name, listed).id for name in args] or [pc.id for pc in pcs]
+        if not rules.carry.rest_between:
+            raise CommandError(f"{rules.title} has no rest between fights: party heal LINE")
+        lines = [rules.carry.rest_between.format(who=quote(cid)) for cid in who]
+    elif sub in ("heal", "do"):
+        if not args:
+            raise CommandError(
+                "usage: party heal LINE, a command of the rules on the party (2297: aid, heal, "
+                "rest, newday, fatigue...; Facility: break, tend, shift, scar...)"
+            )
+        more = [f"{k}={quote(v)}" for k, v in options.items()]
+        lines = [" ".join([*(quote(a) for a in args), *more])]
+    else:
+        raise CommandError(
+            f"unknown 'party {sub}': use list, add, return, rest, heal, undo or redo "
+            "(party join brings the party into a fight in setup)"
+        )
+    after = downtime
+    for each in lines:
+        after = apply(after, each).encounter
+    said = [e.text for e in after.log[len(downtime.log) :]]
+    return [lasting(system, after.get(pc.id)) for pc in pcs], said
+
+
 def find(members: list[Member], system: str, name: str) -> Member | None:
     for m in members:
         if m.system == system and m.pc.name.lower() == name.strip().lower():

@@ -25,6 +25,7 @@ from facility_tui.campaign.folder import Campaign, CampaignError
 from facility_tui.campaign.party import (
     Change,
     Member,
+    between,
     changes,
     chosen,
     find,
@@ -35,8 +36,8 @@ from facility_tui.campaign.party import (
     parse_party,
     read_text,
 )
-from facility_tui.commands.dispatch import apply, find_spec, listed
-from facility_tui.commands.grammar import CommandError, quote
+from facility_tui.commands.dispatch import find_spec, listed
+from facility_tui.commands.grammar import CommandError
 from facility_tui.commands.spec import Call, resolve
 from facility_tui.model.encounter import PCS, Encounter
 from facility_tui.model.text import counted
@@ -265,44 +266,16 @@ def _downtime(
     system = options.pop("system", "").lower() or _system_for(sub, args, enc.system, have)
     if system not in have:
         raise CommandError(f"the party has no {system} PC")
-    rules = rules_for(system)
     if seed is None:
         seed = int.from_bytes(os.urandom(4), "big")
-    downtime = Encounter("Between fights", system, seed=seed, state=rules.new_state(), handles=0)
     ours = [m for m in members if m.system == system]
-    for m in ours:
-        downtime = downtime.joined(m.pc)
-    if sub == "rest":
-        if options:
-            raise CommandError(f"'party rest' does not take {', '.join(options)}=")
-        who = [_pc_id(downtime, name) for name in args] or [m.pc.id for m in ours]
-        if not rules.carry.rest_between:
-            raise CommandError(f"{rules.title} has no rest between fights: party heal LINE")
-        lines = [rules.carry.rest_between.format(who=quote(cid)) for cid in who]
-    elif sub in ("heal", "do"):
-        if not args:
-            raise CommandError(
-                "usage: party heal LINE, a command of the rules on the party (2297: aid, heal, "
-                "rest, newday, fatigue...; Facility: break, tend, shift, scar...)"
-            )
-        more = [f"{k}={quote(v)}" for k, v in options.items()]
-        lines = [" ".join([*(quote(a) for a in args), *more])]
-    else:
-        raise CommandError(
-            f"unknown 'party {sub}': use list, add, return, rest, heal, undo or redo "
-            "(party join brings the party into a fight in setup)"
-        )
-    after = downtime
-    for each in lines:
-        after = apply(after, each).encounter
-    log = after.log[len(downtime.log) :]
+    after, said = between(system, [m.pc for m in ours], sub, args, options, seed)
     changed = []
-    for m in ours:
-        kept = lasting(system, after.get(m.pc.id))
+    for m, kept in zip(ours, after, strict=True):
         if kept.sheet != m.pc.sheet:
             members = _replaced(members, Member(system, kept))
             changed.append(m.pc.name)
-    message = " · ".join(e.text for e in log) or "Done"
+    message = " · ".join(said) or "Done"
     if changed:
         write(campaign, render(members), f"party {sub} ({', '.join(changed)})")
     return f"Party: {message}"
@@ -327,10 +300,6 @@ def _knows(system: str, verb: str) -> bool:
     except CommandError:
         return False
     return True
-
-
-def _pc_id(enc: Encounter, name: str) -> str:
-    return resolve(enc, name, listed).id
 
 
 def validate(text: str, file: str) -> list[str]:

@@ -24,7 +24,7 @@ import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
 from typing import Any
 
 import attrs
@@ -390,7 +390,29 @@ def _chunk(start: Encounter, plays: Mapping[str, Play], seed: int, first: int, c
     return tally
 
 
-_JOB: tuple[Encounter, dict[str, Play], int] | None = None  # a worker's fight, plays and seed
+class Job:
+    """What a pool's workers play: sent to each worker once (``_worker``), then asked for
+    chunks of plays by their range (``chunk``), each chunk a value the caller merges. The
+    forecast's own is a fight's plays (``Plays``); a day of fights is another
+    (``forecast.day``)."""
+
+    def chunk(self, first: int, count: int) -> Any:
+        raise NotImplementedError
+
+
+@frozen
+class Plays(Job):
+    """A fight played out from ``start``, its plays seeded from ``seed``."""
+
+    start: Encounter
+    plays: dict[str, Play]
+    seed: int
+
+    def chunk(self, first: int, count: int) -> Tally:
+        return _chunk(self.start, self.plays, self.seed, first, count)
+
+
+_JOB: Job | None = None  # what a worker plays
 # A worker's collector: young objects collected after this many more allocations than frees (a
 # play frees nearly all it makes by reference counts: at the default 700 a worker collected
 # about once a play and scanned its imported modules again and again: docs/benchmarks.md,
@@ -398,7 +420,7 @@ _JOB: tuple[Encounter, dict[str, Play], int] | None = None  # a worker's fight, 
 WORKER_GC = (50_000, 50, 1000)
 
 
-def _worker(job: tuple[Encounter, dict[str, Play], int]) -> None:
+def _worker(job: Job) -> None:
     """A worker's start: the fight is sent once (a task is only its range of plays), and it
     runs at the lowest priority (nice 19, as the viewers do): the tracker's keys come first on
     a busy core (at nice 10 the keys slowed while the pool played, at 19 not measurably:
@@ -412,10 +434,9 @@ def _worker(job: tuple[Encounter, dict[str, Play], int]) -> None:
     gc.set_threshold(*WORKER_GC)
 
 
-def _worker_chunk(span: tuple[int, int]) -> Tally:
+def _worker_chunk(span: tuple[int, int]) -> Any:
     assert _JOB is not None
-    start, plays, seed = _JOB
-    return _chunk(start, plays, seed, *span)
+    return _JOB.chunk(*span)
 
 
 def read_plays(enc: Encounter, words: Mapping[str, str]) -> dict[str, Play]:
@@ -490,6 +511,23 @@ def run(
     enc = evolve(enc, log=())  # (no play reads it: a long campaign's is not sent to the workers)
     plays = dict(plays or {})
     tally = Tally(tuple(c.id for c in roster(enc)))
+    job = Plays(enc, plays, seed)
+    with contextlib.closing(pooled(job, runs, processes, chunk=chunk, stop=stop)) as parts:
+        for part in parts:
+            tally.merge(part)
+            yield tally
+
+
+def pooled(
+    job: Job,
+    runs: int,
+    processes: int | None = None,
+    *,
+    chunk: int = CHUNK,
+    stop: Callable[[], bool] | None = None,
+) -> Generator[Any, None, None]:
+    """``job``'s ``runs`` plays in chunks, each chunk's value yielded as it finishes, in
+    worker processes as ``run`` says (``processes``, ``stop``)."""
     count = workers() if processes is None else processes
     count = min(count, -(-runs // chunk))  # (no more workers than chunks of plays)
     spans = _spans(runs, chunk, count)
@@ -497,10 +535,9 @@ def run(
         for span in spans:
             if stop is not None and stop():
                 return
-            tally.merge(_chunk(enc, plays, seed, *span))
-            yield tally
+            yield job.chunk(*span)
         return
-    pool = _context().Pool(count, initializer=_worker, initargs=((enc, plays, seed),))
+    pool = _context().Pool(count, initializer=_worker, initargs=(job,))
     try:
         parts = pool.imap_unordered(_worker_chunk, spans)
         for _ in spans:
@@ -512,8 +549,7 @@ def run(
                 except multiprocessing.TimeoutError:
                     continue
                 break
-            tally.merge(part)
-            yield tally
+            yield part
     finally:
         pool.terminate()
         pool.join()
