@@ -97,9 +97,9 @@ def outcome_of(enc: Encounter) -> str:
 # -- reading and writing the file ----------------------------------------------------------
 
 
-def _load(path: Path) -> tuple[str, dict[str, Any]]:
+def _load(path: Path, then: str = "") -> tuple[str, dict[str, Any]]:
     """The ledger's text and its TOML; empty when there is none. ``LedgerError`` if it cannot
-    be read or is not TOML."""
+    be read or is not TOML (``then``: what it means for the change asked, said after it)."""
     import tomllib
 
     try:
@@ -108,11 +108,15 @@ def _load(path: Path) -> tuple[str, dict[str, Any]]:
         return "", {}
     except (OSError, UnicodeDecodeError) as err:
         why = err.strerror if isinstance(err, OSError) else "not UTF-8 text"
-        raise LedgerError(f"{path}: cannot be read: {why or err}") from None
+        raise LedgerError(f"{path}: cannot be read: {why or err}{then}") from None
     try:
         return text, tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
-        raise LedgerError(f"{path}: not TOML: {printable(str(err))}") from None
+        raise LedgerError(f"{path}: not TOML: {printable(str(err))}{then}") from None
+
+
+# (said when the ledger cannot be read to add to it: nothing is written over it)
+NOT_KEPT = "; not kept: fix the file by hand or move it aside (a new one is started)"
 
 
 def _plain(value: Any) -> Any:
@@ -141,13 +145,13 @@ def render(doc: Mapping[str, Any]) -> str:
     return "".join(out)
 
 
-def _write(campaign: Campaign, doc: Mapping[str, Any]) -> None:
+def _write(campaign: Campaign, doc: Mapping[str, Any], what: str) -> None:
     from facility_tui.store.atomic import write_atomic, write_error
 
     try:
         write_atomic(campaign.ledger, render(doc))
     except OSError as err:
-        said = write_error(campaign.ledger, err, "the forecast is shown but not kept")
+        said = write_error(campaign.ledger, err, f"{what} is not kept")
         raise LedgerError(f"{said}: make the campaign folder writable to keep the next") from None
 
 
@@ -167,11 +171,15 @@ def _fight(doc: dict[str, Any], name: str, create: bool) -> dict[str, Any] | Non
 
 def record(campaign: Campaign, name: str, entry: Entry) -> None:
     """Keep a forecast of fight ``name``: it replaces the one made at the same step (a forecast
-    asked again of the same fight as it stands counts once). ``LedgerError`` in one line if
+    asked again of the same fight as it stands counts once); an outcome written before is
+    taken away (the fight goes on: its next end is written). ``LedgerError`` in one line if
     the ledger cannot be read or written (then nothing changed)."""
-    _, doc = _load(campaign.ledger)
+    _, doc = _load(campaign.ledger, NOT_KEPT)
     table = _fight(doc, name, create=True)
     assert table is not None
+    # (a fight forecast is not over: resumed, or an end undone; its next end is its outcome)
+    table.pop("outcome", None)
+    table.pop("ended", None)
     kept = table.setdefault("forecast", [])
     if not isinstance(kept, list):
         raise LedgerError(f"{campaign.ledger}: fight {name!r}: forecast must be tables")
@@ -182,7 +190,7 @@ def record(campaign: Campaign, name: str, entry: Entry) -> None:
             del kept[i]
     else:
         kept.append(entry.data())
-    _write(campaign, doc)
+    _write(campaign, doc, "this forecast")
 
 
 def ended(campaign: Campaign, name: str, enc: Encounter, when: str | None = None) -> bool:
@@ -191,7 +199,7 @@ def ended(campaign: Campaign, name: str, enc: Encounter, when: str | None = None
     not ended; whether it wrote. ``LedgerError`` if the ledger cannot be read or written."""
     if enc.phase is not Phase.ENDED or not campaign.ledger.exists():
         return False
-    _, doc = _load(campaign.ledger)
+    _, doc = _load(campaign.ledger, NOT_KEPT)
     table = _fight(doc, name, create=False)
     if table is None:
         return False
@@ -199,7 +207,7 @@ def ended(campaign: Campaign, name: str, enc: Encounter, when: str | None = None
     if table.get("outcome") == outcome and "ended" in table:
         return False  # (the same end again, an undo and redo of it: the first time it came)
     table["outcome"], table["ended"] = outcome, when
-    _write(campaign, doc)
+    _write(campaign, doc, "the fight's outcome")
     return True
 
 

@@ -310,3 +310,32 @@ def test_validate_checks_the_ledger_as_forecast_ledger_reads_it(
     assert main(["validate", str(tmp_path)]) == 1
     out = capsys.readouterr().out
     assert f"{tmp_path}/ledger.toml:35: fight[3].forecast[0].win: must be a share" in out
+
+
+def test_an_end_the_ledger_cannot_keep_is_one_line_and_the_fight_still_ends(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = save_of(tmp_path, *DUEL, "start")
+    assert main(["forecast", str(path), "--runs", "20"]) == 0
+    (tmp_path / "ledger.toml").write_text("[[fight]\n", encoding="utf-8")
+    capsys.readouterr()
+    assert main(["apply", str(path), "-q", "end"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not TOML" in err and "move it aside" in err
+    assert store.open_save(path, keep_aside=False).session.encounter.phase.value == "ended"
+    assert (tmp_path / "ledger.toml").read_text(encoding="utf-8") == "[[fight]\n"
+
+
+def test_a_forecast_after_an_end_taken_back_waits_for_the_next_end(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = save_of(tmp_path, *DUEL, "start")
+    assert main(["forecast", str(path), "--runs", "20"]) == 0
+    assert main(["apply", str(path), "-q", "end", "resume"]) == 0
+    assert fight_of(tmp_path)["outcome"] == "none"
+    assert main(["apply", str(path), "-q", "next"]) == 0
+    assert main(["forecast", str(path), "--runs", "20"]) == 0
+    assert "outcome" not in fight_of(tmp_path)  # (the fight goes on: no end yet)
+    assert main(["apply", str(path), "-q", "hit bob 30", "end"]) == 0
+    assert fight_of(tmp_path)["outcome"] == "won"
+    assert len(forecasts(tmp_path)) == 2
