@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -115,6 +116,10 @@ def _load(path: Path, then: str = "") -> tuple[str, dict[str, Any]]:
         raise LedgerError(f"{path}: not TOML: {printable(str(err))}{then}") from None
 
 
+# One change of the ledger at a time in a process: the app keeps a forecast from the plays'
+# thread while the GM's end may write the outcome (each reads the file, changes it, writes it)
+_CHANGING = threading.Lock()
+
 # (said when the ledger cannot be read to add to it: nothing is written over it)
 NOT_KEPT = "; not kept: fix the file by hand or move it aside (a new one is started)"
 
@@ -174,6 +179,11 @@ def record(campaign: Campaign, name: str, entry: Entry) -> None:
     asked again of the same fight as it stands counts once); an outcome written before is
     taken away (the fight goes on: its next end is written). ``LedgerError`` in one line if
     the ledger cannot be read or written (then nothing changed)."""
+    with _CHANGING:
+        _record(campaign, name, entry)
+
+
+def _record(campaign: Campaign, name: str, entry: Entry) -> None:
     _, doc = _load(campaign.ledger, NOT_KEPT)
     table = _fight(doc, name, create=True)
     assert table is not None
@@ -199,6 +209,11 @@ def ended(campaign: Campaign, name: str, enc: Encounter, when: str | None = None
     not ended; whether it wrote. ``LedgerError`` if the ledger cannot be read or written."""
     if enc.phase is not Phase.ENDED or not campaign.ledger.exists():
         return False
+    with _CHANGING:
+        return _ended(campaign, name, enc, when)
+
+
+def _ended(campaign: Campaign, name: str, enc: Encounter, when: str | None) -> bool:
     _, doc = _load(campaign.ledger, NOT_KEPT)
     table = _fight(doc, name, create=False)
     if table is None:
