@@ -320,6 +320,12 @@ class Carry(Part):
         fight) back to a fresh sheet's values. Applied twice, it changes nothing more."""
         return sheet
 
+    def unhurt(self, sheet: Any) -> Any:
+        """``sheet`` as one more of its kind joins a fight (``muster`` copies a member): its
+        make (stats, gear) kept, what the fight did to it (hurts, ammo spent, its fate) back
+        to a fresh sheet's. By default the sheet as it is."""
+        return sheet
+
     def template_options(self, sheet: Any) -> dict[str, tuple[str, str]]:
         """Sheet fields the ``add`` line says in words, as field -> (option, text): a template
         writes them so (``armor = "Vest 15/20"``) where that text builds them alike."""

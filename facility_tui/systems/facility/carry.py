@@ -10,7 +10,7 @@ from typing import Any
 from attrs import astuple, evolve
 
 from facility_tui.systems.base import Carry
-from facility_tui.systems.facility.rules import Fate
+from facility_tui.systems.facility.rules import STATS, Fate
 from facility_tui.systems.facility.sheet import FacilitySheet
 
 
@@ -29,6 +29,24 @@ class FacilityCarry(Carry):
             return sheet
         fate = sheet.fate if sheet.fate is Fate.DEAD else Fate.ACTIVE
         return evolve(sheet, attack_used=False, other_used=False, fate=fate)
+
+    def unhurt(self, sheet: Any) -> Any:
+        """No wound on any stat or simple track (scars stay: they are its make), PPE unmarked,
+        every gun loaded, in the fight (not out, fled or dead), no mark of a turn."""
+        if not isinstance(sheet, FacilitySheet):
+            return sheet
+        stats = {name: evolve(getattr(sheet, name), wounds=0) for name in STATS}
+        return evolve(
+            sheet,
+            **stats,
+            track_wounds=0,
+            ppe=tuple(evolve(p, marks=0) for p in sheet.ppe),
+            empty=(),
+            fate=Fate.ACTIVE,
+            overrule=False,
+            attack_used=False,
+            other_used=False,
+        )
 
     def template_options(self, sheet: Any) -> dict[str, tuple[str, str]]:
         """PPE (unmarked), weapons and save bases as ``add`` takes them."""

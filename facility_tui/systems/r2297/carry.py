@@ -42,6 +42,23 @@ TURN_BOOKKEEPING = (
 )
 
 
+# A1: what makes a combatant what it is (a sheet's own stats and gear, as ``add`` sets them)
+MAKE = (
+    "ag",
+    "cu",
+    "hlt",
+    "sta",
+    "edge",
+    "dice",
+    "skill",
+    "dodge",
+    "parry",
+    "armor",
+    "awareness",
+    "fatigued_loses",
+)
+
+
 class Carry2297(Carry):
     """A PC carries its hurts to the next fight; a template is a sheet before any fight."""
 
@@ -59,6 +76,15 @@ class Carry2297(Carry):
         if s.weapons:
             out["weapons"] = ("weapon", ", ".join(_weapon_words(w) for w in s.weapons))
         return out
+
+    def unhurt(self, sheet: Any) -> Any:
+        """A1's make (stats, armor, weapons reloaded, awareness) on a fresh sheet: no damage,
+        stun, fatigue, injury or effect, no rest or stim taken, no turn's bookkeeping."""
+        if not isinstance(sheet, Sheet2297):
+            return sheet
+        weapons = tuple(evolve(w, ammo=w.capacity) for w in sheet.weapons)
+        made = {name: getattr(sheet, name) for name in MAKE}
+        return evolve(Sheet2297(), **made, weapons=weapons)
 
     def lasting(self, sheet: Any) -> Any:
         """What a PC carries to the next fight: damage, stun, fatigue, injuries and their timed
