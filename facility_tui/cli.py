@@ -51,7 +51,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Keyboard-driven combat tracker for the Facility and 2297 rule systems.",
         usage=f"facility-tui [run] [FILE] [--saves DIR] [--seed N] [--demo {{{','.join(ids())}}}]"
         " [--config FILE]\n"
-        "       facility-tui {apply,show,export,forecast,watch,serve,validate,commands} ...",
+        "       facility-tui {apply,show,export,forecast,tune,watch,serve,validate,commands} ...",
         epilog="With no command it opens the tracker: FILE, or the newest save in the save "
         "folder, or the demo fight. 'facility-tui run --help' explains the options.",
     )
@@ -158,6 +158,34 @@ def _parser() -> argparse.ArgumentParser:
     form.add_argument("--md", dest="form", action="store_const", const="md", help="as Markdown")
     _from_backup_arg(fc)
 
+    tu = sub.add_parser(
+        "tune",
+        help="how many of each enemy type make the PCs' chance to win the one asked for",
+    )
+    tu.add_argument("save", type=Path)
+    tu.add_argument(
+        "--win", required=True, metavar="PCT", help="the PCs' chance to win, in % (1 to 99)"
+    )
+    tu.add_argument(
+        "--deaths", metavar="PCT", help="the most the chance of any PC ending dying or dead may be"
+    )
+    tu.add_argument("--rounds", metavar="N", help="prefer a median length near N rounds")
+    tu.add_argument(
+        "--vary",
+        action="append",
+        default=[],
+        metavar="TYPE",
+        help="change only this enemy type (repeat for others; default: every type present)",
+    )
+    tu.add_argument("--seed", type=int, help="seed of the plays (default: the save's own)")
+    tu.add_argument(
+        "--apply",
+        action="store_true",
+        help="apply the chosen roster to the save as one step (a muster line; undoable)",
+    )
+    tu.add_argument("--json", action="store_true", help="as JSON")
+    _from_backup_arg(tu)
+
     va = sub.add_parser("validate", help="check saves and config files; exit 1 on a problem")
     va.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="files or folders")
 
@@ -224,7 +252,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     return code
 
 
-COMMANDS = ("run", "apply", "show", "export", "forecast", "watch", "serve", "validate", "commands")
+COMMANDS = (
+    "run",
+    "apply",
+    "show",
+    "export",
+    "forecast",
+    "tune",
+    "watch",
+    "serve",
+    "validate",
+    "commands",
+)
 
 
 def _nearest_command(word: str) -> str:
@@ -270,6 +309,18 @@ def _dispatch(ns: argparse.Namespace) -> int:
         from facility_tui.forecasting import dispatch
 
         return dispatch(ns)
+    if ns.cmd == "tune":
+        return tune_cmd(
+            ns.save,
+            ns.win,
+            deaths=ns.deaths,
+            rounds=ns.rounds,
+            vary=ns.vary,
+            seed=ns.seed,
+            apply=ns.apply,
+            as_json=ns.json,
+            from_backup=ns.from_backup,
+        )
     if ns.cmd == "watch":
         return watch_cmd(ns.save, served=ns.served)
     if ns.cmd == "serve":
@@ -327,12 +378,20 @@ def _collect_again() -> None:
 
 
 def apply_cmd(
-    save: Path, lines: Sequence[str], *, seed: int | None, quiet: bool, from_backup: bool = False
+    save: Path,
+    lines: Sequence[str],
+    *,
+    seed: int | None,
+    quiet: bool,
+    from_backup: bool = False,
+    expect: Any = None,
 ) -> int:
     """Apply every line or none: on the first error nothing is written and the exit code is 1.
     A save another process writes (the app, another apply) is refused the same way. A refused
     save (damaged, a hand edit that fails its checks) exits 2, unless ``from_backup``: then the
-    lines apply to its newest good version, and the refused file is set aside once they did."""
+    lines apply to its newest good version, and the refused file is set aside once they did.
+    ``expect`` (``tune --apply``): asked of the fight as opened, under the lock; what it says
+    refuses the lines (the save changed since it was read)."""
     from facility_tui import store
 
     try:
@@ -344,11 +403,19 @@ def apply_cmd(
         _err(str(err))
         return 2
     with lock:
-        return _apply_locked(save, lines, seed=seed, quiet=quiet, from_backup=from_backup)
+        return _apply_locked(
+            save, lines, seed=seed, quiet=quiet, from_backup=from_backup, expect=expect
+        )
 
 
 def _apply_locked(
-    save: Path, lines: Sequence[str], *, seed: int | None, quiet: bool, from_backup: bool
+    save: Path,
+    lines: Sequence[str],
+    *,
+    seed: int | None,
+    quiet: bool,
+    from_backup: bool,
+    expect: Any = None,
 ) -> int:
     from attrs import evolve
 
@@ -366,6 +433,9 @@ def _apply_locked(
             return 2
         session, before_edit = opened.session, opened.before_edit
         recovered = opened.recovered_from is not None
+        if expect is not None and (said := expect(session.encounter)):
+            _err(f"{said}; nothing was saved")
+            return 1
         if before_edit is not None:
             accepted = session.fork()  # the edit as taken: kept as the newest good version
     else:
@@ -584,6 +654,71 @@ def forecast_cmd(
         for line in forecast.lines(enc, tally, chosen, seed):
             _out(line)
     return 0
+
+
+def tune_cmd(
+    save: Path,
+    win: str,
+    *,
+    deaths: str | None,
+    rounds: str | None,
+    vary: Sequence[str],
+    seed: int | None,
+    apply: bool,
+    as_json: bool,
+    from_backup: bool = False,
+) -> int:
+    """docs/forecast.md, 'Tuning a fight': reads the save (held by the tracker or not) and
+    writes nothing, unless ``apply``: then the chosen ``muster`` line goes through ``apply``'s
+    route (the lock, the save's checks), refused if the fight changed since it was read."""
+    from facility_tui.campaign.folder import Campaign
+    from facility_tui.forecast import tune
+    from facility_tui.forecast.engine import ForecastError
+
+    try:
+        goal = tune.target(win, deaths, rounds)
+    except tune.TuneError as err:
+        _err(str(err))
+        return 1
+    session = _read_save(save, from_backup)
+    if session is None:
+        return 2
+    enc = session.encounter
+    seed = enc.seed if seed is None else seed
+    result = tune.Tuning(enc, goal)
+    counting = sys.stderr.isatty()  # (a terminal sees the plays counted as they finish)
+    try:
+        for event in tune.tune(
+            enc, goal, seed, vary=list(vary), campaign=Campaign(save.parent), result=result
+        ):
+            if counting:
+                said = f"{tune.roster_words(event.trial.counts)}: {event.trial.runs} plays"
+                print(f"\r\033[K{said}", end="", file=sys.stderr, flush=True)
+        if counting:
+            print("\r\033[K", end="", file=sys.stderr, flush=True)
+    except ForecastError as err:
+        _err(str(err))
+        return 1
+    chosen = result.chosen
+    line = chosen.line if chosen is not None else ""
+    if as_json:
+        print(json_text({**tune.as_dict(result, seed), "applied": apply and bool(line)}))
+    else:
+        for text in tune.lines(result, seed):
+            _out(text)
+    if not apply or not line:
+        return 0
+    if not as_json:
+        _out("")
+
+    def unchanged(now: Any) -> str | None:
+        if now != enc:
+            return f"{save.name} changed since it was read: tune it again"
+        return None
+
+    return apply_cmd(
+        save, [line], seed=None, quiet=as_json, from_backup=from_backup, expect=unchanged
+    )
 
 
 def _opened(save: Path, from_backup: bool) -> Any:

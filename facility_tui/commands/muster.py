@@ -170,7 +170,7 @@ def _copy(call: Call, model: Combatant, name: str) -> Combatant:
     """A fresh copy of ``model`` named ``name``: unhurt, its fight's fields fresh, an
     initiative as ``add`` gives it (its own ``init`` rolled again, where combatants have one)."""
     rules = call.rules
-    base = fresh_where(model, lambda said: not said.template)
+    base: Combatant = fresh_where(model, lambda said: not said.template)
     sheet = _fresh_of(rules, rules.carry.unhurt(model.sheet))
     init = model.init if not rules.info.side_initiative else ""
     initiative = call.initiative(init, f"{name} initiative", model.side, name) if init else 0

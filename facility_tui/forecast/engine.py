@@ -310,6 +310,9 @@ class Tally:
     ammo: Counter[str] = field(factory=Counter)  # combatant -> ammo spent over all plays
     first: Counter[str] = field(factory=Counter)  # combatant -> plays it fell first
     stops: Counter[str] = field(factory=Counter)  # "rounds", "stalled" -> plays
+    # the combatants that ended dying or dead together -> plays (the chance that any of a
+    # side does: ``forecast.tune``'s --deaths)
+    dying_together: Counter[tuple[str, ...]] = field(factory=Counter)
     cpu: float = field(default=0.0, eq=False)  # CPU seconds the plays took (the benchmark's)
 
     def add(self, o: Outcome) -> None:
@@ -329,6 +332,9 @@ class Tally:
                 self.dying[cid] += 1
             self.ends.setdefault(cid, Counter())[end] += 1
             self.ammo[cid] += ammo
+        if "dying" in o.fates:
+            dying = (cid for cid, fate in zip(self.ids, o.fates, strict=True) if fate == "dying")
+            self.dying_together[tuple(dying)] += 1
 
     def merge(self, other: Tally) -> None:
         self.runs += other.runs
@@ -342,6 +348,7 @@ class Tally:
             (self.stops, other.stops),
         ):
             mine.update(theirs)
+        self.dying_together.update(other.dying_together)
         for side, counts in other.rounds.items():
             self.rounds.setdefault(side, Counter()).update(counts)
         for mine_by, theirs_by in ((self.ends, other.ends), (self.downs, other.downs)):
