@@ -253,15 +253,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 COMMANDS = (
-    "run",
-    "apply",
-    "show",
-    "export",
-    "forecast",
-    "tune",
-    "watch",
-    "serve",
-    "validate",
+    *("run", "apply", "show", "export", "forecast", "tune", "watch", "serve", "validate"),
     "commands",
 )
 
@@ -310,6 +302,8 @@ def _dispatch(ns: argparse.Namespace) -> int:
 
         return dispatch(ns)
     if ns.cmd == "tune":
+        from facility_tui.tuning import tune_cmd
+
         return tune_cmd(
             ns.save,
             ns.win,
@@ -378,20 +372,12 @@ def _collect_again() -> None:
 
 
 def apply_cmd(
-    save: Path,
-    lines: Sequence[str],
-    *,
-    seed: int | None,
-    quiet: bool,
-    from_backup: bool = False,
-    expect: Any = None,
+    save: Path, lines: Sequence[str], *, seed: int | None, quiet: bool, from_backup: bool = False
 ) -> int:
     """Apply every line or none: on the first error nothing is written and the exit code is 1.
     A save another process writes (the app, another apply) is refused the same way. A refused
     save (damaged, a hand edit that fails its checks) exits 2, unless ``from_backup``: then the
-    lines apply to its newest good version, and the refused file is set aside once they did.
-    ``expect`` (``tune --apply``): asked of the fight as opened, under the lock; what it says
-    refuses the lines (the save changed since it was read)."""
+    lines apply to its newest good version, and the refused file is set aside once they did."""
     from facility_tui import store
 
     try:
@@ -403,19 +389,11 @@ def apply_cmd(
         _err(str(err))
         return 2
     with lock:
-        return _apply_locked(
-            save, lines, seed=seed, quiet=quiet, from_backup=from_backup, expect=expect
-        )
+        return _apply_locked(save, lines, seed=seed, quiet=quiet, from_backup=from_backup)
 
 
 def _apply_locked(
-    save: Path,
-    lines: Sequence[str],
-    *,
-    seed: int | None,
-    quiet: bool,
-    from_backup: bool,
-    expect: Any = None,
+    save: Path, lines: Sequence[str], *, seed: int | None, quiet: bool, from_backup: bool
 ) -> int:
     from attrs import evolve
 
@@ -433,9 +411,6 @@ def _apply_locked(
             return 2
         session, before_edit = opened.session, opened.before_edit
         recovered = opened.recovered_from is not None
-        if expect is not None and (said := expect(session.encounter)):
-            _err(f"{said}; nothing was saved")
-            return 1
         if before_edit is not None:
             accepted = session.fork()  # the edit as taken: kept as the newest good version
     else:
@@ -654,71 +629,6 @@ def forecast_cmd(
         for line in forecast.lines(enc, tally, chosen, seed):
             _out(line)
     return 0
-
-
-def tune_cmd(
-    save: Path,
-    win: str,
-    *,
-    deaths: str | None,
-    rounds: str | None,
-    vary: Sequence[str],
-    seed: int | None,
-    apply: bool,
-    as_json: bool,
-    from_backup: bool = False,
-) -> int:
-    """docs/forecast.md, 'Tuning a fight': reads the save (held by the tracker or not) and
-    writes nothing, unless ``apply``: then the chosen ``muster`` line goes through ``apply``'s
-    route (the lock, the save's checks), refused if the fight changed since it was read."""
-    from facility_tui.campaign.folder import Campaign
-    from facility_tui.forecast import tune
-    from facility_tui.forecast.engine import ForecastError
-
-    try:
-        goal = tune.target(win, deaths, rounds)
-    except tune.TuneError as err:
-        _err(str(err))
-        return 1
-    session = _read_save(save, from_backup)
-    if session is None:
-        return 2
-    enc = session.encounter
-    seed = enc.seed if seed is None else seed
-    result = tune.Tuning(enc, goal)
-    counting = sys.stderr.isatty()  # (a terminal sees the plays counted as they finish)
-    try:
-        for event in tune.tune(
-            enc, goal, seed, vary=list(vary), campaign=Campaign(save.parent), result=result
-        ):
-            if counting:
-                said = f"{tune.roster_words(event.trial.counts)}: {event.trial.runs} plays"
-                print(f"\r\033[K{said}", end="", file=sys.stderr, flush=True)
-        if counting:
-            print("\r\033[K", end="", file=sys.stderr, flush=True)
-    except ForecastError as err:
-        _err(str(err))
-        return 1
-    chosen = result.chosen
-    line = chosen.line if chosen is not None else ""
-    if as_json:
-        print(json_text({**tune.as_dict(result, seed), "applied": apply and bool(line)}))
-    else:
-        for text in tune.lines(result, seed):
-            _out(text)
-    if not apply or not line:
-        return 0
-    if not as_json:
-        _out("")
-
-    def unchanged(now: Any) -> str | None:
-        if now != enc:
-            return f"{save.name} changed since it was read: tune it again"
-        return None
-
-    return apply_cmd(
-        save, [line], seed=None, quiet=as_json, from_backup=from_backup, expect=unchanged
-    )
 
 
 def _opened(save: Path, from_backup: bool) -> Any:

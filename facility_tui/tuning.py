@@ -1,0 +1,101 @@
+"""``facility-tui tune SAVE --win 80``: the fight's enemies tuned to a target (docs/forecast.md,
+'Tuning a fight'), from the command line; the search is ``forecast.tune``'s. Reads the save as
+``forecast`` does; ``--apply`` holds the save's lock from the start and writes the chosen
+``muster`` line through ``apply``'s route."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from facility_tui.cli import _apply_locked, _err, _out, _read_save, json_text
+
+
+def tune_cmd(
+    save: Path,
+    win: str,
+    *,
+    deaths: str | None,
+    rounds: str | None,
+    vary: Sequence[str],
+    seed: int | None,
+    apply: bool,
+    as_json: bool,
+    from_backup: bool = False,
+) -> int:
+    """docs/forecast.md, 'Tuning a fight': reads the save (held by the tracker or not) and
+    writes nothing, unless ``apply``: then the save is locked first (held by another window, it
+    is refused at once), and the chosen ``muster`` line goes through ``apply``'s route."""
+    from facility_tui import store
+    from facility_tui.forecast import tune
+
+    try:
+        goal = tune.target(win, deaths, rounds)
+    except tune.TuneError as err:
+        _err(str(err))
+        return 1
+    if not apply:
+        return _tune(save, goal, vary, seed, None, as_json, from_backup)
+    try:
+        lock = store.lock_save(save, "facility-tui tune --apply")
+    except store.SaveHeld as err:
+        _err(f"{err}; nothing was changed")
+        return 1
+    except store.SaveError as err:
+        _err(str(err))
+        return 2
+    with lock:
+        if not save.exists():  # (locking made no save: there is none to tune)
+            _err(f"{save}: no such save")
+            return 2
+        return _tune(save, goal, vary, seed, lock, as_json, from_backup)
+
+
+def _tune(
+    save: Path,
+    goal: Any,
+    vary: Sequence[str],
+    seed: int | None,
+    lock: Any,
+    as_json: bool,
+    from_backup: bool,
+) -> int:
+    """``tune_cmd`` once its target reads (and, with ``lock``, the save is held for --apply)."""
+    from facility_tui.campaign.folder import Campaign
+    from facility_tui.forecast import tune
+    from facility_tui.forecast.engine import ForecastError
+
+    session = _read_save(save, from_backup)
+    if session is None:
+        return 2
+    enc = session.encounter
+    seed = enc.seed if seed is None else seed
+    result = tune.Tuning(enc, goal)
+    counting = sys.stderr.isatty()  # (a terminal sees the plays counted as they finish)
+    try:
+        for event in tune.tune(
+            enc, goal, seed, vary=list(vary), campaign=Campaign(save.parent), result=result
+        ):
+            if counting:
+                said = f"{tune.roster_words(event.trial.counts)}: {event.trial.runs} plays"
+                print(f"\r\033[K{said}", end="", file=sys.stderr, flush=True)
+        if counting:
+            print("\r\033[K", end="", file=sys.stderr, flush=True)
+    except ForecastError as err:
+        _err(str(err))
+        return 1
+    chosen = result.chosen
+    line = chosen.line if chosen is not None else ""
+    if as_json:
+        print(json_text({**tune.as_dict(result, seed), "applied": lock is not None and bool(line)}))
+    else:
+        for text in tune.lines(result, seed):
+            _out(text)
+    if lock is None or not line:
+        return 0
+    if not as_json:
+        _out("")
+    # (the lock was held since the save was read: the fight is the one tuned)
+    return _apply_locked(save, [line], seed=None, quiet=as_json, from_backup=from_backup)
