@@ -4,6 +4,10 @@ thread worker, so the screen stays responsive; the figures sharpen as chunks of 
 progress bar counts them, escape stops the plays and closes. The plays line changes how some
 combatants are played (``blanc=focus; boarder 1=flee at serious``); enter runs again with it.
 
+``ctrl+t`` tunes the fight to a target (``screens/tune.py``): the forecast's plays stop while it
+tunes (both would share the cores), and play again when it closes; the change it applies closes
+the forecast too (the fight it showed is gone).
+
 The plays line is the screen's one focus: whatever the GM types goes there, ↑↓ and the page
 keys scroll the figures from it, and it is handed back on closing (the tracker opens the next
 forecast of the fight with it). The line below says how many lines of figures are above and
@@ -26,6 +30,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label, ProgressBar
 
+from facility_tui.campaign.folder import Campaign
 from facility_tui.forecast import engine as forecast
 from facility_tui.model.encounter import PCS, Encounter
 from facility_tui.model.text import printable
@@ -83,6 +88,8 @@ class ForecastScreen(ModalScreen[str]):
 
     BINDINGS = [
         Binding("escape", "close", "Close (stops the plays)", priority=True),
+        # (a control key: the plays line takes every letter typed)
+        Binding("ctrl+t", "tune", "Tune to a target", priority=True, id="tune"),
         Binding("down", "scroll(1)", "Scroll", show=False),
         Binding("up", "scroll(-1)", "Scroll", show=False),
         Binding("pagedown", "page(1)", "Page", show=False),
@@ -97,11 +104,18 @@ class ForecastScreen(ModalScreen[str]):
         *,
         plays: str = "",
         keep: Keeper | None = None,
+        run_line: Callable[[str], bool] | None = None,
+        campaign: Campaign | None = None,
     ) -> None:
         """``plays``: the plays line as the GM left it at the last forecast of this fight;
-        ``keep``: where each forecast that plays to its end is kept (the forecast ledger)."""
+        ``keep``: where each forecast that plays to its end is kept (the forecast ledger);
+        ``run_line``: how the tracker runs a typed line (a tuned change is applied with it;
+        None: the fight shown is not the one played, a step of the timeline); ``campaign``:
+        the templates a tuned roster adds from."""
         super().__init__()
         self.keep = keep
+        self.run_line = run_line
+        self.campaign = campaign
         self.enc = enc
         self.runs = RUNS if runs is None else runs
         self.processes = processes
@@ -152,10 +166,11 @@ class ForecastScreen(ModalScreen[str]):
     @staticmethod
     def _hint(above: int, below: int) -> str:
         """The keys, and how many lines of figures are out of view above and below."""
-        parts = ["⏎ reruns with the plays"]
+        parts = ["⏎ reruns"]  # (with the plays line above it: at 80 columns the hint is one line)
         if above or below:
             arrows = " ".join(f"{arrow} {n}" for arrow, n in (("↑", above), ("↓", below)) if n)
             parts.append(f"{arrows} more line{'s' if max(above, below) > 1 else ''}")
+        parts.append("^t tunes")
         parts.append("escape stops and closes")
         return " · ".join(parts)
 
@@ -248,6 +263,33 @@ class ForecastScreen(ModalScreen[str]):
     def action_page(self, step: int) -> None:
         results = self.query_one("#forecast-results", VerticalScroll)
         results.scroll_relative(y=step * max(1, results.size.height - 1), animate=False)
+
+    def action_tune(self) -> None:
+        """Tune the fight to a target (``TuneScreen``); the forecast's plays stop meanwhile."""
+        from .tune import TuneScreen
+
+        if not self.is_current:  # (a second ctrl+t in a burst: the tuning is already open)
+            return
+        unfinished = self.done < self.runs
+        self._generation += 1
+
+        def done(line: str | None) -> None:
+            if not self.is_attached:
+                return
+            if line and self.run_line is not None:
+                self.action_close()
+                self.run_line(line)
+            elif unfinished:
+                self._start()
+
+        tuning = TuneScreen(
+            self.enc,
+            campaign=self.campaign,
+            plays=self.plays,
+            can_apply=self.run_line is not None,
+            processes=self.processes,
+        )
+        self.app.push_screen(tuning, done)
 
     def action_close(self) -> None:
         self._generation += 1  # the running plays stop (their workers are ended)

@@ -545,7 +545,13 @@ class MainScreen(Screen[None]):
             self._plays_typed[path] = typed or ""
 
         typed = self._plays_typed.get(path, "")
-        screen = ForecastScreen(self.ws.encounter, plays=typed, keep=ledger_keeper(self.ws))
+        screen = ForecastScreen(
+            self.ws.encounter,
+            plays=typed,
+            keep=ledger_keeper(self.ws),
+            run_line=self.run_line,
+            campaign=self.ws.session.campaign,
+        )
         self.app.push_screen(screen, keep)
 
     def action_quit(self) -> None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from attrs import define, field, frozen
@@ -40,6 +40,7 @@ from facility_tui.forecast.engine import (
     wilson,
 )
 from facility_tui.model.encounter import PCS, Encounter
+from facility_tui.systems.plays import Play
 
 Z_DROP = Z95  # a candidate is dropped once its 95 % interval is clear of the target
 CONFIRM = 0.02  # the chosen one's 95 % interval: at most this either side
@@ -177,7 +178,7 @@ def judge(trial: Trial, goal: Target) -> None:
     if d_clear and (low > goal.win or high < goal.win):
         trial.verdict = "above" if low > goal.win else "below"
         side = "over" if low > goal.win else "under"
-        trial.why = f"clear {side} {_pc(goal.win)} after {n} plays"
+        trial.why = f"clear {side} {_pc(goal.win)}"
         return
     low95, high95 = wilson(k, n)
     d_low95 = wilson(trial.deaths, n)[0]
@@ -189,10 +190,10 @@ def judge(trial: Trial, goal: Target) -> None:
             trial.why = f"PC deaths {pct(trial.deaths, n)} over {_pc(goal.deaths)}"
         elif low95 > goal.win or high95 < goal.win:
             trial.verdict = "above" if low95 > goal.win else "below"
-            trial.why = f"within ±2 points, {'over' if low95 > goal.win else 'under'} the target"
+            trial.why = f"{'over' if low95 > goal.win else 'under'} {_pc(goal.win)} at ±2 points"
         else:
             trial.verdict = "at"
-            trial.why = f"within ±2 points of {_pc(goal.win)}"
+            trial.why = f"meets {_pc(goal.win)} at ±2 points"
 
 
 def _batch_seed(seed: int, line: str, batch: int) -> int:
@@ -218,6 +219,7 @@ def play_trial(
     until: Callable[[Trial], bool],
     processes: int | None,
     stop: Callable[[], bool] | None,
+    plays: Mapping[str, Play] | None = None,
 ) -> Iterator[Trial]:
     """Play ``trial`` (``enc`` is its fight) in batches until ``until`` says it is done; yields
     it after each batch. Each batch has its own seed (the roster's line and its number), so
@@ -226,7 +228,7 @@ def play_trial(
         want = _plays_needed(trial) - trial.runs
         tally: Tally | None = None
         batch = _batch_seed(seed, trial.line, trial.runs)
-        for tally in run(enc, want, batch, stop=stop, processes=processes):  # noqa: B007
+        for tally in run(enc, want, batch, plays, stop=stop, processes=processes):  # noqa: B007
             pass
         if tally is None or tally.runs < want:  # (stopped: the GM's escape)
             return
@@ -348,9 +350,11 @@ def tune(
     processes: int | None = None,
     stop: Callable[[], bool] | None = None,
     result: Tuning | None = None,
+    plays: Mapping[str, Play] | None = None,
 ) -> Iterator[Event]:
     """Tune ``enc`` to ``goal``: yields each trial as its plays come in, then the chosen one.
-    ``result`` (given) is filled in as it goes. ``stop`` (the app's escape) ends it early."""
+    ``result`` (given) is filled in as it goes. ``stop`` (the app's escape) ends it early.
+    ``plays``: the GM's plays of some combatants (the forecast's), by id."""
     names = check_vary(enc, vary)
     out = result if result is not None else Tuning(enc, goal)
     pcs = frozenset(c.id for c in roster(enc) if c.side == PCS)
@@ -383,7 +387,9 @@ def tune(
         new = Trial(dict(key(rung)), "" if line == "muster" else line, pcs, _tally(played))
         tried[key(rung)] = new
         out.trials.append(new)
-        for t in play_trial(new, played, goal, seed, until=decided, processes=processes, stop=stop):
+        for t in play_trial(
+            new, played, goal, seed, until=decided, processes=processes, stop=stop, plays=plays
+        ):
             yield Event(t, done=bool(t.verdict))
 
     def cross(rungs: list[dict[str, int]], first: int) -> Iterator[Event]:
@@ -461,7 +467,7 @@ def tune(
     # confirmed: played on until its interval is ±2 points
     played = fight({n: chosen.counts[n] for n in names})
     for t in play_trial(
-        chosen, played, goal, seed, until=confirmed, processes=processes, stop=stop
+        chosen, played, goal, seed, until=confirmed, processes=processes, stop=stop, plays=plays
     ):
         yield Event(t, done=False)
     if stopped():
@@ -539,7 +545,7 @@ def change_words(start: Encounter, chosen: Trial) -> str:
 
 def step_line(trial: Trial) -> str:
     """A roster tried: ``Boarder 9, Boarding Chief 3: win 65 % (54–75), 80 plays — clear
-    under 80 % after 80 plays``."""
+    under 80 %``."""
     said = f"{roster_words(trial.counts)}: win {pct(trial.wins, trial.runs)}, {trial.runs} plays"
     return f"{said} — {trial.why}" if trial.why else said
 

@@ -297,7 +297,7 @@ async def test_the_line_below_the_figures_says_what_is_out_of_view(
         hidden = rows - results.size.height
         assert hidden > 0 and results.max_scroll_y == hidden
         assert str(hint.content) == (
-            f"⏎ reruns with the plays · ↓ {hidden} more lines · escape stops and closes"
+            f"⏎ reruns · ↓ {hidden} more lines · ^t tunes · escape stops and closes"
         )
         await pilot.press("down", "down")
         await pilot.pause()
@@ -412,3 +412,98 @@ async def test_a_ledger_that_cannot_be_written_says_so_and_the_forecast_shows(
         assert "not TOML" in said and "\n" not in said
         assert "PCs win" in shown(app)
     assert (tmp_path / "ledger.toml").read_text(encoding="utf-8") == "not = [toml"
+
+
+# -- tuning the fight to a target (ctrl+t, issue 39) -------------------------------------------
+
+DUEL = (  # Ana against thugs: 1 thug ~100 %, 2 ~88 %, 3 ~40 % (tests/system/test_tune_cli.py)
+    "new 2297 Duel seed=3",
+    "add Ana side=pc ag=2 cu=2 hlt=30 sta=30 skill=14 dodge=16 weapon='SMG 3d6+1 SA 30'",
+    "add Thug ag=1 cu=1 hlt=14 sta=14 skill=10 dodge=14 weapon='Pistol 2d6 SA 12'",
+)
+
+
+def duel_save(tmp_path: Path) -> Path:
+    from facility_tui.cli import main
+
+    path = tmp_path / "duel.toml"
+    assert main(["apply", str(path), "-q", *DUEL]) == 0
+    return path
+
+
+def toasts(app: FacilityApp) -> list[str]:
+    return [str(n.message) for n in app._notifications]
+
+
+def names(app: FacilityApp) -> list[str]:
+    return [c.name for c in app.workspace.encounter.combatants]
+
+
+@pytest.mark.usefixtures("few_runs")
+async def test_ctrl_t_tunes_and_enter_applies_the_change_as_one_undoable_step(
+    tmp_path: Path, make_app: AppMaker
+) -> None:
+    from facility_tui.screens.tune import TuneScreen
+    from textual.widgets import Label, Static
+
+    app = make_app(open_file=duel_save(tmp_path))
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await pilot.pause()
+        await pilot.press("F")
+        forecast = app.screen
+        assert isinstance(forecast, ForecastScreen)
+        assert "^t tunes" in str(forecast.query_one("#forecast-hint").render())
+        await pilot.press("ctrl+t", "ctrl+t")  # (twice, in a burst: one tuning)
+        tuning = app.screen
+        assert isinstance(tuning, TuneScreen)
+        assert sum(isinstance(s, TuneScreen) for s in app.screen_stack) == 1
+        await pilot.press("enter")  # (nothing typed)
+        await pilot.pause()
+        assert any("type a target: win 80" in t for t in toasts(app))
+        await pilot.press(*"win 88", "enter", "enter")  # (enter twice: it tunes once)
+        await pilot.pause()
+        assert any("Still tuning" in t for t in toasts(app))
+        await wait_for(lambda: tuning.result is not None and not tuning.running)
+        text = str(tuning.query_one("#tune-text", Static).render())
+        assert "Chosen: Thug: 1 -> 2" in text and "  muster thug=2" in text
+        assert "⏎ applies the change (u undoes it)" in str(
+            tuning.query_one("#tune-hint", Label).render()
+        )
+        assert names(app) == ["Ana", "Thug"]  # (nothing changed yet)
+        await pilot.press("enter")
+        await wait_for(lambda: isinstance(app.screen, MainScreen))
+        assert names(app) == ["Ana", "Thug", "Thug 2"]
+        assert app.workspace.encounter.log[-1].text == "Muster: Thug 1 -> 2 (added Thug 2)"
+        await pilot.press("u")
+        await pilot.pause()
+        assert names(app) == ["Ana", "Thug"]
+
+
+@pytest.mark.usefixtures("few_runs")
+async def test_a_bad_target_says_one_line_and_escape_stops_the_tuning(
+    tmp_path: Path, make_app: AppMaker
+) -> None:
+    from facility_tui.screens.tune import TuneScreen
+
+    app = make_app(open_file=duel_save(tmp_path))
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await pilot.pause()
+        before = app.workspace.encounter
+        await pilot.press("F", "ctrl+t", *"[b]win[/b] 80", "enter")
+        await pilot.pause()
+        said = [t for t in toasts(app) if "unknown word" in t]
+        assert said == ["unknown word '[b]win[/b]': type win 80 deaths 10 rounds 6"]
+        tuning = app.screen
+        assert isinstance(tuning, TuneScreen)
+        await pilot.press("ctrl+u", *"win 50", "enter")
+        assert tuning.running
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, ForecastScreen)  # (back to the forecast, playing again)
+        # the tuning's thread ends (its plays stopped), long before a tuning would
+        await wait_for(
+            lambda: not [w for w in app.workers if w.group == "tune" and w.is_running], 10
+        )
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.workspace.encounter == before

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from facility_tui.campaign.demo import demo_encounter
+from facility_tui.commands.muster import counts
 from facility_tui.commands.session import Session
 from facility_tui.forecast import tune
 from facility_tui.forecast.engine import Tally, roster, wilson
@@ -42,7 +43,7 @@ def known(monkeypatch: pytest.MonkeyPatch, odds: Odds) -> list[int]:
         asked.append(runs)
         ids = tuple(c.id for c in roster(enc))
         pc = next(c.id for c in enc.combatants if c.side == PCS)
-        win, death, rounds = odds(tune.counts(enc))
+        win, death, rounds = odds(counts(enc))
         rng = random.Random(seed)
         tally = Tally(ids)
         for _ in range(runs):
