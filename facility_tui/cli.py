@@ -158,33 +158,9 @@ def _parser() -> argparse.ArgumentParser:
     form.add_argument("--md", dest="form", action="store_const", const="md", help="as Markdown")
     _from_backup_arg(fc)
 
-    tu = sub.add_parser(
-        "tune",
-        help="how many of each enemy type make the PCs' chance to win the one asked for",
-    )
-    tu.add_argument("save", type=Path)
-    tu.add_argument(
-        "--win", required=True, metavar="PCT", help="the PCs' chance to win, in % (1 to 99)"
-    )
-    tu.add_argument(
-        "--deaths", metavar="PCT", help="the most the chance of any PC ending dying or dead may be"
-    )
-    tu.add_argument("--rounds", metavar="N", help="prefer a median length near N rounds")
-    tu.add_argument(
-        "--vary",
-        action="append",
-        default=[],
-        metavar="TYPE",
-        help="change only this enemy type (repeat for others; default: every type present)",
-    )
-    tu.add_argument("--seed", type=int, help="seed of the plays (default: the save's own)")
-    tu.add_argument(
-        "--apply",
-        action="store_true",
-        help="apply the chosen roster to the save as one step (a muster line; undoable)",
-    )
-    tu.add_argument("--json", action="store_true", help="as JSON")
-    _from_backup_arg(tu)
+    from facility_tui.tuning import arguments
+
+    _from_backup_arg(arguments(sub))
 
     va = sub.add_parser("validate", help="check saves and config files; exit 1 on a problem")
     va.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="files or folders")
@@ -302,19 +278,9 @@ def _dispatch(ns: argparse.Namespace) -> int:
 
         return dispatch(ns)
     if ns.cmd == "tune":
-        from facility_tui.tuning import tune_cmd
+        from facility_tui.tuning import dispatch as tune
 
-        return tune_cmd(
-            ns.save,
-            ns.win,
-            deaths=ns.deaths,
-            rounds=ns.rounds,
-            vary=ns.vary,
-            seed=ns.seed,
-            apply=ns.apply,
-            as_json=ns.json,
-            from_backup=ns.from_backup,
-        )
+        return tune(ns)
     if ns.cmd == "watch":
         return watch_cmd(ns.save, served=ns.served)
     if ns.cmd == "serve":

@@ -5,12 +5,58 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from facility_tui.cli import _apply_locked, _err, _out, _read_save, json_text
+
+
+def arguments(sub: Any) -> argparse.ArgumentParser:
+    """``tune``'s parser, among the CLI's sub-commands (``sub``)."""
+    tu: argparse.ArgumentParser = sub.add_parser(
+        "tune",
+        help="how many of each enemy type make the PCs' chance to win the one asked for",
+    )
+    tu.add_argument("save", type=Path)
+    tu.add_argument(
+        "--win", required=True, metavar="PCT", help="the PCs' chance to win, in %% (1 to 99)"
+    )
+    tu.add_argument(
+        "--deaths", metavar="PCT", help="the most the chance of any PC ending dying or dead may be"
+    )
+    tu.add_argument("--rounds", metavar="N", help="prefer a median length near N rounds")
+    tu.add_argument(
+        "--vary",
+        action="append",
+        default=[],
+        metavar="TYPE",
+        help="change only this enemy type (repeat for others; default: every type present)",
+    )
+    tu.add_argument("--seed", type=int, help="seed of the plays (default: the save's own)")
+    tu.add_argument(
+        "--apply",
+        action="store_true",
+        help="apply the chosen roster to the save as one step (a muster line; undoable)",
+    )
+    tu.add_argument("--json", action="store_true", help="as JSON")
+    return tu
+
+
+def dispatch(ns: argparse.Namespace) -> int:
+    return tune_cmd(
+        ns.save,
+        ns.win,
+        deaths=ns.deaths,
+        rounds=ns.rounds,
+        vary=ns.vary,
+        seed=ns.seed,
+        apply=ns.apply,
+        as_json=ns.json,
+        from_backup=ns.from_backup,
+    )
 
 
 def tune_cmd(

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from facility_tui.cli import main
+from facility_tui.cli import COMMANDS, main
 from tests.paths import ROOT
 
 
@@ -223,3 +223,12 @@ def test_readme_keys_table_is_current(capsys: pytest.CaptureFixture[str]) -> Non
     table = capsys.readouterr().out
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert table in readme
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_commands_help_prints(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Each command's --help formats (a bare % in a help text stopped ``tune --help``)."""
+    with pytest.raises(SystemExit) as done:
+        main([command, "--help"])
+    assert done.value.code == 0
+    assert capsys.readouterr().out.startswith("usage: ")
