@@ -24,7 +24,7 @@ from facility_tui.commands.spec import SPEC, Call, Spec, command, slug, unique_i
 from facility_tui.model.codec import defaults
 from facility_tui.model.encounter import ENEMIES, Combatant, Encounter, LogEntry, Phase, evolve
 from facility_tui.model.fields import fresh_where
-from facility_tui.systems import RuleSystem
+from facility_tui.systems import RuleSystem, rules_for
 
 MAX_COUNT = 50  # the most of one type (add takes at most 50 at once)
 
@@ -53,11 +53,13 @@ class EnemyType:
 
 
 def enemy_types(enc: Encounter) -> dict[str, EnemyType]:
-    """The fight's enemy types by key, in the order their first member stands in the list."""
+    """The fight's enemy types by key, in the order their first member stands in the list (not
+    the rules' objects, a Facility barricade: no fighter)."""
     found: dict[str, list[Combatant]] = {}
     names: dict[str, str] = {}
+    tactics = rules_for(enc.system).tactics
     for c in enc.combatants:
-        if c.side != ENEMIES:
+        if c.side != ENEMIES or tactics.fallen(enc, c) is None:
             continue
         key = key_of(type_name(c.name))
         found.setdefault(key, []).append(c)

@@ -172,3 +172,15 @@ def test_muster_refuses_in_one_line_and_changes_nothing(line: str, said: str) ->
 def test_line_for_names_only_the_types_that_change() -> None:
     enc = demo_encounter("2297")
     assert line_for(enc, {"Boarder": 5, "Boarding Chief": 1}) == "muster boarder=5"
+
+
+def test_the_rules_objects_are_no_enemy_type() -> None:
+    from facility_tui.model.encounter import Combatant
+
+    enc = demo_encounter("facility")
+    wall = Combatant(id="wall", name="Wall 2", side="enemies", sheet=FacilitySheet(is_object=True))
+    enc = enc.joined(wall, made=True)
+    assert "Wall" not in counts(enc)
+    s = Session(enc)
+    with pytest.raises(CommandError, match="no enemy type 'wall'"):
+        s.execute("muster wall=3")
