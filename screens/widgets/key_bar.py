@@ -65,6 +65,10 @@ class KeyBar(TextPane):
     def _screen_changed(self, screen: Screen[object]) -> None:
         if screen is not self.screen:  # (a dialog's keys may change while it is open)
             screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
+        # A listing queued waits for the top screen's next frame: a dialog closed before its
+        # frame (escape pressed twice at once) took it along, and the bar was stuck on the
+        # dialog's keys for good. A change of screen queues one anew.
+        self._stale = False
         self._bindings_changed(screen)
 
     def _bindings_changed(self, _screen: Screen[object]) -> None:

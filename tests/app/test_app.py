@@ -801,6 +801,27 @@ async def test_the_key_bar_follows_a_new_fight_of_other_rules(
         assert "wWound" in bar.text.plain and "1Maj" not in bar.text.plain
 
 
+async def test_a_listing_of_the_keys_lost_with_a_closed_dialog_does_not_stick_the_bar(
+    tmp_path: Path, make_app: AppMaker
+) -> None:
+    """A listing of the keys waits for the top screen's next frame, once at a time: one lost
+    with a dialog closed before that frame (escape twice in a burst on the tuning over the
+    forecast, in a terminal) left the bar on the dialog's keys ("esc Close (stops the plays)")
+    for the rest of the session. A change of screen lists them anew."""
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        bar = screen(app).query_one(KeyBar)
+        keys = bar.text.plain
+        await pilot.press("question_mark")  # a dialog: the bar lists its keys
+        await settle(pilot)
+        assert bar.text.plain != keys
+        bar._stale = True  # (a listing queued, and lost with a screen closed before its frame)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert bar.text.plain == keys
+
+
 @pytest.mark.parametrize("width", [80, 64, 50, 40])
 async def test_the_key_bar_shows_keys_whole_or_not_at_all(
     tmp_path: Path, make_app: AppMaker, width: int
