@@ -25,10 +25,11 @@ from facility_tui.commands.muster import counts
 from facility_tui.forecast import tune
 from facility_tui.forecast.engine import ForecastError
 from facility_tui.model.encounter import Encounter
-from facility_tui.model.text import printable
+from facility_tui.model.text import counted, printable
 from facility_tui.systems.plays import Play
 
 PLACEHOLDER = "win 80 deaths 10 rounds 6"
+WIDTH = 74  # the steps' lines at 80 columns (the frame, padding and scroll bar off)
 
 
 class TuneScreen(ModalScreen[str | None]):
@@ -118,8 +119,11 @@ class TuneScreen(ModalScreen[str | None]):
 
     def _hint(self) -> str:
         if self.result is not None and self.result.chosen is not None and not self.running:
-            ahead = "⏎ applies the change (u undoes it)" if self.can_apply else "⏎ tunes again"
-            return f"{ahead} · escape closes"
+            if not self.result.chosen.line:
+                return "today's roster is the one: nothing to apply · escape closes"
+            if not self.can_apply:
+                return "a past step: apply it from the tracker's forecast (F) · escape closes"
+            return "⏎ applies the change (u undoes it) · escape closes"
         return "⏎ tunes · escape stops and closes"
 
     # -- the target, and enter --------------------------------------------------------------
@@ -191,7 +195,7 @@ class TuneScreen(ModalScreen[str | None]):
                 plays = sum(t.runs for t in result.trials)
                 status = (
                     f"Trying {tune.roster_words(event.trial.counts)}: {event.trial.runs} plays "
-                    f"({len(result.trials)} rosters, {plays} plays in all)"
+                    f"({counted(len(result.trials), 'roster')}, {plays} plays in all)"
                 )
                 self.app.call_from_thread(self._show, generation, self._lines(result), status)
         except ForecastError as err:
@@ -206,13 +210,20 @@ class TuneScreen(ModalScreen[str | None]):
 
     def _lines(self, result: tune.Tuning) -> list[str]:
         if result.chosen is not None:
-            return tune.lines(result, self.enc.seed)
-        return [
-            f"{result.start.name}: tuning to {result.goal.words()}",
-            "",
-            "Tried:",
-            *(f"  {tune.step_line(t)}" for t in result.trials),
-        ]
+            lines = tune.lines(result, self.enc.seed)
+        else:
+            lines = [
+                f"{result.start.name}: tuning to {result.goal.words()}",
+                "",
+                "Tried:",
+                *(f"  {tune.step_line(t)}" for t in result.trials),
+            ]
+        # (a roster tried whose line is wider than the screen's: why it stopped below it)
+        out: list[str] = []
+        for line in lines:
+            head, dash, why = line.partition(" — ")
+            out += [head, f"      {why}"] if dash and len(line) > WIDTH else [line]
+        return out
 
     def _show(self, generation: int, lines: list[str], status: str) -> None:
         if generation != self._generation or not self.is_attached:
@@ -231,7 +242,7 @@ class TuneScreen(ModalScreen[str | None]):
             status = "Stopped"
         else:
             plays = sum(t.runs for t in result.trials)
-            status = f"Done: {len(result.trials)} rosters, {plays} plays"
+            status = f"Done: {counted(len(result.trials), 'roster')}, {plays} plays"
         self._show(generation, lines, status)
         self.query_one("#tune-hint", Label).update(Text(self._hint()))
 

@@ -507,3 +507,27 @@ async def test_a_bad_target_says_one_line_and_escape_stops_the_tuning(
         await pilot.press("escape")
         await pilot.pause()
         assert app.workspace.encounter == before
+
+
+@pytest.mark.usefixtures("few_runs")
+async def test_when_todays_roster_is_the_one_enter_applies_nothing(
+    tmp_path: Path, make_app: AppMaker
+) -> None:
+    from facility_tui.screens.tune import TuneScreen
+    from textual.widgets import Label
+
+    app = make_app(open_file=duel_save(tmp_path))
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await pilot.pause()
+        steps = len(app.workspace.session.timeline)
+        await pilot.press("F", "ctrl+t", *"win 99", "enter")  # (one thug: won 100 %)
+        tuning = app.screen
+        assert isinstance(tuning, TuneScreen)
+        await wait_for(lambda: tuning.result is not None and not tuning.running)
+        hint = str(tuning.query_one("#tune-hint", Label).render())
+        assert hint == "today's roster is the one: nothing to apply · escape closes"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert any("nothing to apply" in t for t in toasts(app))
+        assert app.screen is tuning
+        assert len(app.workspace.session.timeline) == steps
