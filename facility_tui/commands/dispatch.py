@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from functools import cache
+from functools import cache, lru_cache
 
 from attrs import frozen
 
@@ -106,9 +106,12 @@ class Line:
         return self.spec.in_history and not self.beside
 
 
+@lru_cache(maxsize=4096)
 def read_line(line: str, system: str) -> Line:
     """``line`` read for an encounter of ``system``; ``CommandError`` (``UnknownCommand``) if
-    it cannot be read or names no command there."""
+    it cannot be read or names no command there. Remembered by line and system (a ``Line`` is
+    immutable; a refused line is read again): a forecast's plays run the same few lines
+    thousands of times (docs/benchmarks.md, 'Faster plays (issue 39)')."""
     text = line.strip()
     parsed = parse(text)
     return Line(text, parsed, find_spec(parsed.verb, system), system)
@@ -157,8 +160,8 @@ def apply(
     parsed, spec = read.parsed, read.spec
     rules = rules_for(enc.system)
     typed: list[Face] = []
-    key = _faces_key(spec.verb, rules)
     options = dict(parsed.options) if parsed.options else None  # (most lines have none)
+    key = _faces_key(spec.verb, rules) if options is not None else "dice"
     if options is not None and key in options and not read.beside:
         try:
             typed = parse_faces(options.pop(key))

@@ -261,7 +261,8 @@ class Call:
         return roll
 
     def log_roll(self, what: str, roll: Roll) -> None:
-        self.enc = self.enc.logged(f"{what}: {roll.detail}", Kind.ROLL)
+        if self.enc.keeps_log:  # (a play's encounter keeps no line: none is written)
+            self.enc = self.enc.logged(f"{what}: {roll.detail}", Kind.ROLL)
 
     def log(self, text: str, kind: Kind = Kind.INFO) -> None:
         self.enc = self.enc.logged(text, kind)

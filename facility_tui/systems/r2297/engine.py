@@ -135,11 +135,13 @@ class Ctx:
             roll = self.dice.roll(expr, what, side=c.side if c else None, who=c.name if c else "")
         except DiceError as err:
             raise RuleError(f"{what}: {err}") from None
-        self.log(f"{what}: {roll.detail}", Kind.ROLL)
+        if self._enc.keeps_log:  # (a play's encounter keeps no line: none is written)
+            self._lines.append((f"{what}: {roll.detail}", Kind.ROLL))
         return roll
 
     def log(self, text: str, kind: Kind = Kind.INFO) -> None:
-        self._lines.append((text, kind))
+        if self._enc.keeps_log:
+            self._lines.append((text, kind))
 
     def sheet(self, cid: str) -> Sheet2297:
         s = self._sheets.get(cid)
@@ -506,7 +508,7 @@ def add_condition(ctx: Ctx, cid: str, name: str, *, source: int = 0, quiet: bool
     if ctx.sheet(cid).has(name):
         return
     add_effect(ctx, cid, Effect(EKind.COND, name, source=source))
-    if not quiet:
+    if not quiet and ctx.keeps_log:
         ctx.log(f"{ctx.name(cid)} is {name}", Kind.EFFECT)
 
 
@@ -565,23 +567,30 @@ def describe(e: Effect, s: Sheet2297 | None = None) -> str:
 # -- fatigue (A9) ---------------------------------------------------------------------------------
 
 
+TIRED_NOTES = {
+    Tired.FRESH: "no longer fatigued",
+    Tired.FATIGUED: "Fatigued: loses one Major or Move each turn",
+    Tired.EXHAUSTED: "Exhausted: initiative 0, one Minor only",
+    Tired.UNCONSCIOUS: "Unconscious from fatigue",
+}
+
+
 def add_fatigue(ctx: Ctx, cid: str, amount: int, why: str) -> None:
     """A9: change fatigue (never below 0) and log any threshold crossed."""
     s = ctx.sheet(cid)
     before = tired(s)
     new = max(0, s.fatigue + amount)
     s = ctx.put(cid, fatigue=new)
-    sign = "+" if amount >= 0 else "−"
-    ctx.log(f"{ctx.name(cid)}: fatigue {sign}{abs(amount)} ({why}) → {new}/{s.sta}", Kind.EFFECT)
+    logs = ctx.keeps_log  # (the lines below are for the log alone: a play's keeps none)
+    if logs:
+        sign = "+" if amount >= 0 else "−"
+        ctx.log(
+            f"{ctx.name(cid)}: fatigue {sign}{abs(amount)} ({why}) → {new}/{s.sta}", Kind.EFFECT
+        )
     after = tired(s)
     if after is not before:
-        note = {
-            Tired.FRESH: "no longer fatigued",
-            Tired.FATIGUED: "Fatigued: loses one Major or Move each turn",
-            Tired.EXHAUSTED: "Exhausted: initiative 0, one Minor only",
-            Tired.UNCONSCIOUS: "Unconscious from fatigue",
-        }[after]
-        ctx.log(f"{ctx.name(cid)} is {note}", Kind.EFFECT)
+        if logs:
+            ctx.log(f"{ctx.name(cid)} is {TIRED_NOTES[after]}", Kind.EFFECT)
         if after is UNCONSCIOUS:
             add_condition(ctx, cid, "prone")
         if after is EXHAUSTED:

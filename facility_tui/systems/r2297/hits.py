@@ -73,7 +73,8 @@ def add_damage(ctx: Ctx, cid: str, amount: int, *, stun: bool = False) -> None:
     s = ctx.put(cid, stun=s.stun + amount) if stun else ctx.put(cid, damage=s.damage + amount)
     after, h, name = s.total, s.hlt, ctx.name(cid)
     if before < h <= after:
-        ctx.log(f"{name} is Incapacitated (damage {after} ≥ Health {h})", Kind.EFFECT)
+        if ctx.keeps_log:
+            ctx.log(f"{name} is Incapacitated (damage {after} ≥ Health {h})", Kind.EFFECT)
         add_fatigue(ctx, cid, 20, "incapacitated")
         add_condition(ctx, cid, "prone")
     if before < 2 * h <= after and not already_dying(ctx, cid, "twice Health"):
@@ -92,17 +93,20 @@ def inflict(ctx: Ctx, cid: str, injury: Injury) -> Injury:
     injury = evolve(injury, fatigue=fatigue)
     if level is NO_INJURY:
         return injury
-    ctx.log(f"{name}: {level.word} injury", Kind.EFFECT)
+    logs = ctx.keeps_log  # (the lines below are for the log alone: a play's keeps none)
+    if logs:
+        ctx.log(f"{name}: {level.word} injury", Kind.EFFECT)
     if level is LIGHT:
         amount = ctx.roll("1d6", f"{name} initiative reduction", cid).total
         add_effect(
             ctx, cid, Effect(EKind.INIT, "Light injury", amount, first=due, last=due, source=src)
         )
         add_effect(ctx, cid, Effect(EKind.DISADV, "Light injury", first=due, last=due, source=src))
-        ctx.log(
-            f"{name}: initiative −{amount} and Disadvantage on its next turn (its {nth(due)})",
-            Kind.EFFECT,
-        )
+        if logs:
+            ctx.log(
+                f"{name}: initiative −{amount} and Disadvantage on its next turn (its {nth(due)})",
+                Kind.EFFECT,
+            )
     elif level is MODERATE:
         amount = ctx.roll("2d6", f"{name} initiative reduction", cid).total
         n = ctx.roll("1d6+1", f"{name} Disadvantage rounds", cid).total
@@ -120,11 +124,12 @@ def inflict(ctx: Ctx, cid: str, injury: Injury) -> Injury:
                 counts_from=counts_from(ctx.enc, cid),
             ),
         )
-        ctx.log(
-            f"{name}: initiative −{amount} on its next turn (its {nth(due)}); Disadvantage for "
-            f"{n} rounds",
-            Kind.EFFECT,
-        )
+        if logs:
+            ctx.log(
+                f"{name}: initiative −{amount} on its next turn (its {nth(due)}); Disadvantage for "
+                f"{n} rounds",
+                Kind.EFFECT,
+            )
     elif level is SERIOUS:
         amount = ctx.roll("2d6", f"{name} initiative reduction", cid).total
         n = ctx.roll("1d6+1", f"{name} bleeding rounds", cid).total
@@ -135,24 +140,26 @@ def inflict(ctx: Ctx, cid: str, injury: Injury) -> Injury:
         )
         add_effect(ctx, cid, Effect(EKind.DISADV, "Serious injury", medical=True, source=src))
         add_effect(ctx, cid, Effect(EKind.BLEED, "Serious injury", 1, rounds=n, source=src))
-        ctx.log(
-            f"{name}: initiative −{amount} from its {nth(due)} turn until end of combat; "
-            "Disadvantage "
-            f"until medical care; one action per turn, no Reactions; bleeds 1 per round for "
-            f"{n} rounds",
-            Kind.EFFECT,
-        )
+        if logs:
+            ctx.log(
+                f"{name}: initiative −{amount} from its {nth(due)} turn until end of combat; "
+                "Disadvantage "
+                f"until medical care; one action per turn, no Reactions; bleeds 1 per round for "
+                f"{n} rounds",
+                Kind.EFFECT,
+            )
     elif level is CRITICAL:
         add_effect(
             ctx, cid, Effect(EKind.ZERO, "Critical injury", first=due, combat=True, source=src)
         )
         add_condition(ctx, cid, "prone", source=src, quiet=True)
         add_effect(ctx, cid, Effect(EKind.BLEED, "Critical injury", dice="1d6", source=src))
-        ctx.log(
-            f"{name}: initiative 0 from its {nth(due)} turn until end of combat; prone; one "
-            "Minor if conscious, no Reactions; bleeds 1d6 per round until stabilized",
-            Kind.EFFECT,
-        )
+        if logs:
+            ctx.log(
+                f"{name}: initiative 0 from its {nth(due)} turn until end of combat; prone; one "
+                "Minor if conscious, no Reactions; bleeds 1d6 per round until stabilized",
+                Kind.EFFECT,
+            )
     elif level is LETHAL:
         if already_dying(ctx, cid, "the Lethal injury"):
             return evolve(injury, fatigue=0)
@@ -261,7 +268,10 @@ def apply_hit(
     if s.dead:
         raise RuleError(f"{name} is dead; 'set {cid} dead no' first if that was a mistake")
     m, level = hit_outcome(s, raw, kind, ap_pt, ap_dr, through=through)
-    if through:
+    logs = ctx.keeps_log  # (the lines below are for the log alone: a play's keeps none)
+    if not logs:
+        pass
+    elif through:
         ctx.log(
             f"Hit on {name}: {raw} {kind.value}, already through armor (A6 skipped)", Kind.EFFECT
         )
@@ -272,7 +282,7 @@ def apply_hit(
             Kind.EFFECT,
         )
     unlowered = injury_level(m.final, s.hlt)  # (stun's level is one lower: hit_outcome)
-    if level is not unlowered:
+    if level is not unlowered and logs:
         ctx.log(
             f"Stun: {unlowered.word} lowered to {level.word if level.rank else 'no injury'}",
             Kind.EFFECT,
@@ -283,11 +293,13 @@ def apply_hit(
     if m.final > 0:
         add_damage(ctx, cid, m.final, stun=kind is STUN)
         s = ctx.sheet(cid)
-        ctx.log(f"{name}: damage {s.damage} + stun {s.stun} = {s.total}/{s.hlt}", Kind.EFFECT)
+        if logs:
+            ctx.log(f"{name}: damage {s.damage} + stun {s.stun} = {s.total}/{s.hlt}", Kind.EFFECT)
     if injury is not None and s.edge > 0:
         injury = evolve(injury, offered=True)
         replace_injury(ctx, cid, injury)
-        ctx.log(f"{name} may spend 1 Edge (has {s.edge}) to lower it: soak {cid}")
+        if logs:
+            ctx.log(f"{name} may spend 1 Edge (has {s.edge}) to lower it: soak {cid}")
     return HitResult(m, level, injury)
 
 

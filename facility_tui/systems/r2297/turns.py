@@ -298,11 +298,11 @@ def begin_turn(ctx: Ctx, cid: str) -> None:
     s = ctx.put(cid, turn_init=init)
     if s.dead:
         return
+    if not ctx.keeps_log:  # (the lines below are for the log alone: a play's keeps none)
+        return
     eco = economy(ctx.enc, ctx.combatant(cid))
     if eco.cap == 0:
         ctx.log(f"{name} cannot act ({eco.limit})", Kind.EFFECT)
-        return
-    if not ctx.keeps_log:  # (the turn's summary below is for the log alone)
         return
     text = (
         f"{name}: initiative {init} ({eco.band.name}) — Major {eco.major}, Move {eco.move}, "
@@ -325,6 +325,7 @@ def tick(ctx: Ctx, cid: str) -> None:
     if s.dead:
         return
     name = ctx.name(cid)
+    logs = ctx.keeps_log  # (the lines below are for the log alone: a play's keeps none)
     for e in s.effects:
         if e.kind is not BLEED and e.kind is not DEATH:
             continue  # (nothing ticks: most effects, passed without reading the sheet again)
@@ -335,11 +336,13 @@ def tick(ctx: Ctx, cid: str) -> None:
             left = e.rounds - 1 if e.rounds else 0
             if e.rounds and left <= 0:
                 drop_effect(ctx, cid, e)
-                ctx.log(f"{name} bleeds {amount} ({e.label}); the bleeding stops", Kind.EFFECT)
+                if logs:
+                    ctx.log(f"{name} bleeds {amount} ({e.label}); the bleeding stops", Kind.EFFECT)
             else:
                 swap_effect(ctx, cid, e, evolve(e, rounds=left))
-                more = f", {left} more round{'s' if left != 1 else ''}" if e.rounds else ""
-                ctx.log(f"{name} bleeds {amount} ({e.label}{more})", Kind.EFFECT)
+                if logs:
+                    more = f", {left} more round{'s' if left != 1 else ''}" if e.rounds else ""
+                    ctx.log(f"{name} bleeds {amount} ({e.label}{more})", Kind.EFFECT)
             if amount > 0:
                 add_damage(ctx, cid, amount)
         elif e.kind is DEATH:
@@ -353,10 +356,11 @@ def tick(ctx: Ctx, cid: str) -> None:
                 ctx.log(f"{name} dies ({e.label})", Kind.EFFECT)
                 return
             swap_effect(ctx, cid, e, evolve(e, rounds=left))
-            ctx.log(
-                f"{name} is dying ({e.label}): {left} round{'s' if left != 1 else ''} left",
-                Kind.EFFECT,
-            )
+            if logs:
+                ctx.log(
+                    f"{name} is dying ({e.label}): {left} round{'s' if left != 1 else ''} left",
+                    Kind.EFFECT,
+                )
 
 
 def end_turn(ctx: Ctx, cid: str) -> None:

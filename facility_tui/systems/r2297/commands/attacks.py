@@ -243,16 +243,20 @@ def attack(call: Call) -> Encounter:
     # (its changes gathered and made into the call's encounter at the end, as a round hook's:
     # a hit changes its target's sheet several times, and the encounter is read only after)
     ctx = Ctx(call.enc, call.dice)
-    if plan.disadv:
+    logs = ctx.keeps_log  # (the lines below are for the log alone: a play's keeps none)
+    if plan.disadv and logs:
         ctx.log(f"{c.name} has Disadvantage ({plan.disadv}): net Advantage {adv + 1} → {adv}")
     if weapon and used:
         ctx.put(c.id, weapons=weapons)  # (done with the Major when it was spent)
+    if weapon and used and logs:
         per = f", 10 per target × {targets}" if mode == "AF" and targets > 1 else ""
         ctx.log(
             f"{c.name}: {weapon.name} {mode} uses {counted(plan.ammo, 'round')}{per} "
             f"({used.ammo} left)"
         )
-    if plan.mode_adv > 0:
+    if not logs:
+        pass
+    elif plan.mode_adv > 0:
         ctx.log(
             f"{c.name}: {mode} takes Advantage (net {adv} → {adv + plan.mode_adv}) instead of dice"
         )

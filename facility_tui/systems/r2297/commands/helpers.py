@@ -128,9 +128,11 @@ def charge(
         acted_round=call.enc.round,
         **(also or {}),
     )
-    after = economy(call.enc, call.enc.get(c.id))
-    call.log(
-        f"{c.name}: {what} spent{': ' + note if note else ''} (left {after.major} Major, "
-        f"{after.move} Move, {after.minor} Minor)"
-    )
-    return call.enc.get(c.id)
+    spender = call.enc.get(c.id)
+    if call.enc.keeps_log:  # (the line, and what is left, for the log alone)
+        after = economy(call.enc, spender)
+        call.log(
+            f"{c.name}: {what} spent{': ' + note if note else ''} (left {after.major} Major, "
+            f"{after.move} Move, {after.minor} Minor)"
+        )
+    return spender
