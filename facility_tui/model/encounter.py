@@ -222,13 +222,13 @@ class Encounter:
         return evolve(self, combatants=new)
 
     def update(self, cid: str, **changes: Any) -> Encounter:
-        return self.replace(evolve(self.get(cid), **changes))
+        return self.replace(evolve_with(self.get(cid), changes))
 
     def update_sheet(self, cid: str, **changes: Any) -> Encounter:
         c = self.get(cid)
         for key, value in changes.items():  # (a loop, not all(): no generator each time)
             if getattr(c.sheet, key) != value:
-                return self.replace(evolve(c, sheet=evolve(c.sheet, **changes)))
+                return self.replace(evolve(c, sheet=evolve_with(c.sheet, changes)))
         return self  # (a round's start resets every sheet's marks, most already clear)
 
 
@@ -293,6 +293,18 @@ def evolve(inst: _T, **changes: Any) -> _T:
     fields, a changed value through its field's converter (the encounter's log); a class whose
     ``__init__`` does more than set and convert its fields (validators) goes through
     ``attrs.evolve``."""
+    key = (inst.__class__, tuple(changes))  # (``evolve_with``, written out: no call more)
+    copier = _COPIERS.get(key)
+    if copier is None:
+        copier = _copier(inst.__class__, key[1])
+        if len(_COPIERS) < _COPIERS_KEPT:
+            _COPIERS[key] = copier
+    return copier(inst, changes)  # type: ignore[no-any-return]
+
+
+def evolve_with(inst: _T, changes: dict[str, Any]) -> _T:
+    """``evolve`` with the changes as a dict, for a caller that holds them as one already (a
+    sheet's ``put``): not unpacked and packed again."""
     key = (inst.__class__, tuple(changes))
     copier = _COPIERS.get(key)
     if copier is None:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from attrs import frozen
 
 from facility_tui.commands.dice import Dice, DiceError, Roll
-from facility_tui.model.encounter import Combatant, Encounter, Kind, Phase, evolve
+from facility_tui.model.encounter import Combatant, Encounter, Kind, Phase, evolve, evolve_with
 from facility_tui.systems.base import RuleError
 from facility_tui.systems.r2297.rules import (
     CRITICAL,
@@ -160,13 +160,13 @@ class Ctx:
 
     def update(self, cid: str, **changes: Any) -> None:
         """Change the combatant's own fields (its initiative)."""
-        self._changed[cid] = evolve(self.combatant(cid), **changes)
+        self._changed[cid] = evolve_with(self.combatant(cid), changes)
 
     def put(self, cid: str, **changes: Any) -> Sheet2297:
         s = self.sheet(cid)
         for key, value in changes.items():
             if getattr(s, key) != value:
-                s = self._sheets[cid] = evolve(s, **changes)
+                s = self._sheets[cid] = evolve_with(s, changes)
                 break
         return s
 
@@ -241,7 +241,7 @@ class _CallCtx(Ctx):
         s = c.sheet
         for key, value in changes.items():
             if getattr(s, key) != value:
-                self._swap(evolve(c, sheet=evolve(s, **changes)))
+                self._swap(evolve(c, sheet=evolve_with(s, changes)))
                 break
         return self.sheet(cid)
 
@@ -354,6 +354,8 @@ def disadvantage_now(enc: Encounter, c: Combatant) -> str:
     """A7: why ``c`` acts with Disadvantage now (its turn, or its next one): the injuries and
     effects that give it, "" when none does."""
     s = sheet_of(c)
+    if not s.effects:  # (most sheets: asked by every attack)
+        return ""
     turn = s.turns if in_turn(enc, c.id) else s.turns + 1
     labels = [e.label for e in s.effects if e.kind is DISADV and active_on(e, turn)]
     return ", ".join(dict.fromkeys(label or "Disadvantage" for label in labels))

@@ -104,8 +104,12 @@ class Tactics2297(Tactics):
             return spend if weapon.capacity >= need and eco.move >= 1 else None
         if eco.major < 1:
             return None
+        # (how hurt each is counts only for a play that picks by it: ``TurnPlay.pick``)
+        by_hurt = play.target in ("focus", "spread")
         enemies = [
-            (o.id, hurt(sheet_of(o))) for o in enc.combatants if o.side != c.side and not fallen(o)
+            (o.id, hurt(sheet_of(o)) if by_hurt else 0)
+            for o in enc.combatants
+            if o.side != c.side and not fallen(o)
         ]
         target = turn.pick(c.id, enemies)
         if target is None:
