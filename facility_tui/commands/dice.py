@@ -28,6 +28,7 @@ from typing import Any, Protocol
 
 from attrs import field, frozen
 
+from facility_tui.model.encounter import maker
 from facility_tui.model.text import counted
 
 MAX_DICE = 1000  # dice rolled by one expression
@@ -53,6 +54,8 @@ class Roll:
     # lines up with them; 0 (not saved) when the line typed no dice.
     given: int = field(default=0, metadata={"omit_default": True})
 
+
+_roll = maker(Roll)  # (``Roll``, made faster: the tracker's own rolls, hundreds a play)
 
 Face = int | None  # a typed face; None ("?"): the tracker rolls that die
 
@@ -285,7 +288,7 @@ def roll_simple(expr: str, rng: Rng, take: Take | None = None) -> Roll | None:
     if sign:
         total += k if sign == "+" else -k
         detail += f" {sign} {k}"
-    return Roll(expr, total, f"{detail} = {total}")
+    return _roll(expr, total, f"{detail} = {total}")
 
 
 @lru_cache(maxsize=1024)
@@ -353,6 +356,15 @@ class Stream:
         z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
         # (a 64-bit draw scaled to the width: a bias of width / 2**64, nothing a forecast sees)
         return start + step * (((z ^ (z >> 31)) * width) >> 64)
+
+
+def _stream_draw(seed: int, position: int, width: int) -> int:
+    """``Stream(seed, position).randrange(width)``, the same draw without the generator: a
+    play's attack d10s are a roll each (a test compares the two)."""
+    z = (seed * _GAMMA + position * _SPACING + _GAMMA) & _MASK
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+    return ((z ^ (z >> 31)) * width) >> 64
 
 
 Ask = Callable[[str | None], bool]  # whether the GM types a roll, by its owner's side
@@ -546,8 +558,11 @@ class Dice:
     def _die(self, sides: int) -> Roll:
         """One ``1dN`` the tracker rolls (no typed face, no prompt, no record to replay): the
         roll ``roll_simple`` makes of it, drawn at the next position."""
-        face = self._rng(self.seed, self.position).randrange(sides) + 1
-        roll = Roll(f"1d{sides}", face, f"1d{sides} ({face}) = {face}")
+        if self._rng is Stream:  # (a play's: its draw computed, no generator made for it)
+            face = _stream_draw(self.seed, self.position, sides) + 1
+        else:
+            face = self._rng(self.seed, self.position).randrange(sides) + 1
+        roll = _roll(f"1d{sides}", face, f"1d{sides} ({face}) = {face}")
         self.rolled.append(roll)
         self.position += 1
         return roll

@@ -10,7 +10,7 @@ in ``Combatant.sheet``; the encounter's ``system`` says which sheet class that i
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, ClassVar, TypeVar
 
 import attrs
@@ -314,17 +314,56 @@ def evolve_with(inst: _T, changes: dict[str, Any]) -> _T:
     return copier(inst, changes)  # type: ignore[no-any-return]
 
 
-def _copier(cls: type, changed: tuple[str, ...]) -> Any:
+def _settable(cls: type) -> bool:
+    """Whether ``cls``'s ``__init__`` only sets (and converts) its slotted fields: its values
+    may be built field by field on its unfrozen twin."""
     fields = attrs.fields(cls)
     names = {f.name for f in fields}
     slots = {s for k in cls.__mro__ for s in getattr(k, "__slots__", ())} - {"__weakref__"}
-    if (
+    return not (
         "__slots__" not in vars(cls)
         or slots != names
         or hasattr(cls, "__attrs_post_init__")
         or any(f.validator or not f.init or f.alias != f.name for f in fields)
         or any(f.converter is not None and not _plain(f.converter) for f in fields)
+    )
+
+
+_FACTORY: Any = attrs.Factory  # (a class: its stubs call it a function)
+
+
+def maker(cls: type[_T]) -> Callable[..., _T]:
+    """A constructor of the frozen ``cls`` for the engine's hot paths (a play makes hundreds
+    of rolls and economies): its fields in order or by name, with their defaults, the value
+    built as ``evolve`` builds a copy (field by field on the unfrozen twin, then made ``cls``),
+    where a frozen class's own ``__init__`` sets each field through a call. ``cls`` itself for
+    a class whose ``__init__`` does more (validators, converters, factories)."""
+    fields = attrs.fields(cls)  # type: ignore[arg-type]
+    unfrozen = _unfrozen(cls) if _settable(cls) else None
+    if (
+        unfrozen is None
+        or any(f.converter is not None or isinstance(f.default, _FACTORY) for f in fields)
+        or any(f.kw_only or f.name in ("new", "new_of", "unfrozen", "cls") for f in fields)
     ):
+        return cls
+    params = [f.name if f.default is attrs.NOTHING else f"{f.name}=_d_{f.name}" for f in fields]
+    source = (
+        f"def make({', '.join(params)}):\n"
+        "    new = new_of(unfrozen)\n"
+        + "".join(f"    new.{f.name} = {f.name}\n" for f in fields)
+        + "    new.__class__ = cls\n"
+        "    return new\n"
+    )
+    scope = {"new_of": object.__new__, "unfrozen": unfrozen, "cls": cls}
+    scope.update({f"_d_{f.name}": f.default for f in fields if f.default is not attrs.NOTHING})
+    exec(source, scope)
+    return scope["make"]  # type: ignore[no-any-return]
+
+
+def _copier(cls: type, changed: tuple[str, ...]) -> Any:
+    fields = attrs.fields(cls)
+    names = {f.name for f in fields}
+    if not _settable(cls):
         return lambda inst, changes: attrs.evolve(inst, **changes)
     unknown = [key for key in changed if key not in names]
     if unknown:

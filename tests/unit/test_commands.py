@@ -218,3 +218,21 @@ def test_an_unknown_name_says_whom_the_fight_has(session: Session) -> None:
         session.execute("hit rok 3")
     with pytest.raises(CommandError, match=r"called 'zzz': the fight has Rook, Vance$"):
         session.execute("hit zzz 3")
+
+
+def test_a_line_is_read_once_per_text_and_system() -> None:
+    """A read line is kept (a forecast runs the same few thousands of times): the same text in
+    the same rules gives the same reading; another text, or the same text in other rules, its
+    own; a refused line is refused each time, never kept as read."""
+    from facility_tui.commands.dispatch import read_line
+
+    first = read_line("soak boarder-1 2 no", "2297")
+    assert read_line("soak boarder-1 2 no", "2297") is first
+    other = read_line("soak boarder-1 3 no", "2297")
+    assert other is not first
+    assert other.parsed.args == ("boarder-1", "3", "no")
+    assert read_line("next", "facility").system == "facility"
+    assert read_line("next", "2297").system == "2297"
+    for _ in range(2):
+        with pytest.raises(CommandError, match="rule of 2297, not of facility"):
+            read_line("soak boarder-1 2 no", "facility")

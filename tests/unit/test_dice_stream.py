@@ -115,3 +115,12 @@ def test_each_rolls_as_its_dice_rolled_one_by_one(
     got = many.each(count, sides, "attack d10")
     assert got == [one.roll(f"1d{sides}", "attack d10") for _ in range(count)]
     assert many.rolled == one.rolled and many.position == one.position == position + count
+
+
+@given(st.integers(0, 2**62), st.integers(0, 10_000), st.integers(1, 10_000))
+def test_a_die_drawn_directly_is_the_streams_draw(seed: int, position: int, sides: int) -> None:
+    """A play's single dice (the attack d10s) are computed without a generator: the same face
+    the stream draws at that place."""
+    die = Dice(seed, position, rng=Stream).each(1, sides, "d")[0]
+    assert die.total == Stream(seed, position).randrange(sides) + 1
+    assert die == roll_simple(f"1d{sides}", Stream(seed, position))

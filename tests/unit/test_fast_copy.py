@@ -12,7 +12,8 @@ from attrs import define, field, frozen
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from facility_tui.model.encounter import Combatant, Encounter, LogEntry, Phase, evolve
+from facility_tui.commands.dice import Roll
+from facility_tui.model.encounter import Combatant, Encounter, LogEntry, Phase, evolve, maker
 from facility_tui.systems.facility.sheet import FacilitySheet
 from facility_tui.systems.r2297.sheet import Effect, EKind, Injury, Sheet2297
 
@@ -102,3 +103,31 @@ def test_a_class_whose_init_does_more_goes_through_attrs() -> None:
         evolve(_Checked(), n="x")  # the validator runs
     assert evolve(_Converted(), n="7") == _Converted(7)  # the converter runs
     assert evolve(_Private(), n=3) == _Private(3)  # the init's name of a private field
+
+
+def test_maker_builds_what_the_class_builds() -> None:
+    """``maker``'s constructor (a play's rolls, economies, attack plans) gives the class's own
+    value, its defaults as declared, by place or by name, and the value stays frozen."""
+    make = maker(Roll)
+    assert make is not Roll
+    built = make("2d6", 7, "2d6 (3, 4) = 7")
+    assert type(built) is Roll
+    assert built == Roll("2d6", 7, "2d6 (3, 4) = 7")
+    assert make("1d6", 2, "x", given=3) == Roll("1d6", 2, "x", 3)
+    assert make(expr="1d6", total=2, detail="x").given == 0
+    with pytest.raises(attrs.exceptions.FrozenInstanceError):
+        built.total = 8  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        make("1d6")  # a field without a default must be given
+
+
+@frozen
+class _Made:
+    items: tuple[int, ...] = field(factory=tuple)
+
+
+def test_maker_leaves_a_class_whose_init_does_more_to_it() -> None:
+    assert maker(_Checked) is _Checked  # a validator
+    assert maker(_Converted) is _Converted  # a converter
+    assert maker(_Made) is _Made  # a factory
+    assert maker(_Private) is _Private  # an init's own name for a field
