@@ -287,7 +287,7 @@ def tired(s: Sheet2297) -> Tired:
 
 
 def unconscious(s: Sheet2297) -> bool:
-    return s.has("unconscious") or tired(s) is UNCONSCIOUS
+    return s.has("unconscious") or tiredness(s.fatigue, s.sta) is UNCONSCIOUS
 
 
 def dying(s: Sheet2297) -> bool:
@@ -336,11 +336,14 @@ def active_on(e: Effect, turn: int) -> bool:
 
 def effective_initiative(s: Sheet2297, base: int, turn: int, rnd: int) -> int:
     """A3: base + this round's boost − reductions due on ``turn``; 0 when a rule says so; ≥ 0."""
-    if tired(s) in (EXHAUSTED, UNCONSCIOUS) or incapacitated(s):
+    # (``tired``, ``incapacitated`` and ``active_on`` written out: every turn's start and every
+    # round's order ask this)
+    weary = tiredness(s.fatigue, s.sta)
+    if weary is EXHAUSTED or weary is UNCONSCIOUS or s.damage + s.stun >= s.hlt:
         return 0
     value = base + (s.boost if s.boost_round == rnd and rnd > 0 else 0)
     for e in s.effects:
-        if not active_on(e, turn):
+        if not ((e.first == 0 or e.first <= turn) and (e.last == 0 or turn <= e.last)):
             continue
         if e.kind is ZERO:
             return 0
@@ -406,7 +409,7 @@ def limit_of(enc: Encounter, s: Sheet2297) -> tuple[str, str]:
         return "nothing", "dying"
     if effects and s.has("unconscious"):
         return "nothing", "unconscious"
-    tiredness_now = tired(s)  # (asked once, as the level: the checks below read them in turn)
+    tiredness_now = tiredness(s.fatigue, s.sta)  # (asked once: the checks below read it in turn)
     if tiredness_now is UNCONSCIOUS:
         return "nothing", "unconscious"
     if effects and surprised(s):
@@ -414,7 +417,7 @@ def limit_of(enc: Encounter, s: Sheet2297) -> tuple[str, str]:
     level = s.level
     if level in (CRITICAL, LETHAL):
         return "minor", f"{level.word} injury"
-    if incapacitated(s):
+    if s.damage + s.stun >= s.hlt:  # (``incapacitated``, written out)
         return "minor", "incapacitated"
     if tiredness_now is EXHAUSTED:
         return "minor", "exhausted"
@@ -631,8 +634,9 @@ def drop_effect(ctx: Ctx, cid: str, old: Effect) -> None:
 def swap_effect(ctx: Ctx, cid: str, old: Effect, new: Effect) -> None:
     s = ctx.sheet(cid)
     effects = list(s.effects)
-    for i, e in enumerate(effects):
-        if e is old or e == old:
+    kind = old.kind
+    for i, e in enumerate(effects):  # (an effect of another kind is not equal: not compared)
+        if e is old or (e.kind is kind and e == old):
             effects[i] = new
             break
     ctx.put(cid, effects=tuple(effects))

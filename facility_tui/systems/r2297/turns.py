@@ -28,7 +28,7 @@ from facility_tui.systems.r2297.engine import (
     tired,
 )
 from facility_tui.systems.r2297.hits import add_damage
-from facility_tui.systems.r2297.rules import EXHAUSTED
+from facility_tui.systems.r2297.rules import EXHAUSTED, tiredness
 from facility_tui.systems.r2297.sheet import BLEED, COND, DEATH, Awareness, Effect, EKind, Sheet2297
 
 if TYPE_CHECKING:
@@ -187,7 +187,8 @@ class Turns2297(Turns):
                     ctx.log(
                         f"{c.name}'s unused Overwatch ends (end of round {enc.round})", Kind.EFFECT
                     )
-            if not s.dead and tired(s) is EXHAUSTED:  # (only they count idle rounds)
+            # (only the Exhausted count idle rounds; ``tired`` written out: every sheet, round)
+            if not s.dead and tiredness(s.fatigue, s.sta) is EXHAUSTED:
                 count_idle_round(ctx, c.id)
         return ctx.enc
 
@@ -346,8 +347,10 @@ def tick(ctx: Ctx, cid: str) -> None:
             if amount > 0:
                 add_damage(ctx, cid, amount)
         elif e.kind is DEATH:
-            current = next((x for x in ctx.sheet(cid).effects if x == e), None)
-            if current is None:
+            for current in ctx.sheet(cid).effects:  # (another kind is not equal: not compared)
+                if current is e or (current.kind is DEATH and current == e):
+                    break
+            else:
                 continue
             left = e.rounds - 1
             if left <= 0:
