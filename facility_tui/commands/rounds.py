@@ -25,6 +25,10 @@ if TYPE_CHECKING:
     from facility_tui.systems import RuleSystem
 
 
+# (a member read from its enum class costs a call in Python 3.11: ``model.encounter``)
+_ACTIVE = Phase.ACTIVE
+
+
 def _announce(enc: Encounter, rules: RuleSystem) -> Encounter:
     slot = enc.current
     if slot is None or not enc.keeps_log:
@@ -34,7 +38,7 @@ def _announce(enc: Encounter, rules: RuleSystem) -> Encounter:
 
 def begin_round(enc: Encounter, dice: Dice, rules: RuleSystem, skipped: int = 0) -> Encounter:
     """Start the next round: fix its order, then start its first turn."""
-    enc = evolve(enc, phase=Phase.ACTIVE, round=enc.round + 1, turn=0)
+    enc = evolve(enc, phase=_ACTIVE, round=enc.round + 1, turn=0)
     enc = rules.turns.round_order(enc, dice)
     enc = rules.turns.round_started(enc, dice)
     return start_turn(enc, dice, rules, skipped)

@@ -298,6 +298,10 @@ def preview_next(call: Call) -> list[str]:
     return [f"ends {ending}'s turn; next: {rounds.ahead_text(enc, call.rules)}"]
 
 
+# (a member read from its enum class costs a call in Python 3.11: ``model.encounter``)
+_ACTIVE, _SETUP = Phase.ACTIVE, Phase.SETUP
+
+
 @command(
     "next",
     "next",
@@ -307,9 +311,9 @@ def preview_next(call: Call) -> list[str]:
     preview=preview_next,
 )
 def next_turn(call: Call) -> Encounter:
-    call.need_phase(Phase.ACTIVE, Phase.SETUP)
+    call.need_phase(_ACTIVE, _SETUP)
     call.expect_args(0)
-    if call.enc.phase is Phase.SETUP:  # as the n key does: one behaviour for key and command
+    if call.enc.phase is _SETUP:  # as the n key does: one behaviour for key and command
         return start(call)
     return rounds.next_turn(call.enc, call.dice, call.rules)
 

@@ -49,6 +49,10 @@ CHUNK = 20  # plays a worker runs before reporting
 Z95 = 1.959963984540054  # the normal quantile of a two-sided 95 % interval
 
 
+# (a member read from its enum class costs a call in Python 3.11: ``model.encounter``)
+_ACTIVE = Phase.ACTIVE
+
+
 class ForecastError(CommandError):
     """An encounter or a play the forecast refuses; one line, fit for the GM."""
 
@@ -248,7 +252,7 @@ def play(
     stop = ""
     start_round, acted = enc.round, enc.round
     while won is None:
-        if enc.phase is not Phase.ACTIVE:
+        if enc.phase is not _ACTIVE:
             raise ForecastError("the combat has ended: 'resume' it to forecast")
         if enc.round - start_round >= MAX_ROUNDS:
             stop = "rounds"

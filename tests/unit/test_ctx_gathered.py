@@ -98,3 +98,25 @@ def test_a_hooks_reads_see_its_own_changes() -> None:
     assert (got.initiative, got.sheet.fatigue, got.sheet.damage) == (42, 7, 4)
     assert ctx.round == enc.round
     assert enc.get(cid).sheet.fatigue == DEMO.get(cid).sheet.fatigue  # (the value given is kept)
+
+
+def test_a_hook_reads_its_own_encounters_combatants_after_another_hooks() -> None:
+    """The combatants by id a hook last read or made are handed to the next hook at the same
+    combatants (a turn's end, then its start): never to a hook of other combatants, and never
+    with a change another hook made after."""
+    cid = DEMO.combatants[0].id
+    first = Ctx(DEMO, Dice(1, 0))
+    assert first.sheet(cid).damage == 0
+    second = Ctx(DEMO, Dice(1, 0))
+    assert second.sheet(cid).damage == 0
+    first.put(cid, damage=3)
+    made = first.enc
+    assert second.sheet(cid).damage == 0  # (the first hook's change is its own)
+    assert second.enc is DEMO
+    assert Ctx(made, Dice(1, 0)).sheet(cid).damage == 3
+    first.put(cid, damage=5)
+    assert first.enc.get(cid).sheet.damage == 5
+    assert Ctx(made, Dice(1, 0)).sheet(cid).damage == 3
+    assert Ctx(DEMO, Dice(1, 0)).sheet(cid).damage == 0
+    other = DEMO.update_sheet(cid, damage=9)  # (the same ids, other combatants)
+    assert Ctx(other, Dice(1, 0)).combatant(cid) is other.combatants[0]

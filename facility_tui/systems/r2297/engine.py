@@ -87,6 +87,7 @@ class Ctx:
                 enc = evolve(enc, combatants=combatants)
                 if self._ids is not None:
                     self._ids.update(changed)
+                    _remember_ids(combatants, self._ids)
             if self._lines:  # (an encounter that keeps no log, a forecast's play, drops them)
                 enc = enc.logged_all(self._lines)
             self._enc, self._changed, self._lines = enc, {}, []
@@ -135,7 +136,13 @@ class Ctx:
 
     def _known(self) -> dict[str, Combatant]:
         if self._ids is None:
-            self._ids = {c.id: c for c in reversed(self._enc.combatants)}
+            cs = self._enc.combatants
+            kept, ids = _LAST_IDS
+            if kept is cs:  # (the combatants the last hook made or read: a turn's end, its start)
+                self._ids = ids.copy()
+            else:
+                self._ids = {c.id: c for c in reversed(cs)}
+                _remember_ids(cs, self._ids)
         return self._ids
 
     def roll(self, expr: str, what: str, by: str | None = None) -> Roll:
@@ -184,6 +191,17 @@ class Ctx:
     def edit(self, cid: str, fn: Callable[[Sheet2297], Sheet2297]) -> Sheet2297:
         self._sheets[cid] = fn(self.sheet(cid))
         return self.sheet(cid)
+
+
+# The combatants a round hook last read or made, by id (a copy: each hook changes its own): the
+# next hook at the same combatants copies it rather than reading them again (a turn's end, then
+# the next one's start, at every ``next`` of a play).
+_LAST_IDS: tuple[tuple[Combatant, ...] | None, dict[str, Combatant]] = (None, {})
+
+
+def _remember_ids(cs: tuple[Combatant, ...], ids: dict[str, Combatant]) -> None:
+    global _LAST_IDS
+    _LAST_IDS = (cs, ids.copy())
 
 
 class _CallCtx(Ctx):

@@ -370,27 +370,31 @@ def end_turn(ctx: Ctx, cid: str) -> None:
     """C2: "next turn" effects end with this turn; "N rounds" count down and expire at 0."""
     s = ctx.sheet(cid)
     name, turn = ctx.name(cid), s.turns
+    logs = ctx.keeps_log  # (the lines below are for the log alone: a play's keeps none)
     kept: list[Effect] = []
+    changed = False  # (an effect ended or counted down: the sheet changes)
     for e in s.effects:
         if e.kind in (BLEED, DEATH):
             kept.append(e)
         elif e.last and e.last <= turn:
-            ctx.log(
-                f"{name}: {describe(evolve(e, first=0, last=0))} from {e.label} ends", Kind.EFFECT
-            )
+            changed = True
+            if logs:
+                ctx.log(
+                    f"{name}: {describe(evolve(e, first=0, last=0))} from {e.label} ends",
+                    Kind.EFFECT,
+                )
         elif e.rounds and (e.first == 0 or e.first <= turn) and e.counts_from <= turn:
+            changed = True
             left = e.rounds - 1
-            if left <= 0:
+            if left > 0:
+                kept.append(evolve(e, rounds=left))
+            elif logs:
                 what = e.label if e.kind is COND else describe(evolve(e, rounds=0))
                 src = "" if e.kind is COND else f" from {e.label}"
                 ctx.log(f"{name}: {what}{src} ends", Kind.EFFECT)
-            else:
-                kept.append(evolve(e, rounds=left))
         else:
             kept.append(e)
-    if s.effects and (
-        len(kept) != len(s.effects) or any(k is not e for k, e in zip(kept, s.effects, strict=True))
-    ):
+    if changed:
         s = ctx.put(cid, effects=tuple(kept))
     if s.ext_name and s.ext_turn != turn and s.ext_step:
         ctx.log(

@@ -79,6 +79,8 @@ class AttackPlan:
         return "free" not in self.flags and self.c.id == self.turn
 
 
+# (a member read from its enum class costs a call in Python 3.11: ``model.encounter``)
+_SETUP, _ACTIVE = Phase.SETUP, Phase.ACTIVE
 _plan = maker(AttackPlan)  # (``AttackPlan``, made faster: a play reads dozens of attacks)
 
 
@@ -94,7 +96,7 @@ def _cover(call: Call) -> int:
 
 
 def read_attack(call: Call) -> AttackPlan:
-    call.need_phase(Phase.SETUP, Phase.ACTIVE)
+    call.need_phase(_SETUP, _ACTIVE)
     c = who(call)
     named: list[Combatant] = [who(call, 1, "the target")]
     flags: set[str] = set()
@@ -141,7 +143,8 @@ def read_attack(call: Call) -> AttackPlan:
     cover = _cover(call)
     damage = call.option("dmg") or (weapon.damage if weapon else None)
     extra = call.int_option("extra", "extra d6", 0)
-    kind = parse_type(call.option("type") or (weapon.kind.value if weapon else "physical"))
+    typed_kind = call.option("type")  # (else the weapon's own: no need to read its name back)
+    kind = weapon.kind if weapon and not typed_kind else parse_type(typed_kind or "physical")
     ap = parse_ap(call.option("ap", "0") or "0")
     tn_text = call.option("tn")
     typed_tn = call.number(tn_text, "TN", minimum=0) if tn_text is not None else None
