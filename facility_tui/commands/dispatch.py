@@ -178,7 +178,8 @@ def apply(
         new = spec.run(call)
     except CampaignError as err:
         raise CommandError(str(err)) from None
-    call.check_options(lambda key: taken_by(key, spec, enc.system))
+    if call.options:  # (most lines have none to check)
+        call.check_options(lambda key: taken_by(key, spec, enc.system))
     if typed and dice.surplus:  # (no typed face, none left over: most lines)
         rolled = (
             f"rolled {dice.used} {'die' if dice.used == 1 else 'dice'}"

@@ -174,18 +174,20 @@ def play(
     unique = len(here) == len(watched)  # (no id twice: a changed one is read where it is)
     won = winner(enc, ids, fates)
 
+    fallen_of, ammo_of = rules.tactics.fallen, rules.tactics.ammo  # (asked after every line)
+
     def look(enc: Encounter, i: int, c: Combatant) -> bool:
         """Combatant ``c`` (``ids[i]``) changed: whether the side left standing may have too."""
         nonlocal first
         cid = ids[i]
         was = seen.get(cid)
         seen[cid] = c
-        fate = rules.tactics.fallen(enc, c) or ""
+        fate = fallen_of(enc, c) or ""
         moved = fate != fates[i] or was is None or c.side != was.side
         fates[i] = fate
         if fate and not first and cid not in down_at_start:
             first = cid
-        now = rules.tactics.ammo(c)
+        now = ammo_of(c)
         spent[i] += max(0, ammo[i] - now)
         ammo[i] = now
         return moved

@@ -17,8 +17,8 @@ from facility_tui.commands.grammar import quote
 from facility_tui.model.encounter import Combatant, Encounter
 from facility_tui.systems.base import Tactics
 from facility_tui.systems.plays import TurnPlay
-from facility_tui.systems.r2297.engine import dying, economy, incapacitated, sheet_of, unconscious
-from facility_tui.systems.r2297.rules import LEVELS, Level
+from facility_tui.systems.r2297.engine import dying, economy, incapacitated, sheet_of
+from facility_tui.systems.r2297.rules import LEVELS, UNCONSCIOUS, Level, tiredness
 from facility_tui.systems.r2297.sheet import Sheet2297
 from facility_tui.systems.r2297.view import OUT_WORDS, status
 from facility_tui.systems.r2297.weapons import ammo_needed
@@ -37,15 +37,23 @@ _FALLEN_KEPT = 4096  # (then forgotten all at once)
 def fallen(c: Combatant) -> str:
     """Out of the fight, and how: "" (standing), "fled", "down" (unconscious or incapacitated),
     "dying" (dying or dead)."""
-    kept = _FALLEN.get(id(c.sheet))
-    if kept is not None and kept[0] is c.sheet:
+    sheet = c.sheet
+    kept = _FALLEN.get(id(sheet))
+    if kept is not None and kept[0] is sheet:
         return kept[1]
     s = sheet_of(c)
-    if s.dead or dying(s):
+    # (``dying``, ``unconscious`` and ``incapacitated`` written out, the effects read only when
+    # there are some: asked of each combatant a line changed)
+    effects = s.effects
+    if s.dead or (effects and dying(s)):
         how = "dying"
-    elif s.has(FLED):
+    elif effects and s.has(FLED):
         how = "fled"
-    elif unconscious(s) or incapacitated(s):
+    elif (
+        (effects and s.has("unconscious"))
+        or tiredness(s.fatigue, s.sta) is UNCONSCIOUS
+        or s.damage + s.stun >= s.hlt
+    ):
         how = "down"
     else:
         how = ""
