@@ -253,6 +253,7 @@ def play(
     watch(enc)
     stop = ""
     start_round, acted = enc.round, enc.round
+    turn = TurnPlay(by_id, rng)
     while won is None:
         if enc.phase is not _ACTIVE:
             raise ForecastError("the combat has ended: 'resume' it to forecast")
@@ -263,7 +264,8 @@ def play(
             stop = "stalled"
             break
         slot = enc.current or ""
-        turn = TurnPlay(by_id, rng)
+        turn.tried.clear()  # (a turn's lines start anew: one ``TurnPlay`` a play, not a turn)
+        turn.refused.clear()
         for _ in range(MAX_LINES):
             line = rules.tactics.next_line(enc, slot, turn)
             if line is None or line in turn.refused:
