@@ -280,6 +280,9 @@ def expire_pins_of_the_dead(ctx: Ctx) -> None:
             expire_pinned_by(ctx, c.id, "is dead")
 
 
+_TURN_START = {"turns": 0, **FRESH_TURN}  # a turn's count and marks, in the order put sets them
+
+
 def begin_turn(ctx: Ctx, cid: str) -> None:
     """C2: count the turn, clear Surprised in round 2, tick bleeding and death, set the band."""
     c = ctx.combatant(cid)  # (its name and base initiative: a turn's start changes neither)
@@ -288,7 +291,9 @@ def begin_turn(ctx: Ctx, cid: str) -> None:
     # (what it pinned goes first, while the encounter is as it was: the scan of every
     # combatant reads it whole; this turn's own marks change no one else's sheet)
     expire_pinned_by(ctx, cid)
-    s = ctx.put(cid, turns=turn, **FRESH_TURN)
+    fresh = _TURN_START.copy()  # (the turn's marks as one dict, copied: no keywords merged)
+    fresh["turns"] = turn
+    s = ctx.put_all(cid, fresh)
     for e in s.effects:
         if e.kind is COND and e.until_round and ctx.round >= e.until_round:
             drop_effect(ctx, cid, e)
