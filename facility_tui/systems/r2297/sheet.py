@@ -214,8 +214,11 @@ class Sheet2297:
     @property
     def level(self) -> Level:
         """A7: the worst current injury."""
-        if not self.injuries:  # (most sheets, asked each time an action is counted)
+        injuries = self.injuries
+        if not injuries:  # (most sheets, asked each time an action is counted)
             return NO_INJURY
+        if len(injuries) == 1:  # (the worst of one: no ranks compared)
+            return injuries[0].level
         return max((i.level for i in self.injuries), key=lambda lv: lv.rank, default=Level.NONE)
 
     def conditions(self) -> list[str]:
