@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from attrs import frozen
 
-from facility_tui.model.encounter import Kind, evolve
+from facility_tui.model.encounter import Kind, evolve, maker
 from facility_tui.systems.base import RuleError
 from facility_tui.systems.r2297.engine import (
     Ctx,
@@ -35,7 +35,19 @@ from facility_tui.systems.r2297.rules import (
     injury_level,
     mitigate,
 )
-from facility_tui.systems.r2297.sheet import Effect, EKind, Injury, Sheet2297
+from facility_tui.systems.r2297.sheet import (
+    BLEED,
+    DEATH,
+    DISADV,
+    INIT,
+    ZERO,
+    Effect,
+    Injury,
+    Sheet2297,
+)
+
+# (the values a hit makes, built without attrs' call per field: ``model.maker``)
+_effect, _injury = maker(Effect), maker(Injury)
 
 
 def already_dying(ctx: Ctx, cid: str, why: str) -> bool:
@@ -58,7 +70,7 @@ def start_dying(ctx: Ctx, cid: str, why: str, source: int = 0) -> None:
     add_condition(ctx, cid, "unconscious", source=source, quiet=True)
     add_condition(ctx, cid, "prone", source=source, quiet=True)
     n = ctx.roll("1d6+1", f"{ctx.name(cid)} death countdown", cid).total
-    add_effect(ctx, cid, Effect(EKind.DEATH, why, rounds=n, source=source))
+    add_effect(ctx, cid, _effect(DEATH, why, rounds=n, source=source))
     ctx.log(
         f"{ctx.name(cid)} is dying ({why}): unconscious, prone, dies in {n} rounds unless "
         "stabilized",
@@ -98,10 +110,8 @@ def inflict(ctx: Ctx, cid: str, injury: Injury) -> Injury:
         ctx.log(f"{name}: {level.word} injury", Kind.EFFECT)
     if level is LIGHT:
         amount = ctx.roll("1d6", f"{name} initiative reduction", cid).total
-        add_effect(
-            ctx, cid, Effect(EKind.INIT, "Light injury", amount, first=due, last=due, source=src)
-        )
-        add_effect(ctx, cid, Effect(EKind.DISADV, "Light injury", first=due, last=due, source=src))
+        add_effect(ctx, cid, _effect(INIT, "Light injury", amount, first=due, last=due, source=src))
+        add_effect(ctx, cid, _effect(DISADV, "Light injury", first=due, last=due, source=src))
         if logs:
             ctx.log(
                 f"{name}: initiative −{amount} and Disadvantage on its next turn (its {nth(due)})",
@@ -111,13 +121,13 @@ def inflict(ctx: Ctx, cid: str, injury: Injury) -> Injury:
         amount = ctx.roll("2d6", f"{name} initiative reduction", cid).total
         n = ctx.roll("1d6+1", f"{name} Disadvantage rounds", cid).total
         add_effect(
-            ctx, cid, Effect(EKind.INIT, "Moderate injury", amount, first=due, last=due, source=src)
+            ctx, cid, _effect(INIT, "Moderate injury", amount, first=due, last=due, source=src)
         )
         add_effect(
             ctx,
             cid,
-            Effect(
-                EKind.DISADV,
+            _effect(
+                DISADV,
                 "Moderate injury",
                 rounds=n,
                 source=src,
@@ -136,10 +146,10 @@ def inflict(ctx: Ctx, cid: str, injury: Injury) -> Injury:
         add_effect(
             ctx,
             cid,
-            Effect(EKind.INIT, "Serious injury", amount, first=due, combat=True, source=src),
+            _effect(INIT, "Serious injury", amount, first=due, combat=True, source=src),
         )
-        add_effect(ctx, cid, Effect(EKind.DISADV, "Serious injury", medical=True, source=src))
-        add_effect(ctx, cid, Effect(EKind.BLEED, "Serious injury", 1, rounds=n, source=src))
+        add_effect(ctx, cid, _effect(DISADV, "Serious injury", medical=True, source=src))
+        add_effect(ctx, cid, _effect(BLEED, "Serious injury", 1, rounds=n, source=src))
         if logs:
             ctx.log(
                 f"{name}: initiative −{amount} from its {nth(due)} turn until end of combat; "
@@ -149,11 +159,9 @@ def inflict(ctx: Ctx, cid: str, injury: Injury) -> Injury:
                 Kind.EFFECT,
             )
     elif level is CRITICAL:
-        add_effect(
-            ctx, cid, Effect(EKind.ZERO, "Critical injury", first=due, combat=True, source=src)
-        )
+        add_effect(ctx, cid, _effect(ZERO, "Critical injury", first=due, combat=True, source=src))
         add_condition(ctx, cid, "prone", source=src, quiet=True)
-        add_effect(ctx, cid, Effect(EKind.BLEED, "Critical injury", dice="1d6", source=src))
+        add_effect(ctx, cid, _effect(BLEED, "Critical injury", dice="1d6", source=src))
         if logs:
             ctx.log(
                 f"{name}: initiative 0 from its {nth(due)} turn until end of combat; prone; one "
@@ -170,7 +178,7 @@ def inflict(ctx: Ctx, cid: str, injury: Injury) -> Injury:
 
 def record_injury(ctx: Ctx, cid: str, level: Level, damage: int) -> Injury:
     s = ctx.sheet(cid)
-    injury = Injury(s.next_id, level, level, ctx.round, damage)
+    injury = _injury(s.next_id, level, level, ctx.round, damage)
     ctx.put(cid, next_id=s.next_id + 1)
     injury = inflict(ctx, cid, injury)
     ctx.edit(cid, lambda s: evolve(s, injuries=(*s.injuries, injury)))
@@ -189,6 +197,9 @@ class HitResult:
     mitigation: Mitigation
     level: Level
     injury: Injury | None
+
+
+_hit_result = maker(HitResult)
 
 
 def hit_outcome(
@@ -300,7 +311,7 @@ def apply_hit(
         replace_injury(ctx, cid, injury)
         if logs:
             ctx.log(f"{name} may spend 1 Edge (has {s.edge}) to lower it: soak {cid}")
-    return HitResult(m, level, injury)
+    return _hit_result(m, level, injury)
 
 
 def lower_injury(ctx: Ctx, cid: str, injury: Injury) -> Injury:

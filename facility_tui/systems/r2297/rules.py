@@ -13,6 +13,7 @@ from functools import lru_cache
 from attrs import frozen
 
 from facility_tui.campaign.catalogs import Lookup
+from facility_tui.model.encounter import maker
 from facility_tui.model.text import word_for
 from facility_tui.systems.base import RuleError
 
@@ -230,6 +231,9 @@ class Mitigation:
         return self.raw < self.pt
 
 
+_mitigation = maker(Mitigation)  # (``Mitigation``, built without attrs' call per field: each hit)
+
+
 def mitigate(
     raw: int,
     armor: tuple[Armor, ...],
@@ -251,7 +255,7 @@ def mitigate(
     pt = max(0, pt - ap_pt)
     dr = min(100, max(0, dr - ap_dr))
     final = 0 if raw < pt else raw * (100 - dr) // 100
-    return Mitigation(raw, pt, dr, final)
+    return _mitigation(raw, pt, dr, final)
 
 
 @lru_cache(maxsize=256)  # (an attack reads them each time, from the same few texts)
