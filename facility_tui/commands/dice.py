@@ -280,7 +280,10 @@ def roll_simple(expr: str, rng: Rng, take: Take | None = None) -> Roll | None:
             total = take(sides, total)
         detail = f"1d{sides} ({total})"
     else:
-        dice = [rng.randrange(sides) + 1 for _ in range(count)]
+        if rng.__class__ is Stream:  # (a play's: its draws in one call, not a call a die)
+            dice = rng.faces(count, sides)
+        else:
+            dice = [rng.randrange(sides) + 1 for _ in range(count)]
         if take is not None:
             dice = [take(sides, d) for d in dice]
         total = sum(dice)
@@ -356,6 +359,18 @@ class Stream:
         z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
         # (a 64-bit draw scaled to the width: a bias of width / 2**64, nothing a forecast sees)
         return start + step * (((z ^ (z >> 31)) * width) >> 64)
+
+    def faces(self, count: int, sides: int) -> list[int]:
+        """``count`` dice of ``sides`` (1 to ``sides``), drawn as ``randrange(sides) + 1`` each
+        in turn draws them (a damage roll's dice: one call, not one a die; a test compares)."""
+        state, out = self._state, []
+        for _ in range(count):
+            state = (state + _GAMMA) & _MASK
+            z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+            out.append((((z ^ (z >> 31)) * sides) >> 64) + 1)
+        self._state = state
+        return out
 
 
 def _stream_draw(seed: int, position: int, width: int) -> int:

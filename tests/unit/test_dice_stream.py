@@ -124,3 +124,14 @@ def test_a_die_drawn_directly_is_the_streams_draw(seed: int, position: int, side
     die = Dice(seed, position, rng=Stream).each(1, sides, "d")[0]
     assert die.total == Stream(seed, position).randrange(sides) + 1
     assert die == roll_simple(f"1d{sides}", Stream(seed, position))
+
+
+@given(st.integers(0, 2**62), st.integers(0, 10_000), st.integers(1, 12), st.integers(1, 1000))
+def test_a_rolls_dice_drawn_at_once_are_the_dice_drawn_in_turn(
+    seed: int, position: int, count: int, sides: int
+) -> None:
+    """A play's damage dice come from one call (``Stream.faces``): the faces ``randrange`` draws
+    one by one, and the stream goes on from the same place."""
+    at_once, in_turn = Stream(seed, position), Stream(seed, position)
+    assert at_once.faces(count, sides) == [in_turn.randrange(sides) + 1 for _ in range(count)]
+    assert at_once.randrange(sides) == in_turn.randrange(sides)
