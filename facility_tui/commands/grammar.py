@@ -75,10 +75,8 @@ def parse(line: str) -> Parsed:
 
 
 @lru_cache(maxsize=4096)  # (a forecast's tactics name the same few combatants in every line)
-@lru_cache(maxsize=4096)
 def quote(word: str) -> str:
-    """``word`` as one argument of a line (quoted when it would read as options or words).
-    Remembered by word: a forecast's play quotes the same few ids for each line it writes."""
+    """``word`` as one argument of a line (quoted when it would read as options or words)."""
     quoted = shlex.quote(word)
     if quoted == word and _OPTION.match(word):  # shlex leaves a=b bare: it would be an option
         return f"'{word}'"
