@@ -34,16 +34,61 @@ CHECKPOINT_EVERY = 64
 RECENT = 256  # states last reached, kept besides the checkpoints (undo across a round is instant)
 
 
-class Node(NamedTuple):
+class Node:
     """One step of the tree: its id (creation order, from 1), the node it was made from, the
     step (line, dice, reads), and how the timeline reads it: the round after it and what it
-    said (its first log line, or its title)."""
+    said (its first log line, or its title).
 
-    id: int
-    parent: int
-    step: Step
-    round: int
-    said: str
+    A node read from a save may hold its step as the plain data it was read from (``data``),
+    decoded by ``load`` when ``step`` is first used: opening a fight whose first step rolled
+    thousands of dice decodes none of them, and a save writes that data back as it was read
+    (``store.steps.node_line``) without encoding the step again. (A class rather than a
+    NamedTuple for that one lazy field; it compares and copies as the tuple did.)"""
+
+    __slots__ = ("_load", "_step", "data", "id", "parent", "round", "said")
+
+    def __init__(
+        self,
+        id: int,
+        parent: int,
+        step: Step | None,
+        round: int,
+        said: str,
+        *,
+        data: Any = None,
+        load: Callable[[Any], Step] | None = None,
+    ) -> None:
+        self.id, self.parent, self.round, self.said = id, parent, round, said
+        self._step, self.data, self._load = step, data, load
+
+    @property
+    def step(self) -> Step:
+        step = self._step
+        if step is None:
+            assert self._load is not None
+            step = self._step = self._load(self.data)
+        return step
+
+    def _fields(self) -> tuple[Any, ...]:
+        return (self.id, self.parent, self.step, self.round, self.said)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Node):
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        return (
+            f"Node(id={self.id!r}, parent={self.parent!r}, step={self._step or self.data!r}, "
+            f"round={self.round!r}, said={self.said!r})"
+        )
+
+    def _replace(self, *, id: int, parent: int) -> Node:
+        """The same step as another node (still as read, if not decoded yet)."""
+        return Node(id, parent, self._step, self.round, self.said, data=self.data, load=self._load)
 
 
 class Older(NamedTuple):

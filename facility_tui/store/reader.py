@@ -538,7 +538,8 @@ def read_timeline(saved: SavedTimeline, log: Log[LogEntry]) -> Timeline:
 def node_row(row: Any) -> tuple[Node, int]:
     from facility_tui.store.steps import node_of
 
-    return node_of(row, "timeline.nodes")
+    # (below the separator: the checksum matched, or the file was refused, ``split3``)
+    return node_of(row, "timeline.nodes", lazy=True)
 
 
 def _kept_fight(

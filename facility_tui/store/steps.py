@@ -40,12 +40,20 @@ _HEAD = re.compile(
 
 
 def node_line(node: Node, depth: int) -> str:
-    """One node as a line of JSON: ``[id, parent, depth, round, said, step]``."""
-    return json_line([node.id, node.parent, depth, node.round, node.said, encode(node.step)])
+    """One node as a line of JSON: ``[id, parent, depth, round, said, step]``; a node read
+    from a file writes its step's data as read (what ``encode`` would give it back)."""
+    data = node.data if node.data is not None else encode(node.step)
+    return json_line([node.id, node.parent, depth, node.round, node.said, data])
 
 
-def node_of(row: Any, where: str) -> tuple[Node, int]:
-    """A node and its depth from its line; ``DecodeError`` if it is not one."""
+def _step_of(data: Any) -> Step:
+    return decode(Step, data, where="timeline.nodes")  # type: ignore[no-any-return]
+
+
+def node_of(row: Any, where: str, *, lazy: bool = False) -> tuple[Node, int]:
+    """A node and its depth from its line; ``DecodeError`` if it is not one. ``lazy``: its
+    step decoded when first used (a line from a file whose checksum matched: facility-tui
+    wrote it, in this schema), the data as read kept for the next save to write again."""
     if not isinstance(row, list) or len(row) != 6:
         raise DecodeError(f"{where}: expected [id, parent, depth, round, said, step]")
     nid, parent, depth, rnd, said, step = row
@@ -53,6 +61,8 @@ def node_of(row: Any, where: str) -> tuple[Node, int]:
         raise DecodeError(f"{where}: expected [id, parent, depth, round, said, step]")
     if not 0 <= parent < nid or depth < 1:
         raise DecodeError(f"{where}: node {nid} comes before its parent {parent}")
+    if lazy and isinstance(step, dict):
+        return Node(nid, parent, None, rnd, said, data=step, load=_step_of), depth
     return Node(nid, parent, decode(Step, step, where=where), rnd, said), depth
 
 
@@ -185,7 +195,8 @@ def read_steps(chunk: StepChunk, source: str) -> dict[str, Any]:
 
 def rows_of(doc: dict[str, Any], chunk: StepChunk) -> list[tuple[Node, int]]:
     where = chunk.name
-    rows = [node_of(r, f"{where}.nodes") for r in json_rows(doc.get("nodes", ""), where)]
+    # (a step file is read whole and its checksum checked: ``read_steps``)
+    rows = [node_of(r, f"{where}.nodes", lazy=True) for r in json_rows(doc.get("nodes", ""), where)]
     if [n.id for n, _ in rows] != list(range(chunk.first, chunk.first + chunk.count)):
         raise DecodeError(f"{where}: its nodes are not {chunk.first}..")
     return rows

@@ -259,6 +259,51 @@ def test_a_history_that_does_not_replay_is_told_when_it_is_needed(
     assert store.load(path).encounter == s.encounter
 
 
+def test_opening_then_a_step_and_a_save_neither_decode_nor_encode_the_saved_steps(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """As ``apply`` opens a save (``later``), adds a step and saves: the saved steps are read
+    as data and written back as read (a start that rolled for 1,000 combatants holds thousands
+    of dice); each is decoded when first used, and the save reads back the same."""
+    from facility_tui.commands.session import Step
+    from facility_tui.model import codec
+    from facility_tui.store import steps as steps_module
+
+    s = play(base_encounter("2297", 0, 3), ["add Goon count=3 init=1d20", "start", "next"], 0)
+    path = tmp_path / "f.toml"
+    store.save(s, path)
+    store.forget(path)
+    used: list[str] = []
+
+    def no_step(real):  # type: ignore[no-untyped-def]
+        def watched(value, *args, **kwargs):  # type: ignore[no-untyped-def]
+            if value is Step or isinstance(value, Step):
+                used.append(real.__name__)
+            return real(value, *args, **kwargs)
+
+        return watched
+
+    monkeypatch.setattr(steps_module, "decode", no_step(codec.decode))
+    monkeypatch.setattr(steps_module, "encode", no_step(codec.encode))
+    lazy = store.open_save(path, keep_aside=False, later=True).session
+    lazy.execute("next")
+    store.save(lazy, path)
+    assert used == ["encode"]  # the new step only
+    lazy.undo()
+    lazy.undo()  # (back to the saved steps: each decoded now)
+    assert "decode" in used
+    monkeypatch.undo()
+    store.forget(path)
+    again = store.load(path)
+    assert again.undo_steps == [*s.undo_steps, again.undo_steps[-1]]
+    assert again.encounter == run_after(s, "next")
+
+
+def run_after(s: Session, line: str) -> Encounter:
+    s.execute(line)
+    return s.encounter
+
+
 @pytest.mark.parametrize("name", ["v3-2297-passes.toml", "v3-facility-passes.toml"])
 def test_a_save_whose_turns_passed_before_they_said_why_keeps_its_history(name: str) -> None:
     """Written before a passing turn's line said why (`Pirate 1 cannot act: turn passes`, now
