@@ -16,6 +16,7 @@ from typing import Any, Union
 
 import attrs
 
+from facility_tui.model.encounter import build
 from facility_tui.model.log import Log
 
 
@@ -397,9 +398,19 @@ def _field_types(cls: type) -> tuple[tuple[str, Any], ...]:
     return tuple((f.name, hints[f.name]) for f in attrs.fields(cls))
 
 
+_EXACT: dict[Fast, type] = {_fast_str: str, _fast_int: int, _fast_bool: bool}
+
+
 @cache
-def _field_decoders(cls: type) -> dict[str, Fast]:
-    return {name: _fast(hint) for name, hint in _field_types(cls)}
+def _field_decoders(cls: type) -> dict[str, Fast | type]:
+    """Each field's decoder; for text, a whole number or true/false, the type itself: checked
+    in place (``_fast_attrs``), as a parser gives them (an int of a subclass goes the slow way,
+    to the same value)."""
+    out: dict[str, Fast | type] = {}
+    for name, hint in _field_types(cls):
+        one = _fast(hint)
+        out[name] = _EXACT.get(one, one)
+    return out
 
 
 def _fast_attrs(cls: type, data: Any, given: dict[str, Any]) -> Any:
@@ -411,9 +422,15 @@ def _fast_attrs(cls: type, data: Any, given: dict[str, Any]) -> Any:
     # its 25 fields; a key that is no field is left out, as the fields' loop left it)
     for name, value in data.items():
         one = fields.get(name)
-        if one is not None and name not in given:
+        if one is None or name in given:
+            continue
+        if one.__class__ is type:
+            if value.__class__ is not one:
+                raise _Miss
+            kwargs[name] = value
+        else:
             kwargs[name] = one(value)
     try:
-        return cls(**kwargs)
+        return build(cls, kwargs)
     except (TypeError, ValueError):
         raise _Miss from None

@@ -395,6 +395,64 @@ def _copier(cls: type, changed: tuple[str, ...]) -> Any:
     return scope["copy"]
 
 
+# The builder of each class and set of fields given (``build``), as the copiers above.
+_BUILDERS: dict[tuple[type, tuple[str, ...]], Any] = {}
+
+
+def build(cls: type[_T], values: dict[str, Any]) -> _T:
+    """``cls(**values)``, several times faster for the model's frozen values: the same fields
+    set (the others to their defaults, a value through its field's converter), by code written
+    once per class and set of fields given, as ``evolve``'s. Reading 1,000 combatants builds a
+    2297 sheet of 49 fields for each, where a frozen class's ``__init__`` makes a call per
+    field. A class ``evolve`` copies the slow way, a field not given that has no default, or a
+    field it does not have: ``cls(**values)`` (and its error)."""
+    key = (cls, tuple(values))
+    builder = _BUILDERS.get(key)
+    if builder is None:
+        builder = _builder(cls, key[1])
+        if len(_BUILDERS) < _COPIERS_KEPT:
+            _BUILDERS[key] = builder
+    return builder(values)  # type: ignore[no-any-return]
+
+
+def _builder(cls: type, given: tuple[str, ...]) -> Any:
+    slow = lambda values: cls(**values)  # noqa: E731
+    if not _settable(cls):
+        return slow
+    unfrozen = _unfrozen(cls)
+    fields = attrs.fields(cls)
+    if unfrozen is None or set(given) - {f.name for f in fields}:
+        return slow
+    scope: dict[str, Any] = {"new_of": object.__new__, "unfrozen": unfrozen, "cls": cls}
+    lines = []
+    for i, f in enumerate(fields):
+        if f.name in given:
+            value = f"values[{f.name!r}]"
+        elif isinstance(f.default, _FACTORY):
+            if f.default.takes_self:  # pragma: no cover - none in the model
+                return slow
+            scope[f"factory{i}"] = f.default.factory
+            value = f"factory{i}()"
+        elif f.default is attrs.NOTHING:
+            return slow  # (a field it must be given: the class's own error)
+        else:
+            scope[f"default{i}"] = f.default
+            value = f"default{i}"
+        if f.converter is not None:
+            scope[f"convert{i}"] = f.converter
+            value = f"convert{i}({value})"
+        lines.append(f"    new.{f.name} = {value}\n")
+    source = (
+        "def build(values):\n"
+        "    new = new_of(unfrozen)\n"
+        f"{''.join(lines)}"
+        "    new.__class__ = cls\n"
+        "    return new\n"
+    )
+    exec(source, scope)
+    return scope["build"]
+
+
 _UNFROZEN: dict[type, Any] = {}
 
 

@@ -84,3 +84,26 @@ def test_the_quick_way_reads_a_whole_fight_without_the_slow_one(
 ) -> None:
     for doc in DATA.values():
         assert ("value", codec._fast(Encounter)(doc)) == slowly(Encounter, doc, monkeypatch)
+
+
+def test_reading_a_big_fight_builds_its_sheets_without_their_init(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A 2297 sheet has 49 fields, and a frozen class's ``__init__`` sets each with a call: a
+    save of 1,000 combatants is read through ``encounter.build`` (the same values)."""
+    from facility_tui.commands.edits import encounter_from
+    from facility_tui.systems.r2297.sheet import Sheet2297
+
+    doc = DATA["2297"]
+    before = encounter_from(doc)
+    inits = []
+    real = Sheet2297.__init__
+
+    def counted(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        inits.append(1)
+        real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Sheet2297, "__init__", counted)
+    after = encounter_from(doc)
+    assert after == before and len(after.combatants) > 1
+    assert inits == []

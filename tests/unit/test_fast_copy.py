@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from facility_tui.commands.dice import Roll
-from facility_tui.model.encounter import Combatant, Encounter, LogEntry, Phase, evolve, maker
+from facility_tui.model.encounter import Combatant, Encounter, LogEntry, Phase, build, evolve, maker
 from facility_tui.systems.facility.sheet import FacilitySheet
 from facility_tui.systems.r2297.sheet import Effect, EKind, Injury, Sheet2297
 
@@ -131,3 +131,32 @@ def test_maker_leaves_a_class_whose_init_does_more_to_it() -> None:
     assert maker(_Converted) is _Converted  # a converter
     assert maker(_Made) is _Made  # a factory
     assert maker(_Private) is _Private  # an init's own name for a field
+
+
+@settings(max_examples=200, deadline=None)
+@given(changes())
+def test_build_gives_what_the_class_gives(case: tuple[Any, dict[str, Any]]) -> None:
+    """``build`` (how a save's values are read) makes what ``cls(**values)`` makes: the fields
+    given, the others their defaults (a factory's made anew, a converter applied)."""
+    inst, values = case
+    cls = type(inst)
+    fields = attrs.fields(cls)
+    must = {f.name: getattr(inst, f.name) for f in fields if f.default is attrs.NOTHING}
+    values = {**must, **values}
+    ours, theirs = build(cls, values), cls(**values)
+    assert type(ours) is cls and ours == theirs and hash(ours) == hash(theirs)
+    with pytest.raises(attrs.exceptions.FrozenInstanceError):
+        ours.__setattr__(attrs.fields(cls)[0].name, 1)  # (frozen as the class makes them)
+
+
+def test_build_refuses_what_the_class_refuses() -> None:
+    with pytest.raises(TypeError, match="name"):
+        build(Combatant, {"id": "a"})  # a field it must be given
+    with pytest.raises(TypeError, match="turnz"):
+        build(Sheet2297, {"turnz": 1})
+    with pytest.raises(TypeError):
+        build(_Checked, {"n": "x"})  # the validator runs
+    assert build(_Converted, {"n": "7"}) == _Converted(7)
+    assert build(_Private, {"n": 3}) == _Private(3)
+    a, b = build(Encounter, {"name": "E", "system": "2297"}), Encounter("E", "2297")
+    assert a == b and a.log is not None and len(a.log) == 0
