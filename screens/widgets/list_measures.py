@@ -139,9 +139,17 @@ class ColumnMeasures:
             for j in compress(range(len(cells)), map(is_not, was, cells)):
                 full_widths[j], shorts[j], short_widths[j] = self._cell(j, cells[j])
             return cells, tuple(full_widths), tuple(shorts), tuple(short_widths), name
-        measured = [self._cell(j, cell) for j, cell in enumerate(cells)]
-        full = tuple(m[0] for m in measured)
-        return cells, full, tuple(m[1] for m in measured), tuple(m[2] for m in measured), name
+        # (a text measured before is looked up here: a big fight's first frame measures ~975
+        # stand-in rows of a mark, a number, a name, a side and empty cells)
+        known = self._cells
+        measured = []
+        for j, cell in enumerate(cells):
+            m = known.get((j, cell)) if cell.__class__ is str else None
+            measured.append(m if m is not None else self._cell(j, cell))
+        if not measured:
+            return cells, (), (), (), name
+        widths, short_cells, widths_short = zip(*measured, strict=True)
+        return cells, widths, short_cells, widths_short, name
 
     def _cell(self, j: int, cell: Cell) -> tuple[int, Cell, int]:
         """A cell's width, its short form in column ``j`` and that one's width."""
@@ -150,7 +158,8 @@ class ColumnMeasures:
         if m is None:
             table = self.table
             short = table.abbreviate(j, cell) if j in table.abbreviated else cell
-            m = (length(cell), short, length(short))
+            width = length(cell)
+            m = (width, short, width if short is cell else length(short))
             if isinstance(cell, str):
                 known[j, cell] = m
         return m

@@ -170,6 +170,41 @@ def test_no_state_column_is_ever_narrower_than_its_cells(
     assert fit(COLUMNS, full, short, room, floor, (2, 3)) == lay  # a pure function
 
 
+class _Shape:
+    """A list's shape for its measures: the second column has short forms."""
+
+    columns = [Column("Mark", Role.KEEP), Column("Name", Role.NAME), Column("Side", Role.KEEP)]
+    abbreviated = (2,)
+    name_marks = ("(h) ",)
+
+    def abbreviate(self, column: int, cell: str | Text) -> str | Text:
+        return cell[:2] if isinstance(cell, str) else cell
+
+
+def test_each_text_of_a_big_fights_rows_is_measured_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fight of 1,000 opens with ~975 stand-in rows measured before its first frame: a
+    text met before (a side, the empty cells) is not measured again, a new one once (its
+    short form too when it has one), and the measures are a whole measuring's."""
+    from facility_tui.screens.widgets import list_measures
+
+    measured: list[str] = []
+    real = list_measures.length
+
+    def counted(cell: str | Text) -> int:
+        measured.append(cell.plain if isinstance(cell, Text) else cell)
+        return real(cell)
+
+    m = list_measures.ColumnMeasures(_Shape())
+    m.shape(_Shape.columns)
+    rows = [
+        (f"g{i}", [Text("▶") if i == 0 else " ", Text(f"Goon {i}"), "enemies"]) for i in range(3)
+    ]
+    monkeypatch.setattr(list_measures, "length", counted)
+    m.remeasure(rows)
+    assert sorted(measured) == sorted(["▶", " ", "Goon 0", "Goon 1", "Goon 2", "enemies", "en"])
+    assert m.rows["g1"][1:] == ((1, 6, 7), (" ", rows[1][1][1], "en"), (1, 6, 2), ("", "Goon 1"))
+
+
 # -- the list as the app draws it --------------------------------------------------------------
 
 
