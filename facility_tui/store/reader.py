@@ -209,7 +209,13 @@ def _parsed(parts: _Parts, sidecar: Path | None) -> tuple[dict[str, Any], list[s
         copy = statecache.combatants_of(sidecar, parts.state, parts.state_sum)
     if copy is None:
         return read_toml(parts.state + parts.rest), None
-    doc = read_toml(statecache.head(parts.state) + parts.rest)
+    head, order = statecache.lift_order(statecache.head(parts.state))
+    doc = read_toml(head + parts.rest)
+    if order is not None:
+        encounter = doc.get("encounter")
+        if not isinstance(encounter, dict) or "order" in encounter:  # pragma: no cover
+            return read_toml(parts.state + parts.rest), None  # (not as the writer lays it out)
+        encounter["order"] = order
     if copy[0]:
         doc["combatants"] = copy[0]
     return doc, copy[1]

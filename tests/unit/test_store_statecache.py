@@ -8,12 +8,15 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from facility_tui import store
 from facility_tui.campaign.demo import demo_encounter
 from facility_tui.commands.grammar import quote
 from facility_tui.commands.session import Session
 from facility_tui.store import reader, statecache
+from facility_tui.store.format import toml_value
 from facility_tui.store.reader import split3
 from tests.unit.test_store_format import same
 
@@ -67,6 +70,60 @@ def test_a_large_fight_opens_without_parsing_its_combatants_tables(
     back = store.load(path)
     same(back, s)
     assert texts and not any("[[combatants]]" in t for t in texts)
+
+
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_a_large_fights_order_is_read_without_the_toml_parser(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, system: str
+) -> None:
+    """The order's ids (1,000 at 1,000 combatants) are one line of the head the writer wrote:
+    read as JSON when the copy is read, the same ids TOML gives."""
+    s = big_fight(system)
+    path = saved(tmp_path, s)
+    texts = parsed_texts(monkeypatch)
+    back = store.load(path)
+    same(back, s)
+    assert back.encounter.order == s.encounter.order
+    tables = [t[t.index("\n[encounter]\n") :] for t in texts]
+    assert tables and not any("\norder = " in t[: t.find("\n[", 1)] for t in tables)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    ids=st.lists(st.text(max_size=6), max_size=5),
+    other=st.none() | st.lists(st.text(max_size=2), max_size=3),
+)
+def test_the_order_lifted_from_a_head_is_what_toml_reads(
+    ids: list[str], other: list[str] | None
+) -> None:
+    """Any ids, as the writer writes them (escapes, quotes, control characters): the order
+    taken out of the head reads as TOML reads it, or is left to TOML; an ``order`` of another
+    table is never taken."""
+    head = "\n".join(
+        [
+            "schema_version = 4",
+            "",
+            "[encounter]",
+            'name = "E"',
+            f"order = {toml_value(ids)}",
+            "turn = 0",
+            *(
+                ["", "[encounter.state]", f"order = {toml_value(other)}"]
+                if other is not None
+                else []
+            ),
+            "",
+        ]
+    )
+    lifted, order = statecache.lift_order(head)
+    whole = tomllib.loads(head)
+    if order is None:
+        assert lifted == head
+        return
+    doc = tomllib.loads(lifted)
+    assert "order" not in doc["encounter"] and order == whole["encounter"]["order"]
+    doc["encounter"]["order"] = order
+    assert doc == whole
 
 
 @pytest.mark.parametrize("system", SYSTEMS)
