@@ -242,9 +242,14 @@ class TuneScreen(ModalScreen[str | None]):
             status = "Stopped"
         else:
             plays = sum(t.runs for t in result.trials)
-            status = f"Done: {counted(len(result.trials), 'roster')}, {plays} plays"
+            change = tune.change_words(result.start, result.chosen)
+            status = f"Done: {counted(len(result.trials), 'roster')}, {plays} plays · {change}"
         self._show(generation, lines, status)
         self.query_one("#tune-hint", Label).update(Text(self._hint()))
+        if result is not None and result.chosen is not None:
+            # (what enter applies, and its odds, are the last lines: in view, not below it)
+            steps = self.query_one("#tune-steps", VerticalScroll)
+            self.call_after_refresh(steps.scroll_end, animate=False)
 
     # -- keys -----------------------------------------------------------------------------
 

@@ -466,6 +466,11 @@ async def test_ctrl_t_tunes_and_enter_applies_the_change_as_one_undoable_step(
         await wait_for(lambda: tuning.result is not None and not tuning.running)
         text = str(tuning.query_one("#tune-text", Static).render())
         assert "Chosen: Thug: 1 -> 2" in text and "  muster thug=2" in text
+        # what enter applies is in view at 80x24: said on the status line, the steps at their end
+        assert "Thug: 1 -> 2" in str(tuning.query_one("#tune-status", Label).render())
+        await pilot.pause()
+        steps = tuning.query_one("#tune-steps")
+        assert steps.scroll_y == steps.max_scroll_y
         assert "⏎ applies the change (u undoes it)" in str(
             tuning.query_one("#tune-hint", Label).render()
         )
