@@ -14,7 +14,14 @@ from facility_tui.commands.grammar import CommandError
 from facility_tui.commands.spec import Call
 from facility_tui.model.encounter import Combatant, Encounter, Kind, Phase, evolve, maker
 from facility_tui.model.text import counted
-from facility_tui.systems.r2297.commands.helpers import catalog, charge, rule, sheet, who
+from facility_tui.systems.r2297.commands.helpers import (
+    catalog,
+    charge,
+    rule,
+    sheet,
+    spending,
+    who,
+)
 from facility_tui.systems.r2297.engine import Ctx, disadvantage_now, dying, unconscious
 from facility_tui.systems.r2297.hits import apply_hit
 from facility_tui.systems.r2297.rules import (
@@ -198,6 +205,17 @@ def charge_major(call: Call, plan: AttackPlan, also: Mapping[str, Any] | None = 
         call.log(f"{c.name} attacks outside its turn: no Major spent (a Reaction: react {c.id})")
 
 
+def spending_major(
+    call: Call, plan: AttackPlan, also: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """``charge_major``'s checks for an attack in its attacker's turn, its Major not spent
+    and no line written: the changes that spend it (``spending``)."""
+    try:
+        return spending(call, call.enc.get(plan.c.id), ("major",), "Major", also)
+    except CommandError as err:
+        raise CommandError(f"{err}; 'free' attacks without spending it") from None
+
+
 def preview_attack(call: Call) -> list[str]:
     """A5 before the roll, the most needed first (the line is cut to the room left): a refusal,
     each target's TN, the dice rolled against it, the Major spent, the damage dice (dice named,
@@ -245,10 +263,17 @@ def attack(call: Call) -> Encounter:
     used = evolve(weapon, ammo=weapon.ammo - plan.ammo) if weapon and plan.ammo else None
     weapons = tuple(used if w is weapon else w for w in sheet(c).weapons) if used else ()
     # (the rounds leave the weapon as the Major is spent: one copy of the sheet, logged after)
-    charge_major(call, plan, {"weapons": weapons} if used else None)
+    also = {"weapons": weapons} if used else None
+    if call.enc.keeps_log or not plan.charged or "free" in plan.flags:
+        charge_major(call, plan, also)
+        spent = None
+    else:  # (a play's: no line to write, the Major spent in the attack's ``Ctx`` below)
+        spent = spending_major(call, plan, also)
     # (its changes gathered and made into the call's encounter at the end, as a round hook's:
     # a hit changes its target's sheet several times, and the encounter is read only after)
     ctx = Ctx(call.enc, call.dice)
+    if spent is not None:
+        ctx.put_all(c.id, spent)
     logs = ctx.keeps_log  # (the lines below are for the log alone: a play's keeps none)
     if plan.disadv and logs:
         ctx.log(f"{c.name} has Disadvantage ({plan.disadv}): net Advantage {adv + 1} → {adv}")

@@ -98,6 +98,27 @@ def charge(
     """A4: spend ``kinds`` of the acting ``c``'s actions (logged), refusing what it does not
     have; ``also``: more of its sheet's fields the action changes (an attack's ammo), set with
     the spending (one copy of the sheet)."""
+    changes = spending(call, c, kinds, what, also)  # (first: a downgrade changes call.enc)
+    call.enc = call.enc.update_sheet(c.id, **changes)
+    spender = call.enc.get(c.id)
+    if call.enc.keeps_log:  # (the line, and what is left, for the log alone)
+        after = economy(call.enc, spender)
+        call.log(
+            f"{c.name}: {what} spent{': ' + note if note else ''} (left {after.major} Major, "
+            f"{after.move} Move, {after.minor} Minor)"
+        )
+    return spender
+
+
+def spending(
+    call: Call,
+    c: Combatant,
+    kinds: tuple[str, ...],
+    what: str,
+    also: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """``charge``'s checks (a downgrade made on the way), and the changes to ``c``'s sheet
+    that spend ``kinds``, not yet made: an attack in a play makes them in its own ``Ctx``."""
     eco = economy(call.enc, c)
     if len(kinds) == 1 and eco.cap > 0 and getattr(eco, kinds[0]) < 1:
         eco = downgrade_for_one_action(call, c, kinds[0], eco)
@@ -120,19 +141,10 @@ def charge(
                 f"({eco.major} Major, {eco.move} Move, {eco.minor} Minor left){why}{hint}"
             )
     s = sheet(c)
-    call.enc = call.enc.update_sheet(
-        c.id,
-        spent_major=s.spent_major + kinds.count("major"),
-        spent_move=s.spent_move + kinds.count("move"),
-        spent_minor=s.spent_minor + kinds.count("minor"),
-        acted_round=call.enc.round,
+    return {
+        "spent_major": s.spent_major + kinds.count("major"),
+        "spent_move": s.spent_move + kinds.count("move"),
+        "spent_minor": s.spent_minor + kinds.count("minor"),
+        "acted_round": call.enc.round,
         **(also or {}),
-    )
-    spender = call.enc.get(c.id)
-    if call.enc.keeps_log:  # (the line, and what is left, for the log alone)
-        after = economy(call.enc, spender)
-        call.log(
-            f"{c.name}: {what} spent{': ' + note if note else ''} (left {after.major} Major, "
-            f"{after.move} Move, {after.minor} Minor)"
-        )
-    return spender
+    }
