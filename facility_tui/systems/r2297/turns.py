@@ -293,6 +293,16 @@ def begin_turn(ctx: Ctx, cid: str) -> None:
     expire_pinned_by(ctx, cid)
     fresh = _TURN_START.copy()  # (the turn's marks as one dict, copied: no keywords merged)
     fresh["turns"] = turn
+    s, rnd = ctx.sheet(cid), ctx.round
+    if not _starts_anything(s.effects, rnd):
+        # (nothing ends or ticks: the initiative, which reads none of the marks, is set with
+        # them, one copy of the sheet, not two; most turns)
+        fresh["turn_init"] = effective_initiative(s, c.initiative, turn, rnd)
+        s = ctx.put_all(cid, fresh)
+        if s.dead or not ctx.keeps_log:
+            return
+        _announce_turn(ctx, cid, name, fresh["turn_init"], s, turn)
+        return
     s = ctx.put_all(cid, fresh)
     for e in s.effects:
         if e.kind is COND and e.until_round and ctx.round >= e.until_round:
@@ -306,6 +316,24 @@ def begin_turn(ctx: Ctx, cid: str) -> None:
         return
     if not ctx.keeps_log:  # (the lines below are for the log alone: a play's keeps none)
         return
+    _announce_turn(ctx, cid, name, init, s, turn)
+
+
+def _starts_anything(effects: tuple[Effect, ...], rnd: int) -> bool:
+    """Whether a turn's start in round ``rnd`` ends or ticks one of ``effects``: a condition
+    whose round has come, a bleeding or a death countdown."""
+    for e in effects:
+        if (
+            e.kind is BLEED
+            or e.kind is DEATH
+            or (e.kind is COND and e.until_round and rnd >= e.until_round)
+        ):
+            return True
+    return False
+
+
+def _announce_turn(ctx: Ctx, cid: str, name: str, init: int, s: Sheet2297, turn: int) -> None:
+    """A turn's start said in the log: its actions, or that it cannot act."""
     eco = economy(ctx.enc, ctx.combatant(cid))
     if eco.cap == 0:
         ctx.log(f"{name} cannot act ({eco.limit})", Kind.EFFECT)
