@@ -120,3 +120,27 @@ def test_a_hook_reads_its_own_encounters_combatants_after_another_hooks() -> Non
     assert Ctx(DEMO, Dice(1, 0)).sheet(cid).damage == 0
     other = DEMO.update_sheet(cid, damage=9)  # (the same ids, other combatants)
     assert Ctx(other, Dice(1, 0)).combatant(cid) is other.combatants[0]
+
+
+def test_a_hooks_own_copy_is_set_in_place_until_another_holds_it() -> None:
+    """A sheet a ``Ctx`` copied is its own until made into a combatant: a later change is set
+    on it (not another copy of its 49 fields); what was made from it or given to it, an
+    encounter, a combatant, a sheet, never changes after."""
+    cid = DEMO.combatants[0].id
+    given = DEMO.get(cid).sheet
+    ctx = Ctx(DEMO, Dice(1, 0))
+    s = ctx.put(cid, fatigue=7)
+    assert s is not given
+    assert ctx.put(cid, damage=2) is s  # (its own: set in place)
+    assert ctx.put_all(cid, {"stun": 1}) is s
+    assert (s.fatigue, s.damage, s.stun) == (7, 2, 1)
+    made = ctx.enc  # (made into its combatant: shared from here on)
+    shared = made.get(cid).sheet
+    assert ctx.put(cid, damage=5) is not shared
+    assert (shared.damage, made.get(cid).sheet.damage, ctx.sheet(cid).damage) == (2, 2, 5)
+    c = ctx.combatant(cid)
+    assert ctx.put(cid, stun=3) is not c.sheet
+    assert (c.sheet.stun, ctx.enc.get(cid).sheet.stun) == (1, 3)
+    edited = ctx.edit(cid, lambda s: s)  # (what an edit gives is not known to be its own)
+    assert ctx.put(cid, stun=4) is not edited and edited.stun == 3
+    assert DEMO.get(cid).sheet is given and given.fatigue == 0

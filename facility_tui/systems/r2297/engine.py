@@ -64,13 +64,19 @@ class Ctx:
     encounter when ``enc`` is next read: a round's start at 1,000 combatants changes every
     sheet, and a new encounter per change copied the list each time (O(n²)). A changed sheet
     is kept as a sheet, and its combatant made once when the combatant or the encounter is
-    read: a turn's start changes one sheet several times and reads it in between."""
+    read: a turn's start changes one sheet several times and reads it in between.
+
+    A sheet this ``Ctx`` copied and nothing else holds yet (not made into a combatant) is its
+    own: a later ``put`` sets the fields on it rather than copying its 49 again (a hit changes
+    its target's sheet about six times). What the engine read from it before stays read: the
+    code here reads a sheet's fields when it needs them, and hands none of its own out."""
 
     def __init__(self, enc: Encounter, dice: Dice) -> None:
         self._enc = enc
         self.dice = dice
         self._changed: dict[str, Combatant] = {}  # id -> the combatant as changed since
         self._sheets: dict[str, Any] = {}  # id -> its sheet as changed since (not yet made into it)
+        self._own: dict[str, Any] = {}  # id -> the sheet of ``_sheets`` this copied (its own)
         self._lines: list[tuple[str, Kind]] = []
         # id -> combatant of ``_enc`` (the first of an id, as ``Encounter.get``), made when first
         # asked: the engine names combatants by id dozens of times in a turn
@@ -96,6 +102,7 @@ class Ctx:
     @enc.setter
     def enc(self, enc: Encounter) -> None:
         self._enc, self._changed, self._sheets, self._lines, self._ids = enc, {}, {}, [], None
+        self._own = {}
 
     @property
     def round(self) -> int:
@@ -112,7 +119,7 @@ class Ctx:
         """The changed sheets made into their combatants."""
         for cid, sheet in self._sheets.items():
             self._changed[cid] = evolve(self._base(cid), sheet=sheet)
-        self._sheets = {}
+        self._sheets, self._own = {}, {}  # (in a combatant, a sheet is shared: copied again)
 
     def _base(self, cid: str) -> Combatant:
         """The combatant as changed, without a sheet changed since (its own fields: id, name,
@@ -130,6 +137,7 @@ class Ctx:
     def combatant(self, cid: str) -> Combatant:
         sheet = self._sheets.pop(cid, None)
         if sheet is not None:
+            self._own.pop(cid, None)
             c = self._changed[cid] = evolve(self._base(cid), sheet=sheet)
             return c
         return self._base(cid)
@@ -184,7 +192,11 @@ class Ctx:
         s = self.sheet(cid)  # (``put_all``, written out: a call less, asked hundreds a play)
         for key, value in changes.items():
             if getattr(s, key) != value:
-                s = self._sheets[cid] = evolve_with(s, changes)
+                if self._own.get(cid) is s:  # (its own copy: set on it, not copied again)
+                    for name, new in changes.items():
+                        _set(s, name, new)
+                else:
+                    s = self._sheets[cid] = self._own[cid] = evolve_with(s, changes)
                 break
         return s
 
@@ -193,13 +205,21 @@ class Ctx:
         s = self.sheet(cid)
         for key, value in changes.items():
             if getattr(s, key) != value:
-                s = self._sheets[cid] = evolve_with(s, changes)
+                if self._own.get(cid) is s:
+                    for name, new in changes.items():
+                        _set(s, name, new)
+                else:
+                    s = self._sheets[cid] = self._own[cid] = evolve_with(s, changes)
                 break
         return s
 
     def edit(self, cid: str, fn: Callable[[Sheet2297], Sheet2297]) -> Sheet2297:
+        self._own.pop(cid, None)  # (what ``fn`` makes is not known to be its own)
         self._sheets[cid] = fn(self.sheet(cid))
         return self.sheet(cid)
+
+
+_set = object.__setattr__  # (a field set on a frozen sheet that ``Ctx`` owns: see ``Ctx``)
 
 
 # The combatants a round hook last read or made, by id (a copy: each hook changes its own): the
@@ -552,7 +572,7 @@ def _economy(enc: Encounter, c: Combatant, acting: bool) -> Economy:
 
 
 def add_effect(ctx: Ctx, cid: str, effect: Effect) -> None:
-    ctx.edit(cid, lambda s: evolve(s, effects=(*s.effects, effect)))
+    ctx.put(cid, effects=(*ctx.sheet(cid).effects, effect))  # (a put: a sheet ``Ctx`` owns)
 
 
 def add_condition(ctx: Ctx, cid: str, name: str, *, source: int = 0, quiet: bool = False) -> None:

@@ -181,15 +181,13 @@ def record_injury(ctx: Ctx, cid: str, level: Level, damage: int) -> Injury:
     injury = _injury(s.next_id, level, level, ctx.round, damage)
     ctx.put(cid, next_id=s.next_id + 1)
     injury = inflict(ctx, cid, injury)
-    ctx.edit(cid, lambda s: evolve(s, injuries=(*s.injuries, injury)))
+    ctx.put(cid, injuries=(*ctx.sheet(cid).injuries, injury))  # (a put: ``Ctx``'s own sheet)
     return injury
 
 
 def replace_injury(ctx: Ctx, cid: str, injury: Injury) -> None:
-    ctx.edit(
-        cid,
-        lambda s: evolve(s, injuries=tuple(injury if i.id == injury.id else i for i in s.injuries)),
-    )
+    s = ctx.sheet(cid)
+    ctx.put(cid, injuries=tuple([injury if i.id == injury.id else i for i in s.injuries]))
 
 
 @frozen
