@@ -52,7 +52,12 @@ def start_turn(enc: Encounter, dice: Dice, rules: RuleSystem, skipped: int = 0) 
     slot = enc.current
     if slot is None:
         return enc
-    enc = rules.turns.turn_started(enc, slot, dice)
+    return _passes_on(rules.turns.turn_started(enc, slot, dice), slot, dice, rules, skipped)
+
+
+def _passes_on(enc: Encounter, slot: str, dice: Dice, rules: RuleSystem, skipped: int) -> Encounter:
+    """``slot``'s turn, just started: passed on by itself when it cannot be played (see
+    ``start_turn``)."""
     if not enc.passes_turns or enc.current != slot or rules.turns.can_act(enc, slot):
         return enc
     if skipped >= len(enc.order):
@@ -66,6 +71,11 @@ def start_turn(enc: Encounter, dice: Dice, rules: RuleSystem, skipped: int = 0) 
 
 def next_turn(enc: Encounter, dice: Dice, rules: RuleSystem, skipped: int = 0) -> Encounter:
     slot = enc.current
+    if slot is not None and not enc.keeps_log and enc.turn + 1 < len(enc.order):
+        # (no line to say between them: the turn's end and the next one's start at once)
+        passed = rules.turns.turn_passed_on(enc, slot, dice)
+        if passed is not None:
+            return _passes_on(passed, passed.order[passed.turn], dice, rules, skipped)
     if slot is not None:
         enc = rules.turns.turn_ended(enc, slot, dice)
     if enc.turn + 1 < len(enc.order):

@@ -138,6 +138,12 @@ class Turns(Part, ABC):
     def turn_ended(self, enc: Encounter, slot: str, dice: Dice) -> Encounter:
         return enc
 
+    def turn_passed_on(self, enc: Encounter, slot: str, dice: Dice) -> Encounter | None:
+        """``turn_ended`` of ``slot``, the marker moved to the next slot of the round, and that
+        slot's ``turn_started``, done at once (a forecast's play, which keeps no log, passes
+        on a turn at every ``next``); None: the system does them one by one."""
+        return None
+
     def can_act(self, enc: Encounter, slot: str) -> bool:
         """Whether the turn just started can be played; if not, it passes by itself (C2: the
         slot is still visited, so its ticks happen, then skipped)."""

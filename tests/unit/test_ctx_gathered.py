@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import attrs
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -144,3 +145,29 @@ def test_a_hooks_own_copy_is_set_in_place_until_another_holds_it() -> None:
     edited = ctx.edit(cid, lambda s: s)  # (what an edit gives is not known to be its own)
     assert ctx.put(cid, stun=4) is not edited and edited.stun == 3
     assert DEMO.get(cid).sheet is given and given.fatigue == 0
+
+
+def test_a_plays_next_ends_a_turn_and_starts_the_next_in_one_ctx() -> None:
+    """A play's ``next`` (its encounter keeps no log: no line between them) ends the turn,
+    moves the marker and starts the next turn in one ``Ctx``, the encounter made once; it ends
+    where the table's ``next`` does, turn after turn, apart from the log."""
+    fields = {f.name: getattr(DEMO, f.name) for f in attrs.fields(Encounter)}
+    table = apply(forecast.Played(**fields), "start").encounter
+    play = apply(forecast.Unlogged(**{**fields, "log": ()}), "start").encounter
+    made = []
+    init = Ctx.__init__
+
+    def counted(self: Ctx, *args: Any) -> None:
+        made.append(self)
+        init(self, *args)
+
+    for _ in range(3 * len(DEMO.combatants)):
+        table = apply(table, "next").encounter
+        with pytest.MonkeyPatch.context() as m:
+            m.setattr(Ctx, "__init__", counted)
+            made.clear()
+            play = apply(play, "next").encounter
+        moved_on = table.turn > 0  # (a round's end has hooks of its own)
+        assert not moved_on or len(made) == 1
+        seen = (play.combatants, play.order, play.round, play.turn, play.rolls)
+        assert seen == (table.combatants, table.order, table.round, table.turn, table.rolls)

@@ -109,6 +109,11 @@ class Ctx:
         """The encounter's round (what changes gathered here leave as it is)."""
         return self._enc.round
 
+    def move_to(self, turn: int) -> None:
+        """The turn marker moved to ``turn`` of the round, the changes gathered kept (the same
+        combatants: what is gathered is of them)."""
+        self._enc = evolve(self._enc, turn=turn)
+
     @property
     def keeps_log(self) -> bool:
         """Whether the encounter keeps a log line (a forecast's copies keep none: a line only

@@ -207,6 +207,20 @@ class Turns2297(Turns):
         lapse_offers(ctx)
         return ctx.enc
 
+    def turn_passed_on(self, enc: Encounter, slot: str, dice: Dice) -> Encounter | None:
+        """``turn_ended``, the marker moved on and ``turn_started`` in one ``Ctx``: the
+        encounter made once, not after each."""
+        turn = enc.turn + 1
+        ctx = Ctx(enc, dice)
+        if enc.has(slot):
+            end_turn(ctx, slot)
+            lapse_offers(ctx)
+        ctx.move_to(turn)
+        following = enc.order[turn]
+        if enc.has(following):
+            begin_turn(ctx, following)
+        return ctx.enc
+
     def can_act(self, enc: Encounter, slot: str) -> bool:
         """A4: a combatant with no action at all (unconscious, dying, Unaware in round 1...)."""
         try:
