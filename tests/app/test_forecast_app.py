@@ -339,8 +339,15 @@ async def forecast_to_the_end(app: FacilityApp, pilot, runs: int = 60) -> None: 
     assert isinstance(app.screen, ForecastScreen)
     bar = app.screen.query_one(ProgressBar)
     await wait_for(lambda: bar.progress >= runs)
-    await asyncio.sleep(0.2)  # (the ledger is written by the plays' thread once it is done)
+    await plays_finished(app)
     await pilot.press("escape")
+
+
+async def plays_finished(app: FacilityApp) -> None:
+    """The forecast's plays' thread has ended: it writes the ledger once they are done (waited
+    for, not guessed: a sleep was too short on a loaded machine)."""
+    screen = app.screen
+    await wait_for(lambda: not any(w.is_running for w in screen.workers))
 
 
 @pytest.mark.usefixtures("few_runs")
@@ -383,7 +390,7 @@ async def test_a_forecast_from_a_past_step_is_a_what_if_and_not_kept(
         await pilot.press("T", "f")  # (the timeline's forecast of the present: kept, as F's)
         bar = app.screen.query_one(ProgressBar)
         await wait_for(lambda: bar.progress >= 20)
-        await asyncio.sleep(0.2)
+        await plays_finished(app)
         await pilot.press("escape", "escape")
         now = app.workspace.session.timeline.current
         assert [e["step"] for e in kept(tmp_path)] == [now]
@@ -391,7 +398,7 @@ async def test_a_forecast_from_a_past_step_is_a_what_if_and_not_kept(
         assert isinstance(app.screen, ForecastScreen)
         bar = app.screen.query_one(ProgressBar)
         await wait_for(lambda: bar.progress >= 20)
-        await asyncio.sleep(0.2)
+        await plays_finished(app)
         await pilot.press("escape", "escape")
         assert [e["step"] for e in kept(tmp_path)] == [now]
 
