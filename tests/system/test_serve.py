@@ -139,7 +139,9 @@ async def test_a_browser_sees_the_players_view_and_only_it(tmp_path: Path) -> No
     with serving(save) as (_, url):
         async with chromium() as page:
             await page.open(url)
-            screen = await page.wait_for_screen("SGT. BLANC", "Goon", "player view", within=30)
+            # (the first page: a browser, the served app and its terminal all start; a machine
+            # loaded by the rest of the suite took over 30 s once. The latency budget is below.)
+            screen = await page.wait_for_screen("SGT. BLANC", "Goon", "player view", within=60)
             assert shows_round(screen, 1), screen
 
             started = time.monotonic()
@@ -316,7 +318,7 @@ async def test_a_phone_sees_each_combatant_on_one_line_and_the_round_in_digits(
                 mobile=False,
             )
             await page.open(url)
-            screen = await page.wait_for_screen("Boarder 2", "player view", within=30)
+            screen = await page.wait_for_screen("Boarder 2", "player view", within=60)
             assert 30 <= await page.evaluate("window.__terminals[0].cols") <= 45
             rows = [r for r in screen.splitlines() if "NOW" not in r and "next" not in r]
             for name, state in [
