@@ -114,17 +114,26 @@ class Tactics2297(Tactics):
             return None
         # (how hurt each is counts only for a play that picks by it: ``TurnPlay.pick``)
         by_hurt = play.target in ("focus", "spread")
-        enemies = [
-            (o.id, hurt(sheet_of(o)) if by_hurt else 0)
-            for o in enc.combatants
-            if o.side != c.side and not fallen(o)
-        ]
+        side, enemies = c.side, []
+        for o in enc.combatants:
+            if o.side == side:
+                continue
+            kept = _FALLEN.get(id(o.sheet))  # (``fallen``'s memory read here: most are in it)
+            if kept is not None and kept[0] is o.sheet:
+                if kept[1]:
+                    continue
+            elif fallen(o):
+                continue
+            enemies.append((o.id, hurt(sheet_of(o)) if by_hurt else 0))
         target = turn.pick(c.id, enemies)
         if target is None:
             return None
         return f"attack {who} {quote(target)}"
 
     def fallen(self, enc: Encounter, c: Combatant) -> str:
+        kept = _FALLEN.get(id(c.sheet))  # (as ``fallen``, a call less: asked after every line)
+        if kept is not None and kept[0] is c.sheet:
+            return kept[1]
         return fallen(c)
 
     def ammo(self, c: Combatant) -> int:
