@@ -171,3 +171,29 @@ def test_a_plays_next_ends_a_turn_and_starts_the_next_in_one_ctx() -> None:
         assert not moved_on or len(made) == 1
         seen = (play.combatants, play.order, play.round, play.turn, play.rolls)
         assert seen == (table.combatants, table.order, table.round, table.turn, table.rolls)
+
+
+def test_a_plays_next_makes_the_encounter_once_with_the_marker_moved() -> None:
+    """A play's ``next`` that moves on makes one encounter: the marker's move is made with the
+    next turn's start's changes (its marks), not into an encounter of its own first; that
+    encounter has both."""
+    fields = {f.name: getattr(DEMO, f.name) for f in attrs.fields(Encounter)}
+    play = apply(forecast.Unlogged(**{**fields, "log": ()}), "start").encounter
+    made: list[Encounter] = []
+
+    def counted(inst: Any, **changes: Any) -> Any:
+        if isinstance(inst, Encounter):
+            made.append(inst)
+        return evolve(inst, **changes)
+
+    for _ in range(3 * len(DEMO.combatants)):
+        before = play
+        with pytest.MonkeyPatch.context() as m:
+            m.setattr(engine, "evolve", counted)
+            made.clear()
+            play = apply(play, "next").encounter
+        if play.turn > 0:  # (moved on in the round: a round's end has hooks of its own)
+            assert len(made) == 1
+            cid = play.order[play.turn]
+            assert play.turn == before.turn + 1
+            assert play.get(cid).sheet.turns == before.get(cid).sheet.turns + 1

@@ -81,19 +81,26 @@ class Ctx:
         # id -> combatant of ``_enc`` (the first of an id, as ``Encounter.get``), made when first
         # asked: the engine names combatants by id dozens of times in a turn
         self._ids: dict[str, Combatant] | None = None
+        self._moved: int | None = None  # the turn ``move_to`` moved the marker to, not yet made
 
     @property
     def enc(self) -> Encounter:
         if self._sheets:
             self._settle_sheets()
-        if self._changed or self._lines:
-            enc, changed = self._enc, self._changed
+        if self._changed or self._lines or self._moved is not None:
+            enc, changed, moved = self._enc, self._changed, self._moved
             if changed:
                 combatants = tuple([changed.get(c.id, c) for c in enc.combatants])
-                enc = evolve(enc, combatants=combatants)
+                if moved is None:
+                    enc = evolve(enc, combatants=combatants)
+                else:  # (the marker moved with them: one copy of the encounter, not two)
+                    enc = evolve(enc, combatants=combatants, turn=moved)
                 if self._ids is not None:
                     self._ids.update(changed)
                     _remember_ids(combatants, self._ids)
+            elif moved is not None:
+                enc = evolve(enc, turn=moved)
+            self._moved = None
             if self._lines:  # (an encounter that keeps no log, a forecast's play, drops them)
                 enc = enc.logged_all(self._lines)
             self._enc, self._changed, self._lines = enc, {}, []
@@ -102,7 +109,7 @@ class Ctx:
     @enc.setter
     def enc(self, enc: Encounter) -> None:
         self._enc, self._changed, self._sheets, self._lines, self._ids = enc, {}, {}, [], None
-        self._own = {}
+        self._own, self._moved = {}, None
 
     @property
     def round(self) -> int:
@@ -111,8 +118,17 @@ class Ctx:
 
     def move_to(self, turn: int) -> None:
         """The turn marker moved to ``turn`` of the round, the changes gathered kept (the same
-        combatants: what is gathered is of them)."""
-        self._enc = evolve(self._enc, turn=turn)
+        combatants: what is gathered is of them). Made with them when ``enc`` is next read (a
+        turn's start changes its sheet after: one encounter made, not two)."""
+        self._moved = turn
+
+    @property
+    def combatants(self) -> tuple[Combatant, ...]:
+        """The encounter's combatants as changed, the encounter made only when one changed
+        (a scan at a turn's start leaves the marker's move to be made with its changes)."""
+        if self._sheets or self._changed:
+            return self.enc.combatants
+        return self._enc.combatants
 
     @property
     def keeps_log(self) -> bool:
@@ -272,6 +288,10 @@ class _CallCtx(Ctx):
     @property
     def round(self) -> int:
         return self.call.enc.round
+
+    @property
+    def combatants(self) -> tuple[Combatant, ...]:
+        return self.call.enc.combatants
 
     @property
     def keeps_log(self) -> bool:

@@ -275,7 +275,7 @@ def expire_pinned_by(ctx: Ctx, cid: str, why: str = "acts") -> None:
     """A11 (Decision): Pinned lasts until the start of the pinning attacker's next turn (a
     Reaction does not end it)."""
     pinned = []
-    for c in ctx.enc.combatants:  # (a loop: every turn's start scans every combatant)
+    for c in ctx.combatants:  # (a loop: every turn's start scans every combatant)
         for e in c.sheet.effects:
             if e.by == cid:
                 pinned.append(c)
