@@ -157,9 +157,9 @@ def test_a_plays_next_ends_a_turn_and_starts_the_next_in_one_ctx() -> None:
     made = []
     init = Ctx.__init__
 
-    def counted(self: Ctx, *args: Any) -> None:
+    def counted(self: Ctx, *args: Any, **kwargs: Any) -> None:
         made.append(self)
-        init(self, *args)
+        init(self, *args, **kwargs)
 
     for _ in range(3 * len(DEMO.combatants)):
         table = apply(table, "next").encounter
@@ -197,3 +197,46 @@ def test_a_plays_next_makes_the_encounter_once_with_the_marker_moved() -> None:
             cid = play.order[play.turn]
             assert play.turn == before.turn + 1
             assert play.get(cid).sheet.turns == before.get(cid).sheet.turns + 1
+
+
+def test_a_plays_attack_and_next_record_their_rolls_in_the_one_encounter_made() -> None:
+    """A play's attack and its ``next`` that moves on each make one encounter, with the dice's
+    place in it (``rolls``): ``apply`` copies it no more for that; both end as the table's."""
+    fields = {f.name: getattr(DEMO, f.name) for f in attrs.fields(Encounter)}
+    table = apply(forecast.Played(**fields), "start").encounter
+    play = apply(forecast.Unlogged(**{**fields, "log": ()}), "start").encounter
+    made: list[Encounter] = []
+
+    def counted(copy: Callable[..., Any]) -> Callable[..., Any]:
+        def copying(inst: Any, *args: Any, **changes: Any) -> Any:
+            if isinstance(inst, Encounter):
+                made.append(inst)
+            return copy(inst, *args, **changes)
+
+        return copying
+
+    rolled = 0
+    for _ in range(2 * len(DEMO.combatants)):
+        who = play.order[play.turn]
+        foe = next(c.id for c in play.combatants if c.side != play.get(who).side)
+        for line in (f"attack {who} {foe}", "next"):
+            try:
+                table = apply(table, line).encounter
+            except dispatch.CommandError:
+                continue  # (one who cannot attack now: refused alike below)
+            before = play.rolls
+            with pytest.MonkeyPatch.context() as m:
+                m.setattr(engine, "evolve", counted(engine.evolve))
+                m.setattr(engine, "evolve_with", counted(engine.evolve_with))
+                m.setattr(dispatch, "evolve", counted(dispatch.evolve))
+                made.clear()
+                play = apply(play, line).encounter
+            if play.rolls != before and (line != "next" or play.turn > 0):
+                rolled += 1
+                assert len(made) == 1, line
+            assert (play.combatants, play.turn, play.rolls) == (
+                table.combatants,
+                table.turn,
+                table.rolls,
+            )
+    assert rolled > 3

@@ -71,9 +71,12 @@ class Ctx:
     its target's sheet about six times). What the engine read from it before stays read: the
     code here reads a sheet's fields when it needs them, and hands none of its own out."""
 
-    def __init__(self, enc: Encounter, dice: Dice) -> None:
+    def __init__(self, enc: Encounter, dice: Dice, *, last: bool = False) -> None:
         self._enc = enc
         self.dice = dice
+        # ``last``: ``dice`` are the command's own and this ``Ctx`` rolls its last: the encounter
+        # made records where they are (``apply`` need not copy it again for its ``rolls``)
+        self._last = last
         self._changed: dict[str, Combatant] = {}  # id -> the combatant as changed since
         self._sheets: dict[str, Any] = {}  # id -> its sheet as changed since (not yet made into it)
         self._own: dict[str, Any] = {}  # id -> the sheet of ``_sheets`` this copied (its own)
@@ -91,7 +94,10 @@ class Ctx:
             enc, changed, moved = self._enc, self._changed, self._moved
             if changed:
                 combatants = tuple([changed.get(c.id, c) for c in enc.combatants])
-                if moved is None:
+                position = self.dice.position
+                if self._last and position != enc.rolls:  # (the dice's place with them)
+                    enc = evolve_with(enc, _made(combatants, moved, position))
+                elif moved is None:
                     enc = evolve(enc, combatants=combatants)
                 else:  # (the marker moved with them: one copy of the encounter, not two)
                     enc = evolve(enc, combatants=combatants, turn=moved)
@@ -238,6 +244,13 @@ class Ctx:
         self._own.pop(cid, None)  # (what ``fn`` makes is not known to be its own)
         self._sheets[cid] = fn(self.sheet(cid))
         return self.sheet(cid)
+
+
+def _made(combatants: tuple[Combatant, ...], moved: int | None, rolls: int) -> dict[str, Any]:
+    """A ``Ctx``'s changes to its encounter: the combatants, the marker moved, the rolls."""
+    if moved is None:
+        return {"combatants": combatants, "rolls": rolls}
+    return {"combatants": combatants, "turn": moved, "rolls": rolls}
 
 
 _set = object.__setattr__  # (a field set on a frozen sheet that ``Ctx`` owns: see ``Ctx``)

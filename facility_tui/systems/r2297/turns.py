@@ -211,7 +211,7 @@ class Turns2297(Turns):
         """``turn_ended``, the marker moved on and ``turn_started`` in one ``Ctx``: the
         encounter made once, not after each."""
         turn = enc.turn + 1
-        ctx = Ctx(enc, dice)
+        ctx = Ctx(enc, dice, last=True)  # (the last hook of a play's next)
         if enc.has(slot):
             end_turn(ctx, slot)
             lapse_offers(ctx)

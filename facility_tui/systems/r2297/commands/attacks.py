@@ -271,7 +271,7 @@ def attack(call: Call) -> Encounter:
         spent = spending_major(call, plan, also)
     # (its changes gathered and made into the call's encounter at the end, as a round hook's:
     # a hit changes its target's sheet several times, and the encounter is read only after)
-    ctx = Ctx(call.enc, call.dice)
+    ctx = Ctx(call.enc, call.dice, last=True)
     if spent is not None:
         ctx.put_all(c.id, spent)
     logs = ctx.keeps_log  # (the lines below are for the log alone: a play's keeps none)
