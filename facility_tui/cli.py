@@ -7,14 +7,16 @@ import contextlib
 import os
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from facility_tui import __version__
 
 if TYPE_CHECKING:
     from facility_tui.commands.dispatch import Line
+
+_T = TypeVar("_T")
 
 
 class _Formatter(argparse.HelpFormatter):
@@ -306,6 +308,40 @@ def _out(text: str) -> None:
     print(printable(text))
 
 
+def counting(items: Iterable[_T], said: Callable[[_T], str]) -> _T | None:
+    """The last of ``items`` (None: none), each said on one line of stderr as it comes when that
+    is a terminal (as plain text), the line cleared at the end."""
+    from facility_tui.model.text import printable
+
+    tty = sys.stderr.isatty()
+    last = None
+    for last in items:
+        if tty:
+            print(f"\r\033[K{printable(said(last))}", end="", file=sys.stderr, flush=True)
+    if tty:
+        print("\r\033[K", end="", file=sys.stderr, flush=True)
+    return last
+
+
+def locked(save: Path, who: str) -> Any:
+    """The save's write lock for ``who``, or the exit code after saying in one line why not (1:
+    another process holds it; 2: it cannot be taken)."""
+    from facility_tui import store
+
+    try:
+        return store.lock_save(save, who)
+    except store.SaveHeld as err:
+        _err(f"{err}; nothing was changed")
+        return 1
+    except store.SaveError as err:
+        _err(str(err))
+        return 2
+
+
+def plays_done(tally: Any, runs: int) -> str:
+    return f"{tally.runs}/{runs} plays"
+
+
 def run_app(
     file: Path | None,
     saves: Path | None,
@@ -344,16 +380,9 @@ def apply_cmd(
     A save another process writes (the app, another apply) is refused the same way. A refused
     save (damaged, a hand edit that fails its checks) exits 2, unless ``from_backup``: then the
     lines apply to its newest good version, and the refused file is set aside once they did."""
-    from facility_tui import store
-
-    try:
-        lock = store.lock_save(save, "facility-tui apply")
-    except store.SaveHeld as err:
-        _err(f"{err}; nothing was changed")
-        return 1
-    except store.SaveError as err:
-        _err(str(err))
-        return 2
+    lock = locked(save, "facility-tui apply")
+    if isinstance(lock, int):
+        return lock
     with lock:
         return _apply_locked(save, lines, seed=seed, quiet=quiet, from_backup=from_backup)
 
@@ -573,13 +602,8 @@ def forecast_cmd(
     seed = enc.seed if seed is None else seed
     try:
         chosen = forecast.read_plays(enc, dict(forecast.parse_play_option(p) for p in plays))
-        tally = forecast.Tally(())
-        counting = sys.stderr.isatty()  # (a terminal sees the plays counted as they finish)
-        for tally in forecast.run(enc, runs, seed, chosen):
-            if counting:
-                print(f"\r{tally.runs}/{runs} plays", end="", file=sys.stderr, flush=True)
-        if counting:
-            print("\r\033[K", end="", file=sys.stderr, flush=True)
+        tallies = forecast.run(enc, runs, seed, chosen)
+        tally = counting(tallies, lambda t: plays_done(t, runs)) or forecast.Tally(())
     except forecast.ForecastError as err:
         _err(str(err))
         return 1

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from facility_tui.campaign.folder import DAY_SUFFIX
-from facility_tui.cli import _err, _out, forecast_cmd, json_text
+from facility_tui.cli import _err, _out, counting, forecast_cmd, json_text, plays_done
 
 
 def dispatch(ns: argparse.Namespace) -> int:
@@ -49,7 +49,6 @@ def _reads_as_day(path: Path) -> bool:
 def day_cmd(path: Path, runs: int | None, seed: int | None, *, form: str | None) -> int:
     """docs/forecast.md, 'A day of fights': the day file's fights read (held by the tracker or
     not), played in order with the party carried between them; writes nothing."""
-    import sys
 
     from facility_tui.cli import MAX_RUNS, _opened
     from facility_tui.forecast import day as days
@@ -83,13 +82,9 @@ def day_cmd(path: Path, runs: int | None, seed: int | None, *, form: str | None)
     seed = seed if seed is not None else plan.seed if plan.seed is not None else fights[0].seed
     try:
         day = days.day_of(plan, fights, seed, path.name)
-        tally = days.DayTally(len(day.fights), day.pcs)
-        counting = sys.stderr.isatty()
-        for tally in days.run(day, runs):
-            if counting:
-                print(f"\r{tally.runs}/{runs} plays", end="", file=sys.stderr, flush=True)
-        if counting:
-            print("\r\033[K", end="", file=sys.stderr, flush=True)
+        tally = counting(days.run(day, runs), lambda t: plays_done(t, runs)) or days.DayTally(
+            len(day.fights), day.pcs
+        )
     except days.DayError as err:
         _err(str(err))
         return err.code

@@ -6,12 +6,11 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from facility_tui.cli import _apply_locked, _err, _out, _read_save, json_text
+from facility_tui.cli import _apply_locked, _err, _out, _read_save, counting, json_text, locked
 
 
 def arguments(sub: Any) -> argparse.ArgumentParser:
@@ -74,7 +73,6 @@ def tune_cmd(
     """docs/forecast.md, 'Tuning a fight': reads the save (held by the tracker or not) and
     writes nothing, unless ``apply``: then the save is locked first (held by another window, it
     is refused at once), and the chosen ``muster`` line goes through ``apply``'s route."""
-    from facility_tui import store
     from facility_tui.forecast import tune
 
     try:
@@ -84,14 +82,9 @@ def tune_cmd(
         return 1
     if not apply:
         return _tune(save, goal, vary, seed, None, as_json, from_backup)
-    try:
-        lock = store.lock_save(save, "facility-tui tune --apply")
-    except store.SaveHeld as err:
-        _err(f"{err}; nothing was changed")
-        return 1
-    except store.SaveError as err:
-        _err(str(err))
-        return 2
+    lock = locked(save, "facility-tui tune --apply")
+    if isinstance(lock, int):
+        return lock
     with lock:
         if not save.exists():  # (locking made no save: there is none to tune)
             _err(f"{save}: no such save")
@@ -119,16 +112,11 @@ def _tune(
     enc = session.encounter
     seed = enc.seed if seed is None else seed
     result = tune.Tuning(enc, goal)
-    counting = sys.stderr.isatty()  # (a terminal sees the plays counted as they finish)
+    events = tune.tune(
+        enc, goal, seed, vary=list(vary), campaign=Campaign(save.parent), result=result
+    )
     try:
-        for event in tune.tune(
-            enc, goal, seed, vary=list(vary), campaign=Campaign(save.parent), result=result
-        ):
-            if counting:
-                said = f"{tune.roster_words(event.trial.counts)}: {event.trial.runs} plays"
-                print(f"\r\033[K{said}", end="", file=sys.stderr, flush=True)
-        if counting:
-            print("\r\033[K", end="", file=sys.stderr, flush=True)
+        counting(events, lambda e: f"{tune.roster_words(e.trial.counts)}: {e.trial.runs} plays")
     except ForecastError as err:
         _err(str(err))
         return 1

@@ -232,3 +232,27 @@ def test_every_commands_help_prints(command: str, capsys: pytest.CaptureFixture[
         main([command, "--help"])
     assert done.value.code == 0
     assert capsys.readouterr().out.startswith("usage: ")
+
+
+def test_the_progress_on_a_terminal_is_plain_text_and_cleared(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """What the CLI counts on a terminal as plays finish (forecast, a day, tune's rosters) names
+    combatants from the save: shown as plain text, no control character reaching the terminal
+    but the line's own return and clear."""
+    import io
+
+    from facility_tui.cli import counting
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    err = Terminal()
+    monkeypatch.setattr(sys, "stderr", err)
+    assert counting(["Boss\x1b[2J", "Goon\x07"], lambda name: f"{name}: 40 plays") == "Goon\x07"
+    shown = err.getvalue()
+    assert shown.endswith("\r\x1b[K")
+    assert "\x1b[2J" not in shown and "\x07" not in shown
+    assert "Goon" in shown and "40 plays" in shown
+    assert counting([], str) is None
