@@ -27,7 +27,6 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Input, Label, ProgressBar
 
 from facility_tui.campaign.folder import Campaign
@@ -37,6 +36,7 @@ from facility_tui.model.text import printable
 from facility_tui.systems.plays import PLAY_WORDS, Play
 
 from .render.text_pane import TextPane
+from .scrolling import ScrollingModal
 
 if TYPE_CHECKING:
     from facility_tui.workspace import Workspace
@@ -55,7 +55,7 @@ SHOW_EVERY = 0.25
 QUIET_WHILE_TYPING = 0.6
 
 
-class ForecastScreen(ModalScreen[str]):
+class ForecastScreen(ScrollingModal[str]):
     """Dismissed with the plays line as the GM left it."""
 
     DEFAULT_CSS = """
@@ -86,14 +86,11 @@ class ForecastScreen(ModalScreen[str]):
     }
     """
 
+    SCROLLED = "forecast-results"
     BINDINGS = [
         Binding("escape", "close", "Close (stops the plays)", priority=True),
         # (a control key: the plays line takes every letter typed)
         Binding("ctrl+t", "tune", "Tune to a target", priority=True, id="tune"),
-        Binding("down", "scroll(1)", "Scroll", show=False),
-        Binding("up", "scroll(-1)", "Scroll", show=False),
-        Binding("pagedown", "page(1)", "Page", show=False),
-        Binding("pageup", "page(-1)", "Page", show=False),
     ]
 
     def __init__(
@@ -256,13 +253,6 @@ class ForecastScreen(ModalScreen[str]):
             self.notify(str(err), severity="error", markup=False)
             return
         self._start()
-
-    def action_scroll(self, step: int) -> None:
-        self.query_one("#forecast-results", VerticalScroll).scroll_relative(y=step, animate=False)
-
-    def action_page(self, step: int) -> None:
-        results = self.query_one("#forecast-results", VerticalScroll)
-        results.scroll_relative(y=step * max(1, results.size.height - 1), animate=False)
 
     def action_tune(self) -> None:
         """Tune the fight to a target (``TuneScreen``); the forecast's plays stop meanwhile."""

@@ -17,7 +17,6 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Input, Label, Static
 
 from facility_tui.campaign.folder import Campaign
@@ -28,11 +27,13 @@ from facility_tui.model.encounter import Encounter
 from facility_tui.model.text import counted, printable
 from facility_tui.systems.plays import Play
 
+from .scrolling import ScrollingModal
+
 PLACEHOLDER = "win 80 deaths 10 rounds 6"
 WIDTH = 74  # the steps' lines at 80 columns (the frame, padding and scroll bar off)
 
 
-class TuneScreen(ModalScreen[str | None]):
+class TuneScreen(ScrollingModal[str | None]):
     """Dismissed with the ``muster`` line to apply, or None (escape: nothing changes)."""
 
     DEFAULT_CSS = """
@@ -64,12 +65,9 @@ class TuneScreen(ModalScreen[str | None]):
     }
     """
 
+    SCROLLED = "tune-steps"
     BINDINGS = [
         Binding("escape", "close", "Close (stops the plays)", priority=True),
-        Binding("down", "scroll(1)", "Scroll", show=False),
-        Binding("up", "scroll(-1)", "Scroll", show=False),
-        Binding("pagedown", "page(1)", "Page", show=False),
-        Binding("pageup", "page(-1)", "Page", show=False),
     ]
 
     def __init__(
@@ -252,13 +250,6 @@ class TuneScreen(ModalScreen[str | None]):
             self.call_after_refresh(steps.scroll_end, animate=False)
 
     # -- keys -----------------------------------------------------------------------------
-
-    def action_scroll(self, step: int) -> None:
-        self.query_one("#tune-steps", VerticalScroll).scroll_relative(y=step, animate=False)
-
-    def action_page(self, step: int) -> None:
-        steps = self.query_one("#tune-steps", VerticalScroll)
-        steps.scroll_relative(y=step * max(1, steps.size.height - 1), animate=False)
 
     def action_close(self) -> None:
         self._generation += 1  # the running plays stop (their workers are ended)
