@@ -6,14 +6,16 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from facility_tui.commands.session import Step
 from facility_tui.model.codec import DecodeError, decode, encode, encode_sparse
 from facility_tui.model.encounter import Encounter, Kind, LogEntry
-from facility_tui.store.errors import DamagedSave, NewerSave
+from facility_tui.store.errors import DamagedSave, NewerSave, SaveError
 from facility_tui.store.migrations import SCHEMA_VERSION
 
 LOG_SCHEMA = 2  # log files (``log-*.toml``) keep the layout of schema 2: old ones stay valid
@@ -110,6 +112,32 @@ def sign(body: str) -> tuple[str, str]:
     """The file text for ``body`` (a checksum line, then the body) and the checksum."""
     digest = sha256(body.encode("utf-8"))
     return f"{MAGIC.decode()}{digest}\n{body}", digest
+
+
+def read_sealed(
+    path: Path, source: str, what: str, digest: str, missing: str = ""
+) -> tuple[bytes, str]:
+    """The bytes and body of a write-once file beside the save ``source`` (``what``: "log
+    file", "step file"), checked against the checksum its name carries (``digest``) and its own;
+    a missing, unreadable or other file raises ``DamagedSave`` naming the save (``missing``:
+    said after a missing file's line)."""
+    from facility_tui.store.files import read_file
+
+    try:
+        raw = read_file(path)
+    except SaveError as err:
+        if not os.path.lexists(path):
+            raise DamagedSave(
+                f"{source} is incomplete: its {what} {path} is missing{missing}"
+            ) from None
+        raise DamagedSave(f"{source} cannot be read whole: {err}") from None
+    if not raw.startswith(MAGIC + digest.encode()):
+        raise DamagedSave(f"{source} is damaged: its {what} {path} is not the one it refers to")
+    try:
+        body, _ = unsign(raw, f"its {what} {path}")
+    except DamagedSave as err:
+        raise DamagedSave(f"{source} cannot be read whole: {err}") from None
+    return raw, body
 
 
 def unsign(raw: bytes, source: str) -> tuple[str, bool]:

@@ -17,15 +17,14 @@ from facility_tui.store.errors import DamagedSave, SaveError
 from facility_tui.store.files import read_file
 from facility_tui.store.format import (
     LOG_SCHEMA,
-    MAGIC,
     as_list,
     json_rows,
     literal,
     log_entries,
     log_line,
     parse,
+    read_sealed,
     sign,
-    unsign,
 )
 
 CHUNK_NAME = re.compile(r"log-(\d{7,})-r(-?\d+)-([0-9a-f]{16})\.toml")
@@ -220,20 +219,7 @@ def _read_chunk(sidecar: Path, name: Any, source: str) -> tuple[Path, dict[str, 
     if m is None:
         raise DecodeError(f"bad log file name {name!r}")
     path = sidecar / name
-    try:
-        raw = read_file(path)
-    except SaveError as err:
-        if not os.path.lexists(path):
-            raise DamagedSave(
-                f"{source} is incomplete: its log file {path} is missing; it was left untouched"
-            ) from None
-        raise DamagedSave(f"{source} cannot be read whole: {err}") from None
-    if not raw.startswith(MAGIC + m.group(3).encode()):
-        raise DamagedSave(f"{source} is damaged: its log file {path} is not the one it refers to")
-    try:
-        body, _ = unsign(raw, f"its log file {path}")
-    except DamagedSave as err:
-        raise DamagedSave(f"{source} cannot be read whole: {err}") from None
+    raw, body = read_sealed(path, source, "log file", m.group(3), "; it was left untouched")
     fast = _CHUNK_BODY.fullmatch(body)
     if fast is not None:  # the exact layout ``Chunk.made`` writes: skip the TOML parser
         doc: dict[str, Any] = {

@@ -6,7 +6,6 @@ with the number of steps, and opening reads no step file: a walk reads the ones 
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -16,16 +15,15 @@ from facility_tui.commands.session import Step
 from facility_tui.commands.timeline import Node
 from facility_tui.model.codec import DecodeError, decode, encode
 from facility_tui.model.encounter import Encounter
-from facility_tui.store.errors import DamagedSave, SaveError
+from facility_tui.store.errors import DamagedSave
 from facility_tui.store.files import read_file
 from facility_tui.store.format import (
-    MAGIC,
     as_list,
     json_line,
     json_rows,
     parse,
+    read_sealed,
     read_toml,
-    unsign,
 )
 
 STEP_CHUNK = 64  # nodes per sealed file: the main file holds fewer than this many
@@ -165,18 +163,7 @@ def read_steps(chunk: StepChunk, source: str) -> dict[str, Any]:
     assert path is not None
     m = STEPS_NAME.fullmatch(path.name)
     assert m is not None
-    try:
-        raw = read_file(path)
-    except SaveError as err:
-        if not os.path.lexists(path):
-            raise DamagedSave(f"{source} is incomplete: its step file {path} is missing") from None
-        raise DamagedSave(f"{source} cannot be read whole: {err}") from None
-    if not raw.startswith(MAGIC + m.group(2).encode()):
-        raise DamagedSave(f"{source} is damaged: its step file {path} is not the one it refers to")
-    try:
-        body, _ = unsign(raw, f"its step file {path}")
-    except DamagedSave as err:
-        raise DamagedSave(f"{source} cannot be read whole: {err}") from None
+    raw, body = read_sealed(path, source, "step file", m.group(2))
     head = _HEAD.match(body)
     if head is not None:
         doc: dict[str, Any] = {
