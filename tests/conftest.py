@@ -34,6 +34,14 @@ def run(session: Session, *lines: str) -> Session:
     return session
 
 
+def saved_fight(path: Path, *lines: str) -> Path:
+    """The fight ``lines`` make from a blank session, saved at ``path``."""
+    from facility_tui import store
+
+    store.save(run(Session(store.blank()), *lines), path)
+    return path
+
+
 def fought(rounds: int = 2) -> Session:
     """A small seeded 2297 fight played into round ``rounds + 1``, a roll and a turn at a time."""
     from facility_tui import store

@@ -15,13 +15,13 @@ from facility_tui import store
 from facility_tui.cli import main
 from facility_tui.commands import dispatch
 from facility_tui.commands.dispatch import apply
-from facility_tui.commands.session import Session
 from facility_tui.forecast import engine as forecast
 from facility_tui.model.encounter import ENEMIES, PCS, Encounter
 from facility_tui.model.names import name_forms
 from facility_tui.systems import rules_for
 from facility_tui.systems.facility.demo import DEMO_FACILITY_FIGHT
 from facility_tui.systems.plays import Play, PlayError, parse_play
+from tests.conftest import saved_fight
 
 
 def build(*lines: str) -> Encounter:
@@ -469,12 +469,7 @@ def test_any_duel_adds_up(
 
 
 def save_of(tmp_path: Path, lines: tuple[str, ...]) -> Path:
-    session = Session(store.blank())
-    for line in lines:
-        session.execute(line)
-    path = tmp_path / "fight.toml"
-    store.save(session, path)
-    return path
+    return saved_fight(tmp_path / "fight.toml", *lines)
 
 
 def test_cli_forecast_reads_a_held_save_and_changes_nothing(

@@ -9,14 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from facility_tui import store
 from facility_tui.cli import main
 from facility_tui.commands.dispatch import apply
-from facility_tui.commands.session import Session
 from facility_tui.forecast import day as days
 from facility_tui.forecast import engine as forecast
 from facility_tui.model.encounter import PCS, Encounter
 from facility_tui.systems import rules_for
+from tests.conftest import saved_fight
 
 # Ann kills with any hit (Gun 41 on Health 10) and always hits (skill 20 vs TN 20); each enemy
 # acts first and always hits her once for 17 and more (its margin adds dice): on Health 40
@@ -30,12 +29,7 @@ BRIDGE = ("new 2297 Bridge seed=4", ANN, BRUTE)
 
 
 def save_of(folder: Path, name: str, *lines: str) -> Path:
-    session = Session(store.blank())
-    for line in lines:
-        session.execute(line)
-    path = folder / name
-    store.save(session, path)
-    return path
+    return saved_fight(folder / name, *lines)
 
 
 def enc_of(*lines: str) -> Encounter:

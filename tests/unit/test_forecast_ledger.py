@@ -14,8 +14,8 @@ from facility_tui import store
 from facility_tui.campaign import ledger
 from facility_tui.campaign.folder import Campaign
 from facility_tui.cli import main
-from facility_tui.commands.session import Session
 from facility_tui.model.encounter import PCS
+from tests.conftest import saved_fight
 from tests.unit.test_campaign_files import ReadOnly
 
 DUEL = (  # (test_forecast's 2297 duel: whoever hits first wins)
@@ -26,12 +26,7 @@ DUEL = (  # (test_forecast's 2297 duel: whoever hits first wins)
 
 
 def save_of(folder: Path, *lines: str, name: str = "duel.toml") -> Path:
-    session = Session(store.blank())
-    for line in lines:
-        session.execute(line)
-    path = folder / name
-    store.save(session, path)
-    return path
+    return saved_fight(folder / name, *lines)
 
 
 def read(folder: Path) -> dict[str, object]:
