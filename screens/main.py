@@ -37,6 +37,7 @@ from textual.widget import Widget
 from facility_tui import store
 from facility_tui.campaign.folder import Campaign
 from facility_tui.commands.grammar import CommandError, quote
+from facility_tui.commands.spec import complete_combatant
 from facility_tui.model.encounter import Encounter, Phase
 from facility_tui.systems import QuickKey, info, infos, rules_for
 from facility_tui.workspace import Workspace
@@ -605,13 +606,17 @@ def quick_key(system: str, key: str) -> QuickKey | None:
 
 
 def complete_name(ws: Workspace, line: str) -> str | None:
-    """The command line with a template's name (after ``from=``) or a catalog's name (its
-    rules' and the campaign's) completed."""
+    """The command line with a template's name (after ``from=``), a catalog's name (its
+    rules' and the campaign's) or a combatant's completed."""
     from facility_tui.campaign import templates
     from facility_tui.campaign.catalogs import complete
 
     campaign = Campaign(ws.folder)
-    return templates.complete(line, campaign) or complete(line, ws.encounter.system, campaign)
+    return (
+        templates.complete(line, campaign)
+        or complete(line, ws.encounter.system, campaign)
+        or complete_combatant(line, ws.encounter)
+    )
 
 
 def _warm_forecast() -> None:

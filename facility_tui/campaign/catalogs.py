@@ -31,6 +31,7 @@ from typing import Any
 from attrs import frozen
 
 from facility_tui.campaign.folder import Campaign, CampaignError, line_of, reader
+from facility_tui.model.text import common_prefix
 
 NAME_MAX = 40  # as a combatant's name
 NUMBER_MAX = 9999
@@ -524,12 +525,3 @@ def complete(line: str, system: str, campaign: Campaign | None) -> str | None:
     elif quote == '"' and len(fits) == 1:
         done += '"'
     return done
-
-
-def common_prefix(words: list[str]) -> str:
-    """What ``words`` (lower case) all begin with."""
-    first, last = min(words), max(words)
-    n = 0
-    while n < min(len(first), len(last)) and first[n] == last[n]:
-        n += 1
-    return first[:n]

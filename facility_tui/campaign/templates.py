@@ -90,7 +90,7 @@ _FROM = re.compile(r"""\bfrom=("?)([^"\s]*)$""", re.IGNORECASE)
 def complete(line: str, campaign: Campaign | None) -> str | None:
     """The line with the template name being typed after ``from=`` completed as far as the
     campaign's names that fit agree (``add from=gu`` → ``add from=guard``), or None."""
-    from facility_tui.campaign.catalogs import common_prefix
+    from facility_tui.model.text import common_prefix
 
     m = _FROM.search(line)
     if m is None:

@@ -16,9 +16,9 @@ from attrs import frozen
 
 from facility_tui.campaign.folder import Reads
 from facility_tui.commands.dice import Dice, DiceError, Roll
-from facility_tui.commands.grammar import CommandError, Parsed
+from facility_tui.commands.grammar import CommandError, Parsed, quote
 from facility_tui.model.encounter import ENEMIES, PCS, Combatant, Encounter, Kind, Phase, evolve
-from facility_tui.model.text import MAX_NAME, MAX_NOTE, nearest, word_for
+from facility_tui.model.text import MAX_NAME, MAX_NOTE, common_prefix, nearest, word_for
 
 if TYPE_CHECKING:
     from facility_tui.systems import RuleSystem
@@ -308,8 +308,31 @@ def resolve(enc: Encounter, ref: str, listed: Callable[[Encounter], list[Combata
         return matches[0]
     if matches:
         names = ", ".join(c.name for c in matches[:5])
-        raise CommandError(f"'{ref}' could be {names}; type more of the name")
+        raise CommandError(
+            f"'{ref}' could be {names}; type more of the name, as {quote(matches[0].id)}"
+        )
     raise CommandError(f"no combatant called '{ref}'{_who_is_there(enc, ref)}")
+
+
+def complete_combatant(line: str, enc: Encounter) -> str | None:
+    """The line with the combatant's name being typed at its end (a word after the verb, not
+    an option) completed to its id, which the line reads as that one combatant (``atk bl`` →
+    ``atk sgt-blanc ``); for a word several could be, as far as their ids agree (``boa`` →
+    ``board``: the preview names them). None when there is nothing to add."""
+    head, space, typed = line.rpartition(" ")
+    if not space or not head.strip() or not typed or "=" in typed or typed[0] in "#'\"":
+        return None
+    if typed.isdigit():  # (a number is the combatant with that handle: nothing to complete)
+        return None
+    if head.count('"') % 2 or head.count("'") % 2:  # (inside a quoted text: a note's words)
+        return None
+    word = typed.lower()
+    fits = [c.id for c in enc.combatants if _starts(c, word)]
+    if len(fits) == 1:
+        return f"{head} {quote(fits[0])} "
+    ids = [cid for cid in fits if cid.startswith(word)]
+    common = common_prefix(ids) if ids and len(ids) == len(fits) else ""
+    return f"{head} {common}" if len(common) > len(word) else None
 
 
 def _who_is_there(enc: Encounter, ref: str) -> str:

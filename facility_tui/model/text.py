@@ -102,3 +102,12 @@ def naming_any(names: Iterable[str]) -> re.Pattern[str] | None:
         return None
     alternatives = "|".join(re.escape(w) for w in words)
     return re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.IGNORECASE)
+
+
+def common_prefix(words: list[str]) -> str:
+    """What ``words`` (lower case) all begin with."""
+    first, last = min(words), max(words)
+    n = 0
+    while n < min(len(first), len(last)) and first[n] == last[n]:
+        n += 1
+    return first[:n]

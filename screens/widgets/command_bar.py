@@ -48,7 +48,7 @@ class CommandBar(Input):
         Binding("escape", "cancel", "Close"),
         Binding("up", "history(-1)", "Earlier lines", key_display="↑↓"),
         Binding("down", "history(1)", "Later", show=False),
-        Binding("tab", "complete", "Complete a catalog or template name", show=False),
+        Binding("tab", "complete", "Complete a name", show=False),
     ]
 
     def __init__(
@@ -229,8 +229,8 @@ class CommandBar(Input):
         self._cancel()
 
     def action_complete(self) -> None:
-        """Tab: the weapon, armor, PPE... name being typed at the end, completed as far as the
-        catalogs' names that fit agree (``weapon=sub`` → ``weapon="Submachine gun"``)."""
+        """Tab: the combatant, weapon, armor, PPE... name being typed at the end, completed as
+        far as the names that fit agree (``weapon=sub`` → ``weapon="Submachine gun"``)."""
         if self._complete is None or self.cursor_position != len(self.value):
             return
         done = self._complete(self.value)

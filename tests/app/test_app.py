@@ -101,6 +101,25 @@ async def test_command_bar_refuses_bad_input_and_keeps_the_line(
         assert "Roll: 2d6" in app.workspace.encounter.log[-1].text
 
 
+async def test_command_bar_tab_completes_a_combatant_as_the_line_reads_it(
+    tmp_path: Path, make_app: AppMaker
+) -> None:
+    """The list says "Boarder 2"; Tab turns the start of a name into its id (one word on the
+    line), as far as the ids agree while several fit, pressed again and again as a GM would."""
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("colon", *"hit boa", "tab", "tab")
+        bar = screen(app).query_one("#command")
+        assert bar.value == "hit board"  # type: ignore[attr-defined]
+        await pilot.press(*"er", "tab", "2", "tab", "tab")
+        assert bar.value == "hit boarder-2 "  # type: ignore[attr-defined]
+        await pilot.press(*"30", "enter")  # (through its vacsuit)
+        await pilot.pause()
+        hit = app.workspace.encounter.get("boarder-2")
+        assert hit.sheet.damage > 0  # type: ignore[attr-defined]
+
+
 async def test_command_bar_names_the_nearest_command_of_a_typo(
     tmp_path: Path, make_app: AppMaker
 ) -> None:

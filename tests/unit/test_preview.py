@@ -14,6 +14,7 @@ from facility_tui.campaign.demo import demo_encounter
 from facility_tui.commands.dispatch import apply, preview
 from facility_tui.commands.grammar import CommandError
 from facility_tui.commands.session import Session
+from facility_tui.commands.spec import complete_combatant
 from facility_tui.model.encounter import Encounter
 from facility_tui.systems.r2297.rules import Level
 from facility_tui.systems.r2297.sheet import Sheet2297
@@ -106,8 +107,9 @@ def test_preview_shows_the_usage_while_the_line_does_not_read_and_rolls_nothing(
     assert preview(DEMO, "hit")[0].startswith(usage)
     assert preview(DEMO, "hit boarder-1")[0].startswith(usage)
     assert preview(DEMO, "hit bo 12") == [
-        "'bo' could be Boarder 1, Boarder 2, Boarder 3, Boarding Chief; type more of the name"
-    ]  # a refusal: its own line
+        "'bo' could be Boarder 1, Boarder 2, Boarder 3, Boarding Chief; type more of the name, "
+        "as boarder-1"
+    ]  # a refusal: its own line, with the form a name takes on the line
     assert preview(DEMO, "hit boarder-1 99999") == [
         "Damage to Boarder 1 must be at most 9999, got 99999"
     ]
@@ -115,6 +117,41 @@ def test_preview_shows_the_usage_while_the_line_does_not_read_and_rolls_nothing(
     assert preview(DEMO, "zzz") == [] and preview(DEMO, "") == []
     assert preview(DEMO, "next") == ["ends Sgt. Blanc's turn; next: Aspirant Cassart"]
     assert preview(DEMO, "hit boarder-1 12 dice=3,5,4") == preview(DEMO, "hit boarder-1 12")
+
+
+def test_tab_completes_a_combatant_to_the_id_the_line_reads() -> None:
+    """The list shows "Boarder 2"; the line reads one word per name: Tab gives the id (the
+    whole of it when one fits, as far as the ids agree when several do)."""
+    assert complete_combatant("attack bl", DEMO) == "attack sgt-blanc "
+    assert complete_combatant("attack sgt-blanc chief", DEMO) == "attack sgt-blanc boarding-chief "
+    assert complete_combatant("attack sgt-blanc boa", DEMO) == "attack sgt-blanc board"
+    assert complete_combatant("attack sgt-blanc boarde", DEMO) == "attack sgt-blanc boarder-"
+    line = "attack sgt-blanc boarder-"
+    assert complete_combatant(line + "2", DEMO) == line + "2 "
+    assert apply(DEMO, line + "2 ").encounter != DEMO  # (the completed line runs)
+    # nothing to add: no name after a verb, a number (a handle), an option, a quoted note
+    for line in (
+        "attack",
+        "attack ",
+        "bl",
+        "attack sgt-blanc board",
+        "attack sgt-blanc 2",
+        "attack sgt-blanc #5",
+        "attack sgt-blanc weapon=ri",
+        "attack sgt-blanc zz",
+        'note sgt-blanc "hit by bo',
+    ):
+        assert complete_combatant(line, DEMO) is None, line
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=30))
+def test_tab_completion_never_raises_and_keeps_what_was_typed(junk: str) -> None:
+    for line in (junk, f"hit {junk}", f"attack blanc {junk}"):
+        done = complete_combatant(line, DEMO)
+        assert done is None or (
+            done.rstrip(" ") != line and done.startswith(line.rpartition(" ")[0])
+        )
 
 
 # -- A4/A5: the attack helper spends the Major ----------------------------------------------------
