@@ -235,8 +235,12 @@ def load_text(
         return Loaded({}, [CampaignError(f"not TOML: {e}", file, int(m.group(1)) if m else 1)])
     sys_name = doc.get("system")
     if not isinstance(sys_name, str) or sys_name not in kinds:
+        from facility_tui.systems import ids  # (the table of rule systems: none is loaded)
+
+        if sys_name in ids():  # (rules not loaded yet: read again when they are, if wanted)
+            return Loaded({}, [])
         where = line_of(source, ("system",))
-        known = ", ".join(f'"{k}"' for k in kinds)
+        known = ", ".join(f'"{k}"' for k in ids())
         errors.append(CampaignError(f"system must be {known}, got {shown(sys_name)}", file, where))
         return Loaded({}, errors)
     if system and sys_name != system:

@@ -195,8 +195,8 @@ def test_a_bad_entry_is_reported_with_its_line_and_the_rest_still_loads(tmp_path
             "x.toml:2: facility catalogs hold [[weapon]], [[ppe]], [[storage]], [[job]], "
             "[[competence]], not gadget",
         ),
-        ('system = "d&d"\n', 'x.toml:1: system must be "facility", "2297", got "d&d"'),
-        ('[[weapon]]\nname = "Bat"\n', 'x.toml:1: system must be "facility", "2297", got None'),
+        ('system = "d&d"\n', 'x.toml:1: system must be "2297", "facility", got "d&d"'),
+        ('[[weapon]]\nname = "Bat"\n', 'x.toml:1: system must be "2297", "facility", got None'),
         ('system = "facility"\n[[weapon\n', "x.toml:2: not TOML"),
         (
             'system = "2297"\n[[weapon]]\nname = "Rail"\ndamage = "4d6"\nmodes = "FULL"\n',
@@ -220,6 +220,21 @@ def test_hand_written_mistakes_are_each_refused_with_their_line(text: str, messa
     got = load_text(text, "x.toml", KINDS)
     assert len(got.errors) == 1
     assert str(got.errors[0]).startswith(message)
+
+
+def test_a_catalog_of_rules_not_loaded_yet_is_no_mistake_and_the_systems_are_all_named() -> None:
+    """One fight's rules loaded (a launch loads only those): a campaign's Facility catalog is
+    read when Facility's rules load, not refused as of an unknown system; a file of no known
+    system names every one, in the same order whatever was loaded first."""
+    from facility_tui.campaign.catalogs import KINDS
+    from facility_tui.systems import rules_for
+
+    rules_for("2297")
+    only = {"2297": KINDS["2297"]}
+    got = load_text('system = "facility"\n[[weapon]]\nname = "Bat"\n', "x.toml", only)
+    assert got.errors == [] and got.entries == {}
+    got = load_text('system = "d&d"\n', "x.toml", only)
+    assert str(got.errors[0]).startswith('x.toml:1: system must be "2297", "facility", got')
 
 
 # -- a campaign's entries in commands, and their replay -------------------------------------------
