@@ -78,9 +78,9 @@ def test_every_key_has_an_id_and_a_key_both_systems_use_has_one_id() -> None:
 
 
 def test_the_cli_takes_a_config_file(tmp_path: Path) -> None:
-    from facility_tui.cli import _parser
+    from facility_tui.arguments import parser
 
-    ns = _parser().parse_args(["run", "--config", str(tmp_path / "c.toml")])
+    ns = parser("run").parse_args(["run", "--config", str(tmp_path / "c.toml")])
     assert ns.config == tmp_path / "c.toml"
 
 

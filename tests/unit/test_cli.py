@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
 import subprocess
@@ -223,6 +224,30 @@ def test_readme_keys_table_is_current(capsys: pytest.CaptureFixture[str]) -> Non
     table = capsys.readouterr().out
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert table in readme
+
+
+def test_a_launch_builds_only_its_own_commands_parser_and_help_lists_them_all() -> None:
+    """``apply``'s start-up pays for ``apply``'s arguments, not the other nine's."""
+    from facility_tui.arguments import parser
+
+    def commands(p: argparse.ArgumentParser) -> list[str]:
+        return [name for a in p._actions if a.dest == "cmd" for name in a.choices]  # type: ignore[union-attr]
+
+    assert commands(parser("apply")) == ["apply"] and commands(parser("run")) == ["run"]
+    assert commands(parser()) == list(COMMANDS) == commands(parser("--help"))
+
+
+@pytest.mark.parametrize("command", ["show", "apply", "forecast", "export"])
+def test_a_sub_commands_mistake_shows_its_own_usage(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``facility-tui show`` alone: the usage of ``show`` and one line of what is missing."""
+    with pytest.raises(SystemExit) as done:
+        main([command] if command != "forecast" else [command, "--runs", "x"])
+    assert done.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"usage: facility-tui {command} [-h]")
+    assert f"facility-tui {command}: error: " in err and "[run] [FILE]" not in err
 
 
 @pytest.mark.parametrize("command", COMMANDS)
