@@ -16,7 +16,7 @@ from attrs import frozen
 
 from facility_tui.campaign import party
 from facility_tui.campaign.folder import Campaign, CampaignError, Read, Reads
-from facility_tui.commands import muster, verbs
+from facility_tui.commands import arm, muster, verbs
 from facility_tui.commands.dice import (
     Dice,
     DiceError,
@@ -45,7 +45,7 @@ from facility_tui.systems import RuleSystem, ids, rules_for
 def common() -> tuple[Spec, ...]:
     """The commands of every rule system: building the encounter, rounds, undo and redo, the
     party."""
-    return commands_in(verbs, muster, party)
+    return commands_in(verbs, muster, arm, party)
 
 
 @cache

@@ -45,7 +45,7 @@ WEAPON = Kind(
     title="weapons",
     also=("key", "aka"),
     options=("weapon", "empty"),
-    verbs=(r"rearm\s+\S+\s+",),
+    verbs=(r"rearm\s+\S+\s+", r"arm\s+\S+\s+"),  # (rearm WHO WEAPON, arm TYPE WEAPON)
 )
 PPE = Kind(
     "facility",

@@ -41,6 +41,7 @@ WEAPON = Kind(
     },
     title="weapons",
     options=("weapon",),
+    verbs=(r"arm\s+\S+\s+",),  # (arm TYPE WEAPON)
 )
 ARMOR = Kind(
     "2297",
