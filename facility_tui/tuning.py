@@ -34,6 +34,14 @@ def arguments(sub: Any) -> argparse.ArgumentParser:
         metavar="TYPE",
         help="change only this enemy type (repeat for others; default: every type present)",
     )
+    tu.add_argument(
+        "--arm",
+        action="append",
+        default=[],
+        metavar="TYPE",
+        help="change this enemy type's weapon instead, among the catalog's (repeat for others; "
+        "the counts stay as today)",
+    )
     tu.add_argument("--seed", type=int, help="seed of the plays (default: the save's own)")
     tu.add_argument(
         "--apply",
@@ -51,6 +59,7 @@ def dispatch(ns: argparse.Namespace) -> int:
         deaths=ns.deaths,
         rounds=ns.rounds,
         vary=ns.vary,
+        arm=ns.arm,
         seed=ns.seed,
         apply=ns.apply,
         as_json=ns.json,
@@ -69,6 +78,7 @@ def tune_cmd(
     apply: bool,
     as_json: bool,
     from_backup: bool = False,
+    arm: Sequence[str] = (),
 ) -> int:
     """docs/forecast.md, 'Tuning a fight': reads the save (held by the tracker or not) and
     writes nothing, unless ``apply``: then the save is locked first (held by another window, it
@@ -80,8 +90,11 @@ def tune_cmd(
     except tune.TuneError as err:
         _err(str(err))
         return 1
+    if arm and vary:
+        _err(tune.ARM_AND_VARY)
+        return 1
     if not apply:
-        return _tune(save, goal, vary, seed, None, as_json, from_backup)
+        return _tune(save, goal, vary, arm, seed, None, as_json, from_backup)
     lock = locked(save, "facility-tui tune --apply")
     if isinstance(lock, int):
         return lock
@@ -89,13 +102,14 @@ def tune_cmd(
         if not save.exists():  # (locking made no save: there is none to tune)
             _err(f"{save}: no such save")
             return 2
-        return _tune(save, goal, vary, seed, lock, as_json, from_backup)
+        return _tune(save, goal, vary, arm, seed, lock, as_json, from_backup)
 
 
 def _tune(
     save: Path,
     goal: Any,
     vary: Sequence[str],
+    arm: Sequence[str],
     seed: int | None,
     lock: Any,
     as_json: bool,
@@ -113,10 +127,16 @@ def _tune(
     seed = enc.seed if seed is None else seed
     result = tune.Tuning(enc, goal)
     events = tune.tune(
-        enc, goal, seed, vary=list(vary), campaign=Campaign(save.parent), result=result
+        enc,
+        goal,
+        seed,
+        vary=list(vary),
+        arm=list(arm),
+        campaign=Campaign(save.parent),
+        result=result,
     )
     try:
-        counting(events, lambda e: f"{tune.roster_words(e.trial.counts)}: {e.trial.runs} plays")
+        counting(events, lambda e: f"{e.trial.label()}: {e.trial.runs} plays")
     except ForecastError as err:
         _err(str(err))
         return 1

@@ -22,6 +22,10 @@ from facility_tui.model.encounter import ENEMIES, Combatant, Encounter, LogEntry
 from facility_tui.model.text import nearest
 
 
+class NothingToArm(CommandError):
+    """Each enemy named carries that weapon already, loaded (``tune --arm``: today's fight)."""
+
+
 def carried(enc: Encounter, c: Combatant) -> str:
     """What ``c`` carries in the rules' own words (its detail pane's weapon lines), "" for
     nothing: ``SMG 3d6+1 SA/BF/AF, ammo 30/30``."""
@@ -147,6 +151,6 @@ def arm(call: Call) -> Encounter:
         parts.append(f"{who} {name}{was}")
     if not parts:
         said = ", ".join(unchanged)
-        raise CommandError(f"nothing to arm: they already carry it, loaded ({said})")
+        raise NothingToArm(f"nothing to arm: they already carry it, loaded ({said})")
     line = LogEntry(start.round, f"Arm: {'; '.join(parts)}")
     return evolve(call.enc, log=start.log.extended((line,)))

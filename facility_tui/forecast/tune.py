@@ -26,8 +26,9 @@ from typing import Any
 from attrs import define, field, frozen
 
 from facility_tui.campaign.folder import Campaign
+from facility_tui.commands.arm import NothingToArm, carried, weapon_names
 from facility_tui.commands.dispatch import apply
-from facility_tui.commands.grammar import CommandError
+from facility_tui.commands.grammar import CommandError, quote
 from facility_tui.commands.muster import MAX_COUNT, counts, enemy_types, key_of, line_for
 from facility_tui.forecast.engine import (
     Z95,
@@ -132,6 +133,9 @@ class Trial:
     verdict: str = ""  # "above" (the PCs win more), "below", "at" (within ±2), "" (playing)
     why: str = ""  # why it stopped, in words
     deaths_over: bool = False  # its chance of a PC dying is clear over the most allowed
+    # tuned by weapons (``--arm``): each armed type's weapon (today's in words, else the
+    # catalog's name); empty when tuned by counts
+    weapons: dict[str, str] = field(factory=dict)
 
     @property
     def runs(self) -> int:
@@ -159,6 +163,12 @@ class Trial:
 
     def size(self) -> int:
         return sum(self.counts.values())
+
+    def label(self) -> str:
+        """What it tried: ``Boarder 3, Boarding Chief 1``, or ``Boarder: FAM-90``."""
+        if self.weapons:
+            return "; ".join(f"{name}: {w}" for name, w in self.weapons.items())
+        return roster_words(self.counts)
 
 
 def judge(trial: Trial, goal: Target) -> None:
@@ -317,6 +327,8 @@ class Tuning:
     trials: list[Trial] = field(factory=list)
     chosen: Trial | None = None
     note: str = ""
+    armed: list[str] = field(factory=list)  # the types tuned by weapons (``--arm``), if any
+    today: dict[str, str] = field(factory=dict)  # their weapons today, in words
 
 
 def check_vary(enc: Encounter, vary: list[str] | None) -> list[str]:
@@ -346,6 +358,7 @@ def tune(
     seed: int,
     *,
     vary: list[str] | None = None,
+    arm: list[str] | None = None,
     campaign: Campaign | None = None,
     processes: int | None = None,
     stop: Callable[[], bool] | None = None,
@@ -354,9 +367,25 @@ def tune(
 ) -> Iterator[Event]:
     """Tune ``enc`` to ``goal``: yields each trial as its plays come in, then the chosen one.
     ``result`` (given) is filled in as it goes. ``stop`` (the app's escape) ends it early.
-    ``plays``: the GM's plays of some combatants (the forecast's), by id."""
-    names = check_vary(enc, vary)
+    ``plays``: the GM's plays of some combatants (the forecast's), by id. ``arm``: the types
+    whose weapon changes (``tune_arms``), the counts staying as today."""
     out = result if result is not None else Tuning(enc, goal)
+    if arm:
+        if vary:
+            raise TuneError(ARM_AND_VARY)
+        yield from tune_arms(
+            enc,
+            goal,
+            seed,
+            arm,
+            campaign=campaign,
+            processes=processes,
+            stop=stop,
+            result=out,
+            plays=plays,
+        )
+        return
+    names = check_vary(enc, vary)
     pcs = frozenset(c.id for c in roster(enc) if c.side == PCS)
     if not pcs:
         raise TuneError("nothing to tune: the fight has no PCs")
@@ -523,6 +552,195 @@ def _note(tried: list[Trial], chosen: Trial) -> str:
     return "no roster is within ±2 points of the target: the nearest one tried"
 
 
+# -- by the enemies' weapons (``--arm``) ---------------------------------------------------------
+
+MAX_WEAPONS = 12  # the catalog's weapons tried for one type, at most (its first ones)
+ARM_AND_VARY = (
+    "--arm keeps the counts as today and --vary changes only counts: tune one, apply it, "
+    "then tune the other"
+)
+
+
+def check_arm(enc: Encounter, arm: list[str]) -> list[str]:
+    """The type names ``arm`` names, in the order given; an unknown one refused."""
+    kinds = enemy_types(enc)
+    if not kinds:
+        raise TuneError("nothing to tune: the fight has no enemies")
+    out: list[str] = []
+    for typed in arm:
+        kind = kinds.get(key_of(typed))
+        if kind is None:
+            there = ", ".join(f"{k.name} ({len(k.members)})" for k in kinds.values())
+            raise TuneError(f"--arm: no enemy type '{typed}': the fight has {there}")
+        if kind.name not in out:
+            out.append(kind.name)
+    return out
+
+
+def today_weapons(enc: Encounter, name: str) -> str:
+    """What the type's members carry today, in the rules' words (``SMG 3d6+1 SA/BF/AF, ammo
+    30/30``; ``no weapon``; ``mixed: …`` when they differ)."""
+    kind = enemy_types(enc)[key_of(name)]
+    said = list(dict.fromkeys(carried(enc, c) or "no weapon" for c in kind.members))
+    return said[0] if len(said) == 1 else "mixed: " + " / ".join(said)
+
+
+def arm_line(choice: Mapping[str, str]) -> str:
+    """The ``arm`` line that gives each type (name -> catalog weapon) its weapon: ``arm boarder
+    FAM-90`` for one type, ``arm boarder=PAM9 boarding_chief=FAM-90`` for several."""
+    if len(choice) == 1:
+        ((name, weapon),) = choice.items()
+        return f"arm {key_of(name)} {quote(weapon)}"
+    return " ".join(["arm", *(f"{key_of(n)}={quote(w)}" for n, w in choice.items())])
+
+
+def tune_arms(
+    enc: Encounter,
+    goal: Target,
+    seed: int,
+    arm: list[str],
+    *,
+    campaign: Campaign | None,
+    processes: int | None,
+    stop: Callable[[], bool] | None,
+    result: Tuning,
+    plays: Mapping[str, Play] | None,
+) -> Iterator[Event]:
+    """Tune ``enc`` to ``goal`` by the weapons of the types ``arm`` names, the counts as today.
+    Weapons are not ordered by danger as counts are: each type in turn (the others as chosen
+    so far) tries today's weapons and each of the catalog's (at most ``MAX_WEAPONS``), all
+    played in rounds of one batch each; one clear of the target is dropped, and the rounds end
+    once one meets it at ±2 points (or none is left). The nearest is kept; the one chosen last
+    is confirmed to ±2 points."""
+    names = check_arm(enc, arm)
+    pcs = frozenset(c.id for c in roster(enc) if c.side == PCS)
+    if not pcs:
+        raise TuneError("nothing to tune: the fight has no PCs")
+    out = result
+    out.armed = names
+    catalog = weapon_names(enc.system, campaign)
+    for name in names:  # (a weapon of the catalog they all carry, loaded: by its name)
+        same = [w for w in catalog if not _arms_some(enc, name, w, campaign)]
+        out.today[name] = same[0] if same else today_weapons(enc, name)
+    said: list[str] = []
+    if len(catalog) > MAX_WEAPONS:
+        said.append(f"the catalog has {len(catalog)} weapons: the first {MAX_WEAPONS} were tried")
+    catalog = catalog[:MAX_WEAPONS]
+    now = counts(enc)
+    tried: dict[str, Trial] = {}  # by the line that makes it ("": today's fight)
+    fights: dict[str, Encounter] = {}
+    choices: dict[str, dict[str, str]] = {}  # by the line: type -> catalog weapon
+
+    def stopped() -> bool:
+        return stop is not None and stop()
+
+    def make(choice: dict[str, str]) -> Trial:
+        """The trial of ``choice`` (type -> catalog weapon; a type not in it: today's), made
+        once: a weapon they all carry already, loaded, is today's."""
+        choice = {n: w for n, w in choice.items() if _arms_some(enc, n, w, campaign)}
+        line = arm_line(choice) if choice else ""
+        if line in tried:
+            return tried[line]
+        played = apply(enc, line, campaign=campaign).encounter if line else enc
+        shown = {n: choice.get(n) or f"{out.today[n]} (today)" for n in names}
+        new = Trial(dict(now), line, pcs, _tally(played), weapons=shown)
+        tried[line], fights[line], choices[line] = new, played, choice
+        out.trials.append(new)
+        return new
+
+    chosen_so_far: dict[str, str] = {}
+    chosen: Trial | None = None
+    for i, name in enumerate(names):
+        if chosen is not None and chosen.verdict == "at":
+            left = ", ".join(names[i:])
+            said.append(f"{left}: not tried, the weapons chosen before meet the target")
+            break
+        options = [None, *catalog]
+        trials: list[Trial] = []
+        for weapon in options:
+            choice = {n: w for n, w in chosen_so_far.items() if n != name}
+            if weapon is not None:
+                choice[name] = weapon
+            trial = make(choice)
+            if trial not in trials:
+                trials.append(trial)
+        while not any(t.verdict == "at" for t in trials):
+            playing = [t for t in trials if not t.verdict]
+            if not playing:
+                break
+            for t in playing:  # (one batch each, then the next round)
+                for done in play_trial(
+                    t,
+                    fights[t.line],
+                    goal,
+                    seed,
+                    until=_one_batch(t.runs),
+                    processes=processes,
+                    stop=stop,
+                    plays=plays,
+                ):
+                    yield Event(done, done=bool(done.verdict))
+                if stopped():
+                    return
+        met = next((t for t in trials if t.verdict == "at"), None)
+        for t in trials:
+            if not t.verdict and met is not None:
+                t.why = f"not played on: {met.weapons[name]} meets the target"
+        chosen = _choose(trials, trials, goal)
+        chosen_so_far = choices[chosen.line]
+    assert chosen is not None  # (at least one type, one trial each)
+    for t in play_trial(
+        chosen,
+        fights[chosen.line],
+        goal,
+        seed,
+        until=confirmed,
+        processes=processes,
+        stop=stop,
+        plays=plays,
+    ):
+        yield Event(t, done=False)
+    if stopped():
+        return
+    settle(chosen, goal)
+    out.chosen = chosen
+    out.note = "; ".join([*said, *filter(None, [_arm_note(list(tried.values()), chosen)])])
+    yield Event(chosen, done=True, chosen=True, note=out.note)
+
+
+def _one_batch(runs: int) -> Callable[[Trial], bool]:
+    """``play_trial``'s ``until`` for one batch more than ``runs`` plays (or a verdict)."""
+    return lambda t: bool(t.verdict) or t.runs > runs
+
+
+def _arms_some(enc: Encounter, name: str, weapon: str, campaign: Campaign | None) -> bool:
+    """Whether arming type ``name`` with ``weapon`` changes the fight (not: each of them
+    carries it already, loaded)."""
+    line = arm_line({name: weapon})
+    try:
+        apply(enc, line, campaign=campaign)
+    except NothingToArm:
+        return False
+    except CommandError as err:
+        raise TuneError(f"'{line}': {err}") from None
+    return True
+
+
+def _arm_note(tried: list[Trial], chosen: Trial) -> str:
+    """What the GM must know of the weapons chosen: that they miss the target, and why."""
+    if chosen.deaths_over:
+        if all(t.deaths_over for t in tried):
+            return "every weapon tried has more PC deaths than allowed: the least deadly"
+        return "its chance of a PC dying is over the most allowed"
+    if chosen.verdict == "at":
+        return ""
+    if all(t.verdict == "above" for t in tried):
+        return "every weapon tried leaves the PCs over the target: the nearest"
+    if all(t.verdict == "below" for t in tried):
+        return "every weapon tried leaves the PCs under the target: the nearest"
+    return "no weapon is within ±2 points of the target: the nearest one tried"
+
+
 # -- in words -------------------------------------------------------------------------------------
 
 
@@ -531,8 +749,16 @@ def roster_words(counts: dict[str, int]) -> str:
     return ", ".join(f"{name} {n}" for name, n in counts.items())
 
 
-def change_words(start: Encounter, chosen: Trial) -> str:
-    """The chosen roster against today's: ``Boarder: 3 -> 5; Boarding Chief: 1 -> 0``."""
+def change_words(start: Encounter, chosen: Trial, today: Mapping[str, str] | None = None) -> str:
+    """The chosen roster against today's: ``Boarder: 3 -> 5; Boarding Chief: 1 -> 0``; tuned
+    by weapons (``today``: each armed type's weapons today), ``Boarder: SMG … -> FAM-90``."""
+    if chosen.weapons and today is not None:
+        moved = [
+            f"{name}: {today[name]} -> {w}"
+            for name, w in chosen.weapons.items()
+            if not w.endswith(" (today)")
+        ]
+        return "; ".join(moved) or "no change: today's weapons"
     now = counts(start)
     moved = [f"{name}: {now.get(name, 0)} -> {n}" for name, n in chosen.counts.items()]
     changed = [
@@ -546,7 +772,7 @@ def change_words(start: Encounter, chosen: Trial) -> str:
 def step_line(trial: Trial) -> str:
     """A roster tried: ``Boarder 9, Boarding Chief 3: win 65 % (54–75), 80 plays — clear
     under 80 %``."""
-    said = f"{roster_words(trial.counts)}: win {pct(trial.wins, trial.runs)}, {trial.runs} plays"
+    said = f"{trial.label()}: win {pct(trial.wins, trial.runs)}, {trial.runs} plays"
     return f"{said} — {trial.why}" if trial.why else said
 
 
@@ -568,12 +794,14 @@ def odds_lines(trial: Trial, goal: Target) -> list[str]:
 
 def lines(tuning: Tuning, seed: int) -> list[str]:
     """The tuning as text: the steps tried, the chosen change, its line and odds."""
-    out = [f"{tuning.start.name}: tuned to {tuning.goal.words()} (seed {seed})", "", "Tried:"]
-    out += [f"  {step_line(t)}" for t in tuning.trials]
+    out = [f"{tuning.start.name}: tuned to {tuning.goal.words()} (seed {seed})"]
+    if tuning.armed:
+        out.append(f"By the weapons of {', '.join(tuning.armed)} (the counts as today)")
+    out += ["", "Tried:", *(f"  {step_line(t)}" for t in tuning.trials)]
     chosen = tuning.chosen
     if chosen is None:
         return [*out, "", "Stopped before a roster was chosen"]
-    out += ["", f"Chosen: {change_words(tuning.start, chosen)}"]
+    out += ["", f"Chosen: {change_words(tuning.start, chosen, tuning.today)}"]
     if chosen.line:
         out.append(f"  {chosen.line}")
     out += [f"  {line}" for line in odds_lines(chosen, tuning.goal)]
@@ -599,27 +827,37 @@ def as_dict(tuning: Tuning, seed: int) -> dict[str, Any]:
             "median_rounds": t.median_rounds,
             "verdict": t.verdict,
             "why": t.why,
+            **({"weapons": dict(t.weapons)} if t.weapons else {}),
         }
 
     now = counts(tuning.start)
     chosen = tuning.chosen
     goal = tuning.goal
+    change: dict[str, Any] = {}
+    if chosen is not None and tuning.armed:
+        change = {
+            name: {"from": tuning.today[name], "to": w}
+            for name, w in chosen.weapons.items()
+            if not w.endswith(" (today)")
+        }
+    elif chosen is not None:
+        change = {
+            name: {"from": now.get(name, 0), "to": n}
+            for name, n in chosen.counts.items()
+            if now.get(name, 0) != n
+        }
     return {
         "encounter": tuning.start.name,
         "seed": seed,
         "target": {"win": goal.win, "deaths": goal.deaths, "rounds": goal.rounds},
         "today": now,
+        **(
+            {"armed": list(tuning.armed), "today_weapons": dict(tuning.today)}
+            if tuning.armed
+            else {}
+        ),
         "steps": [trial(t) for t in tuning.trials],
-        "chosen": None
-        if chosen is None
-        else {
-            **trial(chosen),
-            "change": {
-                name: {"from": now.get(name, 0), "to": n}
-                for name, n in chosen.counts.items()
-                if now.get(name, 0) != n
-            },
-        },
+        "chosen": None if chosen is None else {**trial(chosen), "change": change},
         "note": tuning.note,
         "plays": sum(t.runs for t in tuning.trials),
         "cpu_seconds": round(sum(t.tally.cpu for t in tuning.trials), 1),

@@ -132,3 +132,83 @@ def test_a_missing_save_exits_2(tmp_path: Path) -> None:
     done = cli("tune", str(tmp_path / "none.toml"), "--win", "80")
     assert done.returncode == 2
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+# -- by the enemies' weapons (--arm) ------------------------------------------------------------
+
+# two thugs with knives (the PCs win 100 %); of the catalog's weapons (the campaign's Pistol and
+# Popgun, the shipped PAM9 and FAM-90) only the Pistol gives them about 87 % (the seeds' forecasts)
+ARMED = (
+    "new 2297 Duel seed=3",
+    "add Ana side=pc ag=2 cu=2 hlt=30 sta=30 skill=14 dodge=16 weapon='SMG 3d6+1 SA 30'",
+    "add Thug count=2 ag=1 cu=1 hlt=14 sta=14 skill=10 dodge=14 weapon='Knife 1d2'",
+)
+GUNS = (
+    'system = "2297"\n'
+    '[[weapon]]\nname = "Pistol"\ndamage = "2d6"\nmodes = "SA"\nammo = 12\n'
+    '[[weapon]]\nname = "Popgun"\ndamage = "1d3"\nammo = 6\n'
+)
+
+
+@pytest.fixture
+def armed(tmp_path: Path) -> Path:
+    path = tmp_path / "armed.toml"
+    assert main(["apply", str(path), "-q", *ARMED]) == 0
+    (tmp_path / "catalogs").mkdir()
+    (tmp_path / "catalogs" / "guns.toml").write_text(GUNS, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("seed", ["1", "2"])
+def test_the_one_catalog_weapon_that_meets_the_target_with_either_seed(
+    armed: Path, seed: str
+) -> None:
+    before = folder(armed)
+    done = cli("tune", str(armed), "--win", "87", "--arm", "thug", "--seed", seed, "--json")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    chosen = data["chosen"]
+    assert chosen["line"] == "arm thug Pistol" and chosen["verdict"] == "at"
+    assert chosen["change"] == {"Thug": {"from": "Knife 1d2 SS", "to": "Pistol"}}
+    assert chosen["counts"] == {"Thug": 2}
+    win = chosen["win"]
+    assert win["high"] - win["low"] <= 0.04 + 1e-9  # (±2 points at 95 %)
+    tried = [s["weapons"]["Thug"] for s in data["steps"]]
+    assert tried == ["Knife 1d2 SS (today)", "PAM9", "FAM-90", "Pistol", "Popgun"]
+    assert data["applied"] is False
+    assert folder(armed) == before  # untouched, byte for byte
+
+
+def test_arm_apply_writes_the_arm_line_as_one_undoable_step(armed: Path) -> None:
+    done = cli("tune", str(armed), "--win", "87", "--arm", "thug", "--apply")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout.splitlines()
+    assert "By the weapons of Thug (the counts as today)" in out
+    assert "Chosen: Thug: Knife 1d2 SS -> Pistol" in out
+    assert "> arm thug Pistol" in out
+    enc = store.open_save(armed, keep_aside=False).session.encounter
+    assert enc.log[-1].text == "Arm: Thug ×2 carry Pistol (had Knife 1d2 SS)"
+    assert {c.sheet.weapons[0].name for c in enc.combatants[1:]} == {"Pistol"}
+    assert cli("apply", str(armed), "-q", "undo").returncode == 0
+    enc = store.open_save(armed, keep_aside=False).session.encounter
+    assert {c.sheet.weapons[0].name for c in enc.combatants[1:]} == {"Knife"}
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (
+            ["--arm", "thug", "--vary", "thug"],
+            "--arm keeps the counts as today and --vary changes only counts: tune one, apply "
+            "it, then tune the other",
+        ),
+        (["--arm", "pirate"], "--arm: no enemy type 'pirate': the fight has Thug (2)"),
+    ],
+)
+def test_a_bad_arm_is_one_line_and_exits_1(armed: Path, args: list[str], said: str) -> None:
+    before = folder(armed)
+    done = cli("tune", str(armed), "--win", "80", *args, "--apply")
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert done.stderr.strip().splitlines() == [f"facility-tui: {said}"]
+    assert folder(armed) == before

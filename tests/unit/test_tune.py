@@ -7,11 +7,13 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from facility_tui.campaign.demo import demo_encounter
+from facility_tui.campaign.folder import Campaign
 from facility_tui.commands.muster import counts
 from facility_tui.commands.session import Session
 from facility_tui.forecast import tune
@@ -243,3 +245,127 @@ def test_the_tally_counts_the_plays_in_which_any_pc_ends_dying() -> None:
     assert other.dying_together == Counter({("a", "b"): 1, ("a",): 1, ("x",): 1})
     trial = tune.Trial({}, "", frozenset({"a", "b"}), other)
     assert trial.deaths == 2
+
+
+# -- by the enemies' weapons (--arm) ------------------------------------------------------------
+
+GUNS = (
+    'system = "2297"\n'
+    '[[weapon]]\nname = "Spoon"\ndamage = "1d2"\n'
+    '[[weapon]]\nname = "Pistol"\ndamage = "2d6"\nmodes = "SA"\nammo = 12\n'
+    '[[weapon]]\nname = "Cannon"\ndamage = "9d6"\n'
+)
+# the PCs' chance by each enemy's weapon: only the Pistol meets 80 % (the shipped PAM9 and
+# FAM-90 are in the catalog too)
+DANGER = {"Knife": 0.0, "Spoon": 0.0, "Pistol": 0.2, "PAM9": 0.65, "FAM-90": 0.7, "Cannon": 0.9}
+
+
+def armed(tmp_path: Path, kinds: tuple[str, ...] = ("Thug",)) -> tuple[Encounter, Campaign]:
+    from attrs import evolve
+
+    (tmp_path / "catalogs").mkdir(exist_ok=True)
+    (tmp_path / "catalogs" / "guns.toml").write_text(GUNS, encoding="utf-8")
+    s = Session(evolve(blank(), seed=1))
+    run(s, "new 2297 Duel seed=3", "add Ana side=pc hlt=30")
+    for kind in kinds:
+        run(s, f"add {kind} count=2 weapon='Knife 1d2'")
+    return s.encounter, Campaign(tmp_path)
+
+
+def by_weapons(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The plays replaced by draws whose PCs' chance falls by each type's weapon's danger."""
+
+    def odds(enc: Encounter) -> float:
+        firsts = {}
+        for c in enc.combatants:
+            if c.side == ENEMIES:
+                firsts.setdefault(c.name.split()[0], c.sheet.weapons[0].name)
+        return max(0.0, 1.0 - sum(DANGER[w] for w in firsts.values()))
+
+    def fake(enc: Encounter, runs: int, seed: int, *_: Any, **__: Any) -> Iterator[Tally]:
+        rng = random.Random(seed)
+        tally = Tally(tuple(c.id for c in roster(enc)))
+        win = odds(enc)
+        for _ in range(runs):
+            tally.runs += 1
+            side = PCS if rng.random() < win else ENEMIES
+            tally.wins[side] += 1
+            tally.rounds.setdefault(side, Counter())[3] += 1
+        yield tally
+
+    monkeypatch.setattr(tune, "run", fake)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_only_the_one_catalog_weapon_that_meets_the_target_is_chosen(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, seed: int
+) -> None:
+    by_weapons(monkeypatch)
+    enc, campaign = armed(tmp_path)
+    result = tuned(enc, tune.Target(0.8), seed, arm=["thug"], campaign=campaign)
+    chosen = result.chosen
+    assert chosen is not None and chosen.line == "arm thug Pistol"
+    assert chosen.verdict == "at" and result.note == "" and half_width(chosen) <= 0.02
+    tried = {t.weapons["Thug"]: t for t in result.trials}
+    assert set(tried) == {"Knife 1d2 SS (today)", "PAM9", "FAM-90", "Spoon", "Pistol", "Cannon"}
+    assert all(t.runs <= 60 and t.verdict for w, t in tried.items() if w != "Pistol")
+    assert tune.change_words(enc, chosen, result.today) == "Thug: Knife 1d2 SS -> Pistol"
+    assert counts(enc) == {"Thug": 2}  # (the counts as today)
+    lines = tune.lines(result, seed)
+    assert "By the weapons of Thug (the counts as today)" in lines
+    assert "Chosen: Thug: Knife 1d2 SS -> Pistol" in lines and "  arm thug Pistol" in lines
+
+
+def test_several_types_one_after_another_in_one_line(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # Thug first (the Chief's Knife): the Pistol is nearest (60 %); then the Chief's Pistol too
+    by_weapons(monkeypatch)
+    enc, campaign = armed(tmp_path, ("Thug", "Chief"))
+    result = tuned(enc, tune.Target(0.6), 1, arm=["thug", "chief"], campaign=campaign)
+    assert result.chosen is not None and result.chosen.line == "arm thug=Pistol chief=Pistol"
+    data = tune.as_dict(result, 1)
+    assert data["chosen"]["change"] == {
+        "Thug": {"from": "Knife 1d2 SS", "to": "Pistol"},
+        "Chief": {"from": "Knife 1d2 SS", "to": "Pistol"},
+    }
+    assert data["armed"] == ["Thug", "Chief"]
+    s = Session(enc)
+    s.campaign = campaign
+    s.execute(result.chosen.line)  # (one step)
+    assert {c.sheet.weapons[0].name for c in s.encounter.combatants if c.side == ENEMIES} == {
+        "Pistol"
+    }
+
+
+def test_a_large_catalog_is_tried_in_part_and_says_so(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    by_weapons(monkeypatch)
+    monkeypatch.setattr(tune, "MAX_WEAPONS", 2)
+    enc, campaign = armed(tmp_path)
+    result = tuned(enc, tune.Target(0.8), 1, arm=["thug"], campaign=campaign)
+    assert len(result.trials) == 3  # (today's and the catalog's first two)
+    assert result.note.startswith("the catalog has 5 weapons: the first 2 were tried")
+
+
+def test_arm_with_vary_or_an_unknown_type_is_refused(tmp_path: Path) -> None:
+    enc, campaign = armed(tmp_path)
+    with pytest.raises(tune.TuneError, match="--arm keeps the counts as today"):
+        tuned(enc, tune.Target(0.8), arm=["thug"], vary=["thug"], campaign=campaign)
+    with pytest.raises(tune.TuneError, match="--arm: no enemy type 'pirate': the fight has Thug"):
+        tuned(enc, tune.Target(0.8), arm=["pirate"], campaign=campaign)
+
+
+def test_the_arm_line_quotes_a_weapon_of_several_words() -> None:
+    assert tune.arm_line({"Thug": "PAM9"}) == "arm thug PAM9"
+    assert tune.arm_line({"Boarding Chief": "Automatic rifle"}) == (
+        "arm boarding_chief 'Automatic rifle'"
+    )
+    s = Session(demo_encounter("facility"))
+    s.execute(
+        tune.arm_line(
+            {"Containment Drone": "Automatic rifle", "Eχ0001.001 Nominative Determinism": "Pistol"}
+        )
+    )
+    assert s.encounter.get("containment-drone-1").sheet.weapons == ("rifle",)
