@@ -1,7 +1,8 @@
 """Tuning the fight to a target (``ctrl+t`` on the forecast screen; docs/forecast.md, 'Tuning a
-fight'): the GM types the target (``win 80 deaths 10 rounds 6``), enter tunes; the rosters tried
-are listed as their plays come in, then the chosen change and its odds; enter again applies it
-as one step (the ``muster`` line, through the typed-line route: in the log, ``u`` takes it
+fight'): the GM types the target (``win 80 deaths 10 rounds 6``; ``arm boarder``: by the
+Boarders' weapon instead of the counts), enter tunes; the rosters (or weapons) tried are listed
+as their plays come in, then the chosen change and its odds; enter again applies it as one step
+(the ``muster`` or ``arm`` line, through the typed-line route: in the log, ``u`` takes it
 back). Escape closes and stops the plays; nothing changes.
 
 The search (``forecast.tune``) runs in a thread worker, its plays in the forecast's worker
@@ -29,12 +30,13 @@ from facility_tui.systems.plays import Play
 
 from .scrolling import ScrollingModal
 
-PLACEHOLDER = "win 80 deaths 10 rounds 6"
+PLACEHOLDER = "win 80 deaths 10 rounds 6 (arm boarder: by its weapon)"
 WIDTH = 74  # the steps' lines at 80 columns (the frame, padding and scroll bar off)
 
 
 class TuneScreen(ScrollingModal[str | None]):
-    """Dismissed with the ``muster`` line to apply, or None (escape: nothing changes)."""
+    """Dismissed with the ``muster`` or ``arm`` line to apply, or None (escape: nothing
+    changes)."""
 
     DEFAULT_CSS = """
     TuneScreen {
@@ -94,7 +96,7 @@ class TuneScreen(ScrollingModal[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            title = f"Tune: {printable(self.enc.name)} — how many enemies of each type"
+            title = f"Tune: {printable(self.enc.name)} — how many enemies, or their weapons"
             yield Label(Text(title), id="tune-title")
             line = Input(placeholder=PLACEHOLDER)
             line.cursor_blink = False  # (as the forecast's line: no redraw twice a second)
@@ -112,17 +114,20 @@ class TuneScreen(ScrollingModal[str | None]):
         return (
             f"Enemies today: {kinds}\n\n"
             "Each roster tried is played out by the forecast (no estimate) until its chance is "
-            "clear of the target; the one chosen is played to ±2 points."
+            "clear of the target; the one chosen is played to ±2 points.\n\n"
+            "arm TYPE (win 80 arm boarder) tries the catalog's weapons for that type instead, "
+            "the counts as today."
         )
 
     def _hint(self) -> str:
         if self.result is not None and self.result.chosen is not None and not self.running:
             if not self.result.chosen.line:
-                return "today's roster is the one: nothing to apply · escape closes"
+                what = "weapons are" if self.result.armed else "roster is"
+                return f"today's {what} the one: nothing to apply · escape closes"
             if not self.can_apply:
                 return "a past step: apply it from the tracker's forecast (F) · escape closes"
             return "⏎ applies the change (u undoes it) · escape closes"
-        return "⏎ tunes · escape stops and closes"
+        return "⏎ tunes (arm TYPE: by its weapon) · escape stops and closes"
 
     # -- the target, and enter --------------------------------------------------------------
 
@@ -131,7 +136,9 @@ class TuneScreen(ScrollingModal[str | None]):
         event.stop()
         text = event.value.strip()
         try:
-            goal = tune.read_target(text)
+            goal, arm = tune.read_request(text)
+            if arm:
+                tune.check_arm(self.enc, arm, "arm")
         except tune.TuneError as err:
             self.notify(str(err), severity="error", markup=False)
             return
@@ -141,13 +148,14 @@ class TuneScreen(ScrollingModal[str | None]):
         if text == self.target and self.result is not None and self.result.chosen is not None:
             self._apply()
             return
-        self._start(text, goal)
+        self._start(text, goal, arm)
 
     def _apply(self) -> None:
         assert self.result is not None and self.result.chosen is not None
         line = self.result.chosen.line
         if not line:
-            self.notify("Today's roster is the one: nothing to apply", markup=False)
+            what = "weapons are" if self.result.armed else "roster is"
+            self.notify(f"Today's {what} the one: nothing to apply", markup=False)
         elif not self.can_apply:
             self.notify(
                 "This is a step of the timeline: apply it from the tracker's forecast (F)",
@@ -160,17 +168,20 @@ class TuneScreen(ScrollingModal[str | None]):
 
     # -- tuning ---------------------------------------------------------------------------
 
-    def _start(self, text: str, goal: tune.Target) -> None:
+    def _start(self, text: str, goal: tune.Target, arm: list[str]) -> None:
         self._generation += 1
         generation = self._generation
         self.target, self.result, self.running = text, None, True
         self.query_one("#tune-hint", Label).update(Text(self._hint()))
         self._show(generation, [f"Tuning to {goal.words()}…"], "Starting the plays…")
         self.run_worker(
-            lambda: self._tune(generation, goal), thread=True, group="tune", exit_on_error=False
+            lambda: self._tune(generation, goal, arm),
+            thread=True,
+            group="tune",
+            exit_on_error=False,
         )
 
-    def _tune(self, generation: int, goal: tune.Target) -> None:
+    def _tune(self, generation: int, goal: tune.Target, arm: list[str]) -> None:
         """In a thread: the steps as they come, shown on the app's thread."""
         result = tune.Tuning(self.enc, goal)
 
@@ -182,6 +193,7 @@ class TuneScreen(ScrollingModal[str | None]):
                 self.enc,
                 goal,
                 self.enc.seed,
+                arm=arm,
                 campaign=self.campaign,
                 plays=self.plays,
                 processes=self.processes,
@@ -192,7 +204,7 @@ class TuneScreen(ScrollingModal[str | None]):
                     return
                 plays = sum(t.runs for t in result.trials)
                 status = (
-                    f"Trying {tune.roster_words(event.trial.counts)}: {event.trial.runs} plays "
+                    f"Trying {event.trial.label()}: {event.trial.runs} plays "
                     f"({counted(len(result.trials), 'roster')}, {plays} plays in all)"
                 )
                 self.app.call_from_thread(self._show, generation, self._lines(result), status)
@@ -210,12 +222,10 @@ class TuneScreen(ScrollingModal[str | None]):
         if result.chosen is not None:
             lines = tune.lines(result, self.enc.seed)
         else:
-            lines = [
-                f"{result.start.name}: tuning to {result.goal.words()}",
-                "",
-                "Tried:",
-                *(f"  {tune.step_line(t)}" for t in result.trials),
-            ]
+            lines = [f"{result.start.name}: tuning to {result.goal.words()}"]
+            if result.armed:
+                lines.append(f"By the weapons of {', '.join(result.armed)} (the counts as today)")
+            lines += ["", "Tried:", *(f"  {tune.step_line(t)}" for t in result.trials)]
         # (a roster tried whose line is wider than the screen's: why it stopped below it)
         out: list[str] = []
         for line in lines:
@@ -240,7 +250,7 @@ class TuneScreen(ScrollingModal[str | None]):
             status = "Stopped"
         else:
             plays = sum(t.runs for t in result.trials)
-            change = tune.change_words(result.start, result.chosen)
+            change = tune.change_words(result.start, result.chosen, result.today)
             status = f"Done: {counted(len(result.trials), 'roster')}, {plays} plays · {change}"
         self._show(generation, lines, status)
         self.query_one("#tune-hint", Label).update(Text(self._hint()))

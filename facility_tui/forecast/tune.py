@@ -76,23 +76,35 @@ def _pc(share: float) -> str:
 def read_target(text: str) -> Target:
     """The screen's line: ``win 80 deaths 10 rounds 6`` (``win`` needed; the words in any
     order and case; ``%`` allowed)."""
+    return read_request(text)[0]
+
+
+def read_request(text: str) -> tuple[Target, list[str]]:
+    """The screen's line, with the types whose weapons change: ``win 80 arm boarder`` (``arm
+    TYPE`` as often as wanted, as ``--arm``), the target read as ``read_target`` reads it."""
     words = text.replace("%", " ").replace("=", " ").lower().split()
     if not words:
         raise TuneError("type a target: win 80 (and deaths 10, rounds 6 if you like)")
     said: dict[str, str] = {}
+    arm: list[str] = []
     it = iter(words)
     for word in it:
-        if word not in ("win", "deaths", "rounds"):
-            raise TuneError(f"unknown word '{word}': type win 80 deaths 10 rounds 6")
+        if word not in ("win", "deaths", "rounds", "arm"):
+            raise TuneError(f"unknown word '{word}': type win 80 deaths 10 rounds 6 (arm TYPE)")
         value = next(it, None)
+        if value is None and word == "arm":
+            raise TuneError("'arm' needs an enemy type: win 80 arm boarder")
         if value is None:
             raise TuneError(f"'{word}' needs a number: win 80 deaths 10 rounds 6")
+        if word == "arm":
+            arm.append(value)
+            continue
         if word in said:
             raise TuneError(f"'{word}' is given twice")
         said[word] = value
     if "win" not in said:
         raise TuneError("say the PCs' chance to win: win 80")
-    return target(said["win"], said.get("deaths"), said.get("rounds"))
+    return target(said["win"], said.get("deaths"), said.get("rounds")), arm
 
 
 def target(win: Any, deaths: Any = None, rounds: Any = None) -> Target:
@@ -561,8 +573,9 @@ ARM_AND_VARY = (
 )
 
 
-def check_arm(enc: Encounter, arm: list[str]) -> list[str]:
-    """The type names ``arm`` names, in the order given; an unknown one refused."""
+def check_arm(enc: Encounter, arm: list[str], said: str = "--arm") -> list[str]:
+    """The type names ``arm`` names, in the order given; an unknown one refused (``said``:
+    how the GM asked for it, ``--arm`` or the screen's ``arm``)."""
     kinds = enemy_types(enc)
     if not kinds:
         raise TuneError("nothing to tune: the fight has no enemies")
@@ -571,7 +584,7 @@ def check_arm(enc: Encounter, arm: list[str]) -> list[str]:
         kind = kinds.get(key_of(typed))
         if kind is None:
             there = ", ".join(f"{k.name} ({len(k.members)})" for k in kinds.values())
-            raise TuneError(f"--arm: no enemy type '{typed}': the fight has {there}")
+            raise TuneError(f"{said}: no enemy type '{typed}': the fight has {there}")
         if kind.name not in out:
             out.append(kind.name)
     return out

@@ -504,7 +504,7 @@ async def test_a_bad_target_says_one_line_and_escape_stops_the_tuning(
         await pilot.press("F", "ctrl+t", *"[b]win[/b] 80", "enter")
         await pilot.pause()
         said = [t for t in toasts(app) if "unknown word" in t]
-        assert said == ["unknown word '[b]win[/b]': type win 80 deaths 10 rounds 6"]
+        assert said == ["unknown word '[b]win[/b]': type win 80 deaths 10 rounds 6 (arm TYPE)"]
         tuning = app.screen
         assert isinstance(tuning, TuneScreen)
         await pilot.press("ctrl+u", *"win 50", "enter")
@@ -543,3 +543,75 @@ async def test_when_todays_roster_is_the_one_enter_applies_nothing(
         assert any("nothing to apply" in t for t in toasts(app))
         assert app.screen is tuning
         assert len(app.workspace.session.timeline) == steps
+
+
+ARMED = (  # two thugs with knives (won 100 %); the campaign's Pistol gives them about 87 %
+    "new 2297 Duel seed=3",
+    "add Ana side=pc ag=2 cu=2 hlt=30 sta=30 skill=14 dodge=16 weapon='SMG 3d6+1 SA 30'",
+    "add Thug count=2 ag=1 cu=1 hlt=14 sta=14 skill=10 dodge=14 weapon='Knife 1d2'",
+)
+
+
+def armed_save(tmp_path: Path) -> Path:
+    from facility_tui.cli import main
+
+    path = tmp_path / "armed.toml"
+    assert main(["apply", str(path), "-q", *ARMED]) == 0
+    (tmp_path / "catalogs").mkdir()
+    (tmp_path / "catalogs" / "guns.toml").write_text(
+        'system = "2297"\n[[weapon]]\nname = "Pistol"\ndamage = "2d6"\nmodes = "SA"\nammo = 12\n',
+        encoding="utf-8",
+    )
+    return path
+
+
+def weapons_of(app: FacilityApp) -> set[str]:
+    enc = app.workspace.encounter
+    return {c.sheet.weapons[0].name for c in enc.combatants if c.side == "enemies"}
+
+
+@pytest.mark.usefixtures("few_runs")
+async def test_arm_in_the_target_tunes_by_the_weapon_and_enter_applies_it_as_one_step(
+    tmp_path: Path, make_app: AppMaker
+) -> None:
+    from facility_tui.screens.tune import TuneScreen
+    from textual.widgets import Input, Label, Static
+
+    app = make_app(open_file=armed_save(tmp_path))
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await pilot.pause()
+        before = app.workspace.encounter
+        await pilot.press("F", "ctrl+t")
+        tuning = app.screen
+        assert isinstance(tuning, TuneScreen)
+        assert "arm TYPE: by its weapon" in str(tuning.query_one("#tune-hint", Label).render())
+        assert "(arm boarder: by its weapon)" in tuning.query_one(Input).placeholder
+        # junk, then an unknown type: one line each, nothing starts
+        for junk, said in [
+            ("win 87 arm", "'arm' needs an enemy type: win 80 arm boarder"),
+            ("win 87 arm pirate", "arm: no enemy type 'pirate': the fight has Thug (2)"),
+            ("win 87 arm ana", "arm: no enemy type 'ana': the fight has Thug (2)"),
+        ]:
+            await pilot.press("ctrl+u", *junk, "enter")
+            await pilot.pause()
+            assert said in toasts(app)
+            assert not tuning.running
+        await pilot.press("ctrl+u", *"win 87 arm thug", "enter", "enter")  # (twice: once)
+        await pilot.pause()
+        assert any("Still tuning" in t for t in toasts(app))
+        await wait_for(lambda: tuning.result is not None and not tuning.running)
+        text = str(tuning.query_one("#tune-text", Static).render())
+        assert "By the weapons of Thug (the counts as today)" in text
+        assert "Chosen: Thug: Knife 1d2 SS -> Pistol" in text and "  arm thug Pistol" in text
+        status = str(tuning.query_one("#tune-status", Label).render())
+        assert "Thug: Knife 1d2 SS -> Pistol" in status
+        assert app.workspace.encounter == before  # (nothing changed yet)
+        await pilot.press("enter")
+        await wait_for(lambda: isinstance(app.screen, MainScreen))
+        assert weapons_of(app) == {"Pistol"}
+        assert (
+            app.workspace.encounter.log[-1].text == "Arm: Thug ×2 carry Pistol (had Knife 1d2 SS)"
+        )
+        await pilot.press("u")
+        await pilot.pause()
+        assert weapons_of(app) == {"Knife"}

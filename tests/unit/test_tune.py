@@ -81,6 +81,16 @@ def test_the_target_line_reads_in_any_order_and_case() -> None:
     assert tune.read_target("Rounds 6 WIN 80% deaths=10") == tune.Target(0.8, 0.1, 6)
 
 
+def test_the_target_line_names_the_types_whose_weapon_changes() -> None:
+    assert tune.read_request("win 80") == (tune.Target(0.8), [])
+    assert tune.read_request("ARM Boarder win 80 arm boarding_chief") == (
+        tune.Target(0.8),
+        ["boarder", "boarding_chief"],
+    )
+    with pytest.raises(tune.TuneError, match="'arm' needs an enemy type: win 80 arm boarder"):
+        tune.read_request("win 80 arm")
+
+
 @pytest.mark.parametrize(
     ("text", "said"),
     [
