@@ -177,10 +177,13 @@ class Trial:
         return sum(self.counts.values())
 
     def label(self) -> str:
-        """What it tried: ``Boarder 3, Boarding Chief 1``, or ``Boarder: FAM-90``."""
-        if self.weapons:
-            return "; ".join(f"{name}: {w}" for name, w in self.weapons.items())
-        return roster_words(self.counts)
+        """What it tried: ``Boarder 3, Boarding Chief 1``; by weapons, those changed
+        (``Boarder: FAM-90``) or ``Today's weapons (Boarder: SMG …)``."""
+        if not self.weapons:
+            return roster_words(self.counts)
+        moved = [f"{n}: {w}" for n, w in self.weapons.items() if not w.endswith(TODAY)]
+        today = [f"{n}: {w.removesuffix(TODAY)}" for n, w in self.weapons.items()]
+        return "; ".join(moved) or f"Today's weapons ({'; '.join(today)})"
 
 
 def judge(trial: Trial, goal: Target) -> None:
@@ -265,8 +268,16 @@ def settle(trial: Trial, goal: Target) -> None:
     n, k = trial.runs, trial.wins
     low, high = wilson(k, n)
     trial.verdict = "above" if low > goal.win else "below" if high < goal.win else "at"
+    # (its why, from the batch that first decided it, said of its plays now)
+    if trial.verdict == "at":
+        trial.why = f"meets {_pc(goal.win)} at ±2 points"
+    else:
+        trial.why = (
+            f"{'over' if trial.verdict == 'above' else 'under'} {_pc(goal.win)} at ±2 points"
+        )
     if goal.deaths is not None and wilson(trial.deaths, n)[0] > goal.deaths:
         trial.deaths_over = True
+        trial.why = f"PC deaths {pct(trial.deaths, n)} over {_pc(goal.deaths)}"
 
 
 def decided(trial: Trial) -> bool:
@@ -567,6 +578,7 @@ def _note(tried: list[Trial], chosen: Trial) -> str:
 # -- by the enemies' weapons (``--arm``) ---------------------------------------------------------
 
 MAX_WEAPONS = 12  # the catalog's weapons tried for one type, at most (its first ones)
+TODAY = " (today)"  # a type's weapons left as they are, in a trial's ``weapons``
 ARM_AND_VARY = (
     "--arm keeps the counts as today and --vary changes only counts: tune one, apply it, "
     "then tune the other"
@@ -655,7 +667,7 @@ def tune_arms(
         if line in tried:
             return tried[line]
         played = apply(enc, line, campaign=campaign).encounter if line else enc
-        shown = {n: choice.get(n) or f"{out.today[n]} (today)" for n in names}
+        shown = {n: choice.get(n) or out.today[n] + TODAY for n in names}
         new = Trial(dict(now), line, pcs, _tally(played), weapons=shown)
         tried[line], fights[line], choices[line] = new, played, choice
         out.trials.append(new)
@@ -769,7 +781,7 @@ def change_words(start: Encounter, chosen: Trial, today: Mapping[str, str] | Non
         moved = [
             f"{name}: {today[name]} -> {w}"
             for name, w in chosen.weapons.items()
-            if not w.endswith(" (today)")
+            if not w.endswith(TODAY)
         ]
         return "; ".join(moved) or "no change: today's weapons"
     now = counts(start)
@@ -851,7 +863,7 @@ def as_dict(tuning: Tuning, seed: int) -> dict[str, Any]:
         change = {
             name: {"from": tuning.today[name], "to": w}
             for name, w in chosen.weapons.items()
-            if not w.endswith(" (today)")
+            if not w.endswith(TODAY)
         }
     elif chosen is not None:
         change = {

@@ -379,3 +379,15 @@ def test_the_arm_line_quotes_a_weapon_of_several_words() -> None:
         )
     )
     assert s.encounter.get("containment-drone-1").sheet.weapons == ("rifle",)
+
+
+def test_the_chosen_ones_why_is_said_of_its_plays_once_confirmed() -> None:
+    # dropped early ("clear under", an unlucky first batch), chosen as the nearest, played on
+    tally = Tally(("ana", "thug"))
+    tally.runs, tally.wins[PCS] = 1600, 1280
+    trial = tune.Trial({"Thug": 2}, "arm thug Pistol", frozenset({"ana"}), tally)
+    trial.verdict, trial.why = "below", "clear under 80 %"
+    tune.settle(trial, tune.Target(0.8))
+    assert (trial.verdict, trial.why) == ("at", "meets 80 % at ±2 points")
+    tune.settle(trial, tune.Target(0.9))
+    assert (trial.verdict, trial.why) == ("below", "under 90 % at ±2 points")
