@@ -110,7 +110,13 @@ class TuneScreen(ScrollingModal[str | None]):
         self.query_one(Input).focus()
 
     def _explain(self) -> str:
-        kinds = tune.roster_words(counts(self.enc)) or "none"
+        kinds = (
+            ", ".join(
+                f"{name} {n} ({tune.today_weapons(self.enc, name)})"
+                for name, n in counts(self.enc).items()
+            )
+            or "none"
+        )
         return (
             f"Enemies today: {kinds}\n\n"
             "Each roster tried is played out by the forecast (no estimate) until its chance is "
@@ -205,7 +211,7 @@ class TuneScreen(ScrollingModal[str | None]):
                 plays = sum(t.runs for t in result.trials)
                 status = (
                     f"Trying {event.trial.label()}: {event.trial.runs} plays "
-                    f"({counted(len(result.trials), 'roster')}, {plays} plays in all)"
+                    f"({self._tried(result)}, {plays} plays in all)"
                 )
                 self.app.call_from_thread(self._show, generation, self._lines(result), status)
         except ForecastError as err:
@@ -217,6 +223,11 @@ class TuneScreen(ScrollingModal[str | None]):
             return
         if not stop():
             self.app.call_from_thread(self._done, generation, result, self._lines(result))
+
+    @staticmethod
+    def _tried(result: tune.Tuning) -> str:
+        """``5 rosters``, or by weapons ``5 weapons``."""
+        return counted(len(result.trials), "weapon" if result.armed else "roster")
 
     def _lines(self, result: tune.Tuning) -> list[str]:
         if result.chosen is not None:
@@ -251,7 +262,7 @@ class TuneScreen(ScrollingModal[str | None]):
         else:
             plays = sum(t.runs for t in result.trials)
             change = tune.change_words(result.start, result.chosen, result.today)
-            status = f"Done: {counted(len(result.trials), 'roster')}, {plays} plays · {change}"
+            status = f"Done: {self._tried(result)}, {plays} plays · {change}"
         self._show(generation, lines, status)
         self.query_one("#tune-hint", Label).update(Text(self._hint()))
         if result is not None and result.chosen is not None:

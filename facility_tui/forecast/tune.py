@@ -670,7 +670,6 @@ def tune_arms(
         shown = {n: choice.get(n) or out.today[n] + TODAY for n in names}
         new = Trial(dict(now), line, pcs, _tally(played), weapons=shown)
         tried[line], fights[line], choices[line] = new, played, choice
-        out.trials.append(new)
         return new
 
     chosen_so_far: dict[str, str] = {}
@@ -694,6 +693,8 @@ def tune_arms(
             if not playing:
                 break
             for t in playing:  # (one batch each, then the next round)
+                if t not in out.trials:  # (listed once its plays start)
+                    out.trials.append(t)
                 for done in play_trial(
                     t,
                     fights[t.line],

@@ -586,6 +586,8 @@ async def test_arm_in_the_target_tunes_by_the_weapon_and_enter_applies_it_as_one
         assert isinstance(tuning, TuneScreen)
         assert "arm TYPE: by its weapon" in str(tuning.query_one("#tune-hint", Label).render())
         assert "(arm boarder: by its weapon)" in tuning.query_one(Input).placeholder
+        explained = str(tuning.query_one("#tune-text", Static).render())
+        assert "Enemies today: Thug 2 (Knife 1d2 SS)" in explained
         # junk, then an unknown type: one line each, nothing starts
         for junk, said in [
             ("win 87 arm", "'arm' needs an enemy type: win 80 arm boarder"),
@@ -604,7 +606,7 @@ async def test_arm_in_the_target_tunes_by_the_weapon_and_enter_applies_it_as_one
         assert "By the weapons of Thug (the counts as today)" in text
         assert "Chosen: Thug: Knife 1d2 SS -> Pistol" in text and "  arm thug Pistol" in text
         status = str(tuning.query_one("#tune-status", Label).render())
-        assert "Thug: Knife 1d2 SS -> Pistol" in status
+        assert status.startswith("Done: 4 weapons, ") and "Thug: Knife 1d2 SS -> Pistol" in status
         assert app.workspace.encounter == before  # (nothing changed yet)
         await pilot.press("enter")
         await wait_for(lambda: isinstance(app.screen, MainScreen))

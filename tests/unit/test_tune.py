@@ -391,3 +391,16 @@ def test_the_chosen_ones_why_is_said_of_its_plays_once_confirmed() -> None:
     assert (trial.verdict, trial.why) == ("at", "meets 80 % at ±2 points")
     tune.settle(trial, tune.Target(0.9))
     assert (trial.verdict, trial.why) == ("below", "under 90 % at ±2 points")
+
+
+def test_a_weapon_is_listed_once_its_plays_start(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    by_weapons(monkeypatch)
+    enc, campaign = armed(tmp_path)
+    calls = iter(range(100))
+    stop = lambda: next(calls) > 2  # noqa: E731  (stopped in the first round of batches)
+    result = tuned(enc, tune.Target(0.8), 1, arm=["thug"], campaign=campaign, stop=stop)
+    assert result.chosen is None
+    assert result.trials and all(t.runs > 0 for t in result.trials)
+    assert len(result.trials) < 6
