@@ -95,7 +95,10 @@ def _weapon(call: Call, typed: str) -> str:
     except CampaignError as err:
         raise CommandError(str(err)) from None
     if entry is not None:
-        return str(entry["name"])
+        name = str(entry["name"])
+        if "," in name:  # (the rules read a weapon list at its commas)
+            raise CommandError(f"weapon '{name}': a name with a comma cannot be given with arm")
+        return name
     names = weapon_names(call.enc.system, call.reads.campaign)
     near = nearest(text, {n.lower(): n for n in names})
     hint = (

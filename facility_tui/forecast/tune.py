@@ -643,7 +643,8 @@ def tune_arms(
         raise TuneError("nothing to tune: the fight has no PCs")
     out = result
     out.armed = names
-    catalog = weapon_names(enc.system, campaign)
+    # (a name with a comma cannot be armed: the rules read a weapon list at its commas)
+    catalog = [w for w in weapon_names(enc.system, campaign) if "," not in w]
     for name in names:  # (a weapon of the catalog they all carry, loaded: by its name)
         same = [w for w in catalog if not _arms_some(enc, name, w, campaign)]
         out.today[name] = same[0] if same else today_weapons(enc, name)

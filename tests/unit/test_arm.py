@@ -113,6 +113,19 @@ def test_arm_refuses_in_one_line_and_changes_nothing(line: str, said: str) -> No
     assert s.encounter == before
 
 
+def test_a_campaign_weapon_whose_name_has_a_comma_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "catalogs").mkdir()
+    (tmp_path / "catalogs" / "guns.toml").write_text(
+        'system = "2297"\n[[weapon]]\nname = "Rifle, long"\ndamage = "4d6"\n', encoding="utf-8"
+    )
+    s = demo()
+    s.campaign = Campaign(tmp_path)
+    before = s.encounter
+    with pytest.raises(CommandError, match="a name with a comma cannot be given with arm"):
+        s.execute('arm boarder "rifle, long"')
+    assert s.encounter == before
+
+
 def test_nothing_to_arm_when_each_already_carries_it_loaded() -> None:
     s = demo()
     run(s, "arm boarder PAM9")
