@@ -70,6 +70,12 @@ def _kind(call: Call, kinds: dict[str, EnemyType], key: str, typed: str) -> Enem
     pcs = {key_of(type_name(c.name)) for c in call.enc.combatants if c.side != ENEMIES}
     if key in pcs or _is_pc(call, typed):
         raise CommandError(f"'{typed}' is a PC: arm gives weapons to enemies")
+    one = _one(call, typed)
+    if one is not None and key_of(type_name(one.name)) in kinds:  # (tab gave a member's id)
+        raise CommandError(
+            f"'{typed}' is {one.name}: arm names the type, every one of them "
+            f"(arm {key_of(type_name(one.name))} …)"
+        )
     there = ", ".join(f"{t.name} ({len(t.members)})" for t in kinds.values())
     raise CommandError(
         f"no enemy type '{typed}': "
@@ -77,11 +83,17 @@ def _kind(call: Call, kinds: dict[str, EnemyType], key: str, typed: str) -> Enem
     )
 
 
-def _is_pc(call: Call, typed: str) -> bool:
+def _one(call: Call, typed: str) -> Combatant | None:
+    """The one combatant ``typed`` names as the commands name one, or None."""
     try:
-        return call.combatant(typed.replace("_", " ")).side != ENEMIES
+        return call.combatant(typed.replace("_", " "))
     except CommandError:
-        return False
+        return None
+
+
+def _is_pc(call: Call, typed: str) -> bool:
+    one = _one(call, typed)
+    return one is not None and one.side != ENEMIES
 
 
 def _weapon(call: Call, typed: str) -> str:

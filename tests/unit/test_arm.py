@@ -98,6 +98,7 @@ def test_a_campaign_weapon_is_read_once_and_replayed_without_the_folder(tmp_path
         ("arm boarder", "takes TYPE WEAPON or TYPE=WEAPON, got 'boarder'"),
         ("arm pirate PAM9", "no enemy type 'pirate': the fight has Boarder (3), Boarding Chief"),
         ("arm blanc PAM9", "'blanc' is a PC: arm gives weapons to enemies"),
+        ("arm boarder-2 PAM9", "'boarder-2' is Boarder 2: arm names the type, every one of them"),
         ("arm boarder FAM-9O", "no weapon 'FAM-9O' in the 2297 catalog (did you mean FAM-90?)"),
         ("arm boarder Phaser", "no weapon 'Phaser' in the 2297 catalog: it has PAM9, FAM-90"),
         ('arm boarder=PAM9 "Boarder=FAM-90"', "Boarder: that type is given twice"),
