@@ -15,11 +15,13 @@ from attrs import evolve
 
 from facility_tui.campaign.catalogs import finder, listing
 from facility_tui.campaign.folder import Campaign, CampaignError
+from facility_tui.commands import verbs
 from facility_tui.commands.grammar import CommandError, Parsed
 from facility_tui.commands.muster import EnemyType, enemy_types, key_of, type_name
 from facility_tui.commands.spec import SPEC, Call, command
 from facility_tui.model.encounter import ENEMIES, Combatant, Encounter, LogEntry
 from facility_tui.model.text import nearest
+from facility_tui.systems import rules_for
 
 
 class NothingToArm(CommandError):
@@ -29,8 +31,6 @@ class NothingToArm(CommandError):
 def carried(enc: Encounter, c: Combatant) -> str:
     """What ``c`` carries in the rules' own words (its detail pane's weapon lines), "" for
     nothing: ``SMG 3d6+1 SA/BF/AF, ammo 30/30``."""
-    from facility_tui.systems import rules_for
-
     rows = [
         row
         for pane in rules_for(enc.system).view.panes(enc, c)
@@ -123,8 +123,6 @@ def _weapon(call: Call, typed: str) -> str:
 
 def _set(call: Call, c: Combatant, field: str, value: str) -> Encounter:
     """The rules' own ``set WHO FIELD VALUE`` on ``c``, inside this call (its reads kept)."""
-    from facility_tui.commands import verbs
-
     spec = getattr(verbs.set_value, SPEC)
     parsed = Parsed("set", (c.id, field, value), ())
     return call.rules.set_value(Call(spec, parsed, call.enc, call.dice, call.rules, call.reads))
