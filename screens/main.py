@@ -36,8 +36,8 @@ from textual.widget import Widget
 
 from facility_tui import store
 from facility_tui.campaign.folder import Campaign
+from facility_tui.commands.dispatch import complete_combatant
 from facility_tui.commands.grammar import CommandError, quote
-from facility_tui.commands.spec import complete_combatant
 from facility_tui.model.encounter import Encounter, Phase
 from facility_tui.systems import QuickKey, info, infos, rules_for
 from facility_tui.workspace import Workspace

@@ -35,7 +35,7 @@ from facility_tui.commands.grammar import (
     split_dice,
     with_dice,
 )
-from facility_tui.commands.spec import Call, Spec, commands_in
+from facility_tui.commands.spec import Call, Spec, commands_in, complete_name
 from facility_tui.model.encounter import PCS, Combatant, Encounter, Kind, TableDice, evolve, maker
 from facility_tui.model.text import did_you_mean
 from facility_tui.systems import RuleSystem, ids, rules_for
@@ -83,6 +83,27 @@ def find_spec(verb: str, system: str) -> Spec:
     if elsewhere:
         raise CommandError(f"'{verb}' is a rule of {' and '.join(elsewhere)}, not of {system}")
     raise UnknownCommand(f"unknown command '{verb}'{did_you_mean(name, _index(system))}")
+
+
+def complete_combatant(line: str, enc: Encounter) -> str | None:
+    """The line with the combatant's name being typed at its end completed (``complete_name``),
+    where its command's usage names a combatant (``hit WHO``, ``attack WHO TARGET [TARGET
+    ...]``): not a type (``arm TYPE``), a number, a note's words."""
+    head, _, _ = line.rpartition(" ")
+    words = head.split()
+    try:
+        spec = find_spec(words[0], enc.system) if words else None
+    except CommandError:
+        return None
+    if spec is None:
+        return None
+    slots = [w.strip("[]") for w in spec.usage.split()[1:] if "=" not in w]
+    place = len([w for w in words[1:] if "=" not in w])
+    while place < len(slots) and slots[place] == "..." and place > 0:
+        place -= 1  # (a repeated slot: TARGET ...)
+    if place >= len(slots) or not {"WHO", "TARGET"} & set(slots[place].split("|")):
+        return None
+    return complete_name(line, enc)
 
 
 @frozen

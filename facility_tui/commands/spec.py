@@ -314,11 +314,12 @@ def resolve(enc: Encounter, ref: str, listed: Callable[[Encounter], list[Combata
     raise CommandError(f"no combatant called '{ref}'{_who_is_there(enc, ref)}")
 
 
-def complete_combatant(line: str, enc: Encounter) -> str | None:
+def complete_name(line: str, enc: Encounter) -> str | None:
     """The line with the combatant's name being typed at its end (a word after the verb, not
     an option) completed to its id, which the line reads as that one combatant (``atk bl`` →
     ``atk sgt-blanc ``); for a word several could be, as far as their ids agree (``boa`` →
-    ``board``: the preview names them). None when there is nothing to add."""
+    ``board``: the preview names them). None when there is nothing to add. Where the command
+    names a combatant there: ``dispatch.complete_combatant``."""
     head, space, typed = line.rpartition(" ")
     if not space or not head.strip() or not typed or "=" in typed or typed[0] in "#'\"":
         return None

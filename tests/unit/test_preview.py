@@ -11,10 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from facility_tui.campaign.demo import demo_encounter
-from facility_tui.commands.dispatch import apply, preview
+from facility_tui.commands.dispatch import apply, complete_combatant, preview
 from facility_tui.commands.grammar import CommandError
 from facility_tui.commands.session import Session
-from facility_tui.commands.spec import complete_combatant
 from facility_tui.model.encounter import Encounter
 from facility_tui.systems.r2297.rules import Level
 from facility_tui.systems.r2297.sheet import Sheet2297
@@ -129,6 +128,15 @@ def test_tab_completes_a_combatant_to_the_id_the_line_reads() -> None:
     line = "attack sgt-blanc boarder-"
     assert complete_combatant(line + "2", DEMO) == line + "2 "
     assert apply(DEMO, line + "2 ").encounter != DEMO  # (the completed line runs)
+    # only where the command names a combatant: a second target, not a type or an amount
+    assert complete_combatant("attack sgt-blanc boarder-1 chi", DEMO) == (
+        "attack sgt-blanc boarder-1 boarding-chief "
+    )
+    assert complete_combatant("hit boarder-1 bl", DEMO) is None  # (DAMAGE)
+    assert complete_combatant("arm boa", DEMO) is None  # (TYPE: arm boarder)
+    assert complete_combatant("muster boa", DEMO) is None
+    assert complete_combatant("rest bl", DEMO) == "rest sgt-blanc "  # (WHO|all)
+    assert complete_combatant("zzz bl", DEMO) is None  # (no such command)
     # nothing to add: no name after a verb, a number (a handle), an option, a quoted note
     for line in (
         "attack",
