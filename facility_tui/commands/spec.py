@@ -243,6 +243,15 @@ class Call:
             value = 0
         return value
 
+    def dice_text(self, text: str, what: str) -> str:
+        """``text`` if ``number`` would read it (a number or dice), refused as ``number``
+        refuses it, with nothing rolled: a preview names the dice that roll on Enter."""
+        try:
+            Dice(0, 0).value(text, what)  # (a throwaway roll: not this call's dice)
+        except DiceError as err:
+            raise CommandError(f"{what}: {err}") from None
+        return text
+
     def int_option(self, key: str, what: str, default: int, *, minimum: int | None = None) -> int:
         text = self.option(key)
         return default if text is None else self.number(text, what, minimum=minimum)

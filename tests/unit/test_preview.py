@@ -101,6 +101,17 @@ def test_preview_of_any_line_never_raises_and_changes_nothing(junk: str) -> None
         assert isinstance(said, list) and all(isinstance(x, str) for x in said)
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["zz", "3d6", "2d", "1d6+", "stun", "through", "#3", "x"])))
+def test_a_preview_that_names_dice_rolled_on_enter_is_a_line_enter_runs(words: list[str]) -> None:
+    """What the line shows, Enter does: a damage the preview says is rolled on Enter is dice
+    Enter rolls (``hit WHO zz`` was shown as dice to roll, and refused on Enter)."""
+    line = " ".join(["hit boarder-1", *words])
+    said = preview(DEMO, line)
+    if said and "rolled on Enter" in said[0]:
+        apply(DEMO, line)  # (raises if Enter refuses it)
+
+
 def test_preview_shows_the_usage_while_the_line_does_not_read_and_rolls_nothing() -> None:
     usage = "hit WHO DAMAGE"
     assert preview(DEMO, "hit")[0].startswith(usage)
@@ -113,6 +124,9 @@ def test_preview_shows_the_usage_while_the_line_does_not_read_and_rolls_nothing(
         "Damage to Boarder 1 must be at most 9999, got 99999"
     ]
     assert preview(DEMO, "hit boarder-1 3d6") == ["3d6: rolled on Enter, then through armor"]
+    assert preview(DEMO, "hit boarder-1 zz") == [
+        "Damage to Boarder 1: expected a number or dice like 2d6+1, got 'zz'"
+    ]  # (as Enter refuses it)
     assert preview(DEMO, "zzz") == [] and preview(DEMO, "") == []
     assert preview(DEMO, "next") == ["ends Sgt. Blanc's turn; next: Aspirant Cassart"]
     assert preview(DEMO, "hit boarder-1 12 dice=3,5,4") == preview(DEMO, "hit boarder-1 12")

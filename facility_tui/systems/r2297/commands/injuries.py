@@ -54,7 +54,8 @@ def preview_hit(call: Call) -> list[str]:
     h = read_hit(call)
     call.check_options()
     if not h.damage.lstrip("-").isdigit():
-        return [f"{h.damage}: rolled on Enter, then through armor"]
+        dice = call.dice_text(h.damage, f"Damage to {h.who.name}")
+        return [f"{dice}: rolled on Enter, then through armor"]
     raw = call.number(h.damage, f"Damage to {h.who.name}", minimum=0)
     return [hit_preview(sheet(h.who), raw, h.kind, *h.ap, through=h.through)]
 
