@@ -112,6 +112,18 @@ def test_a_preview_that_names_dice_rolled_on_enter_is_a_line_enter_runs(words: l
         apply(DEMO, line)  # (raises if Enter refuses it)
 
 
+def test_A5_an_attacks_typed_damage_that_is_not_dice_is_refused_hit_or_miss() -> None:
+    """``dmg=zz`` was shown as the damage and refused only when the attack hit: a miss wrote
+    it into the fight's history. Now the preview and Enter refuse it alike, before any roll."""
+    line = "attack sgt-blanc boarder-1 dmg=zz"
+    said = "dmg: expected a number or dice like 2d6+1, got 'zz'"
+    assert preview(DEMO, line) == [said]
+    for faces in ("1,1", "10,10"):  # a miss, then a hit
+        with pytest.raises(CommandError, match=re.escape(said)):
+            apply(DEMO, f"{line} dice={faces}")
+    assert "dmg 3d6" in preview(DEMO, "attack sgt-blanc boarder-1 dmg=3d6")[0]
+
+
 def test_preview_shows_the_usage_while_the_line_does_not_read_and_rolls_nothing() -> None:
     usage = "hit WHO DAMAGE"
     assert preview(DEMO, "hit")[0].startswith(usage)

@@ -148,7 +148,9 @@ def read_attack(call: Call) -> AttackPlan:
     pick = parse_burst(burst_text) if burst_text else ""
     mode_adv, mode_d6 = (0, 0) if "melee" in flags else fire_mode(mode, targets, adv, pick)
     cover = _cover(call)
-    damage = call.option("dmg") or (weapon.damage if weapon else None)
+    typed_damage = call.option("dmg")  # (read now, not only if it hits: what Enter refuses)
+    damage = call.dice_text(typed_damage, "dmg") if typed_damage else None
+    damage = damage or (weapon.damage if weapon else None)
     extra = call.int_option("extra", "extra d6", 0)
     typed_kind = call.option("type")  # (else the weapon's own: no need to read its name back)
     kind = weapon.kind if weapon and not typed_kind else parse_type(typed_kind or "physical")
