@@ -111,3 +111,13 @@ def common_prefix(words: list[str]) -> str:
     while n < min(len(first), len(last)) and first[n] == last[n]:
         n += 1
     return first[:n]
+
+
+def in_order(name: str) -> tuple[str | int, ...]:
+    """``name`` as the list orders it: its numbers by value, "Goon 2" before "Goon 10" (the
+    text otherwise, as typed)."""
+    parts = _NUMBERS.split(name)
+    return tuple(int(p) if i % 2 else p for i, p in enumerate(parts))
+
+
+_NUMBERS = re.compile(r"(\d+)")

@@ -98,3 +98,16 @@ def test_an_old_history_with_numbers_replays_as_typed(tmp_path: Path) -> None:
     assert back.encounter == old.encounter
     assert [s.line for s in back.undo_steps] == [s.line for s in old.undo_steps]
     assert not any("could not be rebuilt" in e.text for e in back.encounter.log)
+
+
+def test_a_list_of_many_of_a_type_reads_goon_2_before_goon_10(session: Session) -> None:
+    """2297's list in setup (no initiative rolled yet) orders names with their numbers by value;
+    a save from before handles keeps the text order, where ``#2`` is a place in that list."""
+    run(session, "new 2297 T seed=1", "add Goon count=11", "add Ada side=pc init=5")
+    names = [c.name for c in listed(session.encounter)]
+    assert names == ["Ada", *(f"Goon {n}" for n in range(1, 12))]
+    old = Session(evolve(store.blank(), handles=-1))
+    run(old, "new 2297 T seed=1", "add Goon count=11")
+    assert not old.encounter.numbered
+    assert [c.name for c in listed(old.encounter)][:3] == ["Goon 1", "Goon 10", "Goon 11"]
+    assert resolve(old.encounter, "#2", listed).name == "Goon 10"  # (as it was typed then)

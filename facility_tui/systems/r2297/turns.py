@@ -6,11 +6,13 @@ death ticking, the band of its turn, effects running out), and what a round's en
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from facility_tui.commands.dice import Dice
 from facility_tui.commands.grammar import CommandError
 from facility_tui.model.encounter import Combatant, Encounter, Kind, Phase, evolve
+from facility_tui.model.text import in_order
 from facility_tui.systems.base import Turns
 from facility_tui.systems.r2297.engine import (
     FRESH_TURN,
@@ -41,16 +43,19 @@ class Turns2297(Turns):
     """Each combatant's own turn, in the round's order of effective initiative (A3)."""
 
     def listed(self, enc: Encounter) -> list[Combatant]:
-        """Active: this round's order, then those not in it; setup: by initiative, then AG, CU."""
+        """Active: this round's order, then those not in it; setup: by initiative, then AG, CU,
+        then name, its numbers by value (Goon 2 before Goon 10). In a save from before handles,
+        where ``#3`` is a place in this list, names as text, as the list was then."""
+        name: Callable[[str], Any] = in_order if enc.numbered else str
         position = {cid: i for i, cid in enumerate(enc.order)}
         if enc.phase is not Phase.SETUP and position:
             return sorted(
                 enc.combatants,
-                key=lambda c: (position.get(c.id, len(position)), -c.initiative, c.name),
+                key=lambda c: (position.get(c.id, len(position)), -c.initiative, name(c.name)),
             )
         return sorted(
             enc.combatants,
-            key=lambda c: (-c.initiative, -sheet_of(c).ag, -sheet_of(c).cu, c.name),
+            key=lambda c: (-c.initiative, -sheet_of(c).ag, -sheet_of(c).cu, name(c.name)),
         )
 
     def begin_combat(self, call: Call) -> Encounter:
