@@ -11,10 +11,12 @@ A hand-written entry that does not read is named in one line and passed over; th
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import math
+import os
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -120,6 +122,27 @@ def _load(path: Path, then: str = "") -> tuple[str, dict[str, Any]]:
 # thread while the GM's end may write the outcome (each reads the file, changes it, writes it)
 _CHANGING = threading.Lock()
 
+
+@contextlib.contextmanager
+def _changing(campaign: Campaign) -> Iterator[None]:
+    """One change of the ledger at a time: in this process, and between processes (the app and
+    a CLI forecast) by a lock on the campaign's folder itself (no file of its own; the kernel
+    drops it with its process). Where there is none to take (no ``flock``, no folder yet), the
+    process's own lock alone."""
+    with _CHANGING:
+        fd = -1
+        with contextlib.suppress(ImportError, OSError):
+            import fcntl
+
+            fd = os.open(campaign.folder, os.O_RDONLY)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            if fd >= 0:
+                os.close(fd)  # (which lets the lock go)
+
+
 # (said when the ledger cannot be read to add to it: nothing is written over it)
 NOT_KEPT = "; not kept: fix the file by hand or move it aside (a new one is started)"
 
@@ -179,7 +202,7 @@ def record(campaign: Campaign, name: str, entry: Entry) -> None:
     asked again of the same fight as it stands counts once); an outcome written before is
     taken away (the fight goes on: its next end is written). ``LedgerError`` in one line if
     the ledger cannot be read or written (then nothing changed)."""
-    with _CHANGING:
+    with _changing(campaign):
         _record(campaign, name, entry)
 
 
@@ -209,7 +232,7 @@ def ended(campaign: Campaign, name: str, enc: Encounter, when: str | None = None
     not ended; whether it wrote. ``LedgerError`` if the ledger cannot be read or written."""
     if enc.phase is not Phase.ENDED or not campaign.ledger.exists():
         return False
-    with _CHANGING:
+    with _changing(campaign):
         return _ended(campaign, name, enc, when)
 
 

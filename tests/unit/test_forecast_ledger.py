@@ -334,3 +334,26 @@ def test_a_forecast_after_an_end_taken_back_waits_for_the_next_end(
     assert main(["apply", str(path), "-q", "hit bob 30", "end"]) == 0
     assert fight_of(tmp_path)["outcome"] == "won"
     assert len(forecasts(tmp_path)) == 2
+
+
+def _record_many(folder: str, who: str, count: int) -> None:
+    campaign = Campaign(Path(folder))
+    for i in range(count):
+        entry = ledger.Entry("2026-12-05T06:00", 1, i, 100, 1, (), 0.5, 0.4, 0.6)
+        ledger.record(campaign, f"{who}-{i}.toml", entry)
+
+
+def test_two_processes_keeping_forecasts_at_once_lose_none(tmp_path: Path) -> None:
+    """The app keeps a forecast while a CLI forecast keeps another (each reads the ledger,
+    adds to it, writes it): neither write is lost."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork")
+    workers = [context.Process(target=_record_many, args=(str(tmp_path), who, 40)) for who in "ab"]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join(60)
+        assert w.exitcode == 0
+    fights = tomllib.loads((tmp_path / "ledger.toml").read_text())["fight"]
+    assert len(fights) == 80
