@@ -644,7 +644,7 @@ def _problems_of(file: Path) -> list[str]:
     import tomllib
 
     from facility_tui import store
-    from facility_tui.campaign.folder import DAY_SUFFIX, LEDGER, PARTY
+    from facility_tui.campaign.folder import DAY_SUFFIX, LEDGER, PARTY, is_day
 
     try:
         raw, _ = store.read_regular(file)
@@ -658,7 +658,7 @@ def _problems_of(file: Path) -> list[str]:
         from facility_tui.forecasting import ledger_problems
 
         return ledger_problems(file)
-    if file.name.endswith(DAY_SUFFIX):  # a day of fights: as forecast DAY reads it
+    if file.name.endswith(DAY_SUFFIX) or is_day(raw.decode("utf-8", "replace")):  # (a day)
         from facility_tui.forecasting import day_problems
 
         return day_problems(file)

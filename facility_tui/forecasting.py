@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from facility_tui.campaign.folder import DAY_SUFFIX
+from facility_tui.campaign.folder import DAY_SUFFIX, reads_as_day
 from facility_tui.cli import _err, _out, counting, forecast_cmd, json_text, plays_done
 
 
@@ -24,7 +24,7 @@ def dispatch(ns: argparse.Namespace) -> int:
     if ns.save is None:
         _err("forecast takes a save, a day file, or --ledger")
         return 2
-    if ns.save.name.endswith(DAY_SUFFIX) or _reads_as_day(ns.save):
+    if ns.save.name.endswith(DAY_SUFFIX) or reads_as_day(ns.save):
         if ns.play or ns.from_backup:
             _err("a day of fights plays each fight its default way: --play and --from-backup "
                  "are for one save")  # fmt: skip
@@ -32,18 +32,6 @@ def dispatch(ns: argparse.Namespace) -> int:
         return day_cmd(ns.save, ns.runs, ns.seed, form=ns.form)
     runs = 1000 if ns.runs is None else ns.runs
     return forecast_cmd(ns.save, runs, ns.seed, ns.play, form=ns.form, from_backup=ns.from_backup)
-
-
-def _reads_as_day(path: Path) -> bool:
-    """A file that is a day of fights, whatever its name (``day = [...]``, no save's keys)."""
-    from facility_tui.forecast.day import is_day
-
-    try:
-        with path.open("rb") as f:
-            head = f.read(1 << 16)
-    except OSError:
-        return False
-    return is_day(head.decode("utf-8", "replace"))
 
 
 def day_cmd(path: Path, runs: int | None, seed: int | None, *, form: str | None) -> int:

@@ -31,7 +31,7 @@ from attrs import evolve
 
 from facility_tui import store
 from facility_tui.autosave import Autosaver, Changed, Failed, Saved
-from facility_tui.campaign.folder import Campaign
+from facility_tui.campaign.folder import Campaign, reads_as_day
 from facility_tui.commands.grammar import CommandError
 from facility_tui.commands.session import Outcome, Session
 from facility_tui.model.encounter import Encounter
@@ -291,6 +291,8 @@ class Workspace:
             )
         candidates = [file] if file is not None else store.list_saves(self.folder)
         for path in candidates:
+            if file is None and reads_as_day(path):
+                continue  # (a day of fights named otherwise than *.day.toml: no save to open)
             try:
                 if file is not None and not path.exists():
                     self._hold(path)
@@ -496,7 +498,8 @@ class Workspace:
         return self.session.preview(line)
 
     def saves(self) -> list[Path]:
-        return store.list_saves(self.folder)
+        """The campaign's saves, the newest first (a day of fights however named left out)."""
+        return [p for p in store.list_saves(self.folder) if not reads_as_day(p)]
 
 
 def _ended(session: Session, path: Path, before: Encounter) -> str:

@@ -60,12 +60,32 @@ class Campaign:
 
 
 def is_encounter_file(path: Path) -> bool:
-    """Whether a ``*.toml`` file directly in the campaign folder is an encounter's save."""
+    """Whether a ``*.toml`` file directly in the campaign folder is an encounter's save, by its
+    name (a day of fights named otherwise than ``*.day.toml``: ``reads_as_day``)."""
     return (
         path.stem not in RESERVED_STEMS
         and not path.name.startswith(".")
         and not path.name.endswith(DAY_SUFFIX)
     )
+
+
+_DAY_KEY = re.compile(r"^\s*day\s*=", re.MULTILINE)
+
+
+def is_day(text: str) -> bool:
+    """Whether a file's text is a day of fights (a top-level ``day =``), not a save."""
+    return _DAY_KEY.search(text) is not None and "schema_version" not in text
+
+
+def reads_as_day(path: Path) -> bool:
+    """A file that is a day of fights, whatever its name (``day = [...]``, no save's keys), by
+    its first 4 KiB (a save says its ``schema_version`` there; a day its ``day``)."""
+    try:
+        with path.open("rb") as f:
+            head = f.read(1 << 12)
+    except OSError:
+        return False
+    return is_day(head.decode("utf-8", "replace"))
 
 
 # -- what a command reads from the campaign, recorded like dice ---------------------------------

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from facility_tui import store
-from facility_tui.campaign.folder import is_encounter_file
+from facility_tui.campaign.folder import is_day, is_encounter_file
 from facility_tui.model.encounter import ENEMIES, PCS, Phase
 from facility_tui.model.text import counted
 
@@ -107,7 +107,7 @@ def _problem(path: Path, changed: float, problem: str) -> Summary:
     return Summary(path, path.stem, "", "", 0, 0, 0, changed, problem)
 
 
-def _read(path: Path, fd: int, st: os.stat_result) -> Summary:
+def _read(path: Path, fd: int, st: os.stat_result) -> Summary | None:
     head = _head(fd)
     if not head.strip():
         return _problem(path, st.st_mtime, EMPTY)
@@ -115,7 +115,9 @@ def _read(path: Path, fd: int, st: os.stat_result) -> Summary:
     newer = _SCHEMA.search(head[:_BLOCK])
     if newer and int(newer.group(1)) > store.SCHEMA_VERSION:
         return _problem(path, st.st_mtime, NEWER)
-    if not head.startswith(b"#facility-tui state-sha256="):
+    if not head.startswith(store.format.MAGIC3):
+        if is_day(head.decode("utf-8", "replace")):
+            return None  # (a day of fights named otherwise than *.day.toml: no save to list)
         return _loaded(path, st.st_mtime)  # an older schema, or not a save: the store tells
     cut = head.find(_SEPARATOR)
     tail = os.pread(fd, _TAIL, max(st.st_size - _TAIL, 0))

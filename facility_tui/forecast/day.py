@@ -12,7 +12,6 @@ The plays run in the forecast's worker processes (``engine.pooled``).
 from __future__ import annotations
 
 import random
-import re
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -42,7 +41,6 @@ from facility_tui.systems import rules_for
 RUNS = 1000
 MAX_ITEMS = 50  # fights and rests in a day
 REST_WORDS = ("rest", "heal")
-_DAY_KEY = re.compile(r"^\s*day\s*=", re.MULTILINE)
 
 
 class DayError(ForecastError):
@@ -79,11 +77,6 @@ class Plan:
     @property
     def fights(self) -> list[str]:
         return [item for item in self.items if isinstance(item, str)]
-
-
-def is_day(text: str) -> bool:
-    """Whether a file's text is a day of fights (a top-level ``day =``), not a save."""
-    return _DAY_KEY.search(text) is not None and "schema_version" not in text
 
 
 def read_plan(text: str, source: str) -> Plan:

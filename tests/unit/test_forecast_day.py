@@ -173,6 +173,29 @@ def test_a_day_file_is_known_by_its_day_key_whatever_its_name(
     assert "tuesday.toml: 1 fight, 10 plays of the day" in capsys.readouterr().out
 
 
+def test_a_day_file_named_as_a_save_is_no_save_of_the_campaign(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``tuesday.toml`` holding ``day = [...]``: forecast plays it as a day, and the campaign's
+    saves (the browser, the palette's list, the launch's newest save) leave it out; validate
+    checks it as a day, not as a broken save."""
+    from facility_tui.campaign.summaries import summaries
+    from facility_tui.workspace import Workspace
+
+    save_of(tmp_path, "deck.toml", *DECK)
+    day = tmp_path / "tuesday.toml"
+    day.write_text('day = ["deck.toml", "rest"]\n', "utf-8")
+    assert [s.path.name for s in summaries(tmp_path)] == ["deck.toml"]
+    ws = Workspace(tmp_path)
+    assert ws.saves() == [tmp_path / "deck.toml"]
+    ws.open_initial()
+    assert ws.path == tmp_path / "deck.toml" and ws.refused is None
+    assert main(["validate", str(tmp_path)]) == 0
+    day.write_text('day = ["deck.toml", "nap"]\n', "utf-8")
+    assert main(["validate", str(tmp_path)]) == 1
+    assert "day[1]: unknown line 'nap'" in capsys.readouterr().out
+
+
 def test_validate_checks_a_day_file_as_forecast_reads_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
