@@ -36,7 +36,7 @@ from textual.widget import Widget
 
 from facility_tui import store
 from facility_tui.campaign.folder import Campaign
-from facility_tui.commands.dispatch import complete_combatant
+from facility_tui.commands.dispatch import complete_argument
 from facility_tui.commands.grammar import CommandError, quote
 from facility_tui.model.encounter import Encounter, Phase
 from facility_tui.systems import QuickKey, info, infos, rules_for
@@ -607,7 +607,7 @@ def quick_key(system: str, key: str) -> QuickKey | None:
 
 def complete_name(ws: Workspace, line: str) -> str | None:
     """The command line with a template's name (after ``from=``), a catalog's name (its
-    rules' and the campaign's) or a combatant's completed."""
+    rules' and the campaign's), a combatant's or an enemy type's completed."""
     from facility_tui.campaign import templates
     from facility_tui.campaign.catalogs import complete
 
@@ -615,7 +615,7 @@ def complete_name(ws: Workspace, line: str) -> str | None:
     return (
         templates.complete(line, campaign)
         or complete(line, ws.encounter.system, campaign)
-        or complete_combatant(line, ws.encounter)
+        or complete_argument(line, ws.encounter)
     )
 
 

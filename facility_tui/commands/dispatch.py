@@ -37,7 +37,7 @@ from facility_tui.commands.grammar import (
 )
 from facility_tui.commands.spec import Call, Spec, commands_in, complete_name
 from facility_tui.model.encounter import PCS, Combatant, Encounter, Kind, TableDice, evolve, maker
-from facility_tui.model.text import did_you_mean
+from facility_tui.model.text import common_prefix, did_you_mean
 from facility_tui.systems import RuleSystem, ids, rules_for
 
 
@@ -85,25 +85,43 @@ def find_spec(verb: str, system: str) -> Spec:
     raise UnknownCommand(f"unknown command '{verb}'{did_you_mean(name, _index(system))}")
 
 
-def complete_combatant(line: str, enc: Encounter) -> str | None:
-    """The line with the combatant's name being typed at its end completed (``complete_name``),
-    where its command's usage names a combatant (``hit WHO``, ``attack WHO TARGET [TARGET
-    ...]``): not a type (``arm TYPE``), a number, a note's words."""
-    head, _, _ = line.rpartition(" ")
+def complete_argument(line: str, enc: Encounter) -> str | None:
+    """The line with the word being typed at its end completed, as its command's usage names
+    that place: a combatant (``hit WHO``, ``attack WHO TARGET [TARGET ...]``) to its id
+    (``complete_name``), an enemy type (``arm TYPE``, ``muster TYPE=N``) to its key; not an
+    amount, a number, a note's words."""
+    head, _, typed = line.rpartition(" ")
     words = head.split()
     try:
         spec = find_spec(words[0], enc.system) if words else None
     except CommandError:
         return None
-    if spec is None:
+    if spec is None or not typed or "=" in typed:
         return None
-    slots = [w.strip("[]") for w in spec.usage.split()[1:] if "=" not in w]
+    # (the usage's places: WHO, TARGET, TYPE=N; not its options, skill=N)
+    slots = [w.strip("[]") for w in spec.usage.split()[1:] if not _OPTION_SLOT.match(w)]
     place = len([w for w in words[1:] if "=" not in w])
     while place < len(slots) and slots[place] == "..." and place > 0:
-        place -= 1  # (a repeated slot: TARGET ...)
-    if place >= len(slots) or not {"WHO", "TARGET"} & set(slots[place].split("|")):
-        return None
-    return complete_name(line, enc)
+        place -= 1  # (a repeated place: TARGET ...)
+    slot = slots[place] if place < len(slots) else ""
+    if {"WHO", "TARGET"} & set(slot.split("|")):
+        return complete_name(line, enc)
+    if slot.split("=")[0] == "TYPE":
+        return _complete_type(head, typed, enc, "=" if slot == "TYPE=N" else " ")
+    return None
+
+
+_OPTION_SLOT = re.compile(r"\[?[a-z_]+=")  # (an option of a usage: [skill=N], [cover=5|10])
+
+
+def _complete_type(head: str, typed: str, enc: Encounter, after: str) -> str | None:
+    """``arm boa`` → ``arm boarder ``, ``muster boarding`` → ``muster boarding_chief=``."""
+    word = typed.lower()
+    fits = [key for key in muster.enemy_types(enc) if key.startswith(word)]
+    if len(fits) == 1:
+        return f"{head} {fits[0]}{after}"
+    common = common_prefix(fits) if fits else ""
+    return f"{head} {common}" if len(common) > len(word) else None
 
 
 @frozen

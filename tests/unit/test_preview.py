@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from facility_tui.campaign.demo import demo_encounter
-from facility_tui.commands.dispatch import apply, complete_combatant, preview
+from facility_tui.commands.dispatch import apply, complete_argument, preview
 from facility_tui.commands.grammar import CommandError
 from facility_tui.commands.session import Session
 from facility_tui.model.encounter import Encounter
@@ -147,22 +147,25 @@ def test_preview_shows_the_usage_while_the_line_does_not_read_and_rolls_nothing(
 def test_tab_completes_a_combatant_to_the_id_the_line_reads() -> None:
     """The list shows "Boarder 2"; the line reads one word per name: Tab gives the id (the
     whole of it when one fits, as far as the ids agree when several do)."""
-    assert complete_combatant("attack bl", DEMO) == "attack sgt-blanc "
-    assert complete_combatant("attack sgt-blanc chief", DEMO) == "attack sgt-blanc boarding-chief "
-    assert complete_combatant("attack sgt-blanc boa", DEMO) == "attack sgt-blanc board"
-    assert complete_combatant("attack sgt-blanc boarde", DEMO) == "attack sgt-blanc boarder-"
+    assert complete_argument("attack bl", DEMO) == "attack sgt-blanc "
+    assert complete_argument("attack sgt-blanc chief", DEMO) == "attack sgt-blanc boarding-chief "
+    assert complete_argument("attack sgt-blanc boa", DEMO) == "attack sgt-blanc board"
+    assert complete_argument("attack sgt-blanc boarde", DEMO) == "attack sgt-blanc boarder-"
     line = "attack sgt-blanc boarder-"
-    assert complete_combatant(line + "2", DEMO) == line + "2 "
+    assert complete_argument(line + "2", DEMO) == line + "2 "
     assert apply(DEMO, line + "2 ").encounter != DEMO  # (the completed line runs)
     # only where the command names a combatant: a second target, not a type or an amount
-    assert complete_combatant("attack sgt-blanc boarder-1 chi", DEMO) == (
+    assert complete_argument("attack sgt-blanc boarder-1 chi", DEMO) == (
         "attack sgt-blanc boarder-1 boarding-chief "
     )
-    assert complete_combatant("hit boarder-1 bl", DEMO) is None  # (DAMAGE)
-    assert complete_combatant("arm boa", DEMO) is None  # (TYPE: arm boarder)
-    assert complete_combatant("muster boa", DEMO) is None
-    assert complete_combatant("rest bl", DEMO) == "rest sgt-blanc "  # (WHO|all)
-    assert complete_combatant("zzz bl", DEMO) is None  # (no such command)
+    assert complete_argument("hit boarder-1 bl", DEMO) is None  # (DAMAGE)
+    assert complete_argument("arm boa", DEMO) == "arm board"  # (a TYPE: as far as types agree)
+    assert complete_argument("arm boarde", DEMO) == "arm boarder "
+    assert complete_argument("muster boarder=5 boarding", DEMO) == (
+        "muster boarder=5 boarding_chief="
+    )
+    assert complete_argument("rest bl", DEMO) == "rest sgt-blanc "  # (WHO|all)
+    assert complete_argument("zzz bl", DEMO) is None  # (no such command)
     # nothing to add: no name after a verb, a number (a handle), an option, a quoted note
     for line in (
         "attack",
@@ -175,14 +178,14 @@ def test_tab_completes_a_combatant_to_the_id_the_line_reads() -> None:
         "attack sgt-blanc zz",
         'note sgt-blanc "hit by bo',
     ):
-        assert complete_combatant(line, DEMO) is None, line
+        assert complete_argument(line, DEMO) is None, line
 
 
 @settings(max_examples=200, deadline=None)
 @given(st.text(max_size=30))
 def test_tab_completion_never_raises_and_keeps_what_was_typed(junk: str) -> None:
     for line in (junk, f"hit {junk}", f"attack blanc {junk}"):
-        done = complete_combatant(line, DEMO)
+        done = complete_argument(line, DEMO)
         assert done is None or (
             done.rstrip(" ") != line and done.startswith(line.rpartition(" ")[0])
         )
