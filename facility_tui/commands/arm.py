@@ -18,7 +18,7 @@ from facility_tui.campaign.folder import Campaign, CampaignError
 from facility_tui.commands import verbs
 from facility_tui.commands.grammar import CommandError, Parsed
 from facility_tui.commands.muster import EnemyType, enemy_types, key_of, type_name
-from facility_tui.commands.spec import SPEC, Call, command
+from facility_tui.commands.spec import SPEC, Call, command, logged_line
 from facility_tui.model.encounter import ENEMIES, Combatant, Encounter, LogEntry
 from facility_tui.model.text import nearest
 from facility_tui.systems import rules_for
@@ -134,6 +134,7 @@ def _set(call: Call, c: Combatant, field: str, value: str) -> Encounter:
     "Give every enemy of a type a weapon of the catalog, in one step (arm boarder FAM-90): it "
     "becomes the one weapon they carry, loaded; TYPE is their name without its number; the "
     "campaign's catalogs first, then the rules'",
+    preview=logged_line,
 )
 def arm(call: Call) -> Encounter:
     start = call.enc

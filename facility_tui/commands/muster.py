@@ -20,7 +20,7 @@ from facility_tui.campaign import templates
 from facility_tui.campaign.folder import CampaignError
 from facility_tui.commands import verbs
 from facility_tui.commands.grammar import CommandError, Parsed
-from facility_tui.commands.spec import SPEC, Call, Spec, command, slug, unique_id
+from facility_tui.commands.spec import SPEC, Call, Spec, command, logged_line, slug, unique_id
 from facility_tui.model.codec import defaults
 from facility_tui.model.encounter import ENEMIES, Combatant, Encounter, LogEntry, Phase, evolve
 from facility_tui.model.fields import fresh_where
@@ -187,6 +187,7 @@ def _copy(call: Call, model: Combatant, name: str) -> Combatant:
     "that name, else as fresh copies of one of them; fewer remove the least involved, the "
     "highest-numbered first",
     rolls=("each one added: its initiative, as add rolls it (and its template's dice)",),
+    preview=logged_line,
 )
 def muster(call: Call) -> Encounter:
     start = call.enc

@@ -17,7 +17,16 @@ from attrs import frozen
 from facility_tui.campaign.folder import Reads
 from facility_tui.commands.dice import Dice, DiceError, Roll
 from facility_tui.commands.grammar import CommandError, Parsed, quote
-from facility_tui.model.encounter import ENEMIES, PCS, Combatant, Encounter, Kind, Phase, evolve
+from facility_tui.model.encounter import (
+    ENEMIES,
+    PCS,
+    Combatant,
+    Encounter,
+    Kind,
+    Phase,
+    TableDice,
+    evolve,
+)
 from facility_tui.model.text import MAX_NAME, MAX_NOTE, common_prefix, nearest, word_for
 
 if TYPE_CHECKING:
@@ -287,6 +296,18 @@ class Call:
             raise CommandError(
                 f"'{self.verb}' works in {wanted}, and the encounter is in {self.enc.phase.value}"
             )
+
+
+def logged_line(call: Call) -> list[str]:
+    """A preview that is the line the command would log (``muster``, ``arm``: a roster changed
+    in one step), from the dice Enter will roll (the same seed and place); none while the GM
+    types every roll at the table (those are not known yet)."""
+    if call.enc.table_dice is TableDice.ALL:
+        return []
+    before = len(call.enc.log)
+    call.dice = Dice(call.enc.seed, call.enc.rolls)  # (the preview's call: a copy's dice)
+    said = call.spec.run(call).log[before:]
+    return [said[0].text] if said else []
 
 
 def resolve(enc: Encounter, ref: str, listed: Callable[[Encounter], list[Combatant]]) -> Combatant:

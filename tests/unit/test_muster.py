@@ -184,3 +184,24 @@ def test_the_rules_objects_are_no_enemy_type() -> None:
     s = Session(enc)
     with pytest.raises(CommandError, match="no enemy type 'wall'"):
         s.execute("muster wall=3")
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "muster boarder=5 boarding-chief=0",  # (in setup: the new ones' initiatives rolled)
+        "muster boarder=1",
+        "arm boarder FAM-90",
+        "arm boarder=PAM9 boarding_chief=FAM-90",
+    ],
+)
+def test_the_preview_of_a_roster_change_is_the_line_enter_logs(line: str) -> None:
+    """``muster`` and ``arm`` change the roster in one step: the line shows, as the GM types
+    it, the very line Enter writes, its dice the same; a line Enter refuses shows the refusal."""
+    s = demo()
+    said = s.preview(line)
+    out = s.execute(line)
+    assert said == [out.events[0].text]
+    assert s.preview("muster boarder=x") == ["boarder: expected a number of enemies, got 'x'"]
+    s.execute("tabledice all")  # (the GM types every roll: not known before Enter)
+    assert s.preview("muster boarder=9") == []
