@@ -262,7 +262,13 @@ class Call:
         return text
 
     def int_option(self, key: str, what: str, default: int, *, minimum: int | None = None) -> int:
-        text = self.option(key)
+        return self.int_of(self.option(key), what, default, minimum=minimum)
+
+    def int_of(
+        self, text: str | None, what: str, default: int, *, minimum: int | None = None
+    ) -> int:
+        """An option's text, read already (``option``: None when not given), as ``int_option``
+        reads it."""
         return default if text is None else self.number(text, what, minimum=minimum)
 
     def roll(

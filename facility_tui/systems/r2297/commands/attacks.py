@@ -40,6 +40,22 @@ from facility_tui.systems.r2297.sheet import Sheet2297, Weapon
 from facility_tui.systems.r2297.weapons import ammo_needed, find_weapon
 
 _FLAGS = ("aimed", "smash", "flurry", "evade", "undefended", "melee", "free")
+# The options an attack reads, every one on every line (``check_options`` refuses the others)
+_OPTIONS = (
+    "weapon",
+    "mode",
+    "targets",
+    "skill",
+    "adv",
+    "burst",
+    "cover",
+    "dmg",
+    "extra",
+    "type",
+    "ap",
+    "tn",
+)
+_UNTYPED = dict.fromkeys(_OPTIONS)  # (a line that types none: the attack helper's own lines)
 
 
 def undefended_why(s: Sheet2297) -> str:
@@ -91,11 +107,12 @@ _SETUP, _ACTIVE = Phase.SETUP, Phase.ACTIVE
 _plan = maker(AttackPlan)  # (``AttackPlan``, made faster: a play reads dozens of attacks)
 
 
-def _cover(call: Call) -> int:
-    """A5: ``cover=5`` or a cover of the catalog bypassed (``cover=partial``: +5, ``full``: +10)."""
-    text = (call.option("cover") or "").strip()
+def _cover(call: Call, typed: str | None) -> int:
+    """A5: ``cover=5`` or a cover of the catalog bypassed (``cover=partial``: +5, ``full``: +10);
+    ``typed``: the option's text (None: not given)."""
+    text = (typed or "").strip()
     if not text or text.lstrip("-").isdecimal():
-        return call.int_option("cover", "cover", 0, minimum=0)
+        return call.int_of(typed, "cover", 0, minimum=0)
     entry = catalog(call)("cover", text)
     if entry is None or not entry["tn"]:
         raise CommandError(f"cover '{text}': a number like 5 or 10, or partial or full cover")
@@ -122,40 +139,45 @@ def read_attack(call: Call) -> AttackPlan:
             raise CommandError(f"{other.name} is named twice")
         named.append(other)
     s = sheet(c)
+    # (the options as typed, None where not given, read at once: most lines give none, and a
+    # call to read each of a dozen was a tenth of a play's attack)
+    typed = {key: call.option(key) for key in _OPTIONS} if call.options else _UNTYPED
     weapon = None
-    wref = call.option("weapon")
+    wref = typed["weapon"]
     if wref:
         weapon = find_weapon(s.weapons, wref)
     elif s.weapons:
         weapon = s.weapons[0]
-    mode = (call.option("mode") or (weapon.modes[0] if weapon else "SS")).upper()
+    mode = (typed["mode"] or (weapon.modes[0] if weapon else "SS")).upper()
     if mode not in ("SS", "SA", "BF", "AF"):
         raise CommandError(f"unknown fire mode '{mode}': SS, SA, BF or AF")
     if weapon and mode not in weapon.modes:
         raise CommandError(f"{weapon.name} fires {'/'.join(weapon.modes)}, not {mode}")
-    if len(named) > 1 and call.has("targets"):
+    if len(named) > 1 and typed["targets"] is not None:
         raise CommandError("name the targets or give targets=N, not both")
-    targets = call.int_option("targets", "targets", len(named), minimum=1)
-    if "melee" in flags and (targets > 1 or call.has("mode") or call.has("burst")):
+    targets = call.int_of(typed["targets"], "targets", len(named), minimum=1)
+    if "melee" in flags and (
+        targets > 1 or typed["mode"] is not None or typed["burst"] is not None
+    ):
         raise CommandError("a melee attack has no fire mode and one target (A5)")
-    skill = call.int_option("skill", "skill", s.skill)
-    adv = call.int_option("adv", "advantage", 0)
+    skill = call.int_of(typed["skill"], "skill", s.skill)
+    adv = call.int_of(typed["adv"], "advantage", 0)
     if abs(adv) > 10:
         raise CommandError("adv: net Advantage from -10 to 10")
     disadv = disadvantage_now(call.enc, c)  # A7: the attacker's own Disadvantage counts
     adv -= bool(disadv)
-    burst_text = call.option("burst")
+    burst_text = typed["burst"]
     pick = parse_burst(burst_text) if burst_text else ""
     mode_adv, mode_d6 = (0, 0) if "melee" in flags else fire_mode(mode, targets, adv, pick)
-    cover = _cover(call)
-    typed_damage = call.option("dmg")  # (read now, not only if it hits: what Enter refuses)
+    cover = _cover(call, typed["cover"])
+    typed_damage = typed["dmg"]  # (read now, not only if it hits: what Enter refuses)
     damage = call.dice_text(typed_damage, "dmg") if typed_damage else None
     damage = damage or (weapon.damage if weapon else None)
-    extra = call.int_option("extra", "extra d6", 0)
-    typed_kind = call.option("type")  # (else the weapon's own: no need to read its name back)
+    extra = call.int_of(typed["extra"], "extra d6", 0)
+    typed_kind = typed["type"]  # (else the weapon's own: no need to read its name back)
     kind = weapon.kind if weapon and not typed_kind else parse_type(typed_kind or "physical")
-    ap = parse_ap(call.option("ap", "0") or "0")
-    tn_text = call.option("tn")
+    ap = parse_ap(typed["ap"] or "0")
+    tn_text = typed["tn"]
     typed_tn = call.number(tn_text, "TN", minimum=0) if tn_text is not None else None
     if typed_tn is None and "melee" in flags:
         attack_tn(True, cover=cover, evading="evade" in flags, melee=True)  # refuses cover/evade
