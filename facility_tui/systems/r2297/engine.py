@@ -211,6 +211,11 @@ class Ctx:
     def name(self, cid: str) -> str:
         return self._base(cid).name
 
+    def has(self, cid: str) -> bool:
+        """Whether the encounter has a combatant ``cid`` (by the ids this ``Ctx`` finds them
+        by: ``Encounter.has`` scans the list)."""
+        return cid in self._known()
+
     def update(self, cid: str, **changes: Any) -> None:
         """Change the combatant's own fields (its initiative)."""
         self._changed[cid] = evolve_with(self.combatant(cid), changes)

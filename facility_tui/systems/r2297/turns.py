@@ -217,12 +217,12 @@ class Turns2297(Turns):
         encounter made once, not after each."""
         turn = enc.turn + 1
         ctx = Ctx(enc, dice, last=True)  # (the last hook of a play's next)
-        if enc.has(slot):
+        if ctx.has(slot):
             end_turn(ctx, slot)
             lapse_offers(ctx)
         ctx.move_to(turn)
         following = enc.order[turn]
-        if enc.has(following):
+        if ctx.has(following):
             begin_turn(ctx, following)
         return ctx.enc
 
