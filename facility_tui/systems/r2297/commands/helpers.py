@@ -15,7 +15,6 @@ from facility_tui.systems.r2297 import catalogs as _kinds  # noqa: F401  (declar
 from facility_tui.systems.r2297.choices import downgrade_choice
 from facility_tui.systems.r2297.engine import Economy, economy, limit_of, sheet_of
 from facility_tui.systems.r2297.info import INFO
-from facility_tui.systems.r2297.sheet import Sheet2297
 
 Runner = Callable[[Call], Encounter]
 KINDS = ("major", "move", "minor")
@@ -34,8 +33,7 @@ def who(call: Call, index: int = 0, what: str = "who") -> Combatant:
     return call.combatant(call.arg(index, what))
 
 
-def sheet(c: Combatant) -> Sheet2297:
-    return sheet_of(c)
+sheet = sheet_of  # a combatant's 2297 sheet (the engine's own, not a call through another)
 
 
 def yes_no(text: str, what: str) -> bool:
