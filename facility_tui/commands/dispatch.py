@@ -241,7 +241,8 @@ def apply(
     finished = read.text
     if ask is not None and typed and dice.used > len(typed):
         finished = with_dice(finished, [*typed, *[None] * (dice.used - len(typed))], key)
-    return _applied(new, finished, tuple(dice.rolled), tuple(call.reads.read))
+    read_back = call.reads.read  # (most lines read no campaign file: no tuple made of none)
+    return _applied(new, finished, tuple(dice.rolled), tuple(read_back) if read_back else ())
 
 
 def _read(line: str | Line, system: str) -> Line:

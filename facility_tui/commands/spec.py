@@ -139,7 +139,7 @@ class Call:
         self.rules = rules
         self.verb = spec.verb
         self.args = list(parsed.args)
-        self.options = dict(parsed.options)
+        self.options = dict(parsed.options) if parsed.options else {}  # (most lines: none)
         self._used: set[str] = set()
         self.enc = encounter
         self.dice = dice
