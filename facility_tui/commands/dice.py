@@ -406,9 +406,10 @@ class Dice:
         self.seed = seed
         self._rng = rng  # the generator of each roll (``Stream``: a forecast's plays)
         self.position = position
-        self._replay = list(replay)
+        # (copies: ``[*...]``, no call to ``list``; a play makes one ``Dice`` a line)
+        self._replay = [*replay]
         self.rolled: list[Roll] = []
-        self.typed = list(typed)
+        self.typed = [*typed]
         self.ask = ask
         self.used = 0  # places of ``typed`` the rolls so far took (past its end: dice rolled)
         self.untyped: list[str] = []  # rolls with dice past the typed faces (not in prompt mode)
