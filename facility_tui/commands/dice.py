@@ -382,6 +382,13 @@ def _stream_draw(seed: int, position: int, width: int) -> int:
     return ((z ^ (z >> 31)) * width) >> 64
 
 
+@lru_cache(maxsize=1024)
+def _die_roll(sides: int, face: int) -> Roll:
+    """The roll of one ``1dN`` showing ``face``, made once (a ``Roll`` is immutable): a play's
+    attacks roll their d10s one by one, a few hundred a play, from the same ten faces."""
+    return _roll(f"1d{sides}", face, f"1d{sides} ({face}) = {face}")
+
+
 Ask = Callable[[str | None], bool]  # whether the GM types a roll, by its owner's side
 
 
@@ -578,7 +585,7 @@ class Dice:
             face = _stream_draw(self.seed, self.position, sides) + 1
         else:
             face = self._rng(self.seed, self.position).randrange(sides) + 1
-        roll = _roll(f"1d{sides}", face, f"1d{sides} ({face}) = {face}")
+        roll = _die_roll(sides, face)
         self.rolled.append(roll)
         self.position += 1
         return roll
