@@ -273,20 +273,29 @@ def roll_simple(expr: str, rng: Rng, take: Take | None = None) -> Roll | None:
     read = _simple(expr)
     if read is None:
         return None
-    count, sides, sign, k = read
+    count, sides = read[0], read[1]
     if count == 1:  # (one die: most rolls, 2297's attack d10s each one)
-        total = rng.randrange(sides) + 1
-        if take is not None:
-            total = take(sides, total)
+        face = rng.randrange(sides) + 1
+        return _simple_roll(expr, read, (face if take is None else take(sides, face),))
+    if rng.__class__ is Stream:  # (a play's: its draws in one call, not a call a die)
+        dice = rng.faces(count, sides)
+    else:
+        dice = [rng.randrange(sides) + 1 for _ in range(count)]
+    if take is not None:
+        dice = [take(sides, d) for d in dice]
+    return _simple_roll(expr, read, tuple(dice))
+
+
+@lru_cache(maxsize=4096)
+def _simple_roll(expr: str, read: tuple[int, int, str, int], dice: tuple[int, ...]) -> Roll:
+    """The roll of ``NdM±K`` ``expr`` (``read``: ``_simple``'s) whose dice show ``dice``, made
+    once (a ``Roll`` is immutable): a play's damage, bleeding and injury rolls are the same
+    few, and their texts were a good part of a roll's cost."""
+    count, sides, sign, k = read
+    total = sum(dice)
+    if count == 1:
         detail = f"1d{sides} ({total})"
     else:
-        if rng.__class__ is Stream:  # (a play's: its draws in one call, not a call a die)
-            dice = rng.faces(count, sides)
-        else:
-            dice = [rng.randrange(sides) + 1 for _ in range(count)]
-        if take is not None:
-            dice = [take(sides, d) for d in dice]
-        total = sum(dice)
         detail = f"{count}d{sides} ({', '.join(map(str, dice))})"
     if sign:
         total += k if sign == "+" else -k
