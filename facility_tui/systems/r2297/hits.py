@@ -83,10 +83,10 @@ def add_damage(ctx: Ctx, cid: str, amount: int, *, stun: bool = False) -> None:
     s = ctx.sheet(cid)
     before = s.total
     s = ctx.put(cid, stun=s.stun + amount) if stun else ctx.put(cid, damage=s.damage + amount)
-    after, h, name = s.total, s.hlt, ctx.name(cid)
+    after, h = s.total, s.hlt
     if before < h <= after:
-        if ctx.keeps_log:
-            ctx.log(f"{name} is Incapacitated (damage {after} ≥ Health {h})", Kind.EFFECT)
+        if ctx.keeps_log:  # (the name read for the log alone)
+            ctx.log(f"{ctx.name(cid)} is Incapacitated (damage {after} ≥ Health {h})", Kind.EFFECT)
         add_fatigue(ctx, cid, 20, "incapacitated")
         add_condition(ctx, cid, "prone")
     if before < 2 * h <= after and not already_dying(ctx, cid, "twice Health"):

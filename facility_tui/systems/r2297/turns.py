@@ -421,8 +421,9 @@ def tick(ctx: Ctx, cid: str) -> None:
 def end_turn(ctx: Ctx, cid: str) -> None:
     """C2: "next turn" effects end with this turn; "N rounds" count down and expire at 0."""
     s = ctx.sheet(cid)
-    name, turn = ctx.name(cid), s.turns
+    turn = s.turns
     logs = ctx.keeps_log  # (the lines below are for the log alone: a play's keeps none)
+    name = ctx.name(cid) if logs else ""  # (read for them alone: a turn's end at every next)
     kept: list[Effect] = []
     changed = False  # (an effect ended or counted down: the sheet changes)
     for e in s.effects:
