@@ -10,7 +10,7 @@ import enum
 
 from attrs import field, frozen
 
-from facility_tui.systems.r2297.rules import NO_INJURY, Armor, DamageType, Level
+from facility_tui.systems.r2297.rules import LEVELS, NO_INJURY, Armor, DamageType, Level
 
 
 class Awareness(enum.StrEnum):
@@ -219,7 +219,14 @@ class Sheet2297:
             return NO_INJURY
         if len(injuries) == 1:  # (the worst of one: no ranks compared)
             return injuries[0].level
-        return max((i.level for i in self.injuries), key=lambda lv: lv.rank, default=Level.NONE)
+        # (the ranks as places in ``LEVELS``, in a loop: a generator, a key and a ``rank``
+        # property called for each injury, each time an economy is worked out)
+        top = 0
+        for i in injuries:
+            rank = LEVELS.index(i.level)
+            if rank > top:
+                top = rank
+        return LEVELS[top]
 
     def conditions(self) -> list[str]:
         return [e.label for e in self.effects if e.kind is EKind.COND]
