@@ -135,3 +135,24 @@ def test_a_rolls_dice_drawn_at_once_are_the_dice_drawn_in_turn(
     at_once, in_turn = Stream(seed, position), Stream(seed, position)
     assert at_once.faces(count, sides) == [in_turn.randrange(sides) + 1 for _ in range(count)]
     assert at_once.randrange(sides) == in_turn.randrange(sides)
+
+
+@pytest.mark.parametrize("expr", ["1d10", "2d6+1", "1d6-1", "3d6"])
+def test_a_roll_of_the_same_faces_is_one_value_shared(expr: str) -> None:
+    """A roll is immutable: the tracker's roll of given faces is made once and shared (its text
+    formatted once; a play rolls the same few thousands of times), and is the roll it was."""
+    first, again = roll_simple(expr, Stream(7, 3)), roll_simple(expr, Stream(7, 3))
+    assert first is again
+    count, _, rest = expr.partition("d")
+    sides = int(rest.split("+")[0].split("-")[0])
+    faces = Stream(7, 3).faces(int(count), sides)
+    sign = "+" if "+" in rest else "-" if "-" in rest else ""
+    k = int(rest.split(sign)[1]) if sign else 0
+    total = sum(faces) + (k if sign == "+" else -k)
+    shown = f"{count}d{sides} ({', '.join(map(str, faces))})" + (f" {sign} {k}" if sign else "")
+    assert (first.expr, first.total, first.detail) == (expr, total, f"{shown} = {total}")
+    dice = [Dice(7, position, rng=Stream) for position in range(40)]
+    d10s = [d.each(1, 10, "attack d10")[0] for d in dice]
+    by_face = {roll.total: roll for roll in d10s}
+    assert all(roll is by_face[roll.total] for roll in d10s)  # (one value a face)
+    assert all(r.detail == f"1d10 ({r.total}) = {r.total}" for r in d10s)
