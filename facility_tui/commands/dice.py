@@ -410,6 +410,9 @@ class Dice:
     ``rng``: the generator of a roll, by seed and position (``rng_for``; a forecast's plays:
     ``Stream``)."""
 
+    # (slots: made for every line, a play's included; no dict of attributes each)
+    __slots__ = ("_replay", "_rng", "ask", "position", "rolled", "seed", "typed", "untyped", "used")
+
     def __init__(
         self,
         seed: int,

@@ -124,6 +124,9 @@ class Call:
     """One application of a command: its arguments, the encounter, the dice, and the rules of
     the encounter's system (``rules``: the list's order, the system's own hooks)."""
 
+    # (slots: made for every line, a play's included; no dict of attributes each)
+    __slots__ = ("_used", "args", "dice", "enc", "options", "reads", "rules", "spec", "verb")
+
     def __init__(
         self,
         spec: Spec,
