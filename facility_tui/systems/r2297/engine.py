@@ -71,6 +71,9 @@ class Ctx:
     its target's sheet about six times). What the engine read from it before stays read: the
     code here reads a sheet's fields when it needs them, and hands none of its own out."""
 
+    # (slots: a play makes one for every hook and attack; no dict of attributes each)
+    __slots__ = ("_changed", "_enc", "_ids", "_last", "_lines", "_moved", "_own", "_sheets", "dice")
+
     def __init__(self, enc: Encounter, dice: Dice, *, last: bool = False) -> None:
         self._enc = enc
         self.dice = dice
@@ -280,6 +283,8 @@ class _CallCtx(Ctx):
     """A command's ``Ctx``: its encounter is the call's, its rolls and log lines the call's.
     It finds a combatant by id in a dict of the call's combatants (kept while they are the
     same, and through its own changes: an attack names them dozens of times)."""
+
+    __slots__ = ("_of", "call")
 
     def __init__(self, call: Call) -> None:  # (the call holds the state: the encounter)
         self.call = call
