@@ -204,7 +204,6 @@ def _apply_locked(
     from attrs import evolve
 
     from facility_tui import store
-    from facility_tui.campaign import roster
     from facility_tui.campaign.folder import Campaign
     from facility_tui.commands.grammar import CommandError, UnknownCommand
     from facility_tui.commands.session import Session
@@ -233,6 +232,8 @@ def _apply_locked(
             if (seeded := _seeded(read, seed)) is not read:
                 read, line = seeded, seeded.text
             if read.beside:  # (the roster's own change, in party.toml: put back on a refusal)
+                from facility_tui.campaign import roster
+
                 kept = kept or roster.mark(campaign)
             before = session.encounter
             outcome = session.execute(read)
