@@ -18,6 +18,9 @@ def main() -> int:
 
     gc.disable()
     try:
+        from facility_tui.codecache import install
+
+        install()  # (attrs' methods compiled once, not at every launch)
         from facility_tui.cli import main as cli_main
 
         return cli_main()

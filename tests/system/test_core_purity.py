@@ -176,3 +176,26 @@ def test_the_launcher_leaves_the_objects_to_the_exit(tmp_path) -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.splitlines()[0] == "> add A init=2d6"
     assert out.stdout.splitlines()[-1] == "0 True True"
+
+
+def test_a_launch_compiles_attrs_methods_once_for_the_next(tmp_path) -> None:
+    """The first launch keeps attrs' compiled methods beside the bytecode; the next compiles
+    none (its classes read back, the file left as it was), though each process salts its
+    classes' hashes with another number."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = str(tmp_path / "pyc")
+    save = tmp_path / "f.toml"
+
+    def apply(line: str) -> None:
+        cmd = [sys.executable, "-m", "facility_tui", "apply", str(save), "-q", line]
+        subprocess.run(cmd, capture_output=True, text=True, check=True, env=env)
+
+    apply("add A init=2d6")
+    [kept] = list((tmp_path / "pyc").rglob("attrs-methods.marshal"))
+    written = kept.stat().st_mtime_ns, kept.read_bytes()
+    apply("add B init=2d6")
+    apply("start")
+    assert (kept.stat().st_mtime_ns, kept.read_bytes()) == written
+    from facility_tui import store
+
+    assert store.load(save).encounter.phase.value == "active"  # (the fight as the lines left it)
