@@ -2,8 +2,8 @@
 compiled between launches.
 
 attrs builds every class of the model at import, and half of that is Python compiling the
-source it generated: ~25 ms of an ``apply`` and more of the app's start-up, the same work at
-every launch (docs/benchmarks.md, 'Start-up and the headless commands'). A launch
+source it generated, the same work at every launch (its share of an ``apply`` and of the app's
+start-up: docs/benchmarks.md, 'Start-up and the headless commands'). A launch
 (``launch.main``) hands attrs' compile step this cache: code compiled once is read back with
 ``marshal``, keyed by the source and its file name (the code is the same whenever they are).
 The cache is one file beside the package's own bytecode (``__pycache__``, or Python's
@@ -39,7 +39,7 @@ _SALT = re.compile(r"hash\(\(\s*-?\d+,")
 def _tag() -> str:
     """What the code depends on besides its text: the format and Python's bytecode (attrs'
     version changes its text, so the keys; its ``__version__`` would import
-    ``importlib.metadata``: 4 MB and some milliseconds)."""
+    ``importlib.metadata``, costlier than the cache saves)."""
     from importlib.util import MAGIC_NUMBER
 
     return f"{_FORMAT}-{sys.implementation.cache_tag}-{MAGIC_NUMBER.hex()}"
