@@ -7,9 +7,8 @@ start-up: docs/benchmarks.md, 'Start-up and the headless commands'). A launch
 (``launch.main``) hands attrs' compile step this cache: code compiled once is read back with
 ``marshal``, keyed by the source and its file name (the code is the same whenever they are).
 The cache is one file beside the package's own bytecode (``__pycache__``, or Python's
-``PYTHONPYCACHEPREFIX``), written again when a launch compiled something new, with only what
-that launch used (it never grows past one version's classes), and never where Python writes no
-bytecode.
+``PYTHONPYCACHEPREFIX``), written again when a launch compiled something new, with what the
+launches before it used as well (up to ``KEPT``), and never where Python writes no bytecode.
 Anything wrong with it (missing, unreadable, another Python's, a folder that cannot be
 written) is compiling as attrs would, said nowhere: nothing but the speed depends on it.
 
@@ -31,6 +30,7 @@ from types import CodeType
 from typing import Any
 
 _FORMAT = 1  # (a file of another format or Python is not read)
+KEPT = 1000  # classes' code kept at most (a version builds some 200)
 # (attrs compiles in a module of ``from __future__ import annotations``: its flags, not ours)
 _FLAGS = __future__.annotations.compiler_flag
 _SALT = re.compile(r"hash\(\(\s*-?\d+,")
@@ -77,7 +77,11 @@ class CodeCache:
         never read); never where Python writes no bytecode (``PYTHONDONTWRITEBYTECODE``)."""
         if not self.missed or sys.dont_write_bytecode:
             return
-        data = marshal.dumps({"tag": _tag(), "code": self.used})
+        # (what other launches used kept too, the app's screens opened later, ``apply``'s: the
+        # file settles on every class a version builds; past KEPT, only this launch's, so an
+        # edited source's old entries do not pile up)
+        code = {**self.kept, **self.used} if len(self.kept) + self.missed <= KEPT else self.used
+        data = marshal.dumps({"tag": _tag(), "code": code})
         tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -88,9 +92,10 @@ class CodeCache:
                 tmp.unlink()
 
 
-def install(path: Path | None = None) -> CodeCache | None:
-    """Hand attrs' compile step the cache at ``path`` (by default beside the package's bytecode);
-    saved at exit. None, and attrs left as it is, when its compile step is not where it was."""
+def install(path: Path | None = None, kind: str = "run") -> CodeCache | None:
+    """Hand attrs' compile step the cache at ``path`` (by default beside the package's bytecode,
+    one file for each ``kind`` of launch: the app's and ``apply``'s build other classes); saved
+    at exit. None, and attrs left as it is, when its compile step is not where it was."""
     from attr import _make
 
     original = getattr(_make, "_compile_and_eval", None)
@@ -99,7 +104,7 @@ def install(path: Path | None = None) -> CodeCache | None:
     if path is None:  # beside the package's own bytecode, where Python keeps it
         from importlib.util import cache_from_source
 
-        path = Path(cache_from_source(__file__)).with_name("attrs-methods.marshal")
+        path = Path(cache_from_source(__file__)).with_name(f"attrs-methods-{kind}.marshal")
     cache = CodeCache(path)
 
     def compile_and_eval(script: str, globs: Any, locs: Any = None, filename: str = "") -> None:

@@ -18,9 +18,13 @@ def main() -> int:
 
     gc.disable()
     try:
+        import sys
+
+        from facility_tui.arguments import COMMANDS
         from facility_tui.codecache import install
 
-        install()  # (attrs' methods compiled once, not at every launch)
+        command = sys.argv[1] if sys.argv[1:] and sys.argv[1] in COMMANDS else "run"
+        install(kind=command)  # (attrs' methods compiled once, not at every launch)
         from facility_tui.cli import main as cli_main
 
         return cli_main()

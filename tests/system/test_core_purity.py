@@ -191,7 +191,7 @@ def test_a_launch_compiles_attrs_methods_once_for_the_next(tmp_path) -> None:
         subprocess.run(cmd, capture_output=True, text=True, check=True, env=env)
 
     apply("add A init=2d6")
-    [kept] = list((tmp_path / "pyc").rglob("attrs-methods.marshal"))
+    [kept] = list((tmp_path / "pyc").rglob("attrs-methods-apply.marshal"))
     written = kept.stat().st_mtime_ns, kept.read_bytes()
     apply("add B init=2d6")
     apply("start")

@@ -108,3 +108,31 @@ def test_nothing_is_written_where_python_writes_no_bytecode_or_cannot(
     cache.path = blocked / "methods.marshal"  # (under a file: no folder can be made)
     cache.save()  # says nothing: only the speed depends on it
     assert [p.name for p in tmp_path.iterdir()] == ["file"]
+
+
+def test_each_launch_keeps_what_the_ones_before_it_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The app's screens opened later build classes a launch before did not: the file keeps
+    both, so neither compiles again; past ``KEPT`` (an edited source's old entries), only the
+    last launch's."""
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    path = tmp_path / "methods.marshal"
+    first = codecache.CodeCache(path)
+    first.compiled("a = 1\n", "<a>")
+    first.save()
+    second = codecache.CodeCache(path)
+    second.compiled("b = 2\n", "<b>")
+    second.save()
+    third = codecache.CodeCache(path)
+    third.compiled("a = 1\n", "<a>")
+    third.compiled("b = 2\n", "<b>")
+    assert third.missed == 0
+    monkeypatch.setattr(codecache, "KEPT", 1)
+    third.compiled("c = 3\n", "<c>")
+    third.save()
+    assert len(codecache.CodeCache(path).kept) == 3  # (this launch's own: a, b and c)
+    fourth = codecache.CodeCache(path)
+    fourth.compiled("d = 4\n", "<d>")
+    fourth.save()
+    assert list(codecache.CodeCache(path).kept) == ["<d>\0d = 4\n"]
