@@ -17,7 +17,7 @@ from facility_tui.campaign.catalogs import finder, listing
 from facility_tui.campaign.folder import Campaign, CampaignError
 from facility_tui.commands import verbs
 from facility_tui.commands.grammar import CommandError, Parsed
-from facility_tui.commands.muster import EnemyType, enemy_types, key_of, type_name
+from facility_tui.commands.muster import EnemyType, enemy_types, key_of, type_name, type_requests
 from facility_tui.commands.spec import SPEC, Call, command, logged_line
 from facility_tui.model.encounter import ENEMIES, Combatant, Encounter, LogEntry
 from facility_tui.model.text import nearest
@@ -49,18 +49,11 @@ def weapon_names(system: str, campaign: Campaign | None = None) -> list[str]:
 def _requests(call: Call) -> list[tuple[str, str, str]]:
     """(key, type as typed, weapon as typed) for ``arm TYPE WEAPON`` (the weapon the rest of the
     words) or each ``TYPE=WEAPON``."""
-    options = call.own_options()
-    if not options and len(call.args) >= 2 and "=" not in call.args[0]:
+    if not call.options and len(call.args) >= 2 and "=" not in call.args[0]:
         return [(key_of(call.args[0]), call.args[0], " ".join(call.args[1:]))]
-    out = [(key_of(key), key, value) for key, value in options.items()]
-    for word in call.args:
-        name, eq, value = word.rpartition("=")
-        if not eq or not name.strip():
-            raise call.usage_error(f"'{call.verb}' takes TYPE WEAPON or TYPE=WEAPON, got '{word}'")
-        out.append((key_of(name), name, value))
-    if not out:
-        raise call.usage_error(f"'{call.verb}' needs an enemy type and a weapon of the catalog")
-    return out
+    return type_requests(
+        call, "TYPE WEAPON or TYPE=WEAPON", "an enemy type and a weapon of the catalog"
+    )
 
 
 def _kind(call: Call, kinds: dict[str, EnemyType], key: str, typed: str) -> EnemyType:

@@ -79,17 +79,18 @@ def line_for(enc: Encounter, wanted: dict[str, int]) -> str:
     return " ".join(["muster", *parts])
 
 
-def _requests(call: Call) -> list[tuple[str, str, str]]:
-    """(key, as typed, count text) for each ``TYPE=N``: an option (``boarder=5``) or a quoted
-    word (``"Boarding Chief=0"``)."""
+def type_requests(call: Call, form: str, needs: str) -> list[tuple[str, str, str]]:
+    """(key, type as typed, value as typed) for each ``TYPE=VALUE`` of the line: an option
+    (``boarder=5``) or a quoted word (``"Boarding Chief=0"``); ``form`` says what the line takes,
+    ``needs`` what a line of none lacks."""
     out = [(key_of(key), key, value) for key, value in call.own_options().items()]
     for word in call.args:
         name, eq, value = word.rpartition("=")
         if not eq or not name.strip():
-            raise call.usage_error(f"'{call.verb}' takes TYPE=N, got '{word}'")
+            raise call.usage_error(f"'{call.verb}' takes {form}, got '{word}'")
         out.append((key_of(name), name, value))
     if not out:
-        raise call.usage_error(f"'{call.verb}' needs TYPE=N for at least one enemy type")
+        raise call.usage_error(f"'{call.verb}' needs {needs}")
     return out
 
 
@@ -194,7 +195,7 @@ def muster(call: Call) -> Encounter:
     kinds = enemy_types(start)
     pcs = {key_of(type_name(c.name)) for c in start.combatants if c.side != ENEMIES}
     wanted: dict[str, tuple[EnemyType, int, templates.Template | None]] = {}
-    for key, typed, text in _requests(call):
+    for key, typed, text in type_requests(call, "TYPE=N", "TYPE=N for at least one enemy type"):
         n = _count(typed, text)
         if key in wanted:
             raise CommandError(f"{typed}: that type is given twice")

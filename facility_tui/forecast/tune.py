@@ -29,7 +29,14 @@ from facility_tui.campaign.folder import Campaign
 from facility_tui.commands.arm import NothingToArm, carried, weapon_names
 from facility_tui.commands.dispatch import apply
 from facility_tui.commands.grammar import CommandError, quote
-from facility_tui.commands.muster import MAX_COUNT, counts, enemy_types, key_of, line_for
+from facility_tui.commands.muster import (
+    MAX_COUNT,
+    EnemyType,
+    counts,
+    enemy_types,
+    key_of,
+    line_for,
+)
 from facility_tui.forecast.engine import (
     Z95,
     ForecastError,
@@ -356,20 +363,9 @@ class Tuning:
 
 def check_vary(enc: Encounter, vary: list[str] | None) -> list[str]:
     """The type names to vary (all present when none named); an unknown one refused."""
-    kinds = enemy_types(enc)
-    if not kinds:
-        raise TuneError("nothing to tune: the fight has no enemies")
     if not vary:
-        return [k.name for k in kinds.values()]
-    out: list[str] = []
-    for typed in vary:
-        kind = kinds.get(key_of(typed))
-        if kind is None:
-            there = ", ".join(f"{k.name} ({len(k.members)})" for k in kinds.values())
-            raise TuneError(f"--vary: no enemy type '{typed}': the fight has {there}")
-        if kind.name not in out:
-            out.append(kind.name)
-    return out
+        return [k.name for k in _present(enc).values()]
+    return check_arm(enc, vary, "--vary")
 
 
 Roster = tuple[tuple[str, int], ...]  # a roster as a key: (type, count) in the fight's order
@@ -585,12 +581,18 @@ ARM_AND_VARY = (
 )
 
 
-def check_arm(enc: Encounter, arm: list[str], said: str = "--arm") -> list[str]:
-    """The type names ``arm`` names, in the order given; an unknown one refused (``said``:
-    how the GM asked for it, ``--arm`` or the screen's ``arm``)."""
+def _present(enc: Encounter) -> dict[str, EnemyType]:
+    """The fight's enemy types; none is refused: nothing to tune."""
     kinds = enemy_types(enc)
     if not kinds:
         raise TuneError("nothing to tune: the fight has no enemies")
+    return kinds
+
+
+def check_arm(enc: Encounter, arm: list[str], said: str = "--arm") -> list[str]:
+    """The type names ``arm`` names, in the order given; an unknown one refused (``said``:
+    how the GM asked for it, ``--arm``, ``--vary`` or the screen's ``arm``)."""
+    kinds = _present(enc)
     out: list[str] = []
     for typed in arm:
         kind = kinds.get(key_of(typed))
