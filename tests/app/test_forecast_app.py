@@ -19,6 +19,7 @@ from facility_tui.app import FacilityApp
 from facility_tui.model.encounter import Phase
 from facility_tui.systems.plays import PLAY_WORDS
 from tests.apps import AppMaker
+from tests.conftest import saved_fight
 
 
 def shown(app: FacilityApp) -> str:
@@ -431,11 +432,7 @@ DUEL = (  # Ana against thugs: 1 thug ~100 %, 2 ~88 %, 3 ~40 % (tests/system/tes
 
 
 def duel_save(tmp_path: Path) -> Path:
-    from facility_tui.cli import main
-
-    path = tmp_path / "duel.toml"
-    assert main(["apply", str(path), "-q", *DUEL]) == 0
-    return path
+    return saved_fight(tmp_path / "duel.toml", *DUEL)
 
 
 def toasts(app: FacilityApp) -> list[str]:
@@ -553,10 +550,7 @@ ARMED = (  # two thugs with knives (won 100 %); the campaign's Pistol gives them
 
 
 def armed_save(tmp_path: Path) -> Path:
-    from facility_tui.cli import main
-
-    path = tmp_path / "armed.toml"
-    assert main(["apply", str(path), "-q", *ARMED]) == 0
+    path = saved_fight(tmp_path / "armed.toml", *ARMED)
     (tmp_path / "catalogs").mkdir()
     (tmp_path / "catalogs" / "guns.toml").write_text(
         'system = "2297"\n[[weapon]]\nname = "Pistol"\ndamage = "2d6"\nmodes = "SA"\nammo = 12\n',
