@@ -42,6 +42,18 @@ def saved_fight(path: Path, *lines: str) -> Path:
     return path
 
 
+def refused_alike(session: Session, line: str, said: str) -> None:
+    """``line`` refused in one line that says ``said``, and the fight as it was."""
+    from facility_tui.commands.grammar import CommandError
+
+    before = session.encounter
+    with pytest.raises(CommandError) as err:
+        session.execute(line)
+    assert said in str(err.value)
+    assert "\n" not in str(err.value)
+    assert session.encounter == before
+
+
 def fought(rounds: int = 2) -> Session:
     """A small seeded 2297 fight played into round ``rounds + 1``, a roll and a turn at a time."""
     from facility_tui import store

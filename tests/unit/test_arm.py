@@ -15,7 +15,7 @@ from facility_tui.commands.grammar import CommandError
 from facility_tui.commands.session import Session, run_step
 from facility_tui.systems.facility.sheet import FacilitySheet
 from facility_tui.systems.r2297.sheet import Sheet2297
-from tests.conftest import run
+from tests.conftest import refused_alike, run
 
 
 def demo(system: str = "2297") -> Session:
@@ -105,13 +105,7 @@ def test_a_campaign_weapon_is_read_once_and_replayed_without_the_folder(tmp_path
     ],
 )
 def test_arm_refuses_in_one_line_and_changes_nothing(line: str, said: str) -> None:
-    s = demo()
-    before = s.encounter
-    with pytest.raises(CommandError) as err:
-        s.execute(line)
-    assert said in str(err.value)
-    assert "\n" not in str(err.value)
-    assert s.encounter == before
+    refused_alike(demo(), line, said)
 
 
 def test_a_campaign_weapon_whose_name_has_a_comma_is_refused(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from facility_tui.commands.muster import counts, line_for, type_name
 from facility_tui.commands.session import Session, run_step
 from facility_tui.systems.facility.sheet import FacilitySheet
 from facility_tui.systems.r2297.sheet import Sheet2297
-from tests.conftest import run
+from tests.conftest import refused_alike, run
 
 
 def demo(system: str = "2297") -> Session:
@@ -160,13 +160,7 @@ def test_a_template_brings_a_type_the_fight_lacks(tmp_path: Path) -> None:
     ],
 )
 def test_muster_refuses_in_one_line_and_changes_nothing(line: str, said: str) -> None:
-    s = demo()
-    before = s.encounter
-    with pytest.raises(CommandError) as err:
-        s.execute(line)
-    assert said in str(err.value)
-    assert "\n" not in str(err.value)
-    assert s.encounter == before
+    refused_alike(demo(), line, said)
 
 
 def test_line_for_names_only_the_types_that_change() -> None:
