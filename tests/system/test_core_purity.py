@@ -178,10 +178,11 @@ def test_the_launcher_leaves_the_objects_to_the_exit(tmp_path) -> None:
     assert out.stdout.splitlines()[-1] == "0 True True"
 
 
-def test_a_launch_compiles_attrs_methods_once_for_the_next(tmp_path) -> None:
-    """The first launch keeps attrs' compiled methods beside the bytecode; the next compiles
-    none (its classes read back, the file left as it was), though each process salts its
-    classes' hashes with another number."""
+def test_a_launch_compiles_the_code_libraries_write_once_for_the_next(tmp_path) -> None:
+    """The first launches keep the code attrs, dataclasses and typing compiled beside the
+    bytecode (the second reads a fight, whose classes' annotations the first did not); the next
+    doing the same compile none (their classes read back, the file left as it was), though
+    each process salts its classes' hashes with another number."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPYCACHEPREFIX"] = str(tmp_path / "pyc")
     save = tmp_path / "f.toml"
@@ -191,11 +192,12 @@ def test_a_launch_compiles_attrs_methods_once_for_the_next(tmp_path) -> None:
         subprocess.run(cmd, capture_output=True, text=True, check=True, env=env)
 
     apply("add A init=2d6")
-    [kept] = list((tmp_path / "pyc").rglob("attrs-methods-apply.marshal"))
-    written = kept.stat().st_mtime_ns, kept.read_bytes()
     apply("add B init=2d6")
-    apply("start")
+    [kept] = list((tmp_path / "pyc").rglob("compiled-apply.marshal"))
+    written = kept.stat().st_mtime_ns, kept.read_bytes()
+    apply("add C init=2d6")
+    apply("add D init=2d6")
     assert (kept.stat().st_mtime_ns, kept.read_bytes()) == written
     from facility_tui import store
 
-    assert store.load(save).encounter.phase.value == "active"  # (the fight as the lines left it)
+    assert [c.name for c in store.load(save).encounter.combatants] == ["A", "B", "C", "D"]
