@@ -357,7 +357,8 @@ def complete_name(line: str, enc: Encounter) -> str | None:
     """The line with the combatant's name being typed at its end (a word after the verb, not
     an option) completed to its id, which the line reads as that one combatant (``atk bl`` →
     ``atk sgt-blanc ``); for a word several could be, as far as their ids agree (``boa`` →
-    ``board``: the preview names them). None when there is nothing to add. Where the command
+    ``board``, ``dr`` → ``containment-drone-``: the preview names them). None when there is
+    nothing to add. Where the command
     names a combatant there: ``dispatch.complete_combatant``."""
     head, space, typed = line.rpartition(" ")
     if not space or not head.strip() or not typed or "=" in typed or typed[0] in "#'\"":
@@ -370,8 +371,9 @@ def complete_name(line: str, enc: Encounter) -> str | None:
     fits = [c.id for c in enc.combatants if _starts(c, word)]
     if len(fits) == 1:
         return f"{head} {quote(fits[0])} "
-    ids = [cid for cid in fits if cid.startswith(word)]
-    common = common_prefix(ids) if ids and len(ids) == len(fits) else ""
+    # (found by a word of their names, "dr" for Containment Drone 1 and 2: their ids as far as
+    # they agree, "containment-drone-", which the line reads as those and no other)
+    common = common_prefix(fits) if fits else ""
     return f"{head} {common}" if len(common) > len(word) else None
 
 

@@ -229,13 +229,20 @@ class CommandBar(Input):
         self._cancel()
 
     def action_complete(self) -> None:
-        """Tab: the combatant, weapon, armor, PPE... name being typed at the end, completed as
-        far as the names that fit agree (``weapon=sub`` → ``weapon="Submachine gun"``)."""
-        if self._complete is None or self.cursor_position != len(self.value):
+        """Tab: the combatant, weapon, armor, PPE... name being typed before the cursor, completed
+        as far as the names that fit agree (``weapon=sub`` → ``weapon="Submachine gun"``); what
+        follows the cursor stays (``t`` leaves it before the target: ``attack bl⇥ boarder-1``)."""
+        if self._complete is None:
             return
-        done = self._complete(self.value)
+        at = self.cursor_position
+        head, rest = self.value[:at], self.value[at:]
+        if rest and not rest.startswith(" "):
+            return  # (inside a word: nothing ends there)
+        done = self._complete(head)
         if done:
-            self.value = done
+            if rest and done.endswith(" "):
+                done = done[:-1]  # (the space after it is the line's own)
+            self.value = done + rest
             self.cursor_position = len(done)
 
     def action_history(self, step: int) -> None:

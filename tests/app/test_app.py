@@ -120,6 +120,24 @@ async def test_command_bar_tab_completes_a_combatant_as_the_line_reads_it(
         assert hit.sheet.damage > 0  # type: ignore[attr-defined]
 
 
+async def test_tab_completes_the_name_before_the_cursor_and_keeps_the_rest(
+    tmp_path: Path, make_app: AppMaker
+) -> None:
+    """``t`` on a row before the fight starts opens ``attack ␣ boarder-1`` with the cursor on
+    the attacker's place: Tab completes the name typed there, the target after it kept."""
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("down", "down", "t")  # (Boarder 1: the one attacked)
+        bar = screen(app).query_one("#command")
+        assert bar.value == "attack  boarder-1 "  # type: ignore[attr-defined]
+        await pilot.press(*"bl", "tab", "tab")
+        assert bar.value == "attack sgt-blanc boarder-1 "  # type: ignore[attr-defined]
+        assert bar.cursor_position == len("attack sgt-blanc")  # type: ignore[attr-defined]
+        await pilot.press("left", "tab")  # (inside a word: nothing ends there)
+        assert bar.value == "attack sgt-blanc boarder-1 "  # type: ignore[attr-defined]
+
+
 async def test_command_bar_names_the_nearest_command_of_a_typo(
     tmp_path: Path, make_app: AppMaker
 ) -> None:

@@ -165,6 +165,14 @@ def test_tab_completes_a_combatant_to_the_id_the_line_reads() -> None:
         "muster boarder=5 boarding_chief="
     )
     assert complete_argument("rest bl", DEMO) == "rest sgt-blanc "  # (WHO|all)
+    # several found by a word of their names: their ids as far as they agree, which the line
+    # reads as those (the preview names them), then the one typed after
+    lab = demo_encounter("facility")
+    assert complete_argument("strike anne dr", lab) == "strike anne containment-drone-"
+    assert complete_argument("strike anne containment-drone-2", lab) == (
+        "strike anne containment-drone-2 "
+    )
+    assert complete_argument("attack sgt-blanc de", DEMO) is None  # (de Lisieux, Delaunay)
     assert complete_argument("zzz bl", DEMO) is None  # (no such command)
     # nothing to add: no name after a verb, a number (a handle), an option, a quoted note
     for line in (
