@@ -303,6 +303,9 @@ class MainScreen(Screen[None]):
         def changed(path: Path) -> None:
             self.post_message(self.ChangedOutside(path))
 
+        # (from here on, not after the fight is read: its objects, thousands at 1,000
+        # combatants, are frozen by ``refresh_all``, not walked by collections as they are made)
+        self.collector.start()
         self.ws.autosave(
             saved=saved, failed=failed, changed=changed, delay=SAVE_DELAY, frame_wait=FRAME_WAIT
         )
@@ -316,7 +319,6 @@ class MainScreen(Screen[None]):
             self.saves.ask_refused(*self.ws.refused)
         self.table.focus()
         self.set_timer(SETTLE_AFTER, self.saves.settle_history)
-        self.collector.start()
         self.set_interval(COLLECT_EVERY, self.collector.tick)
         self.set_interval(FOLLOW_EVERY, self.saves.follow)
         self.set_timer(WARM_FORECAST_AFTER, _warm_forecast)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Self
+from typing import Any, Self
 
 import pytest
 from facility_tui.screens.main import MainScreen
@@ -777,10 +777,22 @@ async def test_detail_pane_leaves_no_lines_of_the_last_combatant(
 
 
 async def test_collection_waits_for_quiet_moments_and_comes_back_on_exit(
-    tmp_path: Path, make_app: AppMaker
+    tmp_path: Path, make_app: AppMaker, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Off from the main screen's mount, the fight it reads included (its thousands of
+    objects are frozen once read, not walked as they are made), on again at exit."""
     import gc
 
+    from facility_tui.workspace import Workspace
+
+    reading: list[bool] = []
+    open_initial = Workspace.open_initial
+
+    def watched(self: Workspace, *args: Any) -> Any:
+        reading.append(gc.isenabled())
+        return open_initial(self, *args)
+
+    monkeypatch.setattr(Workspace, "open_initial", watched)
     assert gc.isenabled()
     app = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
@@ -791,7 +803,7 @@ async def test_collection_waits_for_quiet_moments_and_comes_back_on_exit(
         await settle(pilot)  # drawn and saved: the screen collects the young generations
         await pilot.pause()
         assert gc.get_stats()[1]["collections"] > collected
-    assert gc.isenabled()
+    assert gc.isenabled() and reading == [False]
 
 
 def test_text_lines_keep_the_text_style() -> None:
