@@ -681,6 +681,19 @@ def test_A5_attack_miss_and_advantage_pool(session: Session) -> None:
     refused(session, "attack a b wild", "unknown attack option")
 
 
+def test_A4_A5_who_can_do_nothing_attacks_only_free(session: Session) -> None:
+    """Unconscious, dying or dead: nothing, a Reaction's attack outside its turn included;
+    the GM's fiat (``free``) still attacks, and whoever can act attacks as before."""
+    duel(session, "init=20 skill=30", "init=10 sta=200")
+    run(session, "start", "hit b 20")  # Lethal: unconscious, dying
+    assert sheet(session, "b").has("unconscious")
+    refused(session, "attack b a", r"B cannot attack \(dying\); 'free' attacks anyway")
+    run(session, "attack b a free")
+    assert "B: a free attack (no action spent)" in texts(session.encounter)
+    run(session, "attack a b")  # (A, in its turn, as before)
+    assert sheet(session, "a").spent_major == 1
+
+
 # -- C4 overrides ---------------------------------------------------------------------------------
 
 

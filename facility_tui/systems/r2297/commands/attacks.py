@@ -22,7 +22,7 @@ from facility_tui.systems.r2297.commands.helpers import (
     spending,
     who,
 )
-from facility_tui.systems.r2297.engine import Ctx, disadvantage_now, dying, unconscious
+from facility_tui.systems.r2297.engine import Ctx, disadvantage_now, dying, limit_of, unconscious
 from facility_tui.systems.r2297.hits import apply_hit
 from facility_tui.systems.r2297.rules import (
     DamageType,
@@ -139,6 +139,10 @@ def read_attack(call: Call) -> AttackPlan:
             raise CommandError(f"{other.name} is named twice")
         named.append(other)
     s = sheet(c)
+    if "free" not in flags:  # A4: unconscious, dying, dead, Unaware in round 1: nothing at all
+        kind, why = limit_of(call.enc, s)
+        if kind == "nothing":
+            raise CommandError(f"{c.name} cannot attack ({why}); 'free' attacks anyway")
     # (the options as typed, None where not given, read at once: most lines give none, and a
     # call to read each of a dozen was a tenth of a play's attack)
     typed = {key: call.option(key) for key in _OPTIONS} if call.options else _UNTYPED
