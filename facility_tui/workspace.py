@@ -59,6 +59,9 @@ class Workspace:
         self.shown = False  # a fight is shown (until then, closing writes nothing)
         self.refused: tuple[Path, str] | None = None  # a save open_initial could not take
         self._opened: Encounter | None = None  # the fight as opened: changed, a backup at close
+        # a change of the shown fight was handed to the saver since it was shown: flushing or
+        # closing writes it again (a fight opened and left as it was is not written at all)
+        self._touched = False
         self.ledger_note = ""  # why the last end could not be kept in the forecast ledger
 
     # -- saving -------------------------------------------------------------------------------
@@ -99,6 +102,7 @@ class Workspace:
             self.session, self.path, self.read_only = session, path, seen is not None
             self._seen = seen
             self.shown, self.refused, self._opened = True, None, session.encounter
+            self._touched = False
             self._opening.clear()
             self._release_unused_locked()
 
@@ -107,6 +111,7 @@ class Workspace:
             enc = session.encounter
             boundary = (enc.round, enc.phase) != self._saved_round  # round ends are never delayed
             self._saved_round = (enc.round, enc.phase)
+            self._touched = True
             self.saver.request(session, self.path, urgent=boundary)
 
     def drawn(self) -> None:
@@ -131,7 +136,7 @@ class Workspace:
         waits for the GM's choice: ``changed_outside``)."""
         if self.saver is None:
             return True
-        if self.shown and not self.read_only and self._hold_quietly():
+        if self._writable():
             self.saver.request(self.session, self.path)
         return self.saver.flush(timeout)
 
@@ -142,7 +147,7 @@ class Workspace:
         waiting for the GM's choice about an outside edit is kept beside its save)."""
         ok, busy = True, False
         if self.saver is not None:
-            writing = self.shown and not self.read_only and self._hold_quietly()
+            writing = self._writable()
             if writing:
                 self.saver.request(self.session, self.path)
             ok = self.saver.close(timeout)
@@ -230,9 +235,12 @@ class Workspace:
             self._opening.discard(os.path.abspath(path))
             self._release_unused_locked()
 
-    def _hold_quietly(self) -> bool:
-        """Whether the shown save may be written: held, or unlockable for a reason that its
-        writes will report (not another writer's lock)."""
+    def _writable(self) -> bool:
+        """Whether flushing or closing writes the shown fight: changed since it was shown, and
+        its save held, or unlockable for a reason that its writes will report (not another
+        writer's lock)."""
+        if not self.shown or self.read_only or not self._touched:
+            return False
         try:
             self._hold(self.path)
         except store.SaveHeld:

@@ -437,6 +437,37 @@ async def test_status_line_says_when_the_opened_save_was_written(
             lock.release()
 
 
+async def test_a_fight_opened_and_left_as_it_was_is_not_written_again(tmp_path: Path) -> None:
+    """Opened, looked at and quit: the save, its folder and the header's time stay as they were
+    (a 1,000-combatant fight was written again at every quit); changed, it is written."""
+    from facility_tui import store
+    from facility_tui.campaign.demo import demo_encounter
+    from facility_tui.commands.session import Session
+
+    path = tmp_path / "deck.toml"
+    store.save(Session(demo_encounter("2297")), path)
+    _written_at(path, "2026-01-02 03:04:05")
+
+    def files() -> dict[str, tuple[int, bytes]]:  # (not the lock: the app's hold on the save)
+        found = [p for p in tmp_path.rglob("*") if p.is_file() and p.name != "lock"]
+        return {p.name: (p.stat().st_mtime_ns, p.read_bytes()) for p in found}
+
+    before = files()
+    app = FacilityApp(save_dir=tmp_path, open_file=path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)  # (flushes: nothing to write)
+        await pilot.press("j", "k", "i", "i")
+        await settle(pilot)
+        assert "saved 2026-01-02 03:04" in status(app)
+    assert files() == before
+    app = FacilityApp(save_dir=tmp_path, open_file=path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("s")
+        await settle(pilot)
+    assert store.load(path).encounter.phase.value == "active"
+
+
 async def test_damaged_save_opens_its_backup_when_the_gm_chooses_it(
     tmp_path: Path, make_app: AppMaker
 ) -> None:

@@ -49,9 +49,10 @@ async def test_a_long_encounter_name_gives_way_to_the_time_it_was_saved(tmp_path
     from facility_tui import cli
 
     long = "The Very Long Encounter Name That Goes On And On For Ever X"
-    save = tmp_path / "deck.toml"
-    assert cli.apply_cmd(save, [f"new 2297 '{long}'", "add A init=3"], seed=1, quiet=True) == 0
     for width in (80, 60):
+        save = tmp_path / str(width) / "deck.toml"  # (a fight not started: s saves it)
+        lines = [f"new 2297 '{long}'", "add A init=3"]
+        assert cli.apply_cmd(save, lines, seed=1, quiet=True) == 0
         app = FacilityApp(open_file=save, clock=lambda: "12:00:00")
         async with app.run_test(size=(width, 24)) as pilot:
             await settle(pilot)
