@@ -3,10 +3,11 @@
 The rules give the choice (``Choices.open``, ``unblock``): a title, and options that are
 command lines. The menu shows one line per option (its key, its label, the line it runs), takes
 an option's key, or enter for the rules' default; escape leaves the choice open (the panes still
-show it). The keys the key bar lists for it act too, as they do on the list: ``n`` ends the turn
-(asking first when the choice would stay open), ``u`` takes back the command that opened the
-menu, ``q`` saves and quits. It answers with the chosen line, which the main screen runs as if
-typed (logged, saved, undoable), or with the screen's action for one of those keys.
+show it). The keys the key bar lists for it act too, as they do on the list: ``:`` opens the
+command line, ``n`` ends the turn (asking first when the choice would stay open), ``u`` takes
+back the command that opened the menu, ``q`` saves and quits. It answers with the chosen line,
+which the main screen runs as if typed (logged, saved, undoable), or with the screen's action
+for one of those keys.
 
 Keys typed fast land where they were meant: like the roll prompt, the menu has no focusable
 widget, the app hands it every key in turn (``app.OrderedKeys``), also the keys typed before it
@@ -59,8 +60,8 @@ def by_place(choice: Choice, key: str) -> Option | None:
 
 @frozen
 class Act:
-    """The menu's answer for a key of the main screen's (``next``, ``undo``, ``quit``): the menu
-    closes, the choice stays open, and the screen's action runs."""
+    """The menu's answer for a key of the main screen's (``command``, ``next``, ``undo``,
+    ``quit``): the menu closes, the choice stays open, and the screen's action runs."""
 
     action: str
 
@@ -74,6 +75,9 @@ class ChoiceMenu(ModalScreen["str | Act | None"]):
     BINDINGS = [
         Binding("enter", "pick", "Default", priority=True, key_display="⏎"),
         Binding("escape", "leave", "Leave open", priority=True),
+        # (the command line, the choice left open: ``:hit ...`` typed in a hurry lands there,
+        # not on the options' keys)
+        Binding("colon", "act('command')", "Cmd", priority=True, id="command"),
         # (the main screen's ids: a key remapped in the config file is remapped here too)
         Binding("n", "act('next')", "Next", priority=True, id="next"),
         Binding("u,ctrl+z", "act('undo')", "Undo", priority=True, id="undo"),

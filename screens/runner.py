@@ -152,6 +152,7 @@ class LineRunner:
                 return  # left open: the panes show it, n asks
             if isinstance(line, Act):  # a key of the screen's, pressed on the menu
                 acts: dict[str, Callable[[], object]] = {
+                    "command": screen.action_command,
                     "next": screen.action_next,
                     "undo": partial(self.run, "undo"),
                     "quit": screen.action_quit,

@@ -231,12 +231,13 @@ def bar_keys(app: FacilityApp) -> list[str]:
 @pytest.mark.parametrize("scenario", ["facility hit", "2297 edge"])
 async def test_every_key_the_bar_shows_over_a_menu_acts(tmp_path: Path, scenario: str) -> None:
     """While a menu is open the key bar lists its keys, and each acts: ⏎ the default, escape
-    leaves the choice open, n ends the turn (asking first, and n again ends it, when the choice
-    would stay open; an Edge offer lapses with the turn), u takes back the command that opened
-    the menu, q saves and quits."""
+    leaves the choice open, : opens the command line (the choice left open, what is typed after
+    it on the line, not on the options' keys), n ends the turn (asking first, and n again ends
+    it, when the choice would stay open; an Edge offer lapses with the turn), u takes back the
+    command that opened the menu, q saves and quits."""
     setup, opener, *_ = SCENARIOS[scenario]
     save = save_of(tmp_path, setup)
-    for key in ["bar", "enter", "escape", "n", "u", "q"]:
+    for key in ["bar", "enter", "escape", "colon", "n", "u", "q"]:
         copy = tmp_path / f"{key}.toml"
         shutil.copy(save, copy)
         app = app_for(copy)
@@ -247,7 +248,15 @@ async def test_every_key_the_bar_shows_over_a_menu_acts(tmp_path: Path, scenario
             at_choice = app.workspace.encounter
             if key == "bar":
                 await pilot.pause()
-                assert bar_keys(app) == ["enter", "escape", "n", "u", "q"]
+                assert bar_keys(app) == ["enter", "escape", "colon", "n", "u", "q"]
+                continue
+            if key == "colon":  # (and the letters after it, typed as fast)
+                burst(app, "colon d a 1")
+                await settled(pilot)
+                bar = main_of(app).query_one(CommandBar)
+                assert bar.has_focus and bar.value == "da1"
+                assert app.workspace.encounter is at_choice and choice in open_choices(app)
+                assert menu_of(app) is None
                 continue
             burst(app, key)
             if key == "q":
