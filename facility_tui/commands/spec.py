@@ -358,8 +358,7 @@ def complete_name(line: str, enc: Encounter) -> str | None:
     an option) completed to its id, which the line reads as that one combatant (``atk bl`` →
     ``atk sgt-blanc ``); for a word several could be, as far as their ids agree (``boa`` →
     ``board``, ``dr`` → ``containment-drone-``: the preview names them). None when there is
-    nothing to add. Where the command
-    names a combatant there: ``dispatch.complete_combatant``."""
+    nothing to add. Where the command names a combatant there: ``dispatch.complete_combatant``."""
     head, space, typed = line.rpartition(" ")
     if not space or not head.strip() or not typed or "=" in typed or typed[0] in "#'\"":
         return None
@@ -389,18 +388,26 @@ def _who_is_there(enc: Encounter, ref: str) -> str:
     return f": the fight has {shown}"
 
 
+_WORD = re.compile(r"[^\W\d_]+|\d+")  # a run of letters, or of digits
+
+
 def _words(text: str) -> list[str]:
-    return [w for w in re.split(r"[^\w]+", text.lower()) if w]
+    return _WORD.findall(text.lower())
 
 
 def _starts(c: Combatant, text: str) -> bool:
-    """``text`` begins the id or the name, or its words begin consecutive words of the name:
-    "blanc" finds "Sgt. Blanc", "drone-2" and "dr 2" find "Containment Drone 2"."""
+    """``text`` begins the id or the name, or its words begin consecutive words of the name,
+    a number being the whole number: "blanc" finds "Sgt. Blanc", "drone-2", "dr 2" and "dr2"
+    find "Containment Drone 2" (as the list shows it, "Cont. Drone 2"), "goon1" Goon 1, not
+    Goon 10."""
     if c.id.startswith(text) or c.name.lower().startswith(text):
         return True
     want, have = _words(text), _words(c.name)
     return bool(want) and any(
-        all(h.startswith(w) for w, h in zip(want, have[i : i + len(want)], strict=True))
+        all(
+            h == w if w.isdigit() else h.startswith(w)
+            for w, h in zip(want, have[i : i + len(want)], strict=True)
+        )
         for i in range(len(have) - len(want) + 1)
     )
 

@@ -105,6 +105,19 @@ def test_names_resolve_by_the_starts_of_consecutive_words(session: Session) -> N
     assert session.encounter.get("containment-drone-1").notes == "y"
     with pytest.raises(CommandError, match="could be"):
         session.execute("note dr z")  # Drone 1, Drone 2 and Dr. Okafor
+    session.execute("note dr2 w")  # (letters then digits: two words, as the list shows it)
+    assert session.encounter.get("containment-drone-2").notes == "w"
+
+
+def test_a_number_in_a_name_is_a_whole_word(session: Session) -> None:
+    """``goon1`` and ``goon 1`` are Goon 1, not Goon 10 (a number is not the start of another)."""
+    run(session, "new 2297 T seed=1", "add Goon count=12")
+    session.execute("note goon1 a")
+    session.execute('note "goon 12" b')
+    enc = session.encounter
+    assert (enc.get("goon-1").notes, enc.get("goon-12").notes) == ("a", "b")
+    with pytest.raises(CommandError, match="no combatant called 'goon13'"):
+        session.execute("note goon13 c")
 
 
 def test_counts_of_one_are_said_in_the_singular() -> None:
