@@ -360,8 +360,9 @@ def test_F8_strike_preview_says_the_tn_and_what_the_d20_needs() -> None:
     assert any("= 11 vs 11: Success" in e.text for e in after.log[len(FAC.log) :])
     after = apply(FAC, "strike reyes containment-drone-1 d20=8").encounter
     assert any("= 10 vs 11: Failure" in e.text for e in after.log[len(FAC.log) :])
-    assert preview(FAC, "strike containment-drone-1 reyes") == [
-        "Containment Drone 1 has a simple wound track (F10), not five stats"
+    assert preview(FAC, "strike containment-drone-1 reyes") == [  # (and what to type instead)
+        "Containment Drone 1 has a simple wound track (F10), not five stats: its attack is a "
+        "harm (harm officer-reyes N HAZARD by=containment-drone-1; d on Officer Reyes starts it)"
     ]
     assert preview(FAC, "strike reyes")[0].startswith("strike WHO TARGET")
     assert preview(FAC, "harm reyes 3 weapons by=containment-drone-2") == [

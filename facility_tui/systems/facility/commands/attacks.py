@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from attrs import frozen
 
-from facility_tui.commands.grammar import CommandError
+from facility_tui.commands.grammar import CommandError, quote
 from facility_tui.commands.spec import Call
 from facility_tui.model.encounter import Combatant, Encounter, Kind, evolve
 from facility_tui.model.text import counted
@@ -96,7 +96,13 @@ def read_strike(call: Call) -> StrikeLine:
     c = call.combatant(call.arg(0, "the attacker"))
     target = call.combatant(call.arg(1, "the target"))
     call.expect_args(2)
-    need_sheet_stats(c)
+    try:
+        need_sheet_stats(c)
+    except CommandError as err:  # (an NPC's attack: the hazard it deals, saved against)
+        raise CommandError(
+            f"{err}: its attack is a harm (harm {quote(target.id)} N HAZARD by={quote(c.id)}; "
+            f"d on {target.name} starts it)"
+        ) from None
     key = stat_key(call.option("stat") or "phy")
     vs = save_key(call.option("vs") or "weapons")
     wkey = _weapon_of(call, c, call.option("weapon"))
