@@ -167,18 +167,29 @@ class _Shadowing:
         if not self.pending:
             sys.meta_path.remove(self)
         spec = next((s for f in finders if (s := _found(f, name, path, target))), None)
-        loader = getattr(spec, "loader", None)
-        run = getattr(loader, "exec_module", None)
-        if spec is None or run is None:
-            return spec
-        cache = self.cache
-
-        def exec_module(module: ModuleType) -> None:
-            _shadow(module, cache)
-            run(module)
-
-        loader.exec_module = exec_module  # type: ignore[union-attr]  # (this spec's own loader)
+        if spec is not None and hasattr(spec.loader, "exec_module"):
+            # (a loader of its own: the one found may serve other modules too)
+            spec.loader = _Loader(spec.loader, self.cache)  # type: ignore[assignment]
         return spec
+
+
+class _Loader:
+    """A module's loader that gives it the cache's builtins before its body runs; anything
+    else asked of it (its source, for a traceback) is the loader's own."""
+
+    def __init__(self, loader: Any, cache: CodeCache) -> None:
+        self.loader, self.cache = loader, cache
+
+    def create_module(self, spec: ModuleSpec) -> ModuleType | None:
+        create = getattr(self.loader, "create_module", None)
+        return create(spec) if create is not None else None
+
+    def exec_module(self, module: ModuleType) -> None:
+        _shadow(module, self.cache)
+        self.loader.exec_module(module)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.loader, name)
 
 
 def _found(finder: Any, name: str, path: Any, target: Any) -> ModuleSpec | None:
@@ -187,8 +198,9 @@ def _found(finder: Any, name: str, path: Any, target: Any) -> ModuleSpec | None:
 
 
 def _shadow(module: ModuleType, cache: CodeCache) -> None:
-    name = SHADOWED[module.__name__]
-    setattr(module, name, getattr(cache, name))
+    name = SHADOWED.get(module.__name__)
+    if name is not None:
+        setattr(module, name, getattr(cache, name))
 
 
 def install(path: Path | None = None, kind: str = "run") -> CodeCache:

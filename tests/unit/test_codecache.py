@@ -101,6 +101,8 @@ def test_a_module_imported_after_the_launch_gets_the_cache_before_its_body_runs(
     import compiles_at_import  # type: ignore[import-not-found]
 
     assert compiles_at_import.seven == 7 and cache.missed == 1
+    loader = compiles_at_import.__loader__  # (its own: its source still read, for tracebacks)
+    assert loader.get_source("compiles_at_import") == body
     assert [k.split("\0")[2] for k in cache.used] == ["<t>"]
     assert hooks[0] not in sys.meta_path
     monkeypatch.delitem(sys.modules, "compiles_at_import")
