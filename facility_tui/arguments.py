@@ -169,9 +169,9 @@ def _forecast(sub: Sub) -> None:
     )
     fc.add_argument(
         "--ledger",
-        type=Path,
         nargs="?",
-        const="",  # (--ledger alone: the saves folder, found when it runs)
+        const="",  # (--ledger alone: the saves folder, found when it runs; not a Path: argparse
+        # would make it "." by the type, the current folder)
         metavar="FOLDER",
         help="how well the campaign's recorded forecasts did: a Brier score and a reliability "
         "table (default: the saves folder)",

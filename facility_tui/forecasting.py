@@ -14,13 +14,15 @@ from facility_tui.cli import _err, _out, counting, forecast_cmd, json_text, play
 def dispatch(ns: argparse.Namespace) -> int:
     """``forecast``: a save's fight, the campaign's ledger (``--ledger``) or a day of fights."""
     if ns.ledger is not None:
+        if not ns.ledger and ns.save is not None and ns.save.is_dir():
+            ns.ledger, ns.save = str(ns.save), None  # (``forecast FOLDER --ledger``: its own)
         if ns.save is not None or ns.play or ns.runs is not None or ns.seed is not None:
             _err("--ledger reads the campaign's ledger alone: give it a folder, not a save")
             return 2
         if ns.form == "md":
             _err("--ledger prints text or --json")
             return 2
-        return ledger_cmd(ns.ledger or None, form=ns.form)
+        return ledger_cmd(Path(ns.ledger) if ns.ledger else None, form=ns.form)
     if ns.save is None:
         _err("forecast takes a save, a day file, or --ledger")
         return 2

@@ -92,7 +92,7 @@ win = 0.9
 
 
 def test_a_planted_ledger_scores_as_worked_out_by_hand(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     (tmp_path / "ledger.toml").write_text(PLANTED, encoding="utf-8")
     assert main(["forecast", "--ledger", str(tmp_path), "--json"]) == 0
@@ -107,6 +107,14 @@ def test_a_planted_ledger_scores_as_worked_out_by_hand(
     ]
     assert main(["forecast", "--ledger", str(tmp_path)]) == 0
     out = capsys.readouterr().out
+    assert main(["forecast", str(tmp_path), "--ledger"]) == 0  # (the folder typed first)
+    assert capsys.readouterr().out == out
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)  # (--ledger alone: the saves folder, not the current one)
+    monkeypatch.setattr("facility_tui.campaign.paths.default_saves", lambda: tmp_path)
+    assert main(["forecast", "--ledger"]) == 0
+    assert capsys.readouterr().out == out
     assert "4 scored forecasts of 3 ended fights; 1 more wait" in out
     assert "Brier score 0.2344" in out
     assert "Base rate: the PCs won 2 of 4 (50 %)" in out
