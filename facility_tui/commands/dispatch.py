@@ -37,7 +37,7 @@ from facility_tui.commands.grammar import (
 )
 from facility_tui.commands.spec import Call, Spec, commands_in, complete_name
 from facility_tui.model.encounter import PCS, Combatant, Encounter, Kind, TableDice, evolve, maker
-from facility_tui.model.text import common_prefix, did_you_mean
+from facility_tui.model.text import completed, did_you_mean
 from facility_tui.systems import RuleSystem, ids, rules_for
 
 
@@ -118,10 +118,7 @@ def _complete_type(head: str, typed: str, enc: Encounter, after: str) -> str | N
     """``arm boa`` → ``arm boarder ``, ``muster boarding`` → ``muster boarding_chief=``."""
     word = typed.lower()
     fits = [key for key in muster.enemy_types(enc) if key.startswith(word)]
-    if len(fits) == 1:
-        return f"{head} {fits[0]}{after}"
-    common = common_prefix(fits) if fits else ""
-    return f"{head} {common}" if len(common) > len(word) else None
+    return completed(head, word, fits, lambda key: key + after)
 
 
 @frozen

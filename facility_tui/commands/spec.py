@@ -27,7 +27,7 @@ from facility_tui.model.encounter import (
     TableDice,
     evolve,
 )
-from facility_tui.model.text import MAX_NAME, MAX_NOTE, common_prefix, nearest, word_for
+from facility_tui.model.text import MAX_NAME, MAX_NOTE, completed, nearest, word_for
 
 if TYPE_CHECKING:
     from facility_tui.systems import RuleSystem
@@ -367,13 +367,10 @@ def complete_name(line: str, enc: Encounter) -> str | None:
     if head.count('"') % 2 or head.count("'") % 2:  # (inside a quoted text: a note's words)
         return None
     word = typed.lower()
+    # (several found by a word of their names, "dr" for Containment Drone 1 and 2: their ids as
+    # far as they agree, "containment-drone-", which the line reads as those and no other)
     fits = [c.id for c in enc.combatants if _starts(c, word)]
-    if len(fits) == 1:
-        return f"{head} {quote(fits[0])} "
-    # (found by a word of their names, "dr" for Containment Drone 1 and 2: their ids as far as
-    # they agree, "containment-drone-", which the line reads as those and no other)
-    common = common_prefix(fits) if fits else ""
-    return f"{head} {common}" if len(common) > len(word) else None
+    return completed(head, word, fits, lambda cid: f"{quote(cid)} ")
 
 
 def _who_is_there(enc: Encounter, ref: str) -> str:

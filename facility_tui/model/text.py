@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import enum
 import re
-from collections.abc import Hashable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import TypeVar
 
 from attrs import frozen
@@ -111,6 +111,16 @@ def common_prefix(words: list[str]) -> str:
     while n < min(len(first), len(last)) and first[n] == last[n]:
         n += 1
     return first[:n]
+
+
+def completed(head: str, typed: str, fits: list[str], whole: Callable[[str], str]) -> str | None:
+    """``head`` and the word ``typed`` after it completed among ``fits`` (lower case, each
+    fitting what was typed): ``whole(fit)`` when one fits, else as far as they all agree; None
+    when there is nothing to add (the command line's Tab)."""
+    if len(fits) == 1:
+        return f"{head} {whole(fits[0])}"
+    common = common_prefix(fits) if fits else ""
+    return f"{head} {common}" if len(common) > len(typed) else None
 
 
 def in_order(name: str) -> tuple[str | int, ...]:
