@@ -24,7 +24,7 @@ def main() -> int:
         from facility_tui.codecache import install
 
         command = sys.argv[1] if sys.argv[1:] and sys.argv[1] in COMMANDS else "run"
-        install(kind=command)  # (attrs' methods compiled once, not at every launch)
+        install(kind=command)  # (the code libraries write as text compiled once, not every launch)
         from facility_tui.cli import main as cli_main
 
         return cli_main()
