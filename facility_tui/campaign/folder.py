@@ -135,6 +135,8 @@ class Reads:
     recorded; replayed (undo's redo, loading a save), the recorded entries are given back in
     order and nothing is read."""
 
+    __slots__ = ("_replay", "campaign", "read", "seed")  # (one a line: a play's included)
+
     def __init__(
         self,
         campaign: Campaign | None,

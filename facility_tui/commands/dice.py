@@ -444,6 +444,18 @@ class Dice:
     ) -> Roll:
         """Roll ``expr`` for ``what`` (shown when the GM is asked to type it), a roll of a
         combatant of ``side`` named ``who``; ``faces``: each die counts, not only the sum."""
+        if self._rng is Stream and not self._replay and not self.typed and self.ask is None:
+            read = _simple(expr)  # (a play's: ``NdM±K`` as written, drawn as below draws it)
+            if read is not None:
+                _check_limits(expr)
+                if read[0] == 1:
+                    dice = (_stream_draw(self.seed, self.position, read[1]) + 1,)
+                else:
+                    dice = tuple(Stream(self.seed, self.position).faces(read[0], read[1]))
+                roll = _simple_roll(expr, read, dice)
+                self.rolled.append(roll)
+                self.position += 1
+                return roll
         expr = expr.strip().lower().replace(" ", "")
         if not expr:
             raise DiceError("empty dice expression; type a number or dice like 2d6+1")
@@ -583,12 +595,22 @@ class Dice:
                     who=who,
                     more=have > 0,
                 )
+        # (loops, not comprehensions: one would make each name it reads a cell, for every call)
+        out: list[Roll] = []
         if not self._replay and not self.typed and self.ask is None and 0 < sides <= MAX_SIDES:
-            return [self._die(sides) for _ in range(count)]  # (as ``roll`` rolls 1dN, directly)
-        return [
-            self.roll(f"1d{sides}", f"{what} ({i} of {count})", side=side, who=who)
-            for i in range(1, count + 1)
-        ]
+            if self._rng is Stream:  # (a play's: ``_die``'s draws, written out: every attack)
+                seed, first = self.seed, self.position
+                for i in range(count):
+                    out.append(_die_roll(sides, _stream_draw(seed, first + i, sides) + 1))
+                self.rolled += out
+                self.position = first + count
+                return out
+            for _ in range(count):
+                out.append(self._die(sides))  # (as ``roll`` rolls 1dN, directly)
+            return out
+        for i in range(1, count + 1):
+            out.append(self.roll(f"1d{sides}", f"{what} ({i} of {count})", side=side, who=who))
+        return out
 
     def _die(self, sides: int) -> Roll:
         """One ``1dN`` the tracker rolls (no typed face, no prompt, no record to replay): the

@@ -174,7 +174,13 @@ def play(
     unique = len(here) == len(watched)  # (no id twice: a changed one is read where it is)
     won = winner(enc, ids, fates)
 
-    fallen_of, ammo_of = rules.tactics.fallen, rules.tactics.ammo  # (asked after every line)
+    # (the rules' parts a play asks after every line, looked up once)
+    fallen_of, ammo_of, next_line = (
+        rules.tactics.fallen,
+        rules.tactics.ammo,
+        rules.tactics.next_line,
+    )
+    can_act, open_choices = rules.turns.can_act, rules.choices.open
 
     def look(enc: Encounter, i: int, c: Combatant) -> bool:
         """Combatant ``c`` (``ids[i]``) changed: whether the side left standing may have too."""
@@ -240,7 +246,7 @@ def play(
         skipped = 0
         while won is None and skipped < len(enc.order):
             slot = enc.current
-            if slot is None or rules.turns.can_act(enc, slot):
+            if slot is None or can_act(enc, slot):
                 break
             enc = _run(enc, "next")
             watch(enc)
@@ -254,6 +260,7 @@ def play(
     stop = ""
     start_round, acted = enc.round, enc.round
     turn = TurnPlay(by_id, rng)
+    tried, refused = turn.tried, turn.refused
     while won is None:
         if enc.phase is not _ACTIVE:
             raise ForecastError("the combat has ended: 'resume' it to forecast")
@@ -264,26 +271,29 @@ def play(
             stop = "stalled"
             break
         slot = enc.current or ""
-        turn.tried.clear()  # (a turn's lines start anew: one ``TurnPlay`` a play, not a turn)
-        turn.refused.clear()
+        tried.clear()  # (a turn's lines start anew: one ``TurnPlay`` a play, not a turn)
+        refused.clear()
         for _ in range(MAX_LINES):
-            line = rules.tactics.next_line(enc, slot, turn)
-            if line is None or line in turn.refused:
+            line = next_line(enc, slot, turn)
+            if line is None or line in refused:
                 break
             try:
                 enc = apply(enc, line, rng=Stream).encounter
             except CommandError:
-                turn.refused.add(line)
+                refused.add(line)
                 continue
-            turn.tried.add(line)
+            tried.add(line)
             acted = enc.round
-            enc = _settle(rules, enc)
+            if open_choices(enc):  # (most lines leave none: ``_settle`` not called)
+                enc = _settle(rules, enc)
             watch(enc)
             if won is not None:
                 break
         if won is not None:  # (the fight ended in this turn: its round is the one it ended in)
             break
-        enc = _settle(rules, turn_on(enc, "next"))
+        enc = turn_on(enc, "next")
+        if open_choices(enc):
+            enc = _settle(rules, enc)
         if enc.log:  # (the forecast reads no log: it would only grow; a play's keeps none)
             enc = evolve(enc, log=())
         watch(enc)

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from facility_tui.commands import dice as dice_module
 from facility_tui.commands.dice import Dice, Stream, rng_for, roll_d20, roll_simple
 from facility_tui.commands.dispatch import apply
 from facility_tui.forecast import engine as forecast
@@ -87,15 +88,29 @@ def test_a_forecast_play_draws_from_the_stream(monkeypatch: pytest.MonkeyPatch) 
     ):
         enc = apply(enc, line).encounter
     drawn: list[int] = []
-    real = Stream.randrange
+    real = dice_module._stream_draw
 
-    def counting(self: Stream, start: int, stop: int | None = None, step: int = 1) -> int:
-        drawn.append(start)
-        return real(self, start, stop, step)
+    def counting(seed: int, position: int, width: int) -> int:
+        drawn.append(width)
+        return real(seed, position, width)
 
-    monkeypatch.setattr(Stream, "randrange", counting)
+    monkeypatch.setattr(dice_module, "_stream_draw", counting)
     forecast.play_once(enc, {}, 3)
     assert drawn  # (the attack d10s at least)
+
+
+@given(
+    st.integers(0, 2**62),
+    st.integers(0, 10_000),
+    st.sampled_from(["1d10", "2d6", "1d6+1", "3d6-2", "1d1", "12d20+30"]),
+)
+def test_a_plays_roll_is_the_streams_roll(seed: int, position: int, expr: str) -> None:
+    """A play's rolls (the stream's, nothing typed or asked) are drawn without a generator
+    made for each: the same roll, text and position as the stream itself rolls."""
+    dice = Dice(seed, position, rng=Stream)
+    got = dice.roll(expr, "damage")
+    assert got == roll_simple(expr, Stream(seed, position))
+    assert dice.rolled == [got] and dice.position == position + 1
 
 
 @given(

@@ -186,9 +186,15 @@ class Ctx:
     def roll(self, expr: str, what: str, by: str | None = None) -> Roll:
         """Roll ``expr`` for ``what`` (logged), a roll of combatant ``by`` (the GM types it when
         table dice say so)."""
-        c = self._base(by) if by is not None and by in self._known() else None
+        dice = self.dice
+        # (whose roll it is counts only where the GM types rolls: not a play's, nor most)
+        c = (
+            self._base(by)
+            if dice.ask is not None and by is not None and by in self._known()
+            else None
+        )
         try:
-            roll = self.dice.roll(expr, what, side=c.side if c else None, who=c.name if c else "")
+            roll = dice.roll(expr, what, side=c.side if c else None, who=c.name if c else "")
         except DiceError as err:
             raise RuleError(f"{what}: {err}") from None
         if self._enc.keeps_log:  # (a play's encounter keeps no line: none is written)
