@@ -448,6 +448,7 @@ class Dice:
             read = _simple(expr)  # (a play's: ``NdM±K`` as written, drawn as below draws it)
             if read is not None:
                 _check_limits(expr)
+                dice: tuple[int, ...]
                 if read[0] == 1:
                     dice = (_stream_draw(self.seed, self.position, read[1]) + 1,)
                 else:
