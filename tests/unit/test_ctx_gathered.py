@@ -22,6 +22,8 @@ from facility_tui.systems import rules_for
 from facility_tui.systems.plays import parse_play
 from facility_tui.systems.r2297 import engine
 from facility_tui.systems.r2297.engine import Ctx
+from facility_tui.systems.r2297.rules import Level
+from facility_tui.systems.r2297.sheet import Effect, EKind, Injury
 
 
 def demo() -> Encounter:
@@ -240,3 +242,71 @@ def test_a_plays_attack_and_next_record_their_rolls_in_the_one_encounter_made() 
                 table.rolls,
             )
     assert rolled > 3
+
+
+def scanned(enc: Encounter) -> tuple[bool, bool]:
+    """An open Edge offer and a pin in ``enc``, by a scan of every sheet (what the kept answer
+    stands for)."""
+    sheets = [c.sheet for c in enc.combatants]
+    return (
+        any(i.offered for s in sheets for i in s.injuries),
+        any(e.by for s in sheets for e in s.effects),
+    )
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 2**62), pinned=st.booleans())
+def test_the_rare_things_kept_are_what_a_scan_finds(seed: int, pinned: bool) -> None:
+    """The open Edge offers and the pins are known of the latest list without a scan, carried
+    from list to list by the ``Ctx`` that makes each: right after every line of a play (as the
+    play asks), the answer is the scan's (offers open and settled, pins made and ended)."""
+    start = DEMO
+    if pinned:  # (a pin that ends at its keeper's turn: A11)
+        first, second = forecast.roster(DEMO)[:2]
+        start = apply(DEMO, f"cond {second.id} pinned by={first.id}").encounter
+        assert scanned(start)[1]
+    found: list[tuple[bool, bool]] = []
+
+    def checking(enc: Encounter, line: str, *args: Any, **kwargs: Any) -> dispatch.Applied:
+        done = dispatch.apply(enc, line, *args, **kwargs)
+        cs = done.encounter.combatants
+        kept = (engine.offers_open(cs), engine.pins_kept(cs))
+        assert kept == scanned(done.encounter), line
+        found.append(kept)
+        return done
+
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(forecast, "apply", checking)
+        forecast.play(start, {}, seed)  # (unlogged, as a forecast plays: its ``Ctx`` made)
+    assert any(offers for offers, _ in found)  # (an offer was open after some line)
+    assert not found[-1][1]  # (a pin ends: at its keeper's turn, or a round after it fell)
+
+
+def test_the_rare_things_of_a_list_made_otherwise_are_counted_again() -> None:
+    """A list a ``Ctx`` did not make from the kept one (a command's own replace, another
+    encounter) is scanned when asked; one made from a list holding an offer is too."""
+    cid = DEMO.combatants[0].id
+    assert not engine.offers_open(DEMO.combatants)
+    ctx = Ctx(DEMO, Dice(1, 0))
+    hurt = ctx.sheet(cid)
+    injury = Injury(1, Level.LIGHT, Level.LIGHT, 1, 3, offered=True)
+    ctx.put(cid, injuries=(*hurt.injuries, injury))
+    offered = ctx.enc
+    assert engine.offers_open(offered.combatants)
+    again = Ctx(offered, Dice(1, 0))
+    again.put(DEMO.combatants[1].id, fatigue=5)  # (another's change: the offer stays open)
+    assert engine.offers_open(again.enc.combatants)
+    taken = Ctx(again.enc, Dice(1, 0))
+    taken.put(cid, injuries=(*hurt.injuries, evolve(injury, offered=False)))
+    assert not engine.offers_open(taken.enc.combatants)  # (the offer closed by a ``Ctx``)
+    declined = offered.update_sheet(cid, injuries=hurt.injuries)  # (not through a ``Ctx``)
+    assert not engine.offers_open(declined.combatants)
+    assert engine.offers_open(offered.combatants)  # (an older list, asked again: scanned)
+    pin = Effect(EKind.COND, "pinned", by=DEMO.combatants[1].id)
+    pinning = Ctx(declined, Dice(1, 0))
+    assert not engine.pins_kept(declined.combatants)
+    pinning.put(cid, effects=(*pinning.sheet(cid).effects, pin))
+    assert engine.pins_kept(pinning.enc.combatants)  # (a pin made by a ``Ctx``)
+    freed = Ctx(pinning.enc, Dice(1, 0))
+    freed.put(cid, effects=())
+    assert not engine.pins_kept(freed.enc.combatants)

@@ -7,7 +7,7 @@ from facility_tui.commands.grammar import CommandError, parse, quote
 from facility_tui.model.encounter import Encounter, Phase
 from facility_tui.model.view import Choice, Option
 from facility_tui.systems.base import Choices
-from facility_tui.systems.r2297.engine import economy, limit_of, sheet_of
+from facility_tui.systems.r2297.engine import economy, limit_of, offers_open, sheet_of
 from facility_tui.systems.r2297.rules import Level
 from facility_tui.systems.r2297.sheet import Sheet2297
 
@@ -46,8 +46,11 @@ class Choices2297(Choices):
 
 
 def _open_offers(enc: Encounter) -> tuple[Choice, ...]:
+    cs = enc.combatants
+    if not offers_open(cs):  # (none open: after most lines)
+        return ()
     out = []
-    for c in enc.combatants:  # (after every line a play runs: asks no helper per step)
+    for c in cs:  # (after every line a play runs: asks no helper per step)
         s = c.sheet
         if not isinstance(s, Sheet2297) or s.edge < 1 or not s.injuries:
             continue

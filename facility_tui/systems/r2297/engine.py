@@ -96,7 +96,8 @@ class Ctx:
         if self._changed or self._lines or self._moved is not None:
             enc, changed, moved = self._enc, self._changed, self._moved
             if changed:
-                combatants = tuple([changed.get(c.id, c) for c in enc.combatants])
+                base = enc.combatants
+                combatants = tuple([changed.get(c.id, c) for c in base])
                 position = self.dice.position
                 if self._last and position != enc.rolls:  # (the dice's place with them)
                     enc = evolve_with(enc, _made(combatants, moved, position))
@@ -107,6 +108,7 @@ class Ctx:
                 if self._ids is not None:
                     self._ids.update(changed)
                     _remember_ids(combatants, self._ids)
+                _carry_rare(base, combatants, changed)
             elif moved is not None:
                 enc = evolve(enc, turn=moved)
             self._moved = None
@@ -283,6 +285,78 @@ _LAST_IDS: tuple[tuple[Combatant, ...] | None, dict[str, Combatant]] = (None, {}
 def _remember_ids(cs: tuple[Combatant, ...], ids: dict[str, Combatant]) -> None:
     global _LAST_IDS
     _LAST_IDS = (cs, ids.copy())
+
+
+# -- what the scans of every combatant look for, and rarely find --------------------------------
+
+# Whether a list of combatants (the tuple, as an object: the model is immutable) holds an
+# injury whose Edge offer is open, and an effect another combatant keeps on it (a pin): after
+# every line a play asks for the open offers, at every turn's end they lapse, at its start the
+# pins of the one acting end; each was a scan of every combatant and most found nothing
+# (docs/benchmarks.md, 'Faster plays (issue 39)'). Kept for the latest list, and carried to the
+# list a ``Ctx`` makes from it while the answer is "none": only its changed combatants are read.
+_RARE: tuple[tuple[Combatant, ...] | None, bool | None, bool | None] = (None, None, None)
+
+
+def _offered(s: Any) -> bool:
+    for i in s.injuries:  # noqa: SIM110 - (a loop, not any(): no generator each time)
+        if i.offered:
+            return True
+    return False
+
+
+def _pinning(s: Any) -> bool:
+    for e in s.effects:  # noqa: SIM110
+        if e.by:
+            return True
+    return False
+
+
+def _rare(cs: tuple[Combatant, ...]) -> tuple[bool, bool]:
+    global _RARE
+    kept, offers, pins = _RARE
+    if kept is not cs or offers is None or pins is None:
+        offers = pins = False
+        for c in cs:
+            s = c.sheet
+            if isinstance(s, Sheet2297):
+                offers = offers or (bool(s.injuries) and _offered(s))
+                pins = pins or (bool(s.effects) and _pinning(s))
+        _RARE = (cs, offers, pins)
+    return offers, pins
+
+
+def offers_open(cs: tuple[Combatant, ...]) -> bool:
+    """Whether an injury of ``cs`` has its Edge offer open (A7), as a scan would find."""
+    return _rare(cs)[0]
+
+
+def pins_kept(cs: tuple[Combatant, ...]) -> bool:
+    """Whether an effect of ``cs`` is kept by another combatant (``Effect.by``: A11's pins)."""
+    return _rare(cs)[1]
+
+
+def _carry_rare(
+    old: tuple[Combatant, ...], new: tuple[Combatant, ...], changed: dict[str, Combatant]
+) -> None:
+    """``new`` is ``old`` with ``changed`` in their places: where ``old`` held none of a rare
+    thing, ``new`` holds one only if a changed combatant does (where it held one, it is not
+    known which: counted again when asked)."""
+    global _RARE
+    kept, offers, pins = _RARE
+    if kept is not old:
+        return
+    offers = None if offers or offers is None else False
+    pins = None if pins or pins is None else False
+    for c in changed.values():
+        s = c.sheet
+        if not isinstance(s, Sheet2297):  # pragma: no cover - a 2297 encounter holds 2297 sheets
+            continue
+        if offers is False and s.injuries and _offered(s):
+            offers = True
+        if pins is False and s.effects and _pinning(s):
+            pins = True
+    _RARE = (new, offers, pins)
 
 
 class _CallCtx(Ctx):

@@ -23,6 +23,8 @@ from facility_tui.systems.r2297.engine import (
     economy,
     effective_initiative,
     init_locked,
+    offers_open,
+    pins_kept,
     remove_effects,
     roll_initiative,
     sheet_of,
@@ -279,8 +281,11 @@ class Turns2297(Turns):
 def expire_pinned_by(ctx: Ctx, cid: str, why: str = "acts") -> None:
     """A11 (Decision): Pinned lasts until the start of the pinning attacker's next turn (a
     Reaction does not end it)."""
+    cs = ctx.combatants
+    if not pins_kept(cs):  # (no one is pinned: most turns' starts)
+        return
     pinned = []
-    for c in ctx.combatants:  # (a loop: every turn's start scans every combatant)
+    for c in cs:  # (a loop: a turn's start scans every combatant)
         for e in c.sheet.effects:
             if e.by == cid:
                 pinned.append(c)
@@ -294,7 +299,10 @@ def expire_pinned_by(ctx: Ctx, cid: str, why: str = "acts") -> None:
 def expire_pins_of_the_dead(ctx: Ctx) -> None:
     """A11: a dead attacker has no next turn, so what it pinned ends as the next round starts
     (where that turn would have come at the latest)."""
-    for c in ctx.enc.combatants:
+    cs = ctx.enc.combatants
+    if not pins_kept(cs):
+        return
+    for c in cs:
         if c.sheet.dead:
             expire_pinned_by(ctx, c.id, "is dead")
 
@@ -483,9 +491,12 @@ def count_idle_round(ctx: Ctx, cid: str) -> None:
 def lapse_offers(ctx: Ctx) -> None:
     """A7: Edge is offered when the injury happens: an offer left open lapses with the turn
     (soak still lowers the injury later, by hand)."""
-    for c in ctx.enc.combatants:
+    cs = ctx.enc.combatants
+    if not offers_open(cs):  # (none open: most turns' ends)
+        return
+    for c in cs:
         s = c.sheet
-        for i in s.injuries if isinstance(s, Sheet2297) else ():  # (a loop: every turn's end)
+        for i in s.injuries if isinstance(s, Sheet2297) else ():
             if i.offered:
                 ctx.put(c.id, injuries=tuple(evolve(i, offered=False) for i in s.injuries))
                 break
