@@ -186,14 +186,11 @@ class Turns2297(Turns):
         ctx = Ctx(enc, dice)
         for c in enc.combatants:
             s = sheet_of(c)
-            if s.effects:  # (most have none: a round's end at 1,000 combatants is one key)
-                gone = remove_effects(
-                    ctx, c.id, lambda e: not (e.kind is COND and e.label == "overwatch")
-                )
-                if gone:
-                    ctx.log(
-                        f"{c.name}'s unused Overwatch ends (end of round {enc.round})", Kind.EFFECT
-                    )
+            # (most have no Overwatch, and most no effect at all: a round's end at 1,000
+            # combatants is one key, and a play's rounds end by the hundred)
+            if s.effects and _overwatching(s.effects):
+                remove_effects(ctx, c.id, lambda e: not (e.kind is COND and e.label == "overwatch"))
+                ctx.log(f"{c.name}'s unused Overwatch ends (end of round {enc.round})", Kind.EFFECT)
             # (only the Exhausted count idle rounds; ``tired`` written out: every sheet, round)
             if not s.dead and tiredness(s.fatigue, s.sta) is EXHAUSTED:
                 count_idle_round(ctx, c.id)
@@ -344,6 +341,13 @@ def begin_turn(ctx: Ctx, cid: str) -> None:
     if not ctx.keeps_log:  # (the lines below are for the log alone: a play's keeps none)
         return
     _announce_turn(ctx, cid, name, init, s, turn)
+
+
+def _overwatching(effects: tuple[Effect, ...]) -> bool:
+    for e in effects:  # noqa: SIM110 - (a loop, not any(): no generator each time)
+        if e.kind is COND and e.label == "overwatch":
+            return True
+    return False
 
 
 def _starts_anything(effects: tuple[Effect, ...], rnd: int) -> bool:
