@@ -310,3 +310,24 @@ def test_the_rare_things_of_a_list_made_otherwise_are_counted_again() -> None:
     freed = Ctx(pinning.enc, Dice(1, 0))
     freed.put(cid, effects=())
     assert not engine.pins_kept(freed.enc.combatants)
+
+
+def test_a_ctx_puts_each_changed_combatant_in_its_place() -> None:
+    """The list a ``Ctx`` makes is its encounter's with each changed combatant in its place, the
+    others the same objects, from a list it made before too; where an id repeats (a hand-edited
+    save), each of its combatants is replaced, as the list was before."""
+    ids = [c.id for c in DEMO.combatants]
+    ctx = Ctx(DEMO, Dice(1, 0))
+    ctx.put(ids[5], damage=2)
+    ctx.put(ids[1], damage=1)
+    made = ctx.enc
+    assert [c.id for c in made.combatants] == ids
+    for i, (was, now) in enumerate(zip(DEMO.combatants, made.combatants, strict=True)):
+        assert (now is was) == (i not in (1, 5))
+    again = Ctx(made, Dice(1, 0))
+    again.put(ids[1], damage=4)
+    assert [c.sheet.damage for c in again.enc.combatants][:6] == [0, 4, 0, 0, 0, 2]
+    twice = evolve(DEMO, combatants=(*DEMO.combatants, DEMO.combatants[0]))
+    repeated = Ctx(twice, Dice(1, 0))
+    repeated.put(ids[0], damage=3)
+    assert [c.sheet.damage for c in repeated.enc.combatants if c.id == ids[0]] == [3, 3]

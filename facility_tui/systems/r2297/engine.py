@@ -97,7 +97,15 @@ class Ctx:
             enc, changed, moved = self._enc, self._changed, self._moved
             if changed:
                 base = enc.combatants
-                combatants = tuple([changed.get(c.id, c) for c in base])
+                places = _places(base)
+                if places is None:  # (an id repeats: each of them replaced, as ``get`` reads)
+                    combatants = tuple([changed.get(c.id, c) for c in base])
+                else:  # (each changed one put in its place, the others taken as they are)
+                    made = list(base)
+                    for cid, c in changed.items():
+                        made[places[cid]] = c
+                    combatants = tuple(made)
+                    _keep_places(combatants, places)
                 position = self.dice.position
                 if self._last and position != enc.rolls:  # (the dice's place with them)
                     enc = evolve_with(enc, _made(combatants, moved, position))
@@ -285,6 +293,29 @@ _LAST_IDS: tuple[tuple[Combatant, ...] | None, dict[str, Combatant]] = (None, {}
 def _remember_ids(cs: tuple[Combatant, ...], ids: dict[str, Combatant]) -> None:
     global _LAST_IDS
     _LAST_IDS = (cs, ids.copy())
+
+
+# The place of each id in the latest list of combatants a ``Ctx`` made from (None: an id
+# repeats), carried to the list it makes, whose ids are in the same places: the list is made by
+# putting each changed combatant in its place, not by asking each combatant whether it changed.
+_PLACES: tuple[tuple[Combatant, ...] | None, dict[str, int] | None] = (None, None)
+
+
+def _places(cs: tuple[Combatant, ...]) -> dict[str, int] | None:
+    kept, places = _PLACES
+    if kept is not cs:
+        places = {}
+        for i, c in enumerate(cs):
+            places[c.id] = i
+        if len(places) != len(cs):
+            places = None
+        _keep_places(cs, places)
+    return places
+
+
+def _keep_places(cs: tuple[Combatant, ...], places: dict[str, int] | None) -> None:
+    global _PLACES
+    _PLACES = (cs, places)
 
 
 # -- what the scans of every combatant look for, and rarely find --------------------------------
