@@ -208,7 +208,7 @@ def play(
             return
         if unique and len(watched) == len(old):  # (the same ids in the same places: the usual)
             changed, same = False, True
-            for c, was in zip(watched, old, strict=True):
+            for c, was in zip(watched, old):  # noqa: B905 - (the lengths are equal: above)
                 if c is not was:
                     if c.id != was.id:
                         same = False
