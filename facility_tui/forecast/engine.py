@@ -37,6 +37,7 @@ from facility_tui.commands.spec import resolve
 from facility_tui.model.encounter import ENEMIES, PCS, Combatant, Encounter, Kind, Phase, evolve
 from facility_tui.model.names import shorten_names
 from facility_tui.model.text import control_in
+from facility_tui.model.view import Choice
 from facility_tui.report import md
 from facility_tui.systems import END_WORD, RuleSystem, rules_for
 from facility_tui.systems.plays import PLAY_WORDS, Play, PlayError, TurnPlay, parse_play
@@ -101,15 +102,21 @@ def winner(enc: Encounter, ids: list[str], fates: list[str]) -> str | None:
     return next(iter(standing), "")
 
 
-def _settle(rules: RuleSystem, enc: Encounter) -> Encounter:
+def _settle(
+    rules: RuleSystem, enc: Encounter, choices: tuple[Choice, ...] | None = None
+) -> Encounter:
+    """The choices open in ``enc`` settled one by one, as the rules answer them (``choices``:
+    those open now, when the caller asked already)."""
     for _ in range(MAX_SETTLE):
-        choices = rules.choices.open(enc)
+        if choices is None:
+            choices = rules.choices.open(enc)
         if not choices:
             break
         try:
             enc = apply(enc, rules.tactics.settle(enc, choices[0]), rng=Stream).encounter
         except CommandError:
             break
+        choices = None
     return enc
 
 
@@ -284,16 +291,16 @@ def play(
                 continue
             tried.add(line)
             acted = enc.round
-            if open_choices(enc):  # (most lines leave none: ``_settle`` not called)
-                enc = _settle(rules, enc)
+            if choices := open_choices(enc):  # (most lines leave none: ``_settle`` not called)
+                enc = _settle(rules, enc, choices)
             watch(enc)
             if won is not None:
                 break
         if won is not None:  # (the fight ended in this turn: its round is the one it ended in)
             break
         enc = turn_on(enc, "next")
-        if open_choices(enc):
-            enc = _settle(rules, enc)
+        if choices := open_choices(enc):
+            enc = _settle(rules, enc, choices)
         if enc.log:  # (the forecast reads no log: it would only grow; a play's keeps none)
             enc = evolve(enc, log=())
         watch(enc)
