@@ -96,16 +96,7 @@ class Ctx:
         if self._changed or self._lines or self._moved is not None:
             enc, changed, moved = self._enc, self._changed, self._moved
             if changed:
-                base = enc.combatants
-                places = _places(base)
-                if places is None:  # (an id repeats: each of them replaced, as ``get`` reads)
-                    combatants = tuple([changed.get(c.id, c) for c in base])
-                else:  # (each changed one put in its place, the others taken as they are)
-                    made = list(base)
-                    for cid, c in changed.items():
-                        made[places[cid]] = c
-                    combatants = tuple(made)
-                    _keep_places(combatants, places)
+                combatants = _replaced(enc.combatants, changed)
                 position = self.dice.position
                 if self._last and position != enc.rolls:  # (the dice's place with them)
                     enc = evolve_with(enc, _made(combatants, moved, position))
@@ -116,7 +107,6 @@ class Ctx:
                 if self._ids is not None:
                     self._ids.update(changed)
                     _remember_ids(combatants, self._ids)
-                _carry_rare(base, combatants, changed)
             elif moved is not None:
                 enc = evolve(enc, turn=moved)
             self._moved = None
@@ -295,38 +285,30 @@ def _remember_ids(cs: tuple[Combatant, ...], ids: dict[str, Combatant]) -> None:
     _LAST_IDS = (cs, ids.copy())
 
 
-# The place of each id in the latest list of combatants a ``Ctx`` made from (None: an id
-# repeats), carried to the list it makes, whose ids are in the same places: the list is made by
-# putting each changed combatant in its place, not by asking each combatant whether it changed.
-_PLACES: tuple[tuple[Combatant, ...] | None, dict[str, int] | None] = (None, None)
+# -- the latest list of combatants, and what is known of it ----------------------------------------
+
+# The latest list of combatants (the tuple, as an object: the model is immutable) a ``Ctx``
+# made or a scan read, with the place of each id in it (None: an id repeats), and whether it
+# holds an injury whose Edge offer is open and an effect another combatant keeps on it (a pin;
+# None: not known). A ``Ctx`` makes its list from it by putting each changed combatant in its
+# place (the ids stay where they were), not by asking each combatant whether it changed; and the
+# scans for the rare things (the open offers after every line a play runs, their lapse at every
+# turn's end, the pins ended at its start: each read every combatant and most found nothing,
+# docs/benchmarks.md, 'Faster plays (issue 39)') are answered from it while the answer is
+# "none", carried from list to list by reading only the changed combatants.
+_LATEST: tuple[tuple[Combatant, ...] | None, dict[str, int] | None, bool | None, bool | None] = (
+    None,
+    None,
+    None,
+    None,
+)
 
 
-def _places(cs: tuple[Combatant, ...]) -> dict[str, int] | None:
-    kept, places = _PLACES
-    if kept is not cs:
-        places = {}
-        for i, c in enumerate(cs):
-            places[c.id] = i
-        if len(places) != len(cs):
-            places = None
-        _keep_places(cs, places)
-    return places
-
-
-def _keep_places(cs: tuple[Combatant, ...], places: dict[str, int] | None) -> None:
-    global _PLACES
-    _PLACES = (cs, places)
-
-
-# -- what the scans of every combatant look for, and rarely find --------------------------------
-
-# Whether a list of combatants (the tuple, as an object: the model is immutable) holds an
-# injury whose Edge offer is open, and an effect another combatant keeps on it (a pin): after
-# every line a play asks for the open offers, at every turn's end they lapse, at its start the
-# pins of the one acting end; each was a scan of every combatant and most found nothing
-# (docs/benchmarks.md, 'Faster plays (issue 39)'). Kept for the latest list, and carried to the
-# list a ``Ctx`` makes from it while the answer is "none": only its changed combatants are read.
-_RARE: tuple[tuple[Combatant, ...] | None, bool | None, bool | None] = (None, None, None)
+def _places_of(cs: tuple[Combatant, ...]) -> dict[str, int] | None:
+    places = {}
+    for i, c in enumerate(cs):
+        places[c.id] = i
+    return places if len(places) == len(cs) else None
 
 
 def _offered(s: Any) -> bool:
@@ -343,17 +325,46 @@ def _pinning(s: Any) -> bool:
     return False
 
 
+def _replaced(base: tuple[Combatant, ...], changed: dict[str, Combatant]) -> tuple[Combatant, ...]:
+    """``base`` with each of ``changed`` (by id) in its place; what is known of ``base`` carried
+    to it: where ``base`` held none of a rare thing, the new list holds one only if a changed
+    combatant does (where it held one, it is not known which: counted again when asked)."""
+    global _LATEST
+    kept, places, offers, pins = _LATEST
+    if kept is not base:
+        places, offers, pins = _places_of(base), None, None
+    if places is None:  # (an id repeats: each of them replaced, as ``get`` reads)
+        new = tuple([changed.get(c.id, c) for c in base])
+        _LATEST = (new, None, None, None)
+        return new
+    made = list(base)
+    offers = None if offers or offers is None else False
+    pins = None if pins or pins is None else False
+    for cid, c in changed.items():
+        made[places[cid]] = c
+        s = c.sheet
+        if offers is False and s.injuries and _offered(s):
+            offers = True
+        if pins is False and s.effects and _pinning(s):
+            pins = True
+    new = tuple(made)
+    _LATEST = (new, places, offers, pins)
+    return new
+
+
 def _rare(cs: tuple[Combatant, ...]) -> tuple[bool, bool]:
-    global _RARE
-    kept, offers, pins = _RARE
+    global _LATEST
+    kept, places, offers, pins = _LATEST
     if kept is not cs or offers is None or pins is None:
+        if kept is not cs:
+            places = _places_of(cs)
         offers = pins = False
         for c in cs:
             s = c.sheet
             if isinstance(s, Sheet2297):
                 offers = offers or (bool(s.injuries) and _offered(s))
                 pins = pins or (bool(s.effects) and _pinning(s))
-        _RARE = (cs, offers, pins)
+        _LATEST = (cs, places, offers, pins)
     return offers, pins
 
 
@@ -365,29 +376,6 @@ def offers_open(cs: tuple[Combatant, ...]) -> bool:
 def pins_kept(cs: tuple[Combatant, ...]) -> bool:
     """Whether an effect of ``cs`` is kept by another combatant (``Effect.by``: A11's pins)."""
     return _rare(cs)[1]
-
-
-def _carry_rare(
-    old: tuple[Combatant, ...], new: tuple[Combatant, ...], changed: dict[str, Combatant]
-) -> None:
-    """``new`` is ``old`` with ``changed`` in their places: where ``old`` held none of a rare
-    thing, ``new`` holds one only if a changed combatant does (where it held one, it is not
-    known which: counted again when asked)."""
-    global _RARE
-    kept, offers, pins = _RARE
-    if kept is not old:
-        return
-    offers = None if offers or offers is None else False
-    pins = None if pins or pins is None else False
-    for c in changed.values():
-        s = c.sheet
-        if not isinstance(s, Sheet2297):  # pragma: no cover - a 2297 encounter holds 2297 sheets
-            continue
-        if offers is False and s.injuries and _offered(s):
-            offers = True
-        if pins is False and s.effects and _pinning(s):
-            pins = True
-    _RARE = (new, offers, pins)
 
 
 class _CallCtx(Ctx):
