@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -39,12 +40,13 @@ class HelpScreen(ModalScreen[None]):
         cmds = Table.grid(padding=(0, 2))
         for usage, summary in help_lines(self.system):
             cmds.add_row(Text(usage, style="bold"))
-            cmds.add_row(Text(f"   {summary}"))
+            # (indented as a whole: a summary's wrapped lines read as its, not as a command's)
+            cmds.add_row(Padding(Text(summary), (0, 0, 0, 3)))
         with VerticalScroll(classes="dialog help"):
             yield Static("[b]Keys[/b]")
             yield Static(keys)
             yield Static("\n[b]Commands[/b] (press : and type; a number can always be dice)")
-            yield Static(cmds)
+            yield Static(cmds, id="commands")
             yield Static("\nescape closes", classes="hint")
 
     def action_close(self) -> None:

@@ -14,10 +14,10 @@ from rich.text import Text
 from textual import events, on
 from textual.app import App, ComposeResult
 from textual.geometry import Region
-from textual.widgets import Input
+from textual.widgets import Input, Static
 
 from facility_tui.app import FacilityApp
-from facility_tui.commands.dispatch import listed
+from facility_tui.commands.dispatch import help_lines, listed
 from facility_tui.model.encounter import Phase
 from facility_tui.store import load
 from tests.apps import AppMaker
@@ -345,6 +345,28 @@ async def test_help_opens_and_closes(tmp_path: Path, make_app: AppMaker) -> None
         assert app.screen.__class__.__name__ == "HelpScreen"
         await pilot.press("escape")
         assert isinstance(app.screen, MainScreen)
+
+
+@pytest.mark.parametrize("system", ["2297", "facility"])
+async def test_help_indents_each_summary_line_under_its_command(
+    tmp_path: Path, system: str
+) -> None:
+    """At 80 columns a command's summary wraps: each of its lines is indented under the
+    command's usage, none at the usage's column, where it would read as a command."""
+    usages = " ".join(usage for usage, _ in help_lines(system))
+    app = FacilityApp(save_dir=tmp_path, seed=1, demo=system)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        commands = app.screen.query_one("#commands", Static)
+        width, height = commands.size
+        lines = [s.text.rstrip() for s in commands.render_lines(Region(0, 0, width, height))]
+    assert len(lines) > 2 * len(help_lines(system))  # (a usage and a summary each, some wrapped)
+    unindented = [line for line in lines if line and not line.startswith("   ")]
+    assert all(line.strip() in usages for line in unindented), [
+        line for line in unindented if line.strip() not in usages
+    ]
 
 
 async def test_unreadable_newest_save_is_left_alone(tmp_path: Path, make_app: AppMaker) -> None:
