@@ -68,8 +68,9 @@ class QuickKey:
     def start(self, enc: Encounter, who: str, source: str | None = None) -> tuple[str, int]:
         """The line this key starts on the selected combatant ``who`` and where the cursor
         goes in it: ``attack ACTING WHO `` (at its end); ``attack ACTING `` when the selected
-        one is acting (the GM types the target); ``attack ␣ WHO `` with the cursor on the
-        attacker's place when no one is (setup, or a side's turn in Facility). With ``{by}``:
+        one is acting, or is of the side whose turn it is (Facility: the GM types the target);
+        ``attack ␣ WHO `` with the cursor on the attacker's place when no one is (setup, or one
+        of the other side selected in a side's turn). With ``{by}``:
         ``harm WHO ␣ by=SOURCE``, the cursor where the GM types the rest."""
         if "{by}" in self.template:
             head = self.template[: self.template.index("{by}")].format(who=quote(who))
@@ -79,6 +80,8 @@ class QuickKey:
             return line, len(line)
         current = enc.current if enc.phase is Phase.ACTIVE else None
         actor = current if current is not None and enc.has(current) else None
+        if actor is None and current is not None and enc.has(who) and enc.get(who).side == current:
+            actor = who  # (a side's turn, one of its own selected: it is the one acting)
         if actor is None:
             return self.template.format(actor="", who=quote(who)), self.template.index("{actor}")
         if actor == who:

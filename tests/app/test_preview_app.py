@@ -90,15 +90,25 @@ async def test_t_names_the_acting_attacker_and_the_selected_target_2297(
         assert app.workspace.encounter is before
 
 
-async def test_t_in_facility_waits_for_the_attacker_before_the_selected_target(
+async def test_t_in_facility_names_the_selected_of_the_acting_side_the_attacker(
     tmp_path: Path,
     make_app: AppMaker,
 ) -> None:
+    """A side's turn has no one combatant acting: one of that side selected is the attacker
+    (the GM types the target, as 2297's acting one); one of the other side is the target, and
+    the cursor waits in the attacker's place."""
     app = make_app(demo="facility")
     async with app.run_test(size=(100, 24), notifications=True) as pilot:
-        await pilot.press("s", "t")
+        await pilot.press("s")
         enc = app.workspace.encounter
-        assert app.screen is not None
-        selected = app.screen.table.cursor_key  # type: ignore[attr-defined]
-        assert not enc.has(enc.current or "")  # a side's turn
-        assert (bar(app).value, bar(app).cursor_position) == (f"strike  {selected} ", 7)
+        assert enc.current is not None and not enc.has(enc.current)  # a side's turn
+        ours = next(c.id for c in enc.combatants if c.side == enc.current)
+        theirs = next(c.id for c in enc.combatants if c.side != enc.current)
+        table = app.screen.table  # type: ignore[attr-defined]
+        assert table.move_to(ours)
+        await pilot.press("t")
+        assert (bar(app).value, bar(app).cursor_position) == (f"strike {ours} ", len(ours) + 8)
+        await pilot.press("escape")
+        assert table.move_to(theirs)
+        await pilot.press("t")
+        assert (bar(app).value, bar(app).cursor_position) == (f"strike  {theirs} ", 7)

@@ -24,7 +24,8 @@ INFO = SystemInfo(
             "t",
             "Attack",
             "strike {actor} {who} ",
-            "a PC attack on the selected one (type the PC: the cursor waits for it)",
+            "an attack: by the selected one in its side's turn (type the target), else on it "
+            "(type the PC: the cursor waits for it)",
             id="attack",
         ),
         QuickKey("v", "Save (selected rolls)", "save {who} ", "a save", shown=False, id="save"),
