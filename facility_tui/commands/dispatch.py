@@ -209,7 +209,11 @@ def apply(
         parsed = Parsed(parsed.verb, parsed.args, tuple(options.items()))
     ask = asker(enc) if prompt else None
     dice = Dice(enc.seed, enc.rolls, tuple(replay), typed, ask, rng)
-    call = Call(spec, parsed, enc, dice, rules, Reads(campaign, reads, seed))
+    if campaign is None and reads is None and seed is None:  # (a play's lines, most at the table)
+        window = _NO_CAMPAIGN
+    else:
+        window = Reads(campaign, reads, seed)
+    call = Call(spec, parsed, enc, dice, rules, window)
     try:
         new = spec.run(call)
     except CampaignError as err:
@@ -240,6 +244,11 @@ def apply(
         finished = with_dice(finished, [*typed, *[None] * (dice.used - len(typed))], key)
     read_back = call.reads.read  # (most lines read no campaign file: no tuple made of none)
     return _applied(new, finished, tuple(dice.rolled), tuple(read_back) if read_back else ())
+
+
+# A line's window on no campaign: it reads nothing (a read raises before anything is kept) and
+# holds nothing of the line's, so every such line shares it.
+_NO_CAMPAIGN = Reads(None)
 
 
 def _read(line: str | Line, system: str) -> Line:

@@ -250,3 +250,18 @@ def test_a_line_is_read_once_per_text_and_system() -> None:
     for _ in range(2):
         with pytest.raises(CommandError, match="rule of 2297, not of facility"):
             read_line("soak boarder-1 2 no", "facility")
+
+
+def test_lines_with_no_campaign_share_a_window_that_keeps_nothing() -> None:
+    """A line applied with no campaign (a forecast's play, a save with no folder) reads through
+    one shared window: a read is refused in one line, and nothing of it is kept for the next."""
+    from facility_tui.commands import dispatch
+    from facility_tui.model.encounter import Encounter
+
+    enc = dispatch.apply(Encounter("x", "2297"), "new 2297 Duel seed=5").encounter
+    with pytest.raises(CommandError, match="no campaign folder to read the template 'guard'"):
+        dispatch.apply(enc, "add from=guard")
+    window = dispatch._NO_CAMPAIGN
+    assert window.read == [] and window.campaign is None and not window.replaying
+    done = dispatch.apply(enc, 'add Ann side=pc hlt=10 weapon="Gun 1d6 SS"')
+    assert done.reads == () and window.read == []
