@@ -27,6 +27,7 @@ from facility_tui.campaign.summaries import Summary, summaries, when
 from facility_tui.model.text import printable
 from facility_tui.systems import ids, info
 
+from .toasts import ToastsHiddenWhenCovered
 from .widgets.key_bar import KeyBar
 
 GAP = 2  # cells between two columns
@@ -44,7 +45,7 @@ class FilterInput(Input):
     ]
 
 
-class BrowserScreen(ModalScreen[Path | None]):
+class BrowserScreen(ToastsHiddenWhenCovered, ModalScreen[Path | None]):
     """Dismisses with the save to open, or None. ``current``: the save shown in this window
     (never renamed or archived from here); ``settle``: called before a save is copied (the
     shown one's last change is written first)."""

@@ -46,6 +46,7 @@ from .collector import EVERY as COLLECT_EVERY
 from .collector import IdleCollector
 from .runner import LineRunner
 from .save_questions import SETTLE_AFTER, SaveQuestions
+from .toasts import ToastsHiddenWhenCovered
 from .widgets.command_bar import CommandBar, placeholder_for
 from .widgets.detail_pane import DetailPane
 from .widgets.initiative import InitiativeList
@@ -80,7 +81,7 @@ TALL_FROM = 36  # rows: from here, a taller log
 PANES_AT_LEAST = 24  # columns: the panes' column gives the list room down to this width
 
 
-class MainScreen(Screen[None]):
+class MainScreen(ToastsHiddenWhenCovered, Screen[None]):
     # Screen repaints all of itself when focus moves (every confirm from the command line); the
     # widget losing focus and the one gaining it repaint themselves, which is all that changes.
     focused: Reactive[Widget | None] = Reactive(None, repaint=False)

@@ -9,10 +9,12 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 
+from .toasts import ToastsHiddenWhenCovered
+
 _R = TypeVar("_R")
 
 
-class ScrollingModal(ModalScreen[_R]):
+class ScrollingModal(ToastsHiddenWhenCovered, ModalScreen[_R]):
     """Its ``SCROLLED`` view (an id) scrolls by the keys below."""
 
     SCROLLED: ClassVar[str] = ""

@@ -35,6 +35,7 @@ from facility_tui.report import Compared, compare
 
 from .browser import RenameDialog
 from .render.text_pane import TextPane
+from .toasts import ToastsHiddenWhenCovered
 from .widgets.key_bar import KeyBar
 
 if TYPE_CHECKING:
@@ -54,7 +55,7 @@ def open_timeline(main: MainScreen) -> None:
     main.app.push_screen(TimelineScreen(main))
 
 
-class TimelineScreen(ModalScreen[None]):
+class TimelineScreen(ToastsHiddenWhenCovered, ModalScreen[None]):
     """The panel at the foot of the screen; the main screen above it shows the step under the
     cursor. Dismisses with nothing: what it did, it did through the workspace."""
 

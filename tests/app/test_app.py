@@ -369,6 +369,27 @@ async def test_help_indents_each_summary_line_under_its_command(
     ]
 
 
+async def test_a_dialog_shows_the_toasts_once(tmp_path: Path, make_app: AppMaker) -> None:
+    """A toast shown on the main screen is not shown again from under a dialog (the dialog
+    shows it): the main screen's rack is hidden while covered, and back once the dialog goes."""
+    app = make_app()
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await settle(pilot)
+        await pilot.press("question_mark", "escape")  # (the greeting read: the first dialog)
+        await pilot.pause()
+        rack = app.screen.query_one("#textual-toastrack")
+        app.notify("a message")
+        await pilot.pause()
+        assert rack.display
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert app.screen.__class__.__name__ == "HelpScreen"
+        assert not rack.display and app.screen.query_one("#textual-toastrack").display
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, MainScreen) and rack.display
+
+
 async def test_unreadable_newest_save_is_left_alone(tmp_path: Path, make_app: AppMaker) -> None:
     bad = tmp_path / "broken.toml"
     bad.write_text("schema_version = 99\n")
