@@ -41,6 +41,11 @@ def fallen(c: Combatant) -> str:
     kept = _FALLEN.get(id(sheet))
     if kept is not None and kept[0] is sheet:
         return kept[1]
+    return _fallen_now(c)
+
+
+def _fallen_now(c: Combatant) -> str:
+    """``fallen`` worked out (not in its memory), and kept."""
     s = sheet_of(c)
     # (``dying``, ``unconscious`` and ``incapacitated`` written out, the effects read only when
     # there are some: asked of each combatant a line changed)
@@ -134,7 +139,7 @@ class Tactics2297(Tactics):
         kept = _FALLEN.get(id(c.sheet))  # (as ``fallen``, a call less: asked after every line)
         if kept is not None and kept[0] is c.sheet:
             return kept[1]
-        return fallen(c)
+        return _fallen_now(c)
 
     def ammo(self, c: Combatant) -> int:
         total = 0
