@@ -448,11 +448,7 @@ class Dice:
             read = _simple(expr)  # (a play's: ``NdM±K`` as written, drawn as below draws it)
             if read is not None:
                 _check_limits(expr)
-                dice: tuple[int, ...]
-                if read[0] == 1:
-                    dice = (_stream_draw(self.seed, self.position, read[1]) + 1,)
-                else:
-                    dice = tuple(Stream(self.seed, self.position).faces(read[0], read[1]))
+                dice = tuple(Stream(self.seed, self.position).faces(read[0], read[1]))
                 roll = _simple_roll(expr, read, dice)
                 self.rolled.append(roll)
                 self.position += 1
@@ -599,13 +595,6 @@ class Dice:
         # (loops, not comprehensions: one would make each name it reads a cell, for every call)
         out: list[Roll] = []
         if not self._replay and not self.typed and self.ask is None and 0 < sides <= MAX_SIDES:
-            if self._rng is Stream:  # (a play's: ``_die``'s draws, written out: every attack)
-                seed, first = self.seed, self.position
-                for i in range(count):
-                    out.append(_die_roll(sides, _stream_draw(seed, first + i, sides) + 1))
-                self.rolled += out
-                self.position = first + count
-                return out
             for _ in range(count):
                 out.append(self._die(sides))  # (as ``roll`` rolls 1dN, directly)
             return out

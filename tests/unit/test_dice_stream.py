@@ -105,8 +105,8 @@ def test_a_forecast_play_draws_from_the_stream(monkeypatch: pytest.MonkeyPatch) 
     st.sampled_from(["1d10", "2d6", "1d6+1", "3d6-2", "1d1", "12d20+30"]),
 )
 def test_a_plays_roll_is_the_streams_roll(seed: int, position: int, expr: str) -> None:
-    """A play's rolls (the stream's, nothing typed or asked) are drawn without a generator
-    made for each: the same roll, text and position as the stream itself rolls."""
+    """A play's rolls (the stream's, nothing typed or asked) take a short path: the same roll,
+    text and position as the stream itself rolls."""
     dice = Dice(seed, position, rng=Stream)
     got = dice.roll(expr, "damage")
     assert got == roll_simple(expr, Stream(seed, position))

@@ -189,7 +189,7 @@ class Turns2297(Turns):
             # (most have no Overwatch, and most no effect at all: a round's end at 1,000
             # combatants is one key, and a play's rounds end by the hundred)
             if s.effects and _overwatching(s.effects):
-                remove_effects(ctx, c.id, lambda e: not (e.kind is COND and e.label == "overwatch"))
+                remove_effects(ctx, c.id, lambda e: not _overwatch(e))
                 ctx.log(f"{c.name}'s unused Overwatch ends (end of round {enc.round})", Kind.EFFECT)
             # (only the Exhausted count idle rounds; ``tired`` written out: every sheet, round)
             if not s.dead and tiredness(s.fatigue, s.sta) is EXHAUSTED:
@@ -343,9 +343,13 @@ def begin_turn(ctx: Ctx, cid: str) -> None:
     _announce_turn(ctx, cid, name, init, s, turn)
 
 
+def _overwatch(e: Effect) -> bool:
+    return e.kind is COND and e.label == "overwatch"
+
+
 def _overwatching(effects: tuple[Effect, ...]) -> bool:
     for e in effects:  # noqa: SIM110 - (a loop, not any(): no generator each time)
-        if e.kind is COND and e.label == "overwatch":
+        if _overwatch(e):
             return True
     return False
 
